@@ -1,0 +1,49 @@
+# ratelab - a thin wrapper around CMake.
+#   make         build (build/ratelab)
+#   make test    build and run every test: plain, ASan+UBSan, and the
+#                concurrency tests under TSan
+#   make bench   the whole measured report (results/REPORT.md); QUICK=1 for a short run
+#   make deps    install the Debian packages ratelab needs
+
+DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox
+JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: all test test-plain test-asan test-tsan bench deps clean
+
+all:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake --build build -j $(JOBS)
+
+test: test-plain test-asan test-tsan
+
+test-plain: all
+	ctest --test-dir build --output-on-failure -j $(JOBS)
+
+test-asan:
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRL_SANITIZE=address,undefined $(CMAKE_FLAGS) >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+test-tsan:
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRL_SANITIZE=thread $(CMAKE_FLAGS) >/dev/null
+	cmake --build build-tsan -j $(JOBS)
+	ctest --test-dir build-tsan --output-on-failure -L concurrency -j $(JOBS)
+
+bench:
+	QUICK=$(QUICK) bash bench/run.sh
+
+deps:
+	@missing=""; for p in $(DEPS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all installed ($(DEPS))"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "deps: installing$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	else \
+		echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
+	fi
+
+clean:
+	rm -rf build build-asan build-tsan build-bench

@@ -1,0 +1,22 @@
+/*
+ * level.h - the per-key state of the two algorithms that keep a draining
+ * level: token_bucket (the level is the bucket's missing tokens) and
+ * leaky_bucket (the level is the queue of admitted, unserved requests).
+ *
+ * The level is kept in units of 1/W request, so that draining N/W requests
+ * per ns is the exact integer N per ns for every N and W: no rounding, no
+ * fractions. It never exceeds (B + 1) * W < 2^90, hence 96 bits.
+ */
+#ifndef RATELAB_LEVEL_H
+#define RATELAB_LEVEL_H
+
+#include <stdint.h>
+
+struct rl_level {
+	int64_t last_ns;   /* last seen time, ns */
+	uint64_t level_lo; /* level, 1/W-request units, low 64 bits */
+	uint32_t level_hi; /* level, high 32 bits */
+};
+_Static_assert(sizeof(struct rl_level) == 24, "rl_level is 24 bytes");
+
+#endif

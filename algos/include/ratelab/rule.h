@@ -1,0 +1,53 @@
+/*
+ * rule.h - a rate-limit rule: at most N requests per window of W ns, with a
+ * burst (bucket capacity) B for the bucket algorithms.
+ *
+ * Ranges, checked by rl_rule_validate() when a rule is made, never later:
+ *   1 <= limit     <= RL_LIMIT_MAX   (1,000,000)
+ *   1 <= window_ns <= RL_WINDOW_MAX_NS (10^18 ns, about 31.7 years)
+ *   1 <= burst     <= RL_BURST_MAX   (10^9)
+ * and request times satisfy 0 <= now_ns <= RL_TIME_MAX_NS (4 * 10^18 ns).
+ * Within these ranges no arithmetic in ratelab overflows: products such as
+ * limit * window_ns or burst * window_ns are formed in 128 bits.
+ */
+#ifndef RATELAB_RULE_H
+#define RATELAB_RULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RL_LIMIT_MAX 1000000LL
+#define RL_WINDOW_MAX_NS 1000000000000000000LL
+#define RL_BURST_MAX 1000000000LL
+#define RL_TIME_MAX_NS 4000000000000000000LL
+
+/* Durations reported in decisions saturate here (about 292 years). */
+#define RL_DURATION_MAX_NS INT64_MAX
+
+struct rl_rule {
+	int64_t limit;     /* N: requests admitted per window */
+	int64_t window_ns; /* W: window length, ns */
+	int64_t burst;     /* B: bucket capacity, requests (token_bucket, gcra, leaky_bucket) */
+};
+
+/* A rule of N per W with the default burst B = N. */
+static inline struct rl_rule rl_rule_make(int64_t limit, int64_t window_ns)
+{
+	struct rl_rule r = { limit, window_ns, limit };
+	return r;
+}
+
+/*
+ * Returns RL_OK, or RL_EINVAL and writes a one-line reason naming the field
+ * and its value into msg (when msg is not NULL).
+ */
+int rl_rule_validate(const struct rl_rule *rule, char *msg, size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

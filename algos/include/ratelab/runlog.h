@@ -1,0 +1,56 @@
+/*
+ * runlog.h - a FIFO of (time, count) runs: the admitted requests of a
+ * sliding window, one run per distinct time. It holds
+ * O(min(admitted, distinct times)) memory in a ring that doubles when full
+ * and halves when a quarter full, so a million admissions at one instant
+ * take one 16-byte run.
+ *
+ * A zeroed rl_runlog is empty and valid; rl_runlog_free releases it.
+ * Single-threaded: callers serialise.
+ */
+#ifndef RATELAB_RUNLOG_H
+#define RATELAB_RUNLOG_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rl_run {
+	int64_t at;     /* time of the run, in the owner's unit */
+	uint32_t count; /* admissions at that time */
+};
+
+struct rl_runlog {
+	struct rl_run *runs; /* ring of cap runs; cap is 0 or a power of two */
+	uint32_t head;       /* index of the oldest run */
+	uint32_t len;        /* runs in use */
+	uint32_t cap;        /* runs allocated */
+	uint32_t total;      /* sum of the runs' counts */
+};
+_Static_assert(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
+
+/* Drops every run with at <= horizon (the oldest first). */
+void rl_runlog_expire(struct rl_runlog *log, int64_t horizon);
+
+/* Adds one admission at time at (>= the newest run's). RL_OK or RL_ENOMEM. */
+int rl_runlog_push(struct rl_runlog *log, int64_t at);
+
+/* Empties the log, keeping nothing allocated. */
+void rl_runlog_free(struct rl_runlog *log);
+
+static inline const struct rl_run *rl_runlog_oldest(const struct rl_runlog *log)
+{
+	return &log->runs[log->head];
+}
+
+static inline const struct rl_run *rl_runlog_newest(const struct rl_runlog *log)
+{
+	return &log->runs[(log->head + log->len - 1) & (log->cap - 1)];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,32 @@
+/*
+ * sliding_counter.h - Cloudflare's sliding-window counter: the previous
+ * window's count weighted by how much of it still overlaps the sliding
+ * window. With prev admitted in window floor(t/W) - 1 (0 if none), curr
+ * admitted so far in floor(t/W) and e = t mod W, a request is admitted iff
+ *     prev * (W - e) + curr * W < N * W        (strict)
+ * in exact 128-bit integers. 24 bytes per key.
+ */
+#ifndef RATELAB_SLIDING_COUNTER_H
+#define RATELAB_SLIDING_COUNTER_H
+
+#include "ratelab/algo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rl_sliding_counter {
+	int64_t last_ns; /* last seen time, ns */
+	int64_t end_ns;  /* end of the last seen time's window, ns (exclusive) */
+	uint32_t prev;   /* admitted in the window before it */
+	uint32_t curr;   /* admitted in it */
+};
+_Static_assert(sizeof(struct rl_sliding_counter) == 24, "rl_sliding_counter is 24 bytes");
+
+int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			     int64_t now_ns, struct rl_decision *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

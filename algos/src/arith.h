@@ -1,0 +1,33 @@
+/*
+ * arith.h - private helpers for exact integer time arithmetic.
+ */
+#ifndef RATELAB_ARITH_H
+#define RATELAB_ARITH_H
+
+#include <stdint.h>
+
+#include "ratelab/algo.h"
+
+static inline rl_u128 rl_ceil_div(rl_u128 a, rl_u128 b)
+{
+	return a / b + (a % b != 0);
+}
+
+/* A non-negative 128-bit duration as int64, saturated at RL_DURATION_MAX_NS. */
+static inline int64_t rl_sat_ns(rl_u128 v)
+{
+	return v > (rl_u128)RL_DURATION_MAX_NS ? RL_DURATION_MAX_NS : (int64_t)v;
+}
+
+static inline int rl_time_ok(int64_t now_ns)
+{
+	return (uint64_t)now_ns <= (uint64_t)RL_TIME_MAX_NS;
+}
+
+/* The backwards-clock rule: a time before the key's last seen one counts as it. */
+static inline int64_t rl_clamp(int64_t now_ns, int64_t last_ns)
+{
+	return now_ns < last_ns ? last_ns : now_ns;
+}
+
+#endif

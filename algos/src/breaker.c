@@ -1,0 +1,104 @@
+/*
+ * breaker.c - model: the rate-limit circuit breaker of the spec text, a
+ * sliding-window log of admitted requests (as runs) plus an open timer.
+ *
+ * Invariant: while CLOSED the log holds exactly the admitted times in
+ * (now - window, now], at most limit of them; OPEN and HALF_OPEN hold none.
+ */
+#include "ratelab/breaker.h"
+
+#include <stdio.h>
+
+#include "arith.h"
+
+int rl_breaker_init(struct rl_breaker *b, int64_t limit, int64_t window, int64_t open_for,
+		    char *msg, size_t msg_len)
+{
+	const char *bad = NULL;
+	int64_t value = 0;
+
+	if (limit < 1 || limit > RL_LIMIT_MAX)
+		bad = "limit", value = limit;
+	else if (window < 1 || window > RL_TIME_MAX_NS)
+		bad = "window", value = window;
+	else if (open_for < 1 || open_for > RL_TIME_MAX_NS)
+		bad = "open time", value = open_for;
+	if (bad) {
+		if (msg)
+			snprintf(msg, msg_len, "breaker %s %lld is out of range", bad, (long long)value);
+		return RL_EINVAL;
+	}
+	*b = (struct rl_breaker){ .limit = limit, .window = window, .open_for = open_for };
+	return RL_OK;
+}
+
+void rl_breaker_destroy(struct rl_breaker *b)
+{
+	rl_runlog_free(&b->admitted);
+}
+
+/* Checks now and moves OPEN to HALF_OPEN once open_for has passed. */
+static int advance(struct rl_breaker *b, int64_t now)
+{
+	if (now < 0 || now > RL_TIME_MAX_NS)
+		return RL_ERANGE;
+	if (now < b->last)
+		return RL_EORDER;
+	b->last = now;
+	if (b->state == RL_BREAKER_OPEN && now - b->opened_at >= b->open_for)
+		b->state = RL_BREAKER_HALF_OPEN;
+	return RL_OK;
+}
+
+int rl_breaker_state_at(struct rl_breaker *b, int64_t now, enum rl_breaker_state *state)
+{
+	int rc = advance(b, now);
+
+	if (rc == RL_OK)
+		*state = b->state;
+	return rc;
+}
+
+int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *before)
+{
+	int rc = advance(b, now);
+
+	if (rc)
+		return rc;
+	*before = b->state;
+	switch (b->state) {
+	case RL_BREAKER_OPEN:
+		return RL_REJECTED;
+	case RL_BREAKER_HALF_OPEN:
+		/* the probe: a new window holding only it (the log is empty) */
+		rc = rl_runlog_push(&b->admitted, now);
+		if (rc)
+			return rc;
+		b->state = RL_BREAKER_CLOSED;
+		return RL_ALLOWED;
+	case RL_BREAKER_CLOSED:
+		break;
+	}
+	rl_runlog_expire(&b->admitted, now - b->window);
+	if (b->admitted.total < (uint64_t)b->limit) {
+		rc = rl_runlog_push(&b->admitted, now);
+		return rc ? rc : RL_ALLOWED;
+	}
+	b->state = RL_BREAKER_OPEN;
+	b->opened_at = now;
+	rl_runlog_free(&b->admitted);
+	return RL_REJECTED;
+}
+
+const char *rl_breaker_state_name(enum rl_breaker_state s)
+{
+	switch (s) {
+	case RL_BREAKER_CLOSED:
+		return "CLOSED";
+	case RL_BREAKER_OPEN:
+		return "OPEN";
+	case RL_BREAKER_HALF_OPEN:
+		return "HALF_OPEN";
+	}
+	return "?";
+}

@@ -1,0 +1,60 @@
+/*
+ * fixed_window.c - model: time is cut into windows [kW, (k+1)W); a request
+ * is admitted iff fewer than N were admitted in its window.
+ *
+ * Invariant: at most N admitted per window, hence at most 2N in any
+ * interval of length W (N at the end of one window, N at the start of the
+ * next) and at most N * (ceil(d / W) + 1) in any interval of length d.
+ */
+#include "ratelab/fixed_window.h"
+
+#include "arith.h"
+
+int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st,
+			  int64_t now_ns, struct rl_decision *out)
+{
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t w = lim->rule.window_ns;
+
+	st->last_ns = now;
+	if (now >= st->end_ns) {
+		/* divide only when a new window starts */
+		st->end_ns = now - now % w + w;
+		st->count = 0;
+	}
+
+	int verdict = st->count < (uint64_t)lim->rule.limit ? RL_ALLOWED : RL_REJECTED;
+
+	st->count += (uint32_t)verdict;
+	if (out) {
+		out->remaining = lim->rule.limit - st->count;
+		out->retry_after_ns = verdict ? 0 : st->end_ns - now;
+		out->reset_ns = st->count ? st->end_ns - now : 0;
+		out->delay_ns = 0;
+	}
+	return verdict;
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+{
+	return rl_fixed_window_check(lim, st, now_ns, out);
+}
+
+static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_fixed_window *st = state;
+
+	(void)lim;
+	return st->count == 0 || rl_clamp(now_ns, st->last_ns) >= st->end_ns;
+}
+
+const struct rl_algo rl_fixed_window_algo = {
+	.name = "fixed_window",
+	.state_size = sizeof(struct rl_fixed_window),
+	.check = check_op,
+	.is_idle = idle_op,
+	.release = NULL,
+};

@@ -1,0 +1,71 @@
+/*
+ * gcra.c - model: the generic cell rate algorithm (ATM Forum's virtual
+ * scheduling form). T = ceil(W / N) ns, tau = (B - 1) * T. A request at t is
+ * admitted iff TAT - t <= tau; then TAT = max(TAT, t) + T.
+ *
+ * Invariant: in any interval of length d at most B + d / T <= B + N * d / W
+ * requests are admitted; when N divides W every decision equals
+ * token_bucket's.
+ */
+#include "ratelab/gcra.h"
+
+#include "arith.h"
+
+int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+		  struct rl_decision *out)
+{
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t t = lim->emission_ns;
+	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
+	/* debt: how far the key runs ahead of its rate, ns */
+	rl_u128 debt = (rl_u128)(tat - now);
+	int within_horizon = tat <= INT64_MAX - t;
+	int verdict = debt <= lim->tolerance_ns && within_horizon ? RL_ALLOWED : RL_REJECTED;
+
+	st->last_ns = now;
+	if (verdict) {
+		tat += t;
+		debt += (rl_u128)t;
+		st->tat_ns = tat;
+	}
+
+	if (out) {
+		rl_u128 used = rl_ceil_div(debt, (rl_u128)t);
+		rl_u128 burst = (rl_u128)lim->rule.burst;
+
+		out->remaining = used < burst ? (int64_t)(burst - used) : 0;
+		if (verdict)
+			out->retry_after_ns = 0;
+		else if (!within_horizon)
+			out->retry_after_ns = RL_DURATION_MAX_NS;
+		else
+			out->retry_after_ns = rl_sat_ns(debt - lim->tolerance_ns);
+		out->reset_ns = rl_sat_ns(debt);
+		out->delay_ns = 0;
+	}
+	return verdict;
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+{
+	return rl_gcra_check(lim, st, now_ns, out);
+}
+
+static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_gcra *st = state;
+
+	(void)lim;
+	return st->tat_ns <= rl_clamp(now_ns, st->last_ns);
+}
+
+const struct rl_algo rl_gcra_algo = {
+	.name = "gcra",
+	.state_size = sizeof(struct rl_gcra),
+	.check = check_op,
+	.is_idle = idle_op,
+	.release = NULL,
+};

@@ -1,0 +1,70 @@
+/*
+ * runlog.c - model: a FIFO of (time, count) runs in a power-of-two ring.
+ * Invariant: runs are in non-decreasing time order, counts are >= 1, total
+ * is their sum, and cap / 4 < len <= cap whenever cap > RUNLOG_MIN_CAP, so
+ * memory stays within 4x of what the live runs need.
+ */
+#include "ratelab/runlog.h"
+
+#include <stdlib.h>
+
+#include "ratelab/status.h"
+
+#define RUNLOG_MIN_CAP 4u
+
+/* Moves the runs, oldest first, into a new ring of new_cap runs. */
+static int resize(struct rl_runlog *log, uint32_t new_cap)
+{
+	struct rl_run *runs = malloc((size_t)new_cap * sizeof(*runs));
+
+	if (!runs)
+		return RL_ENOMEM;
+	for (uint32_t i = 0; i < log->len; i++)
+		runs[i] = log->runs[(log->head + i) & (log->cap - 1)];
+	free(log->runs);
+	log->runs = runs;
+	log->head = 0;
+	log->cap = new_cap;
+	return RL_OK;
+}
+
+void rl_runlog_expire(struct rl_runlog *log, int64_t horizon)
+{
+	while (log->len && log->runs[log->head].at <= horizon) {
+		log->total -= log->runs[log->head].count;
+		log->head = (log->head + 1) & (log->cap - 1);
+		log->len--;
+	}
+	if (log->len == 0) {
+		rl_runlog_free(log);
+		return;
+	}
+	/* Shrinking is best effort: on ENOMEM the larger ring stays valid. */
+	if (log->cap > RUNLOG_MIN_CAP && log->len <= log->cap / 4)
+		(void)resize(log, log->cap / 2);
+}
+
+int rl_runlog_push(struct rl_runlog *log, int64_t at)
+{
+	if (log->len && rl_runlog_newest(log)->at == at) {
+		log->runs[(log->head + log->len - 1) & (log->cap - 1)].count++;
+		log->total++;
+		return RL_OK;
+	}
+	if (log->len == log->cap) {
+		uint32_t cap = log->cap ? log->cap * 2 : RUNLOG_MIN_CAP;
+		int rc = resize(log, cap);
+		if (rc)
+			return rc;
+	}
+	log->runs[(log->head + log->len) & (log->cap - 1)] = (struct rl_run){ at, 1 };
+	log->len++;
+	log->total++;
+	return RL_OK;
+}
+
+void rl_runlog_free(struct rl_runlog *log)
+{
+	free(log->runs);
+	*log = (struct rl_runlog){ 0 };
+}

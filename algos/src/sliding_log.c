@@ -1,0 +1,74 @@
+/*
+ * sliding_log.c - model: the exact sliding window. A request at t is
+ * admitted iff fewer than N admitted times x satisfy t - W < x <= t.
+ *
+ * Invariant: at most N admitted in any interval of length W, and the log
+ * holds exactly the admitted times still inside the window (as runs).
+ */
+#include "ratelab/sliding_log.h"
+
+#include "arith.h"
+
+int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st,
+			 int64_t now_ns, struct rl_decision *out)
+{
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t w = lim->rule.window_ns;
+	struct rl_runlog *log = &st->log;
+
+	/* Expiry changes no decision, so it may stand even if the push fails. */
+	rl_runlog_expire(log, now - w);
+
+	int verdict = log->total < (uint64_t)lim->rule.limit ? RL_ALLOWED : RL_REJECTED;
+
+	if (verdict) {
+		int rc = rl_runlog_push(log, now);
+		if (rc)
+			return rc;
+	}
+	st->last_ns = now;
+
+	if (out) {
+		out->remaining = lim->rule.limit - log->total;
+		out->retry_after_ns = verdict ? 0 : rl_runlog_oldest(log)->at + w - now;
+		out->reset_ns = log->total ? rl_runlog_newest(log)->at + w - now : 0;
+		out->delay_ns = 0;
+	}
+	return verdict;
+}
+
+size_t rl_sliding_log_heap_bytes(const struct rl_sliding_log *st)
+{
+	return (size_t)st->log.cap * sizeof(struct rl_run);
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+{
+	return rl_sliding_log_check(lim, st, now_ns, out);
+}
+
+static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_sliding_log *st = state;
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+
+	return st->log.len == 0 || rl_runlog_newest(&st->log)->at <= now - lim->rule.window_ns;
+}
+
+static void release_op(void *state)
+{
+	struct rl_sliding_log *st = state;
+
+	rl_runlog_free(&st->log);
+}
+
+const struct rl_algo rl_sliding_log_algo = {
+	.name = "sliding_log",
+	.state_size = sizeof(struct rl_sliding_log),
+	.check = check_op,
+	.is_idle = idle_op,
+	.release = release_op,
+};

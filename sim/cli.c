@@ -1,0 +1,153 @@
+/*
+ * cli.c - parsing and I/O helpers shared by the ratelab commands.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool rl_parse_i64(const char *s, int64_t *out)
+{
+	bool neg = *s == '-';
+	uint64_t v = 0;
+	const char *p = s + neg;
+
+	if (!*p)
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v > (uint64_t)INT64_MAX + neg)
+		return false;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return true;
+}
+
+bool rl_parse_duration(const char *s, int64_t bare_unit_ns, int64_t *out_ns)
+{
+	static const struct {
+		const char *suffix;
+		int64_t ns;
+	} units[] = { { "ns", 1 },
+		      { "us", 1000 },
+		      { "ms", 1000000 },
+		      { "s", 1000000000 },
+		      { "m", 60000000000 },
+		      { "h", 3600000000000 } };
+	size_t digits = strspn(s, "0123456789");
+	int64_t unit = bare_unit_ns, v;
+	char num[32];
+
+	if (digits == 0 || digits >= sizeof(num))
+		return false;
+	if (s[digits]) {
+		size_t i = 0;
+		while (i < sizeof(units) / sizeof(units[0]) && strcmp(s + digits, units[i].suffix))
+			i++;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return false;
+		unit = units[i].ns;
+	}
+	memcpy(num, s, digits);
+	num[digits] = '\0';
+	if (!rl_parse_i64(num, &v) || v > INT64_MAX / unit)
+		return false;
+	*out_ns = v * unit;
+	return true;
+}
+
+const char *rl_opt_next(struct rl_opts *o, const char **value, bool takes_value(const char *))
+{
+	static char name[64];
+
+	if (o->cur >= o->argc)
+		return NULL;
+	const char *arg = o->argv[o->cur++];
+	if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+		*value = arg;
+		return ""; /* a positional argument */
+	}
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+	if (len >= sizeof(name))
+		len = sizeof(name) - 1;
+	memcpy(name, arg + 2, len);
+	name[len] = '\0';
+	if (eq)
+		*value = eq + 1;
+	else if (takes_value(name) && o->cur < o->argc)
+		*value = o->argv[o->cur++];
+	else
+		*value = NULL;
+	return name;
+}
+
+int rl_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "ratelab %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return RL_EXIT_USAGE;
+}
+
+char *rl_lines_next(struct rl_lines *r)
+{
+	ssize_t n;
+
+	while ((n = getline(&r->buf, &r->cap, r->in)) >= 0) {
+		r->lineno++;
+		while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
+			r->buf[--n] = '\0';
+		const char *p = r->buf;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p && *p != '#')
+			return r->buf;
+	}
+	return NULL;
+}
+
+void rl_lines_free(struct rl_lines *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = 0;
+}
+
+void rl_stdout_buffered(void)
+{
+	static char buf[1 << 16];
+
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+}
+
+int rl_split(char *line, char **tok, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			return n;
+		if (n == max)
+			return max + 1;
+		tok[n++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}

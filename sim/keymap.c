@@ -1,0 +1,131 @@
+/*
+ * keymap.c - open addressing, linear probing, load factor <= 1/2; a
+ * 64-bit hash per slot (0 reserved for empty) screens key comparisons.
+ */
+#include "keymap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ratelab/status.h"
+
+static uint64_t hash_bytes(const char *key, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then a murmur finaliser */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)key[i]) * 0x100000001b3ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static int alloc_slots(struct rl_keymap *m, size_t cap)
+{
+	m->hashes = calloc(cap, sizeof(*m->hashes));
+	m->key_at = malloc(cap * sizeof(*m->key_at));
+	m->key_len = malloc(cap * sizeof(*m->key_len));
+	m->states = calloc(cap, m->state_size);
+	m->cap = cap;
+	return m->hashes && m->key_at && m->key_len && m->states ? RL_OK : RL_ENOMEM;
+}
+
+static void free_slots(struct rl_keymap *m)
+{
+	free(m->hashes);
+	free(m->key_at);
+	free(m->key_len);
+	free(m->states);
+}
+
+int rl_keymap_init(struct rl_keymap *m, size_t state_size)
+{
+	*m = (struct rl_keymap){ .state_size = (state_size + 15) & ~(size_t)15 };
+	if (alloc_slots(m, 64)) {
+		free_slots(m);
+		return RL_ENOMEM;
+	}
+	return RL_OK;
+}
+
+void rl_keymap_destroy(struct rl_keymap *m)
+{
+	free_slots(m);
+	free(m->arena);
+	*m = (struct rl_keymap){ 0 };
+}
+
+static size_t probe(const struct rl_keymap *m, uint64_t h, const char *key, size_t len)
+{
+	size_t i = h & (m->cap - 1);
+
+	while (m->hashes[i] &&
+	       !(m->hashes[i] == h && m->key_len[i] == len && memcmp(m->arena + m->key_at[i], key, len) == 0))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int grow(struct rl_keymap *m)
+{
+	struct rl_keymap old = *m;
+
+	if (alloc_slots(m, old.cap * 2)) {
+		free_slots(m);
+		*m = old;
+		return RL_ENOMEM;
+	}
+	for (size_t i = 0; i < old.cap; i++) {
+		if (!old.hashes[i])
+			continue;
+		size_t j = old.hashes[i] & (m->cap - 1);
+		while (m->hashes[j])
+			j = (j + 1) & (m->cap - 1);
+		m->hashes[j] = old.hashes[i];
+		m->key_at[j] = old.key_at[i];
+		m->key_len[j] = old.key_len[i];
+		memcpy(m->states + j * m->state_size, old.states + i * m->state_size, m->state_size);
+	}
+	free_slots(&old);
+	return RL_OK;
+}
+
+void *rl_keymap_get(struct rl_keymap *m, const char *key, size_t len)
+{
+	uint64_t h = hash_bytes(key, len);
+	size_t i = probe(m, h, key, len);
+
+	if (m->hashes[i])
+		return m->states + i * m->state_size;
+	if (len > UINT32_MAX)
+		return NULL;
+	if ((m->len + 1) * 2 > m->cap) {
+		if (grow(m))
+			return NULL;
+		i = probe(m, h, key, len);
+	}
+	if (m->arena_len + len > m->arena_cap) {
+		size_t cap = m->arena_cap ? m->arena_cap * 2 : 4096;
+		while (cap < m->arena_len + len)
+			cap *= 2;
+		char *arena = realloc(m->arena, cap);
+		if (!arena)
+			return NULL;
+		m->arena = arena;
+		m->arena_cap = cap;
+	}
+	memcpy(m->arena + m->arena_len, key, len);
+	m->hashes[i] = h;
+	m->key_at[i] = m->arena_len;
+	m->key_len[i] = (uint32_t)len;
+	m->arena_len += len;
+	m->len++;
+	return m->states + i * m->state_size;
+}
+
+void rl_keymap_each(struct rl_keymap *m, void (*fn)(void *state, void *arg), void *arg)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->hashes[i])
+			fn(m->states + i * m->state_size, arg);
+}

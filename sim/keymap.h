@@ -1,0 +1,37 @@
+/*
+ * keymap.h - a single-threaded map from key bytes to zero-initialised
+ * per-key state of a fixed size, for the commands that replay traces.
+ * Open addressing with linear probing; keys are copied into an arena.
+ * (The concurrent, evicting store for services is rl_store.)
+ */
+#ifndef RATELAB_KEYMAP_H
+#define RATELAB_KEYMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rl_keymap {
+	size_t state_size;   /* bytes per state, rounded up to 16 */
+	size_t cap;          /* slots, a power of two */
+	size_t len;          /* keys held */
+	uint64_t *hashes;    /* per slot; 0 = empty */
+	size_t *key_at;      /* per slot: offset of the key in arena */
+	uint32_t *key_len;   /* per slot */
+	unsigned char *states; /* per slot, state_size bytes */
+	char *arena;
+	size_t arena_len, arena_cap;
+};
+
+int rl_keymap_init(struct rl_keymap *m, size_t state_size);
+void rl_keymap_destroy(struct rl_keymap *m);
+
+/*
+ * The state of key (len bytes), inserted zeroed when absent; NULL when out
+ * of memory. The pointer is valid until the next insertion.
+ */
+void *rl_keymap_get(struct rl_keymap *m, const char *key, size_t len);
+
+/* Calls fn on every state. */
+void rl_keymap_each(struct rl_keymap *m, void (*fn)(void *state, void *arg), void *arg);
+
+#endif

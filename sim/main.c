@@ -1,0 +1,43 @@
+/*
+ * main.c - the ratelab program: dispatches to its commands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "breaker", rl_cmd_breaker, "drive the rate-limit circuit breaker with handle/state lines" },
+	{ "replay", rl_cmd_replay, "decide a trace of 'T KEY' lines with one algorithm" },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: ratelab COMMAND [OPTIONS]   (ratelab COMMAND --help for each)\n\n"
+	      "ratelab: exact rate-limiting algorithms, the rate-limit circuit breaker,\n"
+	      "a simulator and benchmarks.\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return RL_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return RL_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 2, argv + 2);
+	fprintf(stderr, "ratelab: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return RL_EXIT_USAGE;
+}
