@@ -2,9 +2,60 @@
  * store.h - the concurrent per-key store: key bytes -> per-key state of one
  * limiter, for every algorithm, with idle-key eviction and a hard cap.
  *
- * (Contract draft: the signatures below are fixed; the implementation and
- * the full concurrency contract are documented in store.c and here as they
- * land.)
+ * Layout. The table is allocated once, sized for max_keys: buckets of
+ * RL_STORE_BUCKET_SLOTS slots, each bucket one spinlock, one 32-bit tag per
+ * slot and the slots' states side by side. A key hashes (64 bits) to two
+ * buckets and a 32-bit tag; it lives in one of its two buckets ("two
+ * choices": a new key goes to the emptier one). There are
+ * ceil(max_keys * 7 / 6) slots or more, so the table is at most 6/7 full.
+ * Bytes per key at the cap: (8 + 4 * 16 + 16 * state_size) / 16 * 7 / 6,
+ * i.e. about 23.6 for gcra (16-byte state), 33.0 for the 24-byte states,
+ * 42.3 plus the log's heap for sliding_log.
+ *
+ * Keys are fingerprints: the store keeps no key bytes. Two different keys
+ * share one state iff they have the same 32-bit tag and meet in a bucket;
+ * a check of a key new to the store compares its tag with the at most 32
+ * tags of its two buckets, so it wrongly finds another key's state with
+ * probability below 32 / (2^32 - 1), about 7.5e-9 (about 6e-9 at 6/7
+ * occupancy): over 10^7 distinct keys, about 0.06 such merges are
+ * expected. A merged pair behaves as one key (its requests share one quota)
+ * until its state goes idle and is evicted. cfg.hash_seed (or cfg.hash)
+ * keeps adversaries from choosing colliding keys.
+ *
+ * Concurrency contract: every function but create/destroy may be called
+ * from any number of threads at once; destroy must not race with anything.
+ * A check locks the key's first bucket and, when the key is not there, both
+ * buckets (in index order); it holds no lock while it waits for another and
+ * never blocks on a third bucket (sweeps of other buckets only try-lock).
+ * All of a key's checks are therefore serialised and each runs the
+ * algorithm's check on the one state, exactly as a single thread would, in
+ * the order the locks were taken: N threads on one key admit exactly what
+ * one thread would. There is no global lock; the only shared writes are
+ * the key count and the sweep cursor, both touched only when a key is
+ * inserted or dropped, and the statistics counters.
+ *
+ * Eviction. A key whose state is idle (the algorithm's is_idle: its full
+ * quota is back) decides exactly like a fresh key, so it may be dropped
+ * without changing any decision. Each insertion of a new key first drops
+ * idle keys of its own two buckets and then sweeps one more bucket at a
+ * shared cursor: bounded work (at most 3 buckets, 48 is_idle calls) per
+ * check, never a pass over the table. Idleness is judged at the time of the
+ * check doing the sweep minus cfg.idle_grace_ns: the drop is invisible when
+ * no later request of the dropped key carries an earlier time than that
+ * (true for a monotonic clock read just before the call, as long as
+ * threads do not lag each other by more than the grace).
+ *
+ * Full. A new key finds the store full when max_keys keys are stored or
+ * when both its buckets are full of non-idle keys (with two choices among
+ * 16-slot buckets at most 6/7 full, measured: about 1 insertion in 10^7
+ * at the cap, none below 80% of it). Then cfg.when_full decides:
+ * RL_FULL_EVICT drops the key nearest to full quota (the least reset_ns)
+ * among the keys of its two buckets (or, when those are empty, of the next
+ * non-empty bucket at the sweep cursor) and stores the new key in its
+ * place; RL_FULL_FAIL_OPEN decides as a fresh key would, storing nothing;
+ * RL_FULL_FAIL_CLOSED rejects with remaining 0 and retry_after_ns =
+ * reset_ns = the rule's window (the store cannot know when room frees up).
+ * RL_FULL_EVICT returns RL_EFULL when every candidate bucket was busy.
  */
 #ifndef RATELAB_STORE_H
 #define RATELAB_STORE_H
@@ -27,10 +78,26 @@ enum rl_when_full {
 	RL_FULL_FAIL_CLOSED, /* reject, without storing it */
 };
 
+/* Slots per bucket: one lock and 16 tags per 2-choice bucket. */
+#define RL_STORE_BUCKET_SLOTS 16
+
+/* The largest algorithm state the store takes, bytes. */
+#define RL_STORE_MAX_STATE 64
+
+/* max_keys above this is refused (RL_EINVAL): 2^40 keys. */
+#define RL_STORE_MAX_KEYS ((size_t)1 << 40)
+
+/* A 64-bit hash of len bytes of key under seed. */
+typedef uint64_t (*rl_store_hash_fn)(const void *key, size_t len, uint64_t seed);
+
 struct rl_store_config {
 	const struct rl_limiter *limiter; /* must outlive the store */
 	size_t max_keys;                  /* hard cap on stored keys, >= 1 */
 	enum rl_when_full when_full;
+	/* Optional; zero is the default. */
+	int64_t idle_grace_ns;            /* ns; idleness is judged at now - grace */
+	uint64_t hash_seed;               /* seed of the key hash */
+	rl_store_hash_fn hash;            /* NULL: rl_store_hash */
 };
 
 struct rl_store_stats {
@@ -42,17 +109,35 @@ struct rl_store_stats {
 	uint64_t full_decided;  /* checks decided by the when_full policy */
 };
 
+/*
+ * Returns RL_OK, RL_EINVAL (no limiter, max_keys 0 or above
+ * RL_STORE_MAX_KEYS, a state larger than RL_STORE_MAX_STATE, a negative
+ * grace) or RL_ENOMEM. The whole table is allocated here (zeroed pages the
+ * system maps on first touch) and counted in the stats.
+ */
 int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg);
+
+/* Releases every state and the table. Not concurrent with any other call. */
 void rl_store_destroy(struct rl_store *s);
 
 /*
  * Decides one request of key (key_len bytes) at now_ns, as
- * rl_limiter_check does on the key's state. Thread-safe.
+ * rl_limiter_check does on the key's state. Thread-safe. Returns RL_ALLOWED,
+ * RL_REJECTED, RL_ERANGE (now_ns outside [0, RL_TIME_MAX_NS]; nothing is
+ * stored), RL_ENOMEM (sliding_log could not grow), RL_EFULL (see Full) or
+ * RL_EINVAL (NULL store, or NULL key with key_len > 0).
  */
 int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
 		   struct rl_decision *out);
 
+/*
+ * A snapshot of the counters; under concurrent checks each field is exact
+ * on its own but the fields may be from slightly different instants.
+ */
 void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out);
+
+/* The default key hash: 64 bits, seeded; stable across runs and machines. */
+uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,320 @@
+/*
+ * test_store.c - rl_store on one thread: decisions equal the limiter's,
+ * forced fingerprint collisions, the three when_full policies, idle
+ * eviction under a churn of one-shot keys (10^7 in the plain build), and
+ * the memory the store reports.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ratelab/sliding_log.h"
+#include "ratelab/store.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHURN_KEYS 1000000u /* sanitizers run ~10x slower */
+#else
+#define CHURN_KEYS 10000000u
+#endif
+
+#define SEC 1000000000LL
+
+static struct rl_limiter make(const struct rl_algo *algo, int64_t limit, int64_t window_ns,
+			      int64_t burst)
+{
+	struct rl_limiter lim;
+	struct rl_rule rule = { limit, window_ns, burst };
+
+	assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
+	return lim;
+}
+
+static struct rl_store *store_for(const struct rl_limiter *lim, size_t max_keys,
+				  enum rl_when_full wf)
+{
+	struct rl_store_config cfg = { .limiter = lim, .max_keys = max_keys, .when_full = wf };
+	struct rl_store *s = NULL;
+
+	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+	return s;
+}
+
+static int check_str(struct rl_store *s, const char *key, int64_t t, struct rl_decision *d)
+{
+	return rl_store_check(s, key, strlen(key), t, d);
+}
+
+/* Every algorithm: the store's answers equal rl_limiter_check's on a private state. */
+static void test_matches_limiter(void **unused)
+{
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+
+	(void)unused;
+	for (size_t a = 0; a < n; a++) {
+		struct rl_limiter lim = make(all[a], 5, 10 * SEC, 7);
+		struct rl_store *s = store_for(&lim, 1000, RL_FULL_EVICT);
+		_Alignas(16) unsigned char st[3][RL_STORE_MAX_STATE] = { { 0 } };
+		const char *keys[3] = { "alice", "bob", "" };
+		uint64_t x = 12345;
+
+		for (int i = 0; i < 3000; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			int k = (int)(x >> 60) % 3;
+			int64_t t = (int64_t)i * (SEC / 7) - (int64_t)((x >> 20) % 3) * SEC;
+			struct rl_decision got, want;
+			int rg = check_str(s, keys[k], t < 0 ? 0 : t, &got);
+			int rw = rl_limiter_check(&lim, st[k], t < 0 ? 0 : t, &want);
+			if (rg != rw || memcmp(&got, &want, sizeof(got)) != 0)
+				fail_msg("%s: request %d key '%s': store %d (rem %lld) vs limiter %d (rem %lld)",
+					 all[a]->name, i, keys[k], rg, (long long)got.remaining, rw,
+					 (long long)want.remaining);
+		}
+		for (int k = 0; k < 3; k++)
+			rl_limiter_release(&lim, st[k]);
+		rl_store_destroy(s);
+	}
+}
+
+static void test_bad_arguments(void **unused)
+{
+	struct rl_limiter lim = make(&rl_gcra_algo, 1, SEC, 1);
+	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 0 };
+	struct rl_store *s = NULL;
+
+	(void)unused;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_EINVAL);
+	cfg.max_keys = RL_STORE_MAX_KEYS + 1;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_EINVAL);
+	cfg.max_keys = 1;
+	cfg.idle_grace_ns = -1;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_EINVAL);
+	cfg.idle_grace_ns = 0;
+	cfg.limiter = NULL;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_EINVAL);
+	assert_null(s);
+
+	s = store_for(&lim, 1, RL_FULL_EVICT);
+	assert_int_equal(rl_store_check(s, NULL, 3, 0, NULL), RL_EINVAL);
+	assert_int_equal(rl_store_check(NULL, "a", 1, 0, NULL), RL_EINVAL);
+	assert_int_equal(check_str(s, "a", -1, NULL), RL_ERANGE);
+	assert_int_equal(check_str(s, "a", RL_TIME_MAX_NS + 1, NULL), RL_ERANGE);
+
+	struct rl_store_stats st;
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 0); /* a refused time stores nothing */
+	rl_store_destroy(s);
+	rl_store_destroy(NULL);
+}
+
+static uint64_t same_hash(const void *key, size_t len, uint64_t seed)
+{
+	(void)key;
+	(void)len;
+	(void)seed;
+	return 42;
+}
+
+/* store.h: keys with the same fingerprint share one state (one quota). */
+static void test_forced_collision(void **unused)
+{
+	struct rl_limiter lim = make(&rl_fixed_window_algo, 2, 3600 * SEC, 2);
+	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 10, .hash = same_hash };
+	struct rl_store *s = NULL;
+	struct rl_store_stats st;
+
+	(void)unused;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+	assert_int_equal(check_str(s, "alice", 1, NULL), RL_ALLOWED);
+	assert_int_equal(check_str(s, "mallory", 2, NULL), RL_ALLOWED);
+	assert_int_equal(check_str(s, "alice", 3, NULL), RL_REJECTED);
+	assert_int_equal(check_str(s, "mallory", 4, NULL), RL_REJECTED);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 1);
+	rl_store_destroy(s);
+
+	/* The default hash tells them apart. */
+	s = store_for(&lim, 10, RL_FULL_EVICT);
+	assert_int_equal(check_str(s, "alice", 1, NULL), RL_ALLOWED);
+	assert_int_equal(check_str(s, "alice", 1, NULL), RL_ALLOWED);
+	assert_int_equal(check_str(s, "mallory", 2, NULL), RL_ALLOWED);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 2);
+	rl_store_destroy(s);
+}
+
+/* Four keys fill a store of max_keys 4; a fifth meets each policy. */
+static struct rl_store *full_store(const struct rl_limiter *lim, enum rl_when_full wf)
+{
+	struct rl_store *s = store_for(lim, 4, wf);
+	char key[8];
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		assert_int_equal(check_str(s, key, i * SEC, NULL), RL_ALLOWED);
+	}
+	return s;
+}
+
+static void test_full_policies(void **unused)
+{
+	struct rl_limiter lim = make(&rl_gcra_algo, 1, 3600 * SEC, 1);
+	struct rl_store_stats st;
+	struct rl_decision d;
+
+	(void)unused;
+	struct rl_store *s = full_store(&lim, RL_FULL_FAIL_CLOSED);
+	assert_int_equal(check_str(s, "new", 10 * SEC, &d), RL_REJECTED);
+	assert_int_equal(d.remaining, 0);
+	assert_int_equal(d.retry_after_ns, 3600 * SEC);
+	assert_int_equal(check_str(s, "k0", 10 * SEC, NULL), RL_REJECTED); /* still stored */
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 4);
+	assert_int_equal(st.full_decided, 1);
+	rl_store_destroy(s);
+
+	s = full_store(&lim, RL_FULL_FAIL_OPEN);
+	assert_int_equal(check_str(s, "new", 10 * SEC, &d), RL_ALLOWED);
+	assert_int_equal(check_str(s, "new", 10 * SEC, &d), RL_ALLOWED); /* not stored: fresh again */
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 4);
+	assert_int_equal(st.full_decided, 2);
+	rl_store_destroy(s);
+
+	/* EVICT drops k0, the key whose quota comes back first. */
+	s = full_store(&lim, RL_FULL_EVICT);
+	assert_int_equal(check_str(s, "new", 10 * SEC, &d), RL_ALLOWED);
+	assert_int_equal(check_str(s, "new", 11 * SEC, &d), RL_REJECTED);
+	assert_int_equal(check_str(s, "k1", 12 * SEC, NULL), RL_REJECTED);
+	assert_int_equal(check_str(s, "k3", 12 * SEC, NULL), RL_REJECTED);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 4);
+	assert_int_equal(st.evicted_full, 1);
+	assert_int_equal(st.full_decided, 0);
+	assert_int_equal(check_str(s, "k0", 13 * SEC, NULL), RL_ALLOWED); /* forgotten, k1 goes */
+	assert_int_equal(check_str(s, "k1", 14 * SEC, NULL), RL_ALLOWED);
+	rl_store_destroy(s);
+
+	/* Idle keys are reclaimed before any policy applies. */
+	s = full_store(&lim, RL_FULL_FAIL_CLOSED);
+	assert_int_equal(check_str(s, "new", 3601 * SEC, NULL), RL_ALLOWED);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.full_decided, 0);
+	assert_true(st.evicted_idle >= 2);
+	rl_store_destroy(s);
+}
+
+/* Stats count the table and the sliding logs' heap, and return to the table alone. */
+static void test_stats_bytes(void **unused)
+{
+	struct rl_limiter lim = make(&rl_sliding_log_algo, 1000, SEC, 1000);
+	struct rl_store *s = store_for(&lim, 100, RL_FULL_EVICT);
+	struct rl_store_stats empty, busy, later;
+
+	(void)unused;
+	rl_store_stats(s, &empty);
+	assert_int_equal(empty.keys, 0);
+	assert_true(empty.slots >= 100 + 100 / 6);
+	for (int64_t t = 0; t < 500; t++)
+		assert_int_equal(check_str(s, "k", t, NULL), RL_ALLOWED); /* 500 runs */
+	rl_store_stats(s, &busy);
+	assert_true(busy.bytes >= empty.bytes + 500 * sizeof(struct rl_run));
+	/* A minute later the key is idle; a new key's insertion sweeps it away. */
+	for (int i = 0; i < 200; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "other%d", i);
+		assert_int_equal(check_str(s, key, 60 * SEC, NULL), RL_ALLOWED);
+	}
+	rl_store_stats(s, &later);
+	assert_true(later.keys <= 100);
+	assert_true(later.evicted_idle >= 1);
+	assert_true(later.bytes < busy.bytes);
+	rl_store_destroy(s);
+}
+
+/* store.h's memory goal: bytes per key at a cap of 10^7 keys. */
+static void test_bytes_per_key(void **unused)
+{
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+
+	(void)unused;
+	for (size_t a = 0; a < n; a++) {
+		if (all[a]->release)
+			continue; /* sliding_log: heap grows with use */
+		struct rl_limiter lim = make(all[a], 10, SEC, 10);
+		struct rl_store *s = store_for(&lim, 10000000, RL_FULL_EVICT);
+		struct rl_store_stats st;
+
+		rl_store_stats(s, &st);
+		double per_key = (double)st.bytes / 1e7;
+		print_message("%-16s %5.2f bytes/key at a cap of 10^7 keys\n", all[a]->name, per_key);
+		assert_true(per_key <= (all[a]->state_size <= 16 ? 24.0 : 40.0));
+		rl_store_destroy(s);
+	}
+}
+
+/*
+ * A rotating IPv6 client: CHURN_KEYS one-shot keys, one every 100 ns,
+ * and a steady key every 7th request. The store's memory stays fixed under
+ * its cap, and every steady decision equals a private replay.
+ */
+static void test_churn_steady_key(void **unused)
+{
+	struct rl_limiter lim = make(&rl_gcra_algo, 10, 1000000, 10); /* 10 per ms */
+	struct rl_store *s = store_for(&lim, 1 << 16, RL_FULL_EVICT);
+	_Alignas(16) unsigned char steady[RL_STORE_MAX_STATE] = { 0 };
+	struct rl_store_stats first, st;
+	unsigned char ip[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+	uint64_t allowed = 0;
+
+	(void)unused;
+	rl_store_stats(s, &first);
+	for (uint32_t i = 0; i < CHURN_KEYS; i++) {
+		int64_t t = (int64_t)i * 100;
+
+		memcpy(ip + 12, &i, 4);
+		assert_int_equal(rl_store_check(s, ip, sizeof(ip), t, NULL), RL_ALLOWED);
+		if (i % 7 == 0) {
+			struct rl_decision got, want;
+			int rg = rl_store_check(s, "steady", 6, t, &got);
+			int rw = rl_limiter_check(&lim, steady, t, &want);
+			if (rg != rw || memcmp(&got, &want, sizeof(got)) != 0)
+				fail_msg("steady key at request %u: store %d vs replay %d", i, rg, rw);
+			allowed += (uint64_t)rg;
+		}
+		if ((i & 0xfffff) == 0) {
+			rl_store_stats(s, &st);
+			assert_true(st.keys <= 1 << 16);
+			assert_int_equal(st.bytes, first.bytes);
+		}
+	}
+	rl_store_stats(s, &st);
+	print_message("churn: %u keys, %llu evicted idle, %llu evicted full, %zu stored, %zu bytes\n",
+		      CHURN_KEYS, (unsigned long long)st.evicted_idle,
+		      (unsigned long long)st.evicted_full, st.keys, st.bytes);
+	assert_int_equal(st.bytes, first.bytes);
+	assert_int_equal(st.evicted_full, 0);
+	assert_true(st.evicted_idle + st.keys == CHURN_KEYS + 1);
+	/* About 10 per ms over CHURN_KEYS * 100 ns: the steady key kept being limited. */
+	assert_true(allowed >= (uint64_t)CHURN_KEYS / 1000);
+	assert_true(allowed <= (uint64_t)CHURN_KEYS / 1000 + 10);
+	rl_store_destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_forced_collision), cmocka_unit_test(test_full_policies),
+		cmocka_unit_test(test_stats_bytes),     cmocka_unit_test(test_bytes_per_key),
+		cmocka_unit_test(test_churn_steady_key),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
