@@ -9,8 +9,8 @@
  * choices": a new key goes to the emptier one). There are
  * ceil(max_keys * 7 / 6) slots or more, so the table is at most 6/7 full.
  * Bytes per key at the cap: (8 + 4 * 16 + 16 * state_size) / 16 * 7 / 6,
- * i.e. about 23.6 for gcra (16-byte state), 33.0 for the 24-byte states,
- * 42.3 plus the log's heap for sliding_log.
+ * i.e. 23.9 for gcra (16-byte state), 33.25 for the 24-byte states,
+ * 42.6 plus the log's heap for sliding_log.
  *
  * Keys are fingerprints: the store keeps no key bytes. Two different keys
  * share one state iff they have the same 32-bit tag and meet in a bucket;
