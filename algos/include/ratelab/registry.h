@@ -1,0 +1,108 @@
+/*
+ * registry.h - tiers of rules from an INI file: client id -> tier ->
+ * limiter, one rl_store per limited tier.
+ *
+ * The file (parsed with inih; see examples/tiers.ini):
+ *
+ *   [tier NAME]            NAME: 1-63 of A-Z a-z 0-9 _ -, unique
+ *   algorithm = gcra       token_bucket, gcra, leaky_bucket, fixed_window,
+ *                          sliding_log or sliding_counter    (required)
+ *   limit     = 10         requests per window, 1..10^6       (required)
+ *   window    = 1s         an integer with unit ns, us, ms, s, m or h
+ *                                                             (required)
+ *   burst     = 20         bucket capacity, 1..10^9           (default: limit)
+ *   on_error  = fail_open  or fail_closed: the verdict when the store cannot
+ *                          decide (out of memory, RL_EFULL)   (default fail_open)
+ *   max_keys  = 1000000    the tier's store cap               (default 10^6)
+ *   when_full = evict      or fail_open, fail_closed (store.h) (default evict)
+ *
+ *   [tier NAME]
+ *   unlimited = true       every request allowed; no algorithm, limit,
+ *                          window, burst, max_keys or when_full then
+ *
+ *   [clients]
+ *   TIER = ID ID ...       client ids (any non-blank text, ':' included)
+ *                          mapped to TIER; a client appears at most once
+ *
+ *   [defaults]
+ *   tier = NAME            the tier of every other client     (required)
+ *
+ * Comments start with ';' or '#' at the start of a line, or ';' after a
+ * blank within one. Lines are at most 199 characters. Any mistake (unknown
+ * section or key, a key given twice, a bad number or duration, an unknown
+ * algorithm, a duplicate tier or client, a client or default naming a
+ * tier that is not defined, no default) fails the load with one message
+ * "FILE:LINE: problem"; a registry is created whole or not at all.
+ *
+ * Concurrency: after rl_registry_load the tiers and the client map are
+ * immutable; rl_registry_check may be called from any number of threads
+ * (store.h). Destroy must not race with anything.
+ */
+#ifndef RATELAB_REGISTRY_H
+#define RATELAB_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ratelab/algo.h"
+#include "ratelab/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RL_TIER_NAME_MAX 63
+#define RL_TIER_DEFAULT_MAX_KEYS 1000000
+
+struct rl_tier {
+	char name[RL_TIER_NAME_MAX + 1];
+	bool unlimited;
+	bool fail_closed;          /* on_error = fail_closed */
+	struct rl_limiter limiter; /* unset when unlimited */
+	size_t max_keys;
+	enum rl_when_full when_full;
+	long line;                 /* the line of its [tier NAME] */
+	struct rl_store *store;    /* NULL when unlimited */
+};
+
+struct rl_registry;
+
+/* The answer to one client's request. */
+struct rl_answer {
+	int verdict;               /* RL_ALLOWED or RL_REJECTED */
+	const struct rl_tier *tier;
+	struct rl_decision d;      /* zeros for an unlimited tier */
+	int store_error;           /* RL_OK, or the store's error that on_error decided */
+};
+
+/*
+ * Loads path. Returns RL_OK, RL_EINVAL (err gets "FILE:LINE: problem"),
+ * RL_ENOTFOUND (the file cannot be opened) or RL_ENOMEM.
+ */
+int rl_registry_load(struct rl_registry **out, const char *path, char *err, size_t err_len);
+void rl_registry_destroy(struct rl_registry *r);
+
+/* Tiers in file order. */
+size_t rl_registry_tier_count(const struct rl_registry *r);
+const struct rl_tier *rl_registry_tier_at(const struct rl_registry *r, size_t i);
+const struct rl_tier *rl_registry_default(const struct rl_registry *r);
+
+/* Mapped clients, sorted by id: the i-th id and its tier. */
+size_t rl_registry_client_count(const struct rl_registry *r);
+const char *rl_registry_client_at(const struct rl_registry *r, size_t i, const struct rl_tier **tier);
+
+/* The tier of client (len bytes): its mapping, else the default. */
+const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const char *client, size_t len);
+
+/*
+ * Decides one request of client at now_ns in its tier. Returns the verdict
+ * (also in ans), or RL_ERANGE / RL_EINVAL for a caller's mistake.
+ */
+int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
+		      struct rl_answer *ans);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,213 @@
+/*
+ * test_registry.c - tiers from INI files: the example file resolves and
+ * decides as written; each kind of malformed file fails whole, with its
+ * exact "FILE:LINE: problem" message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ratelab/registry.h"
+
+#define SEC 1000000000LL
+
+static char example[512];
+
+/* Writes text to a fresh temporary file; returns its path (static). */
+static const char *write_tmp(const char *text)
+{
+	static char path[64];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/rl_registry_XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void test_example_file(void **unused)
+{
+	struct rl_registry *r = NULL;
+	char err[256];
+	struct rl_answer a;
+
+	(void)unused;
+	assert_int_equal(rl_registry_load(&r, example, err, sizeof(err)), RL_OK);
+	assert_string_equal(err, "");
+	assert_int_equal(rl_registry_tier_count(r), 4);
+	assert_string_equal(rl_registry_default(r)->name, "free");
+
+	const struct rl_tier *prem = rl_registry_resolve(r, "2001:db8::1", 11);
+	assert_string_equal(prem->name, "premium");
+	assert_ptr_equal(prem->limiter.algo, &rl_gcra_algo);
+	assert_int_equal(prem->limiter.rule.limit, 100);
+	assert_int_equal(prem->limiter.rule.window_ns, SEC);
+	assert_int_equal(prem->limiter.rule.burst, 200);
+	assert_int_equal(prem->max_keys, 100000);
+	assert_string_equal(rl_registry_resolve(r, "carol", 5)->name, "free");
+	assert_string_equal(rl_registry_resolve(r, "ali", 3)->name, "free"); /* prefix of alice */
+	assert_true(rl_registry_resolve(r, "10.0.0.2", 8)->unlimited);
+	const struct rl_tier *otp = rl_registry_resolve(r, "sms-gateway", 11);
+	assert_true(otp->fail_closed);
+	assert_int_equal(otp->when_full, RL_FULL_FAIL_CLOSED);
+	assert_int_equal(otp->limiter.rule.window_ns, 600 * SEC);
+
+	/* free: 10 per second, burst 10 */
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(rl_registry_check(r, "carol", 5, 0, &a), RL_ALLOWED);
+	assert_int_equal(rl_registry_check(r, "carol", 5, 0, &a), RL_REJECTED);
+	assert_string_equal(a.tier->name, "free");
+	assert_int_equal(a.d.retry_after_ns, SEC / 10);
+	/* another free client has its own quota */
+	assert_int_equal(rl_registry_check(r, "dave", 4, 0, &a), RL_ALLOWED);
+	assert_int_equal(a.d.remaining, 9);
+	/* unlimited */
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(rl_registry_check(r, "10.0.0.1", 8, 0, &a), RL_ALLOWED);
+	assert_string_equal(a.tier->name, "internal");
+	assert_int_equal(rl_registry_check(r, "10.0.0.1", 8, -1, &a), RL_ERANGE);
+	assert_int_equal(rl_registry_check(r, "carol", 5, -1, &a), RL_ERANGE);
+
+	size_t n = rl_registry_client_count(r);
+	const struct rl_tier *t;
+	assert_int_equal(n, 6);
+	assert_string_equal(rl_registry_client_at(r, 0, &t), "10.0.0.1"); /* sorted */
+	assert_string_equal(t->name, "internal");
+	rl_registry_destroy(r);
+}
+
+/* on_error decides when the store cannot: a full fail_closed store, on_error open vs closed. */
+static void test_on_error(void **unused)
+{
+	static const char *const texts[] = {
+		"[tier t]\nalgorithm = gcra\nlimit = 1\nwindow = 1h\nmax_keys = 1\nwhen_full = evict\n"
+		"on_error = fail_closed\n[defaults]\ntier = t\n",
+		"[tier t]\nalgorithm = gcra\nlimit = 1\nwindow = 1h\nmax_keys = 1\nwhen_full = fail_closed\n"
+		"[defaults]\ntier = t\n",
+	};
+	struct rl_registry *r = NULL;
+	struct rl_answer a;
+	char err[256];
+
+	(void)unused;
+	const char *path = write_tmp(texts[0]);
+	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_OK);
+	unlink(path);
+	assert_int_equal(rl_registry_check(r, "a", 1, 0, &a), RL_ALLOWED);
+	/* evict replaces a, b is decided by its own (fresh) state */
+	assert_int_equal(rl_registry_check(r, "b", 1, 0, &a), RL_ALLOWED);
+	assert_int_equal(a.store_error, RL_OK);
+	rl_registry_destroy(r);
+
+	path = write_tmp(texts[1]);
+	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_OK);
+	unlink(path);
+	assert_int_equal(rl_registry_check(r, "a", 1, 0, &a), RL_ALLOWED);
+	assert_int_equal(rl_registry_check(r, "b", 1, 0, &a), RL_REJECTED);
+	assert_int_equal(a.d.retry_after_ns, 3600 * SEC);
+	rl_registry_destroy(r);
+}
+
+static const struct {
+	const char *text;
+	const char *message; /* after "FILE:" */
+} bad[] = {
+	{ "[tier free]\nalgorithm = gcra\nlimt = 10\n", "3: unknown key 'limt' in [tier free] (algorithm, limit, "
+	  "window, burst, unlimited, on_error, max_keys, when_full)" },
+	{ "[tiers]\n", "1: unknown section [tiers] (expected [tier NAME], [clients] or [defaults])" },
+	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000]" },
+	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000]" },
+	{ "[tier a]\nburst = 99999999999999999999\n", "2: burst '99999999999999999999' is not an integer in [1, 1000000000]" },
+	{ "[tier a]\nwindow = 10\n", "2: window '10' is not a duration (an integer with unit ns, us, ms, s, m or h; "
+	  "1ns to 10^18 ns)" },
+	{ "[tier a]\nwindow = 0s\n", "2: window '0s' is not a duration (an integer with unit ns, us, ms, s, m or h; "
+	  "1ns to 10^18 ns)" },
+	{ "[tier a]\nalgorithm = bucket\n", "2: unknown algorithm 'bucket' (token_bucket, gcra, leaky_bucket, "
+	  "fixed_window, sliding_log, sliding_counter)" },
+	{ "[tier a]\nunlimited = true\n\n[tier a]\nunlimited = true\n", "4: duplicate tier 'a' (first on line 1)" },
+	{ "[tier a]\nunlimited = true\n[clients]\ngold = alice\n[defaults]\ntier = a\n",
+	  "4: client 'alice' is mapped to tier 'gold', which is not defined" },
+	{ "[tier a]\nunlimited = true\n[clients]\na = x y\na = y\n[defaults]\ntier = a\n",
+	  "5: client 'y' mapped twice (lines 4 and 5)" },
+	{ "[tier a]\nunlimited = true\n", "2: end of file: no default tier (add [defaults] with tier = NAME)" },
+	{ "[tier a]\nunlimited = true\n[defaults]\ntier = b\n", "4: default tier 'b' is not defined" },
+	{ "[tier a]\nalgorithm = gcra\nlimit = 5\n[defaults]\ntier = a\n", "1: tier 'a' has no 'window' (or "
+	  "'unlimited = true')" },
+	{ "[tier a]\nunlimited = true\nlimit = 5\n[defaults]\ntier = a\n", "1: tier 'a' is unlimited: it takes no "
+	  "algorithm, limit, window, burst, max_keys or when_full" },
+	{ "[tier a]\nlimit = 5\nlimit = 6\n", "3: 'limit' given twice in [tier a]" },
+	{ "limit = 5\n", "1: 'limit' outside any section" },
+	{ "[tier a b]\n", "1: bad tier name 'a b' (1-63 of A-Z a-z 0-9 _ -)" },
+	{ "[tier a\n", "1: section header without ']'" },
+	{ "[tier a]\njunk\n", "2: syntax error (expected '[section]' or 'name = value')" },
+	{ "[tier a]\non_error = maybe\n", "2: on_error 'maybe' is not fail_open or fail_closed" },
+	{ "[tier a]\nwhen_full = drop\n", "2: when_full 'drop' is not evict, fail_open or fail_closed" },
+	{ "[defaults]\ntier = a\nname = b\n", "3: unknown key 'name' in [defaults] (tier)" },
+	{ "[tier a]\nalgorithm = gcra\nlimit = 5\nwindow = 1s\nburst = 2000000000\n",
+	  "5: burst '2000000000' is not an integer in [1, 1000000000]" },
+	{ "[tier a]\nunlimited = yes\n", "2: unlimited 'yes' is not true or false" },
+	{ "[clients]\na =\n", "2: no client ids for tier 'a'" },
+	{ "[tier a]\n; a comment\nalgorithm = gcra ; inline\n# another\nlimit = 1\nwindow = 1s\n"
+	  "[clients]\na = \tx\n[defaults]\ntier = nope\n", "10: default tier 'nope' is not defined" },
+};
+
+static void test_bad_files(void **unused)
+{
+	char err[512], want[512];
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rl_registry *r = (struct rl_registry *)&want; /* must be reset to NULL */
+		const char *path = write_tmp(bad[i].text);
+		int rc = rl_registry_load(&r, path, err, sizeof(err));
+
+		snprintf(want, sizeof(want), "%s:%s", path, bad[i].message);
+		unlink(path);
+		if (rc != RL_EINVAL || r != NULL || strcmp(err, want) != 0)
+			fail_msg("case %zu: rc %d\n got: %s\nwant: %s", i, rc, err, want);
+	}
+}
+
+static void test_long_line_and_missing_file(void **unused)
+{
+	char text[400], err[512], want[512];
+	struct rl_registry *r = NULL;
+
+	(void)unused;
+	snprintf(text, sizeof(text), "[clients]\na = %0300d\n", 7);
+	const char *path = write_tmp(text);
+	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_EINVAL);
+	snprintf(want, sizeof(want), "%s:2: line longer than 199 characters", path);
+	unlink(path);
+	assert_string_equal(err, want);
+	assert_int_equal(rl_registry_load(&r, "/nonexistent/tiers.ini", err, sizeof(err)), RL_ENOTFOUND);
+	assert_string_equal(err, "/nonexistent/tiers.ini: cannot open: No such file or directory");
+	assert_null(r);
+}
+
+int main(void)
+{
+	const char *src = __FILE__, *slash = strrchr(src, '/');
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example_file),
+		cmocka_unit_test(test_on_error),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_long_line_and_missing_file),
+	};
+
+	snprintf(example, sizeof(example), "%.*s/../examples/tiers.ini",
+		 slash ? (int)(slash - src) : 1, slash ? src : ".");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
