@@ -1,0 +1,370 @@
+/*
+ * cmd_sim.c - `ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet]
+ * [SCENARIO.ini ...]`: runs each scenario (default: every sim/scenarios/
+ * *.ini, in name order) through every chosen algorithm and the breaker and
+ * writes DIR/summary.csv, DIR/breaker.csv and DIR/series/. Every scenario
+ * file is read and checked before anything runs or is written. With
+ * --no-timing the output is a pure function of the scenarios and the seed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sim_breaker_run.h"
+#include "sim_run.h"
+
+#ifndef RL_SCENARIO_DIR
+#define RL_SCENARIO_DIR "sim/scenarios"
+#endif
+
+#define MAX_FILES 256
+
+static const char usage[] =
+	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
+	"\n"
+	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
+	"algorithm against the exact sliding-log reference, and the circuit breaker.\n"
+	"  --out DIR     output directory (default results/sim): summary.csv,\n"
+	"                breaker.csv, series/<scenario>__<algo>.csv (t_ns,admitted,rejected\n"
+	"                per bucket), series/breaker_<scenario>.csv (t_ns,state)\n"
+	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
+	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
+	"  --quiet       no progress lines on stderr\n";
+
+static const char summary_header[] =
+	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
+	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
+	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec\n";
+static const char breaker_header[] =
+	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window\n";
+
+struct sim_opts {
+	const char *out;
+	uint64_t seed;
+	bool seed_given, timing, quiet;
+	const char *files[MAX_FILES];
+	size_t nfiles;
+};
+
+static bool takes_value(const char *name)
+{
+	return strcmp(name, "out") == 0 || strcmp(name, "seed") == 0;
+}
+
+static int parse_opts(int argc, char **argv, struct sim_opts *so)
+{
+	struct rl_opts o = { argc, argv, 0, "sim" };
+	const char *name, *val;
+
+	while ((name = rl_opt_next(&o, &val, takes_value))) {
+		int64_t seed;
+		if (strcmp(name, "help") == 0) {
+			fputs(usage, stdout);
+			return -1;
+		} else if (!*name) {
+			if (so->nfiles == MAX_FILES)
+				return rl_usage_error("sim", "more than %d scenario files", MAX_FILES);
+			so->files[so->nfiles++] = val;
+		} else if (strcmp(name, "no-timing") == 0 && !val) {
+			so->timing = false;
+		} else if (strcmp(name, "quiet") == 0 && !val) {
+			so->quiet = true;
+		} else if (!takes_value(name)) {
+			return rl_usage_error("sim", "unknown option '%s' (see --help)", o.argv[o.cur - 1]);
+		} else if (!val) {
+			return rl_usage_error("sim", "option --%s needs a value", name);
+		} else if (strcmp(name, "out") == 0) {
+			so->out = val;
+		} else if (!rl_parse_i64(val, &seed) || seed < 0) {
+			return rl_usage_error("sim", "--seed '%s' is not a non-negative integer", val);
+		} else {
+			so->seed = (uint64_t)seed;
+			so->seed_given = true;
+		}
+	}
+	return RL_EXIT_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The default set's directory: beside the binary, in the source tree, or compiled in. */
+static bool find_default_dir(char *dir, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *rel[] = { "/scenarios", "/../sim/scenarios", "/sim/scenarios" };
+	struct stat st;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			snprintf(dir, len, "%s%s", exe, rel[i]);
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+				return true;
+		}
+	}
+	snprintf(dir, len, "%s", RL_SCENARIO_DIR);
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Lists dir's *.ini files, sorted; the names are malloc'd into names. */
+static int list_default(char **names, size_t *n)
+{
+	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+
+	if (!find_default_dir(dir, sizeof(dir)) || !(d = opendir(dir)))
+		return rl_usage_error("sim", "no scenario given and the default set (sim/scenarios) was not found");
+	*n = 0;
+	while ((e = readdir(d)) && *n < MAX_FILES) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
+			continue;
+		size_t size = strlen(dir) + len + 2;
+		if (!(names[*n] = malloc(size)))
+			break;
+		snprintf(names[(*n)++], size, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	qsort(names, *n, sizeof(*names), by_name);
+	return *n ? RL_EXIT_OK : rl_usage_error("sim", "no .ini file in %s", dir);
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -1;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static FILE *open_out(const char *dir, const char *name, const char *header)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "w"))) {
+		fprintf(stderr, "ratelab sim: cannot write %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	fputs(header, f);
+	return f;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int close_out(FILE *f, int status)
+{
+	if (f && fclose(f) != 0 && status == RL_EXIT_OK) {
+		fputs("ratelab sim: write error\n", stderr);
+		return RL_EXIT_FAIL;
+	}
+	return status;
+}
+
+static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
+{
+	fprintf(arg, "%lld,%s\n", (long long)t, rl_breaker_state_name(to));
+}
+
+struct outputs {
+	const struct sim_opts *so;
+	FILE *summary, *breaker;
+};
+
+static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct rl_algo *algo,
+		    uint64_t seed)
+{
+	const struct rl_scenario *sc = tr->sc;
+	size_t nb = (size_t)((sc->duration_ns + sc->bucket_ns - 1) / sc->bucket_ns);
+	struct rl_sim_hooks h = { .series_admitted = calloc(nb, sizeof(int64_t)),
+				  .series_rejected = calloc(nb, sizeof(int64_t)), .nbuckets = nb };
+	struct rl_sim_result r;
+	char name[2 * RL_SIM_NAME_MAX + 16];
+	int rc = h.series_admitted && h.series_rejected ? rl_sim_run(tr, algo, &h, &r) : RL_ENOMEM;
+	FILE *f = NULL;
+
+	if (rc == RL_OK) {
+		double dps = o->so->timing && r.cpu_s > 0 ? (double)r.requests / r.cpu_s : 0;
+		fprintf(o->summary, "%s,%s,%lld,%lld,%lld,%llu,%lld,%lld,", sc->name, algo->name,
+			(long long)sc->rule.limit, (long long)sc->rule.window_ns, (long long)sc->rule.burst,
+			(unsigned long long)seed, (long long)r.requests, (long long)r.admitted);
+		if (sc->compare)
+			fprintf(o->summary, "%lld,%.6f,%lld,%.6f,%.6f,%lld,%.6f,", (long long)r.false_allows,
+				pct(r.false_allows, r.requests), (long long)r.false_rejects,
+				pct(r.false_rejects, r.requests), pct(r.keys_over, r.active_keys),
+				(long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
+		else
+			fputs(",,,,,,,", o->summary); /* not measured: empty fields */
+		fprintf(o->summary, "%.6f,%.6f,%.1f,%lld,%.0f\n", r.long_run_rate_ratio, r.jain_index,
+			r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
+		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,
+		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
+		       pct(r.false_allows, r.requests), pct(r.false_rejects, r.requests),
+		       (long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
+		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, algo->name);
+		if ((f = open_out(o->so->out, name, "t_ns,admitted,rejected\n"))) {
+			for (size_t b = 0; b < nb; b++)
+				fprintf(f, "%lld,%lld,%lld\n", (long long)b * sc->bucket_ns,
+					(long long)h.series_admitted[b], (long long)h.series_rejected[b]);
+		}
+	}
+	free(h.series_admitted);
+	free(h.series_rejected);
+	if (rc) {
+		fprintf(stderr, "ratelab sim: %s/%s: %s\n", sc->name, algo->name, rl_strerror(rc));
+		return RL_EXIT_FAIL;
+	}
+	return f ? close_out(f, RL_EXIT_OK) : RL_EXIT_FAIL;
+}
+
+static int run_breaker(struct outputs *o, struct rl_sim_traffic *tr, uint64_t seed)
+{
+	const struct rl_scenario *sc = tr->sc;
+	struct rl_sim_breaker_result r;
+	char name[RL_SIM_NAME_MAX + 32];
+
+	snprintf(name, sizeof(name), "series/breaker_%s.csv", sc->name);
+	FILE *f = open_out(o->so->out, name, "t_ns,state\n");
+	if (!f)
+		return RL_EXIT_FAIL;
+	int rc = rl_sim_run_breaker(tr, write_transition, f, &r);
+	if (rc) {
+		fclose(f);
+		fprintf(stderr, "ratelab sim: %s/breaker: %s\n", sc->name, rl_strerror(rc));
+		return RL_EXIT_FAIL;
+	}
+	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld\n", sc->name,
+		(unsigned long long)seed, (long long)r.requests, (long long)r.allowed,
+		pct(r.requests - r.allowed, r.requests), (long long)r.openings, (long long)r.state_ns[0],
+		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window);
+	return close_out(f, RL_EXIT_OK);
+}
+
+static int run_scenario(struct outputs *o, struct rl_scenario *sc)
+{
+	struct rl_sim_traffic tr;
+	char msg[600];
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+	uint64_t seed = o->so->seed_given ? o->so->seed : sc->seed;
+	int status = RL_EXIT_OK, rc = rl_sim_traffic_create(&tr, sc, seed, msg, sizeof(msg));
+
+	if (rc) {
+		fprintf(stderr, "ratelab sim: %s\n", msg);
+		return rc == RL_ENOMEM ? RL_EXIT_FAIL : RL_EXIT_USAGE;
+	}
+	sc->seed = seed;
+	tr.progress = !o->so->quiet;
+	for (size_t i = 0; i < n && status == RL_EXIT_OK; i++)
+		if (sc->algo_mask & (1u << i))
+			status = run_algo(o, &tr, all[i], seed);
+	if (status == RL_EXIT_OK)
+		status = run_breaker(o, &tr, seed);
+	rl_sim_traffic_destroy(&tr);
+	fflush(stdout);
+	return status;
+}
+
+/* Loads every file (expanding sweeps) into *out; exit status. */
+static int load_all(char **files, size_t nfiles, struct rl_scenario **out, size_t *count)
+{
+	struct rl_scenario base;
+	size_t cap = 0;
+	char msg[600];
+
+	*out = NULL;
+	*count = 0;
+	for (size_t i = 0; i < nfiles; i++) {
+		if (rl_scenario_load(files[i], &base, msg, sizeof(msg))) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab sim: %s\n", msg);
+			return RL_EXIT_USAGE;
+		}
+		size_t add = base.nsweep ? base.nsweep : 1;
+		if (*count + add > cap) {
+			cap = (*count + add) * 2;
+			struct rl_scenario *grown = realloc(*out, cap * sizeof(**out));
+			if (!grown) {
+				fputs("ratelab sim: out of memory\n", stderr);
+				return RL_EXIT_FAIL;
+			}
+			*out = grown;
+		}
+		if (!base.nsweep)
+			(*out)[(*count)++] = base;
+		for (size_t j = 0; j < base.nsweep; j++)
+			rl_scenario_at_load(&base, base.sweep_pct[j], &(*out)[(*count)++]);
+	}
+	return RL_EXIT_OK;
+}
+
+int rl_cmd_sim(int argc, char **argv)
+{
+	struct sim_opts so = { .out = "results/sim", .timing = true };
+	char *defaults[MAX_FILES];
+	size_t ndefaults = 0, nsc = 0;
+	struct rl_scenario *scs = NULL;
+	int status = parse_opts(argc, argv, &so);
+
+	if (status)
+		return status < 0 ? RL_EXIT_OK : status;
+	if (!so.nfiles && (status = list_default(defaults, &ndefaults)))
+		return status;
+	status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
+			   : load_all(defaults, ndefaults, &scs, &nsc);
+	for (size_t i = 0; i < ndefaults; i++)
+		free(defaults[i]);
+	if (status) {
+		free(scs);
+		return status;
+	}
+
+	char series[PATH_MAX];
+	snprintf(series, sizeof(series), "%s/series", so.out);
+	struct outputs o = { .so = &so };
+	if (mkdir_p(series) != 0) {
+		fprintf(stderr, "ratelab sim: cannot create %s: %s\n", series, strerror(errno));
+		free(scs);
+		return RL_EXIT_FAIL;
+	}
+	o.summary = open_out(so.out, "summary.csv", summary_header);
+	o.breaker = open_out(so.out, "breaker.csv", breaker_header);
+	status = o.summary && o.breaker ? RL_EXIT_OK : RL_EXIT_FAIL;
+	if (status == RL_EXIT_OK && so.seed_given)
+		printf("ratelab sim: seed %llu\n", (unsigned long long)so.seed);
+	for (size_t i = 0; i < nsc && status == RL_EXIT_OK; i++)
+		status = run_scenario(&o, &scs[i]);
+	status = close_out(o.summary, status);
+	status = close_out(o.breaker, status);
+	free(scs);
+	if (status == RL_EXIT_OK)
+		printf("ratelab sim: wrote %s/summary.csv, %s/breaker.csv and %s/\n", so.out, so.out, series);
+	return status;
+}

@@ -1,0 +1,177 @@
+/*
+ * sim_run.c - model: the decider the engine calls checks the request with
+ * the algorithm under test and with the reference on that key's states,
+ * and tallies the comparison. Invariant: per key, track holds exactly the
+ * algorithm's admitted times in (t - W, t] at the latest request t, so its
+ * total after each admission is the count of the window ending there, and
+ * the largest such total is the largest count of any window of length W.
+ */
+#include "sim_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ratelab/sliding_log.h"
+
+struct run {
+	const struct rl_limiter *lim, *ref;
+	unsigned char *states;       /* nkeys * state_size */
+	size_t state_size;
+	struct rl_sliding_log *refs; /* the reference's per-key states */
+	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
+	int64_t *req, *adm;          /* per key */
+	size_t *peak_heap;           /* per key, sliding_log under test only */
+	unsigned char *over;         /* per key: ever more than N admitted in a window */
+	bool is_log;
+	bool compare;                /* the scenario's compare: reference and tracking on */
+	const struct rl_sim_hooks *hooks;
+	int64_t bucket_ns;
+	struct rl_sim_result *res;
+};
+
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+{
+	struct run *r = ctx;
+	struct rl_decision d;
+	void *st = r->states + (size_t)key * r->state_size;
+	int v = rl_limiter_check(r->lim, st, t, retry_ns ? &d : NULL);
+	int ref = r->compare ? rl_sliding_log_check(r->ref, &r->refs[key], t, NULL) : 0;
+
+	if (v < 0)
+		return v;
+	if (ref < 0)
+		return ref;
+	if (retry_ns)
+		*retry_ns = d.retry_after_ns;
+	r->res->requests++;
+	r->req[key]++;
+	if (v && !r->compare) {
+		r->res->admitted++;
+		r->adm[key]++;
+	} else if (v) {
+		struct rl_runlog *log = &r->track[key];
+		rl_runlog_expire(log, t - r->lim->rule.window_ns);
+		int rc = rl_runlog_push(log, t);
+		if (rc)
+			return rc;
+		r->res->admitted++;
+		r->adm[key]++;
+		if ((int64_t)log->total > r->res->max_in_window)
+			r->res->max_in_window = log->total;
+		if (log->total > (uint64_t)r->lim->rule.limit && !r->over[key]) {
+			r->over[key] = 1;
+			r->res->keys_over++;
+		}
+		if (!ref)
+			r->res->false_allows++;
+	} else if (ref) {
+		r->res->false_rejects++;
+	}
+	if (r->is_log) {
+		size_t heap = rl_sliding_log_heap_bytes(st);
+		if (heap > r->peak_heap[key])
+			r->peak_heap[key] = heap;
+	}
+	const struct rl_sim_hooks *h = r->hooks;
+	if (h) {
+		size_t b = (size_t)(t / r->bucket_ns);
+		if (b < h->nbuckets) {
+			if (h->series_admitted)
+				h->series_admitted[b] += v;
+			if (h->series_rejected)
+				h->series_rejected[b] += !v;
+		}
+		if (h->on_decision)
+			h->on_decision(h->arg, t, key, v);
+	}
+	return v;
+}
+
+static void summarise(struct run *r, struct rl_sim_traffic *tr)
+{
+	struct rl_sim_result *res = r->res;
+	const struct rl_rule *rule = &r->lim->rule;
+	double sum = 0, sum2 = 0, bytes = 0;
+	int64_t k = 0;
+
+	for (uint32_t key = 0; key < tr->nkeys; key++) {
+		if (!r->req[key])
+			continue;
+		res->active_keys++;
+		int64_t b = (int64_t)r->state_size + (int64_t)r->peak_heap[key];
+		bytes += (double)b;
+		if (b > res->state_bytes_max)
+			res->state_bytes_max = b;
+		const struct rl_sim_source *s = rl_sim_traffic_source_of(tr, key);
+		if (s->cdf || s->spec->type == RL_TRAFFIC_REPLAY)
+			continue;
+		double x = (double)r->adm[key] / (double)r->req[key];
+		sum += x;
+		sum2 += x * x;
+		k++;
+	}
+	res->jain_index = k >= 2 && sum2 > 0 ? sum * sum / ((double)k * sum2) : 1.0;
+	if (res->active_keys) {
+		res->state_bytes_mean = bytes / (double)res->active_keys;
+		double quota = (double)res->active_keys * (double)rule->limit *
+			       (double)tr->sc->duration_ns / (double)rule->window_ns;
+		res->long_run_rate_ratio = (double)res->admitted / quota;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
+	       struct rl_sim_result *res)
+{
+	const struct rl_scenario *sc = tr->sc;
+	struct rl_limiter lim, ref;
+	size_t n = tr->nkeys ? tr->nkeys : 1;
+	char label[2 * RL_SIM_NAME_MAX + 2];
+	int rc;
+
+	*res = (struct rl_sim_result){ 0 };
+	if ((rc = rl_limiter_init(&lim, algo, &sc->rule, NULL, 0)) ||
+	    (rc = rl_limiter_init(&ref, &rl_sliding_log_algo, &sc->rule, NULL, 0)))
+		return rc;
+	struct run r = {
+		.lim = &lim, .ref = &ref, .state_size = algo->state_size, .hooks = hooks,
+		.bucket_ns = sc->bucket_ns, .res = res, .is_log = algo == &rl_sliding_log_algo, .compare = sc->compare,
+		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
+		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
+		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
+		.over = calloc(n, 1),
+	};
+	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.peak_heap || !r.over) {
+		rc = RL_ENOMEM;
+	} else {
+		struct rl_sim_decider d = { decide, &r };
+		snprintf(label, sizeof(label), "%s/%s", sc->name, algo->name);
+		double t0 = now_s();
+		rc = rl_sim_traffic_run(tr, &d, label);
+		res->cpu_s = now_s() - t0;
+		if (rc == RL_OK)
+			summarise(&r, tr);
+	}
+	for (size_t key = 0; r.states && r.refs && r.track && key < n; key++) {
+		rl_limiter_release(&lim, r.states + key * algo->state_size);
+		rl_limiter_release(&ref, &r.refs[key]);
+		rl_runlog_free(&r.track[key]);
+	}
+	free(r.states);
+	free(r.refs);
+	free(r.track);
+	free(r.req);
+	free(r.adm);
+	free(r.peak_heap);
+	free(r.over);
+	return rc;
+}

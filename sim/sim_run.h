@@ -1,0 +1,56 @@
+/*
+ * sim_run.h - one algorithm over one scenario, measured against the exact
+ * reference: a sliding_log with the same N and W, fed the same request
+ * sequence (each keeps its own per-key state).
+ *
+ * Definitions (all per request the algorithm under test decided,
+ * retries included):
+ *   false allow   the algorithm admits, the reference rejects;
+ *   false reject  the algorithm rejects, the reference admits;
+ *   max_in_window the most requests one key had admitted in a window of
+ *                 length W, i.e. with times in (t - W, t]: exact, from a
+ *                 sliding two-pointer (a run log) over each key's admitted
+ *                 times; a key is over-admitted when this exceeds N;
+ *   long-run rate admitted / (active keys * N * duration / W);
+ *   Jain's index  (sum x)^2 / (k sum x^2), x = admitted / requested, over
+ *                 the k active keys whose source picks keys uniformly
+ *                 (equal demand by construction); 1 when k < 2;
+ *   state bytes   per active key: the algorithm's state_size, plus for
+ *                 sliding_log the peak heap its log held.
+ * With the scenario's compare off, only requests, admitted, the long-run
+ * rate, Jain's index and state bytes are measured.
+ */
+#ifndef RATELAB_SIM_RUN_H
+#define RATELAB_SIM_RUN_H
+
+#include <stdint.h>
+
+#include "ratelab/algo.h"
+#include "sim_traffic.h"
+
+struct rl_sim_result {
+	int64_t requests, admitted;
+	int64_t false_allows, false_rejects;
+	int64_t active_keys, keys_over;
+	int64_t max_in_window;
+	double long_run_rate_ratio;
+	double jain_index;
+	double state_bytes_mean;
+	int64_t state_bytes_max;
+	double cpu_s;  /* CPU seconds of the run's thread (timing, not deterministic) */
+};
+
+/* Optional observers of a run; any field may be NULL / 0. */
+struct rl_sim_hooks {
+	void (*on_decision)(void *arg, int64_t t_ns, uint32_t key, int verdict);
+	void *arg;
+	int64_t *series_admitted; /* per time bucket of the scenario, nbuckets long */
+	int64_t *series_rejected;
+	size_t nbuckets;
+};
+
+/* RL_OK, or an rl_status (RL_ENOMEM) from the algorithm or the engine. */
+int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
+	       struct rl_sim_result *res);
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * sim_scenario.c - model: inih calls one handler per key; a counting
+ * reader tells the handler its line, so every message names file and line.
+ * Fields left unset hold -1 until finish() fills the defaults that depend
+ * on other fields (N, W, duration). Invariant: a scenario that loads is
+ * valid for the engine: a valid rule, 1 <= bucket, 1 <= duration <=
+ * RL_TIME_MAX_NS, every source's numbers within their documented ranges.
+ */
+#include "sim_scenario.h"
+
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ratelab/algo.h"
+
+#define UNSET (-1)
+#define MAX_KEYS 10000000LL /* keys per source */
+#define MAX_PCT 100000LL    /* load, percent of the limit */
+
+struct parse {
+	struct rl_scenario *sc;
+	FILE *in;
+	const char *path;
+	char dir[RL_SIM_PATH_MAX]; /* the file's directory, for replay paths */
+	int line;                  /* line being handled */
+	char section[128];         /* the section last seen */
+	int scenario_line;
+	char *msg;
+	size_t msg_len;
+};
+
+static const char *const type_names[] = { "constant", "poisson",   "onoff", "boundary",
+					  "adversary", "diurnal", "replay" };
+
+const char *rl_traffic_type_name(enum rl_traffic_type t)
+{
+	return type_names[t];
+}
+
+static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct parse *p, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(p->msg, p->msg_len, "%s:%d: ", p->path, line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < p->msg_len)
+		vsnprintf(p->msg + n, p->msg_len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	char *s = fgets(str, num, p->in);
+
+	if (s)
+		p->line++;
+	return s;
+}
+
+static struct rl_traffic_spec blank_traffic(int line)
+{
+	return (struct rl_traffic_spec){
+		.type = UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
+		.on_ns = UNSET, .off_ns = UNSET, .period_ns = UNSET, .amplitude_pct = 50,
+		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = RL_CLIENT_NONE,
+		.max_retries = 3, .retry_gap_ns = UNSET, .line = line,
+	};
+}
+
+static int set_int(struct parse *p, const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
+{
+	if (!rl_parse_i64(v, out) || *out < lo || *out > hi)
+		return fail(p, p->line, "%s = '%s': expected an integer in [%lld, %lld]", name, v,
+			    (long long)lo, (long long)hi);
+	return 1;
+}
+
+static int set_dur(struct parse *p, const char *name, const char *v, int64_t lo, int64_t *out)
+{
+	if (!rl_parse_duration(v, 1, out) || *out < lo || *out > RL_TIME_MAX_NS)
+		return fail(p, p->line, "%s = '%s': expected a duration of at least %lld ns (an integer "
+			    "with unit ns, us, ms, s, m or h)", name, v, (long long)lo);
+	return 1;
+}
+
+static int set_algos(struct parse *p, const char *v)
+{
+	char buf[256], *save = NULL;
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+
+	if (strcmp(v, "all") == 0) {
+		p->sc->algo_mask = (1u << n) - 1;
+		return 1;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	p->sc->algo_mask = 0;
+	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		size_t i = 0;
+		while (i < n && strcmp(all[i]->name, tok) != 0)
+			i++;
+		if (i == n)
+			return fail(p, p->line, "algos: unknown algorithm '%s'", tok);
+		p->sc->algo_mask |= 1u << i;
+	}
+	if (!p->sc->algo_mask)
+		return fail(p, p->line, "algos: no algorithm named");
+	return 1;
+}
+
+static int set_sweep(struct parse *p, const char *v)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	p->sc->nsweep = 0;
+	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		if (p->sc->nsweep == RL_SIM_MAX_SWEEP)
+			return fail(p, p->line, "sweep: more than %d loads", RL_SIM_MAX_SWEEP);
+		if (!set_int(p, "sweep", tok, 1, MAX_PCT, &p->sc->sweep_pct[p->sc->nsweep++]))
+			return 0;
+	}
+	return 1;
+}
+
+static int scenario_key(struct parse *p, const char *name, const char *v)
+{
+	struct rl_scenario *sc = p->sc;
+	int64_t seed;
+
+	if (!p->scenario_line)
+		p->scenario_line = p->line;
+	if (strcmp(name, "name") == 0) {
+		if (!*v || strlen(v) >= sizeof(sc->name) || strspn(v, "abcdefghijklmnopqrstuvwxyz"
+								 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(v))
+			return fail(p, p->line, "name = '%s': expected 1-%zu letters, digits, '_', '-' or '.'",
+				    v, sizeof(sc->name) - 1);
+		snprintf(sc->name, sizeof(sc->name), "%s", v);
+		return 1;
+	}
+	if (strcmp(name, "limit") == 0)
+		return set_int(p, name, v, 1, RL_LIMIT_MAX, &sc->rule.limit);
+	if (strcmp(name, "window") == 0)
+		return set_dur(p, name, v, 1, &sc->rule.window_ns);
+	if (strcmp(name, "burst") == 0)
+		return set_int(p, name, v, 1, RL_BURST_MAX, &sc->rule.burst);
+	if (strcmp(name, "duration") == 0)
+		return set_dur(p, name, v, 1, &sc->duration_ns);
+	if (strcmp(name, "bucket") == 0)
+		return set_dur(p, name, v, 1, &sc->bucket_ns);
+	if (strcmp(name, "seed") == 0) {
+		if (!set_int(p, name, v, 0, INT64_MAX, &seed))
+			return 0;
+		sc->seed = (uint64_t)seed;
+		return 1;
+	}
+	if (strcmp(name, "compare") == 0) {
+		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+			return fail(p, p->line, "compare = '%s': expected on or off", v);
+		sc->compare = strcmp(v, "on") == 0;
+		return 1;
+	}
+	if (strcmp(name, "algos") == 0)
+		return set_algos(p, v);
+	if (strcmp(name, "sweep") == 0)
+		return set_sweep(p, v);
+	return fail(p, p->line, "[scenario]: unknown key '%s'", name);
+}
+
+static int breaker_key(struct parse *p, const char *name, const char *v)
+{
+	struct rl_scenario *sc = p->sc;
+
+	if (strcmp(name, "limit") == 0)
+		return set_int(p, name, v, 1, RL_LIMIT_MAX, &sc->breaker_limit);
+	if (strcmp(name, "window") == 0)
+		return set_dur(p, name, v, 1, &sc->breaker_window_ns);
+	if (strcmp(name, "open") == 0)
+		return set_dur(p, name, v, 1, &sc->breaker_open_ns);
+	return fail(p, p->line, "[breaker]: unknown key '%s'", name);
+}
+
+static int set_type(struct parse *p, struct rl_traffic_spec *t, const char *v)
+{
+	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (strcmp(v, type_names[i]) == 0) {
+			t->type = (enum rl_traffic_type)i;
+			return 1;
+		}
+	return fail(p, p->line, "type = '%s': expected constant, poisson, onoff, boundary, adversary, "
+		    "diurnal or replay", v);
+}
+
+static int set_client(struct parse *p, struct rl_traffic_spec *t, const char *v)
+{
+	if (strcmp(v, "none") == 0)
+		t->client = RL_CLIENT_NONE;
+	else if (strcmp(v, "polite") == 0)
+		t->client = RL_CLIENT_POLITE;
+	else if (strcmp(v, "abusive") == 0)
+		t->client = RL_CLIENT_ABUSIVE;
+	else
+		return fail(p, p->line, "client = '%s': expected none, polite or abusive", v);
+	return 1;
+}
+
+static int set_zipf(struct parse *p, struct rl_traffic_spec *t, const char *v)
+{
+	char *end;
+	double z = strtod(v, &end);
+
+	if (!*v || *end || !(z >= 0 && z <= 10))
+		return fail(p, p->line, "zipf = '%s': expected a number in [0, 10]", v);
+	t->zipf = z;
+	return 1;
+}
+
+static int set_file(struct parse *p, struct rl_traffic_spec *t, const char *v)
+{
+	int n = v[0] == '/' ? snprintf(t->file, sizeof(t->file), "%s", v)
+			    : snprintf(t->file, sizeof(t->file), "%s/%s", p->dir, v);
+
+	if (!*v || n < 0 || (size_t)n >= sizeof(t->file))
+		return fail(p, p->line, "file = '%s': empty or too long a path", v);
+	return 1;
+}
+
+static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *name, const char *v)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		int64_t lo, hi;
+		int dur;
+	} nums[] = {
+		{ "load", offsetof(struct rl_traffic_spec, load_pct), 1, MAX_PCT, 0 },
+		{ "keys", offsetof(struct rl_traffic_spec, keys), 1, MAX_KEYS, 0 },
+		{ "start", offsetof(struct rl_traffic_spec, start_ns), 0, 0, 1 },
+		{ "stop", offsetof(struct rl_traffic_spec, stop_ns), 1, 0, 1 },
+		{ "on", offsetof(struct rl_traffic_spec, on_ns), 1, 0, 1 },
+		{ "off", offsetof(struct rl_traffic_spec, off_ns), 1, 0, 1 },
+		{ "period", offsetof(struct rl_traffic_spec, period_ns), 1, 0, 1 },
+		{ "amplitude", offsetof(struct rl_traffic_spec, amplitude_pct), 0, 100, 0 },
+		{ "count", offsetof(struct rl_traffic_spec, count), 1, RL_LIMIT_MAX * 10, 0 },
+		{ "gap", offsetof(struct rl_traffic_spec, gap_ns), 1, 0, 1 },
+		{ "every", offsetof(struct rl_traffic_spec, every), 1, 1000000, 0 },
+		{ "rounds", offsetof(struct rl_traffic_spec, rounds), 1, 1000, 0 },
+		{ "max_retries", offsetof(struct rl_traffic_spec, max_retries), 0, 1000, 0 },
+		{ "retry_gap", offsetof(struct rl_traffic_spec, retry_gap_ns), 1, 0, 1 },
+	};
+
+	if (strcmp(name, "type") == 0)
+		return set_type(p, t, v);
+	if (strcmp(name, "client") == 0)
+		return set_client(p, t, v);
+	if (strcmp(name, "zipf") == 0)
+		return set_zipf(p, t, v);
+	if (strcmp(name, "file") == 0)
+		return set_file(p, t, v);
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strcmp(name, nums[i].name) != 0)
+			continue;
+		int64_t *dst = (int64_t *)((char *)t + nums[i].off);
+		return nums[i].dur ? set_dur(p, name, v, nums[i].lo, dst)
+				   : set_int(p, name, v, nums[i].lo, nums[i].hi, dst);
+	}
+	return fail(p, p->line, "[traffic]: unknown key '%s'", name);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	struct rl_scenario *sc = p->sc;
+	bool is_traffic = strncmp(section, "traffic", 7) == 0 &&
+			  (section[7] == '\0' || section[7] == ' ' || section[7] == '.');
+
+	if (is_traffic && strcmp(section, p->section) != 0) {
+		if (sc->ntraffic == RL_SIM_MAX_TRAFFIC)
+			return fail(p, p->line, "more than %d [traffic] sections", RL_SIM_MAX_TRAFFIC);
+		struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic++];
+		*t = blank_traffic(p->line);
+		const char *n = section[7] ? section + 8 : "";
+		snprintf(t->name, sizeof(t->name), "%s", *n ? n : "traffic");
+	}
+	snprintf(p->section, sizeof(p->section), "%s", section);
+	if (strcmp(section, "scenario") == 0)
+		return scenario_key(p, name, value);
+	if (strcmp(section, "breaker") == 0)
+		return breaker_key(p, name, value);
+	if (is_traffic)
+		return traffic_key(p, &sc->traffic[sc->ntraffic - 1], name, value);
+	return fail(p, p->line, "unknown section [%s] (expected [scenario], [breaker] or [traffic NAME])",
+		    section);
+}
+
+static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
+{
+	const struct rl_scenario *sc = p->sc;
+	int64_t w = sc->rule.window_ns;
+
+	if (t->type == (enum rl_traffic_type)UNSET)
+		return fail(p, t->line, "[traffic %s]: no type given", t->name);
+	if (t->type == RL_TRAFFIC_REPLAY && !t->file[0])
+		return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);
+	if (t->stop_ns == UNSET || t->stop_ns > sc->duration_ns)
+		t->stop_ns = sc->duration_ns;
+	if (t->start_ns >= t->stop_ns)
+		return fail(p, t->line, "[traffic %s]: start is not before stop (or the duration)", t->name);
+	if (t->on_ns == UNSET)
+		t->on_ns = w;
+	if (t->off_ns == UNSET)
+		t->off_ns = w;
+	if (t->period_ns == UNSET)
+		t->period_ns = sc->duration_ns;
+	if (t->count == UNSET)
+		t->count = sc->rule.limit;
+	if (t->retry_gap_ns == UNSET)
+		t->retry_gap_ns = w / 100 > 0 ? w / 100 : 1;
+	if (t->type == RL_TRAFFIC_ADVERSARY && t->keys < t->rounds)
+		t->keys = t->rounds;
+	if (t->type == RL_TRAFFIC_BOUNDARY && t->gap_ns >= w)
+		return fail(p, t->line, "[traffic %s]: gap must be shorter than the window", t->name);
+	return 1;
+}
+
+static int finish(struct parse *p)
+{
+	struct rl_scenario *sc = p->sc;
+	char why[160];
+
+	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET || sc->duration_ns == UNSET)
+		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration");
+	if (sc->rule.burst == UNSET)
+		sc->rule.burst = sc->rule.limit;
+	if (rl_rule_validate(&sc->rule, why, sizeof(why)))
+		return fail(p, p->scenario_line, "[scenario]: %s", why);
+	if (sc->bucket_ns == UNSET)
+		sc->bucket_ns = sc->rule.window_ns / 10 > 0 ? sc->rule.window_ns / 10 : 1;
+	if (sc->duration_ns / sc->bucket_ns > 10000000)
+		return fail(p, p->scenario_line, "[scenario]: more than 10^7 time-series buckets");
+	if (sc->breaker_limit == UNSET)
+		sc->breaker_limit = 0; /* the engine's N * keys, known once traces are read */
+	if (sc->breaker_window_ns == UNSET)
+		sc->breaker_window_ns = sc->rule.window_ns;
+	if (sc->breaker_open_ns == UNSET)
+		sc->breaker_open_ns = sc->rule.window_ns;
+	if (sc->ntraffic == 0)
+		return fail(p, p->line, "no [traffic NAME] section");
+	for (size_t i = 0; i < sc->ntraffic; i++)
+		if (!finish_traffic(p, &sc->traffic[i]))
+			return 0;
+	return 1;
+}
+
+static void default_name(struct rl_scenario *sc, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t len = strcspn(base, ".");
+	if (len >= sizeof(sc->name))
+		len = sizeof(sc->name) - 1;
+	memcpy(sc->name, base, len);
+	sc->name[len] = '\0';
+}
+
+int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t msg_len)
+{
+	size_t nalgos;
+	struct parse p = { .sc = sc, .path = path, .msg = msg, .msg_len = msg_len };
+
+	rl_algo_all(&nalgos);
+	*sc = (struct rl_scenario){
+		.rule = { UNSET, UNSET, UNSET }, .duration_ns = UNSET, .bucket_ns = UNSET, .seed = 1, .compare = true,
+		.algo_mask = (1u << nalgos) - 1, .breaker_limit = UNSET, .breaker_window_ns = UNSET,
+		.breaker_open_ns = UNSET,
+	};
+	snprintf(sc->file, sizeof(sc->file), "%s", path);
+	default_name(sc, path);
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		snprintf(p.dir, sizeof(p.dir), "%.*s", (int)(slash - path), path);
+	else
+		snprintf(p.dir, sizeof(p.dir), ".");
+
+	if (!(p.in = fopen(path, "r"))) {
+		snprintf(msg, msg_len, "%s:0: cannot open", path);
+		return RL_EINVAL;
+	}
+	msg[0] = '\0';
+	int rc = ini_parse_stream(reader, &p, handler, &p);
+	fclose(p.in);
+	if (rc != 0) {
+		if (!msg[0])
+			fail(&p, rc > 0 ? rc : 0, "%s", rc > 0 ? "malformed line (expected [section], "
+				"key = value or a ; comment)" : "cannot read");
+		return RL_EINVAL;
+	}
+	return finish(&p) ? RL_OK : RL_EINVAL;
+}
+
+void rl_scenario_at_load(const struct rl_scenario *base, int64_t load_pct, struct rl_scenario *out)
+{
+	*out = *base;
+	snprintf(out->name, sizeof(out->name), "%.*s_%03lld", (int)(sizeof(out->name) - 12), base->name,
+		 (long long)load_pct);
+	out->nsweep = 0;
+	for (size_t i = 0; i < out->ntraffic; i++)
+		out->traffic[i].load_pct = load_pct;
+}

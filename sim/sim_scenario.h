@@ -1,0 +1,121 @@
+/*
+ * sim_scenario.h - a simulation scenario, read from an INI file:
+ *
+ *   [scenario]
+ *   name     = boundary      ; default: the file's base name
+ *   limit    = 100           ; N, requests per window (per key)
+ *   window   = 1s            ; W (durations: integer with ns, us, ms, s, m, h)
+ *   burst    = 100           ; B, bucket algorithms (default N)
+ *   duration = 20s           ; virtual time simulated, [0, duration)
+ *   bucket   = 100ms         ; time-series bucket (default W / 10)
+ *   seed     = 1             ; default 1; `ratelab sim --seed` overrides it
+ *   algos    = all           ; or a comma list of algorithm names
+ *   sweep    = 50,100,150    ; optional: one scenario NAME_050, NAME_100, ...
+ *                            ; per value, each source's load set to it
+ *   compare  = on            ; off: only the algorithm decides (no reference,
+ *                            ; no per-key window tracking), for speed runs;
+ *                            ; the comparison columns are then left empty
+ *   [breaker]                ; the rate-limit circuit breaker run
+ *   limit = 100  window = 1s  open = 1s      ; defaults N * keys (the sum of
+ *                            ; the per-key quotas, at most 10^6), W, W
+ *   [traffic NAME]           ; one section per source (up to RL_SIM_MAX_TRAFFIC)
+ *   type = constant | poisson | onoff | boundary | adversary | diurnal | replay
+ *   load = 100               ; offered rate per key, percent of N per W
+ *   keys = 1                 ; keys this source drives (its own, disjoint)
+ *   zipf = 0                 ; Zipf exponent of key popularity; 0 = uniform
+ *   start = 0s  stop = ...   ; active interval (default the whole run)
+ *   on = 1s  off = 1s        ; onoff: mean ON and OFF sojourns
+ *   period = 1m  amplitude = 50  ; diurnal: rate * (1 + amplitude% sin(2 pi t / period))
+ *   count = N  gap = 1ns  every = 2  ; boundary: count per key at kW - gap
+ *                            ; and count at kW, for k = every, 2 every, ...
+ *   rounds = 6               ; adversary: attack rounds, one fresh key each
+ *   file = trace.txt         ; replay: 'T KEY' lines, T ns non-decreasing;
+ *                            ; relative to the INI file's directory
+ *   client = none | polite | abusive ; what a rejected client does:
+ *                            ; polite retries after retry_after_ns, abusive
+ *                            ; after retry_gap, ignoring it
+ *   max_retries = 3  retry_gap = W/100
+ *
+ * Errors name the file and line: "FILE:LINE: message".
+ */
+#ifndef RATELAB_SIM_SCENARIO_H
+#define RATELAB_SIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ratelab/rule.h"
+
+#define RL_SIM_MAX_TRAFFIC 8
+#define RL_SIM_MAX_SWEEP 32
+#define RL_SIM_NAME_MAX 64
+#define RL_SIM_PATH_MAX 512
+
+enum rl_traffic_type {
+	RL_TRAFFIC_CONSTANT,
+	RL_TRAFFIC_POISSON,
+	RL_TRAFFIC_ONOFF,
+	RL_TRAFFIC_BOUNDARY,
+	RL_TRAFFIC_ADVERSARY,
+	RL_TRAFFIC_DIURNAL,
+	RL_TRAFFIC_REPLAY,
+};
+
+enum rl_client { RL_CLIENT_NONE, RL_CLIENT_POLITE, RL_CLIENT_ABUSIVE };
+
+struct rl_traffic_spec {
+	char name[RL_SIM_NAME_MAX];
+	enum rl_traffic_type type;
+	int64_t load_pct;      /* offered rate per key, percent of N per W */
+	int64_t keys;          /* keys driven by this source */
+	double zipf;           /* key popularity exponent; 0 = uniform */
+	int64_t start_ns;      /* first instant the source may send, ns */
+	int64_t stop_ns;       /* sends only before this, ns (<= duration) */
+	int64_t on_ns, off_ns; /* onoff: mean sojourns, ns */
+	int64_t period_ns;     /* diurnal: period, ns */
+	int64_t amplitude_pct; /* diurnal: 0..100 */
+	int64_t count;         /* boundary: requests per key per side */
+	int64_t gap_ns;        /* boundary: how far before kW the first side is, ns */
+	int64_t every;         /* boundary: windows between attacks */
+	int64_t rounds;        /* adversary: attack rounds */
+	char file[RL_SIM_PATH_MAX]; /* replay: resolved path */
+	enum rl_client client;
+	int64_t max_retries;   /* retries per rejected request */
+	int64_t retry_gap_ns;  /* abusive: wait before retrying, ns */
+	int line;              /* line of the section's first key, for messages */
+};
+
+struct rl_scenario {
+	char name[RL_SIM_NAME_MAX];
+	char file[RL_SIM_PATH_MAX];
+	struct rl_rule rule;
+	int64_t duration_ns;
+	int64_t bucket_ns;
+	uint64_t seed;
+	bool compare;          /* measure against the reference (default); false: verdicts only */
+	unsigned algo_mask;    /* bit i: rl_algo_all()[i] is simulated */
+	int64_t breaker_limit;  /* 0: N * keys, capped at RL_LIMIT_MAX */
+	int64_t breaker_window_ns;
+	int64_t breaker_open_ns;
+	size_t ntraffic;
+	struct rl_traffic_spec traffic[RL_SIM_MAX_TRAFFIC];
+	size_t nsweep;
+	int64_t sweep_pct[RL_SIM_MAX_SWEEP];
+};
+
+/*
+ * Reads and validates a scenario. RL_OK, or RL_EINVAL with "FILE:LINE:
+ * message" in msg (line 0 when the file cannot be opened).
+ */
+int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t msg_len);
+
+/*
+ * The scenario's sweep expanded: *out receives base with every source's
+ * load set to load_pct, named "NAME_%03d", and no sweep.
+ */
+void rl_scenario_at_load(const struct rl_scenario *base, int64_t load_pct, struct rl_scenario *out);
+
+const char *rl_traffic_type_name(enum rl_traffic_type t);
+
+#endif

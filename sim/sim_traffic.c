@@ -1,0 +1,391 @@
+/*
+ * sim_traffic.c - model: every source keeps at most one pending arrival in
+ * the queue (plus its clients' retries); popping an arrival schedules the
+ * source's next one before the request is decided. Invariant: the queue
+ * only ever holds events in [0, duration), and events leave in (time, push
+ * order), so a run is a pure function of the scenario, the seed and the
+ * decider's answers.
+ */
+#include "sim_traffic.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "keymap.h"
+#include "ratelab/algo.h"
+#include "sim_math.h"
+#include "sim_queue.h"
+
+#define PROGRESS_EVERY (1u << 22) /* events between looks at the wall clock */
+
+static int load_trace(struct rl_sim_source *s, char *msg, size_t msg_len)
+{
+	const char *path = s->spec->file;
+	struct rl_lines in = { .in = fopen(path, "r") };
+	struct rl_keymap ids;
+	size_t cap = 0;
+	int rc = RL_OK;
+	char *line, *tok[2];
+
+	if (!in.in) {
+		snprintf(msg, msg_len, "%s:0: cannot open the trace", path);
+		return RL_EINVAL;
+	}
+	if (rl_keymap_init(&ids, sizeof(uint32_t))) {
+		fclose(in.in);
+		snprintf(msg, msg_len, "out of memory");
+		return RL_ENOMEM;
+	}
+	while (rc == RL_OK && (line = rl_lines_next(&in))) {
+		int64_t t;
+		if (rl_split(line, tok, 2) != 2 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
+			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY' with T an integer number of ns", path,
+				 in.lineno);
+			rc = RL_EINVAL;
+		} else if (s->trace_len && t < s->trace_ns[s->trace_len - 1]) {
+			snprintf(msg, msg_len, "%s:%ld: time %lld goes backwards", path, in.lineno, (long long)t);
+			rc = RL_EINVAL;
+		} else {
+			uint32_t *id = rl_keymap_get(&ids, tok[1], strlen(tok[1]));
+			if (s->trace_len == cap) {
+				cap = cap ? cap * 2 : 1024;
+				int64_t *ts = realloc(s->trace_ns, cap * sizeof(*ts));
+				if (ts)
+					s->trace_ns = ts;
+				uint32_t *ks = realloc(s->trace_key, cap * sizeof(*ks));
+				if (ks)
+					s->trace_key = ks;
+				if (!ts || !ks)
+					id = NULL;
+			}
+			if (!id) {
+				snprintf(msg, msg_len, "out of memory");
+				rc = RL_ENOMEM;
+				break;
+			}
+			if (!*id)
+				*id = (uint32_t)ids.len; /* ids start at 1; 0 marks a new key */
+			s->trace_ns[s->trace_len] = t;
+			s->trace_key[s->trace_len++] = *id - 1;
+		}
+	}
+	s->nkeys = ids.len ? (uint32_t)ids.len : 1;
+	rl_lines_free(&in);
+	rl_keymap_destroy(&ids);
+	fclose(in.in);
+	return rc;
+}
+
+static int make_zipf(struct rl_sim_source *s)
+{
+	double sum = 0;
+
+	s->cdf = malloc(s->nkeys * sizeof(*s->cdf));
+	if (!s->cdf)
+		return RL_ENOMEM;
+	for (uint32_t i = 0; i < s->nkeys; i++) {
+		sum += rl_sim_exp(-s->spec->zipf * rl_sim_ln((double)i + 1));
+		s->cdf[i] = sum;
+	}
+	return RL_OK;
+}
+
+int rl_sim_traffic_create(struct rl_sim_traffic *tr, const struct rl_scenario *sc, uint64_t seed,
+			  char *msg, size_t msg_len)
+{
+	uint64_t keys = 0;
+
+	*tr = (struct rl_sim_traffic){ .sc = sc, .seed = seed, .nsources = sc->ntraffic };
+	for (size_t i = 0; i < sc->ntraffic; i++) {
+		struct rl_sim_source *s = &tr->src[i];
+		const struct rl_traffic_spec *spec = &sc->traffic[i];
+		int rc = RL_OK;
+
+		s->spec = spec;
+		s->nkeys = (uint32_t)spec->keys;
+		if (spec->type == RL_TRAFFIC_REPLAY)
+			rc = load_trace(s, msg, msg_len);
+		else if (spec->zipf > 0 && spec->type != RL_TRAFFIC_BOUNDARY && spec->type != RL_TRAFFIC_ADVERSARY)
+			rc = make_zipf(s);
+		if (rc == RL_ENOMEM)
+			snprintf(msg, msg_len, "out of memory");
+		if (rc) {
+			tr->nsources = i + 1;
+			rl_sim_traffic_destroy(tr);
+			return rc;
+		}
+		s->key_base = (uint32_t)keys;
+		keys += s->nkeys;
+		if (keys > UINT32_MAX) {
+			snprintf(msg, msg_len, "%s: more than 2^32 keys in all", sc->file);
+			tr->nsources = i + 1;
+			rl_sim_traffic_destroy(tr);
+			return RL_EINVAL;
+		}
+		/* per-key offered rate load% * N / W, over all of the source's keys */
+		s->mean_ns = (double)sc->rule.window_ns * 100.0 /
+			     ((double)spec->keys * (double)sc->rule.limit * (double)spec->load_pct);
+		if (spec->type == RL_TRAFFIC_DIURNAL)
+			s->mean_ns = s->mean_ns * 100.0 / (100.0 + (double)spec->amplitude_pct);
+	}
+	tr->nkeys = (uint32_t)keys;
+	return RL_OK;
+}
+
+void rl_sim_traffic_destroy(struct rl_sim_traffic *tr)
+{
+	for (size_t i = 0; i < tr->nsources; i++) {
+		free(tr->src[i].cdf);
+		free(tr->src[i].trace_ns);
+		free(tr->src[i].trace_key);
+	}
+	*tr = (struct rl_sim_traffic){ 0 };
+}
+
+const struct rl_sim_source *rl_sim_traffic_source_of(const struct rl_sim_traffic *tr, uint32_t key)
+{
+	size_t i = 0;
+
+	while (i + 1 < tr->nsources && key >= tr->src[i + 1].key_base)
+		i++;
+	return &tr->src[i];
+}
+
+static uint32_t pick_key(struct rl_sim_source *s)
+{
+	if (s->nkeys == 1)
+		return 0;
+	if (!s->cdf)
+		return (uint32_t)rl_rng_below(&s->rng, s->nkeys);
+	double u = rl_rng_unit(&s->rng) * s->cdf[s->nkeys - 1];
+	uint32_t lo = 0, hi = s->nkeys - 1; /* the first i with cdf[i] > u */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static int64_t add_sat(int64_t t, int64_t d)
+{
+	return d > RL_TIME_MAX_NS - t ? RL_TIME_MAX_NS : t + d;
+}
+
+/* The adversary's round r: start offsets cycle so some round straddles a window edge. */
+static int64_t round_start(const struct rl_sim_source *s, int64_t w, int64_t r)
+{
+	const int64_t offsets[] = { w - 1, w / 2, 1, w / 4, 3 * (w / 4), 0 };
+	int64_t first = (s->spec->start_ns + w - 1) / w * w;
+
+	return first + (1 + 3 * r) * w + offsets[r % 6];
+}
+
+/*
+ * The source's next arrival after the one it made last: false when it has
+ * no more before its stop time.
+ */
+static bool next_arrival(struct rl_sim_source *s, const struct rl_scenario *sc, int64_t *t, uint32_t *key)
+{
+	const struct rl_traffic_spec *sp = s->spec;
+	int64_t w = sc->rule.window_ns, n = s->n++;
+
+	switch (sp->type) {
+	case RL_TRAFFIC_CONSTANT: {
+		/* arrival n at start + floor(n * W * 100 / den), kept as a running quotient and remainder */
+		int64_t off = s->off_ns;
+		if (off >= sp->stop_ns - sp->start_ns)
+			return false;
+		s->off_ns = add_sat(s->off_ns, s->step_q);
+		s->off_frac += s->step_r;
+		if (s->off_frac >= s->step_den) {
+			s->off_frac -= s->step_den;
+			s->off_ns++;
+		}
+		*t = sp->start_ns + off;
+		if (s->cdf) {
+			*key = pick_key(s);
+		} else {
+			*key = s->next_key;
+			s->next_key = s->next_key + 1 == s->nkeys ? 0 : s->next_key + 1;
+		}
+		return true;
+	}
+	case RL_TRAFFIC_POISSON:
+		*t = s->t_ns = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->mean_ns));
+		break;
+	case RL_TRAFFIC_ONOFF:
+		for (;;) {
+			if (s->on) {
+				int64_t c = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->mean_ns));
+				if (c < s->switch_ns) {
+					*t = s->t_ns = c;
+					break;
+				}
+			}
+			if (s->switch_ns >= sp->stop_ns)
+				return false;
+			/* memoryless: restarting the arrival clock at the switch is exact */
+			s->t_ns = s->switch_ns;
+			s->on = !s->on;
+			s->switch_ns = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->on ? sp->on_ns : sp->off_ns));
+		}
+		break;
+	case RL_TRAFFIC_DIURNAL:
+		/* thinning (Lewis-Shedler): candidates at the peak rate, kept with rate(t) / peak */
+		for (;;) {
+			s->t_ns = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->mean_ns));
+			if (s->t_ns >= sp->stop_ns)
+				return false;
+			double turns = (double)((s->t_ns - sp->start_ns) % sp->period_ns) / (double)sp->period_ns;
+			double a = (double)sp->amplitude_pct / 100.0;
+			if (rl_rng_unit(&s->rng) * (1.0 + a) < 1.0 + a * rl_sim_sin_turns(turns))
+				break;
+		}
+		*t = s->t_ns;
+		break;
+	case RL_TRAFFIC_BOUNDARY: {
+		int64_t per_side = sp->count * s->nkeys;
+		int64_t i = n % (2 * per_side);
+		if (n && i == 0)
+			s->window += sp->every;
+		*t = s->window * w - (i < per_side ? sp->gap_ns : 0);
+		*key = (uint32_t)(i % s->nkeys);
+		return *t < sp->stop_ns;
+	}
+	case RL_TRAFFIC_ADVERSARY:
+		if (n >= sp->rounds)
+			return false;
+		*t = round_start(s, w, n);
+		*key = (uint32_t)(n % s->nkeys);
+		s->round_end_ns = add_sat(*t, 2 * w);
+		return *t < sp->stop_ns;
+	case RL_TRAFFIC_REPLAY:
+		while ((size_t)n < s->trace_len && s->trace_ns[n] < sp->start_ns)
+			n = s->n++;
+		if ((size_t)n >= s->trace_len || s->trace_ns[n] >= sp->stop_ns)
+			return false;
+		*t = s->trace_ns[n];
+		*key = s->trace_key[n];
+		return true;
+	}
+	*key = pick_key(s);
+	return *t < sp->stop_ns;
+}
+
+static void restart(struct rl_sim_traffic *tr)
+{
+	const struct rl_scenario *sc = tr->sc;
+
+	for (size_t i = 0; i < tr->nsources; i++) {
+		struct rl_sim_source *s = &tr->src[i];
+		const struct rl_traffic_spec *sp = s->spec;
+		int64_t span = sc->rule.window_ns * sp->every;
+
+		rl_rng_seed(&s->rng, tr->seed, i);
+		s->n = 0;
+		s->t_ns = sp->start_ns;
+		s->on = true;
+		s->switch_ns = add_sat(sp->start_ns, rl_rng_exp_ns(&s->rng, (double)sp->on_ns));
+		/* boundary: the first k, a multiple of every, with kW - gap >= start */
+		s->window = ((sp->start_ns + sp->gap_ns + span - 1) / span) * sp->every;
+		if (s->window == 0)
+			s->window = sp->every;
+		s->round_end_ns = 0;
+		s->step_den = (uint64_t)sp->keys * (uint64_t)sc->rule.limit * (uint64_t)sp->load_pct;
+		rl_u128 q = (rl_u128)sc->rule.window_ns * 100 / s->step_den;
+		s->step_q = q > (rl_u128)RL_TIME_MAX_NS ? RL_TIME_MAX_NS : (int64_t)q;
+		s->step_r = (uint64_t)((rl_u128)sc->rule.window_ns * 100 % s->step_den);
+		s->off_ns = 0;
+		s->off_frac = 0;
+		s->next_key = 0;
+	}
+}
+
+static int schedule_next(struct rl_queue *q, struct rl_sim_traffic *tr, uint32_t src)
+{
+	struct rl_sim_source *s = &tr->src[src];
+	int64_t t = 0;
+	uint32_t key = 0;
+
+	if (!next_arrival(s, tr->sc, &t, &key) || t >= tr->sc->duration_ns)
+		return RL_OK;
+	enum rl_event_kind kind = s->spec->type == RL_TRAFFIC_ADVERSARY ? RL_EV_PROBE : RL_EV_ARRIVAL;
+	return rl_queue_push(q, (struct rl_event){ .t_ns = t, .source = src, .key = s->key_base + key,
+						   .kind = kind });
+}
+
+/* What the source does after the decision on ev (verdict, retry_after_ns). */
+static int react(struct rl_queue *q, struct rl_sim_traffic *tr, const struct rl_event *ev, int verdict,
+		 int64_t retry_ns)
+{
+	struct rl_sim_source *s = &tr->src[ev->source];
+	const struct rl_traffic_spec *sp = s->spec;
+	struct rl_event next = *ev;
+
+	if (ev->kind == RL_EV_PROBE) {
+		next.t_ns = verdict ? ev->t_ns : add_sat(ev->t_ns, retry_ns > 0 ? retry_ns : 1);
+		if (next.t_ns >= s->round_end_ns || next.t_ns >= sp->stop_ns)
+			return schedule_next(q, tr, ev->source);
+	} else {
+		if (verdict || sp->client == RL_CLIENT_NONE || ev->attempt >= sp->max_retries)
+			return RL_OK;
+		int64_t wait = sp->client == RL_CLIENT_POLITE ? retry_ns : sp->retry_gap_ns;
+		next.t_ns = add_sat(ev->t_ns, wait > 0 ? wait : 1);
+		next.attempt++;
+		next.kind = RL_EV_RETRY;
+	}
+	return next.t_ns < tr->sc->duration_ns ? rl_queue_push(q, next) : RL_OK;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int rl_sim_traffic_run(struct rl_sim_traffic *tr, const struct rl_sim_decider *d, const char *label)
+{
+	struct rl_queue q;
+	struct rl_event ev;
+	int rc = RL_OK;
+	uint32_t since = 0;
+	double last = tr->progress ? wall_s() : 0;
+
+	rl_queue_init(&q);
+	restart(tr);
+	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
+		rc = schedule_next(&q, tr, i);
+	while (rc == RL_OK && rl_queue_pop(&q, &ev)) {
+		const struct rl_traffic_spec *sp = tr->src[ev.source].spec;
+		bool want = ev.kind == RL_EV_PROBE || (sp->client == RL_CLIENT_POLITE && ev.attempt < sp->max_retries);
+		int64_t retry_ns = 0;
+
+		if (ev.kind == RL_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
+			break;
+		int verdict = d->decide(d->ctx, ev.t_ns, ev.key, want ? &retry_ns : NULL);
+		if (verdict < 0) {
+			rc = verdict;
+			break;
+		}
+		rc = react(&q, tr, &ev, verdict, retry_ns);
+		if (tr->progress && ++since == PROGRESS_EVERY) {
+			since = 0;
+			double now = wall_s();
+			if (now - last >= 1.0) {
+				last = now;
+				fprintf(stderr, "ratelab sim: %s: %lld%% of virtual time\n", label,
+					(long long)((rl_u128)ev.t_ns * 100 / (rl_u128)tr->sc->duration_ns));
+			}
+		}
+	}
+	rl_queue_destroy(&q);
+	return rc;
+}

@@ -1,0 +1,85 @@
+/*
+ * sim_traffic.h - the simulator's engine: a scenario's traffic sources
+ * merged through the event queue on an integer-ns virtual clock, each
+ * request handed to a decider (a limiter per key, or the breaker), whose
+ * answers drive the clients that react: polite clients retry after the
+ * answer's retry_after_ns, abusive ones after a fixed gap, and the
+ * adversary probes again at once when admitted and at now + retry_after_ns
+ * when not, which is greedy at every ns without stepping through them.
+ *
+ * Sources own disjoint key ranges; key ids are dense, 0 .. nkeys - 1.
+ * Every source draws from its own PRNG stream (seed, source index), so
+ * the offered traffic of a source without feedback is the same whatever
+ * the decider does, and two runs with one seed are identical.
+ *
+ * Create once per scenario (replay files are read then), run any number
+ * of times (each run restarts the sources), destroy. Single-threaded.
+ */
+#ifndef RATELAB_SIM_TRAFFIC_H
+#define RATELAB_SIM_TRAFFIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_rng.h"
+#include "sim_scenario.h"
+
+struct rl_sim_source {
+	const struct rl_traffic_spec *spec;
+	struct rl_rng rng;
+	uint32_t key_base, nkeys;
+	double *cdf;       /* Zipf: cumulative weights of keys 0..nkeys-1; NULL = uniform */
+	double mean_ns;    /* mean gap of the source's Poisson process (at its peak for diurnal), ns */
+	int64_t n;         /* arrivals generated this run */
+	int64_t step_q;    /* constant: gap = step_q + step_r / step_den ns (step_q capped */
+	uint64_t step_r;   /* at RL_TIME_MAX_NS); den = keys * N * load <= 10^18 */
+	uint64_t step_den;
+	int64_t off_ns;    /* constant: next arrival's offset from start, ns, */
+	uint64_t off_frac; /* plus off_frac / step_den ns */
+	uint32_t next_key;                /* constant: round-robin key */
+	int64_t t_ns;      /* the last arrival, ns */
+	bool on;           /* onoff: in the ON state */
+	int64_t switch_ns; /* onoff: when the state flips, ns */
+	int64_t window;    /* boundary: the current attack's window index k */
+	int64_t round_end_ns; /* adversary: end of the current round, ns */
+	int64_t *trace_ns; /* replay: times, ns */
+	uint32_t *trace_key; /* replay: key ids relative to key_base */
+	size_t trace_len;
+};
+
+struct rl_sim_traffic {
+	const struct rl_scenario *sc;
+	uint64_t seed;
+	size_t nsources;
+	struct rl_sim_source src[RL_SIM_MAX_TRAFFIC];
+	uint32_t nkeys;          /* keys over all sources */
+	bool progress;           /* report progress of long runs on stderr */
+};
+
+/*
+ * A decider answers one request: RL_ALLOWED, RL_REJECTED or a negative
+ * rl_status. When retry_after_ns is not NULL and the request is rejected,
+ * it receives the wait (>= 1 ns) after which a request would be admitted.
+ */
+struct rl_sim_decider {
+	int (*decide)(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns);
+	void *ctx;
+};
+
+/* RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces). */
+int rl_sim_traffic_create(struct rl_sim_traffic *tr, const struct rl_scenario *sc, uint64_t seed,
+			  char *msg, size_t msg_len);
+void rl_sim_traffic_destroy(struct rl_sim_traffic *tr);
+
+/* The source that owns key. */
+const struct rl_sim_source *rl_sim_traffic_source_of(const struct rl_sim_traffic *tr, uint32_t key);
+
+/*
+ * Runs the scenario's traffic through d until the queue is empty (no event
+ * at or after the duration is delivered). Returns RL_OK or the first error
+ * the decider or the queue returned. label names the run in progress lines.
+ */
+int rl_sim_traffic_run(struct rl_sim_traffic *tr, const struct rl_sim_decider *d, const char *label);
+
+#endif
