@@ -1,0 +1,457 @@
+/*
+ * model.h - slow, obviously correct reference models of every limiter
+ * algorithm and of the rate-limit circuit breaker, written from the issue's
+ * and the spec's words, not from the implementation. The property tests
+ * compare the implementation with these on random traces.
+ *
+ * The models keep the most literal state the words suggest:
+ *   token_bucket     the tokens, as an exact fraction with denominator W
+ *                    (tok_w = tokens * W), refilled by N/W per ns = N per ns
+ *                    in those units, capped at B; admit iff tokens >= 1.
+ *   gcra             not modelled apart: the issue says it decides as
+ *                    token_bucket does (exactly so when N divides W; when
+ *                    not, as a token bucket of 1 per ceil(W/N) ns).
+ *   leaky_bucket     each admitted request's service start, exactly:
+ *                    s_i = max(t_i, s_{i-1} + W/N), kept times N so it is an
+ *                    integer; admit iff the delay s_i - t_i <= B * W / N.
+ *   fixed_window,    a plain array of every accepted timestamp, scanned in
+ *   sliding_log,     full for each decision: fixed_window counts those with
+ *   sliding_counter  floor(x/W) == floor(t/W); sliding_log those with
+ *                    t - W < x <= t; sliding_counter recomputes prev and
+ *                    curr from the list and admits iff
+ *                    prev * (W - e) + curr * W < N * W.
+ *   breaker          a plain array of accepted timestamps plus the state
+ *                    and the time it opened, per the spec's rules.
+ *
+ * The answers are found by brute force on copies of the model:
+ *   remaining   how many more requests a copy admits at the same instant;
+ *   retry_after the smallest d >= 1 such that a copy admits at t + d
+ *               (admission is monotone in d when nothing else arrives, so
+ *               doubling then bisection finds it; d - 1 is checked too);
+ *   reset       the smallest d >= 0 at which a copy's remaining (before any
+ *               request) is its maximum (B, B + 1 or N);
+ *   delay       the admitted request's s_i - t_i, rounded up to whole ns.
+ * Durations above INT64_MAX saturate at INT64_MAX, as the library's do.
+ * Model times are 128-bit so that probes past 4 * 10^18 cannot overflow.
+ *
+ * Header-only, every function static inline (the tests' CMake glob makes
+ * one program per test_*.c). No floating point anywhere.
+ */
+#ifndef RATELAB_TESTS_MODEL_H
+#define RATELAB_TESTS_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef __int128 m_i128;
+typedef unsigned __int128 m_u128;
+
+#define M_TIME_MAX 4000000000000000000LL
+#define M_ERANGE (-3)
+
+/* ------------------------------------------------------------------ */
+/* A tiny deterministic PRNG (splitmix64) for the random traces.       */
+
+struct m_rng {
+	uint64_t s;
+};
+
+static inline uint64_t m_rng_next(struct m_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi] (inclusive); modulo bias is irrelevant here. */
+static inline int64_t m_rng_range(struct m_rng *r, int64_t lo, int64_t hi)
+{
+	uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+	return span == 0 ? (int64_t)m_rng_next(r) : (int64_t)((uint64_t)lo + m_rng_next(r) % span);
+}
+
+/* The seed: RL_SEED from the environment when set, else def. */
+static inline uint64_t m_seed_from_env(uint64_t def)
+{
+	const char *s = getenv("RL_SEED");
+	return s && *s ? strtoull(s, NULL, 0) : def;
+}
+
+/* ------------------------------------------------------------------ */
+/* The limiter models.                                                 */
+
+enum m_kind { M_TOKEN_BUCKET, M_LEAKY_BUCKET, M_FIXED_WINDOW, M_SLIDING_LOG, M_SLIDING_COUNTER };
+
+struct m_lim {
+	enum m_kind kind;
+	int64_t n; /* requests per window */
+	int64_t w; /* window, ns */
+	int64_t b; /* burst */
+};
+
+struct m_key {
+	int seen;
+	m_i128 last; /* last seen time: earlier times are clamped to it */
+	/* token_bucket: tokens * W at time tb_at (meaningful once seen) */
+	m_u128 tok_w;
+	m_i128 tb_at;
+	/* leaky_bucket: the last admitted request's service start, times N */
+	int lb_any;
+	m_i128 lb_srv_n;
+	/* window algorithms: every accepted timestamp, oldest first */
+	m_i128 *acc;
+	size_t len, cap;
+	int is_copy; /* a copy shares acc and must never reallocate it */
+};
+
+struct m_answer {
+	int verdict; /* 1 allowed, 0 rejected, M_ERANGE */
+	int64_t t_eff; /* the time the request was decided at (after the clamp) */
+	int64_t remaining, retry_after_ns, reset_ns, delay_ns;
+};
+
+static inline void m_key_free(struct m_key *k)
+{
+	if (!k->is_copy)
+		free(k->acc);
+	memset(k, 0, sizeof(*k));
+}
+
+static inline void m_reserve(struct m_key *k, size_t want)
+{
+	if (k->cap >= want)
+		return;
+	if (k->is_copy) {
+		fprintf(stderr, "model.h: a copy must not grow\n");
+		abort();
+	}
+	size_t cap = k->cap ? k->cap : 16;
+	while (cap < want)
+		cap *= 2;
+	k->acc = realloc(k->acc, cap * sizeof(*k->acc));
+	if (!k->acc)
+		abort();
+	k->cap = cap;
+}
+
+static inline void m_push(struct m_key *k, m_i128 t)
+{
+	m_reserve(k, k->len + 1);
+	k->acc[k->len++] = t;
+}
+
+/* The most requests a key can make at one instant: a fresh key's. */
+static inline int64_t m_max_capacity(const struct m_lim *m)
+{
+	switch (m->kind) {
+	case M_TOKEN_BUCKET:
+		return m->b;
+	case M_LEAKY_BUCKET:
+		return m->b + 1; /* one in service, B waiting */
+	default:
+		return m->n;
+	}
+}
+
+/* floor(a / b) for b > 0 (times are never negative here; be literal anyway) */
+static inline m_i128 m_floor_div(m_i128 a, int64_t b)
+{
+	m_i128 q = a / b;
+	if (a % b != 0 && a < 0)
+		q--;
+	return q;
+}
+
+/* The window algorithms' counts at t over the list of accepted timestamps. */
+struct m_counts {
+	m_i128 in_window; /* fixed_window: floor(x/W) == floor(t/W); sliding_log: t - W < x <= t */
+	m_i128 prev, curr; /* sliding_counter: in window floor(t/W) - 1, and floor(t/W) */
+};
+
+static inline struct m_counts m_count(const struct m_lim *m, const struct m_key *k, m_i128 t)
+{
+	struct m_counts c = { 0, 0, 0 };
+	m_i128 start = m_floor_div(t, m->w) * m->w; /* t's window is [start, start + W) */
+
+	for (size_t i = 0; i < k->len; i++) {
+		m_i128 x = k->acc[i];
+		if (m->kind == M_SLIDING_LOG) {
+			c.in_window += t - m->w < x && x <= t;
+		} else {
+			c.in_window += start <= x && x < start + m->w;
+			c.curr += start <= x && x < start + m->w;
+			c.prev += start - m->w <= x && x < start;
+		}
+	}
+	return c;
+}
+
+/* The window algorithms' rules, on the counts at t. */
+static inline int m_window_ok(const struct m_lim *m, m_i128 t, struct m_counts c)
+{
+	if (m->kind == M_SLIDING_COUNTER) {
+		m_u128 n = (m_u128)m->n, w = (m_u128)m->w;
+		m_u128 e = (m_u128)(t - m_floor_div(t, m->w) * m->w);
+		return (m_u128)c.prev * (w - e) + (m_u128)c.curr * w < n * w;
+	}
+	return c.in_window < m->n;
+}
+
+/*
+ * Decides a request at t (t >= the key's last seen time); with commit the
+ * request is recorded. *delay_n receives leaky_bucket's delay times N.
+ */
+static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int commit,
+			   m_i128 *delay_n)
+{
+	m_u128 n = (m_u128)m->n, w = (m_u128)m->w, b = (m_u128)m->b;
+
+	switch (m->kind) {
+	case M_TOKEN_BUCKET: {
+		m_u128 full = b * w;
+		m_u128 tok = full; /* a new key starts full */
+		if (k->seen) {
+			tok = k->tok_w + (m_u128)(t - k->tb_at) * n;
+			if (tok > full)
+				tok = full;
+		}
+		int ok = tok >= w; /* at least one whole token */
+		if (commit) {
+			k->tok_w = ok ? tok - w : tok;
+			k->tb_at = t;
+		}
+		return ok;
+	}
+	case M_LEAKY_BUCKET: {
+		m_i128 arrive_n = t * (m_i128)n;
+		m_i128 serve_n = arrive_n;
+		if (k->lb_any && k->lb_srv_n + (m_i128)w > serve_n)
+			serve_n = k->lb_srv_n + (m_i128)w;
+		m_i128 wait_n = serve_n - arrive_n;
+		int ok = wait_n <= (m_i128)(b * w);
+		if (delay_n)
+			*delay_n = wait_n;
+		if (commit && ok) {
+			k->lb_srv_n = serve_n;
+			k->lb_any = 1;
+		}
+		return ok;
+	}
+	case M_FIXED_WINDOW:
+	case M_SLIDING_LOG:
+	case M_SLIDING_COUNTER: {
+		int ok = m_window_ok(m, t, m_count(m, k, t));
+		if (commit && ok)
+			m_push(k, t);
+		return ok;
+	}
+	}
+	abort();
+}
+
+/* A copy of k (its timestamp list shared, never grown) for the buckets. */
+static inline struct m_key m_copy(const struct m_key *k)
+{
+	struct m_key c = *k;
+	c.is_copy = 1;
+	return c;
+}
+
+static inline int m_is_window(const struct m_lim *m)
+{
+	return m->kind == M_FIXED_WINDOW || m->kind == M_SLIDING_LOG ||
+	       m->kind == M_SLIDING_COUNTER;
+}
+
+/* How many requests a copy of k admits, one after another, at t. */
+static inline int64_t m_capacity(const struct m_lim *m, const struct m_key *k, m_i128 t)
+{
+	struct m_key c = m_copy(k);
+	int64_t max = m_max_capacity(m), got = 0;
+
+	if (!m_is_window(m)) {
+		while (got <= max && m_decide(m, &c, t, 1, NULL))
+			got++;
+		return got;
+	}
+	/* a window algorithm's copy would record its admissions as more
+	 * timestamps equal to t: count the list once, then add them */
+	struct m_counts base = m_count(m, &c, t);
+	for (;;) {
+		struct m_counts now = base;
+		now.in_window += got;
+		now.curr += got;
+		if (got > max || !m_window_ok(m, t, now))
+			return got;
+		got++;
+	}
+}
+
+/* Would a copy of k admit a request at t? */
+static inline int m_admits_at(const struct m_lim *m, struct m_key *k, m_i128 t)
+{
+	return m_decide(m, k, t, 0, NULL);
+}
+
+static inline int m_full_at(const struct m_lim *m, struct m_key *k, m_i128 t)
+{
+	return m_capacity(m, k, t) == m_max_capacity(m);
+}
+
+/*
+ * The smallest d >= from, d <= INT64_MAX, with pred(m, k, t + d); INT64_MAX
+ * when there is none (saturation). pred must be monotone in d.
+ */
+static inline int64_t m_search(const struct m_lim *m, struct m_key *k, m_i128 t, int64_t from,
+			       int (*pred)(const struct m_lim *, struct m_key *, m_i128))
+{
+	if (pred(m, k, t + from))
+		return from;
+	if (!pred(m, k, t + (m_i128)INT64_MAX))
+		return INT64_MAX;
+	/* bracket the answer: lo false, hi true; double while the wait is
+	 * small, else bisect all of [2^32, INT64_MAX] (fewer probes) */
+	m_i128 lo = from, hi = from + 1;
+	const m_i128 big = (m_i128)1 << 32;
+	if (!pred(m, k, t + big)) {
+		lo = big;
+		hi = INT64_MAX;
+	}
+	while (hi < big && !pred(m, k, t + hi)) {
+		lo = hi;
+		hi *= 2;
+	}
+	while (hi - lo > 1) {
+		m_i128 mid = lo + (hi - lo) / 2;
+		if (pred(m, k, t + mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	/* the defining property, checked literally */
+	if (!pred(m, k, t + hi) || (hi > from && pred(m, k, t + hi - 1))) {
+		fprintf(stderr, "model.h: a predicate is not monotone\n");
+		abort();
+	}
+	return (int64_t)hi;
+}
+
+/* One request at t for key k: the model's decision and its answers. */
+static inline int m_check(const struct m_lim *m, struct m_key *k, int64_t t, struct m_answer *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (t < 0 || t > M_TIME_MAX)
+		return a->verdict = M_ERANGE;
+
+	m_i128 now = t;
+	if (k->seen && now < k->last)
+		now = k->last; /* a time going backwards counts as the last seen one */
+
+	m_i128 wait_n = 0;
+	int ok = m_decide(m, k, now, 1, &wait_n);
+
+	k->seen = 1;
+	k->last = now;
+	a->verdict = ok;
+	a->t_eff = (int64_t)now;
+	a->remaining = m_capacity(m, k, now);
+	a->retry_after_ns = ok ? 0 : m_search(m, k, now, 1, m_admits_at);
+	a->reset_ns = m_search(m, k, now, 0, m_full_at);
+	if (m->kind == M_LEAKY_BUCKET && ok) {
+		m_i128 d = (wait_n + m->n - 1) / m->n; /* whole ns, rounded up */
+		a->delay_ns = d > INT64_MAX ? INT64_MAX : (int64_t)d;
+	}
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* The rate-limit circuit breaker, per the spec's rules.               */
+
+enum m_bstate { M_CLOSED, M_OPEN, M_HALF_OPEN };
+
+struct m_breaker {
+	int64_t limit, window, open_for;
+	enum m_bstate state;
+	int64_t opened_at;
+	int64_t *acc; /* accepted timestamps of the current request window */
+	size_t len, cap;
+};
+
+static inline void m_breaker_init(struct m_breaker *b, int64_t limit, int64_t window,
+				  int64_t open_for)
+{
+	memset(b, 0, sizeof(*b));
+	b->limit = limit;
+	b->window = window;
+	b->open_for = open_for;
+	b->state = M_CLOSED;
+}
+
+static inline void m_breaker_free(struct m_breaker *b)
+{
+	free(b->acc);
+	memset(b, 0, sizeof(*b));
+}
+
+/* "Before processing any public method call, the breaker first computes
+ * the effective state": OPEN turns HALF_OPEN once open_for has passed. */
+static inline void m_breaker_effective(struct m_breaker *b, int64_t t)
+{
+	if (b->state == M_OPEN && t - b->opened_at >= b->open_for)
+		b->state = M_HALF_OPEN;
+}
+
+static inline enum m_bstate m_breaker_state(struct m_breaker *b, int64_t t)
+{
+	m_breaker_effective(b, t);
+	return b->state;
+}
+
+/* 1 accepted, 0 rejected; *before is the effective state before it. */
+static inline int m_breaker_handle(struct m_breaker *b, int64_t t, enum m_bstate *before)
+{
+	m_breaker_effective(b, t);
+	*before = b->state;
+	if (b->state == M_OPEN)
+		return 0;
+	if (b->state == M_HALF_OPEN) {
+		/* the probe; a new window containing only it */
+		b->len = 0;
+		if (b->cap == 0) {
+			b->cap = 16;
+			b->acc = malloc(b->cap * sizeof(*b->acc));
+			if (!b->acc)
+				abort();
+		}
+		b->acc[b->len++] = t;
+		b->state = M_CLOSED;
+		return 1;
+	}
+	int64_t in_window = 0;
+	for (size_t i = 0; i < b->len; i++)
+		if (t - b->window < b->acc[i] && b->acc[i] <= t)
+			in_window++;
+	if (in_window < b->limit) {
+		if (b->len == b->cap) {
+			b->cap = b->cap ? b->cap * 2 : 16;
+			b->acc = realloc(b->acc, b->cap * sizeof(*b->acc));
+			if (!b->acc)
+				abort();
+		}
+		b->acc[b->len++] = t;
+		return 1;
+	}
+	b->state = M_OPEN;
+	b->opened_at = t;
+	return 0;
+}
+
+static inline const char *m_bstate_name(enum m_bstate s)
+{
+	return s == M_CLOSED ? "CLOSED" : s == M_OPEN ? "OPEN" : "HALF_OPEN";
+}
+
+#endif
