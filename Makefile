@@ -5,7 +5,7 @@
 #   make bench   the whole measured report (results/REPORT.md); QUICK=1 for a short run
 #   make deps    install the Debian packages ratelab needs
 
-DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox
+DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
 JOBS ?= 2
 CMAKE_FLAGS ?=
 

@@ -1,0 +1,53 @@
+// breaker.cc - rl_breaker_handle amortised at limit 10^6 (window 1 s,
+// open for 100 ms, times in ns):
+//   breaker/at_limit   one request every W / limit: the breaker stays CLOSED
+//                      and every call admits one time and expires one;
+//   breaker/overload   one request every W / limit / 2: CLOSED fills in half
+//                      a window, opens, rejects for 100 ms, probes, closes -
+//                      the full cycle, ring growth included, amortised.
+// Counters: allowed_pct, openings (per run).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "ratelab_cxx.h"
+
+
+namespace {
+
+constexpr int64_t kLimit = 1000000;
+constexpr int64_t kWindow = 1000000000;
+constexpr int64_t kOpenFor = 100000000;
+
+void bm_breaker(benchmark::State &state, int64_t step)
+{
+	rl_breaker b;
+	char msg[160];
+	if (rl_breaker_init(&b, kLimit, kWindow, kOpenFor, msg, sizeof msg) != RL_OK) {
+		std::fprintf(stderr, "bench: breaker: %s\n", msg);
+		std::exit(1);
+	}
+	int64_t now = 0, allowed = 0, openings = 0;
+	rl_breaker_state before, prev = RL_BREAKER_CLOSED;
+
+	for (auto _ : state) {
+		int r = rl_breaker_handle(&b, now, &before);
+		benchmark::DoNotOptimize(r);
+		allowed += r;
+		openings += before == RL_BREAKER_OPEN && prev != RL_BREAKER_OPEN;
+		prev = before;
+		now += step;
+	}
+	rl_breaker_destroy(&b);
+	state.SetItemsProcessed(state.iterations());
+	state.counters["allowed_pct"] = 100.0 * static_cast<double>(allowed) /
+					static_cast<double>(state.iterations() ? state.iterations() : 1);
+	state.counters["openings"] = static_cast<double>(openings);
+	state.counters["limit"] = static_cast<double>(kLimit);
+}
+
+BENCHMARK_CAPTURE(bm_breaker, at_limit, kWindow / kLimit)->Name("breaker/at_limit");
+BENCHMARK_CAPTURE(bm_breaker, overload, kWindow / kLimit / 2)->Name("breaker/overload");
+
+} // namespace

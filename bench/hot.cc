@@ -1,0 +1,137 @@
+// hot.cc - one hot key, single thread: the algorithm's own cost.
+//
+//   hot/<algo>/<via>/<answer>  time passed in, advanced by W/N/2 per request
+//       via    = direct (rl_<algo>_check) or ops (rl_limiter_check, the
+//                strategy table's indirect call)
+//       answer = verdict (out = NULL, no divisions) or answer (with the
+//                struct rl_decision the HTTP layer needs)
+//   clock/<algo>   the same (direct, verdict) with a clock_gettime read
+//   clock/read     clock_gettime(CLOCK_MONOTONIC) alone
+//
+// Counters: allowed_pct (share of admitted requests), state_bytes.
+#include <benchmark/benchmark.h>
+
+#include <ctime>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace {
+
+using rlbench::kHotStepNs;
+using rlbench::kStartNs;
+
+using CheckFn = int (*)(const rl_limiter *, void *, int64_t, rl_decision *);
+
+// The direct entry point of each algorithm, typed state cast from void *.
+const std::map<std::string, CheckFn> &direct_checks()
+{
+	static const std::map<std::string, CheckFn> table = {
+		{"token_bucket", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+			 return rl_token_bucket_check(l, static_cast<rl_level *>(s), t, o); }},
+		{"gcra", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+			 return rl_gcra_check(l, static_cast<rl_gcra *>(s), t, o); }},
+		{"leaky_bucket", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+			 return rl_leaky_bucket_check(l, static_cast<rl_level *>(s), t, o); }},
+		{"fixed_window", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+			 return rl_fixed_window_check(l, static_cast<rl_fixed_window *>(s), t, o); }},
+		{"sliding_log", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+			 return rl_sliding_log_check(l, static_cast<rl_sliding_log *>(s), t, o); }},
+		{"sliding_counter", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+			 return rl_sliding_counter_check(l, static_cast<rl_sliding_counter *>(s), t, o); }},
+	};
+	return table;
+}
+
+// A zeroed, suitably aligned state of the algorithm's size.
+struct HotState {
+	alignas(64) unsigned char bytes[64];
+	explicit HotState(size_t size)
+	{
+		if (size > sizeof bytes)
+			std::abort();
+		std::memset(bytes, 0, sizeof bytes);
+	}
+};
+
+int64_t monotonic_ns()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void finish(benchmark::State &state, const rl_algo *algo, int64_t allowed)
+{
+	state.SetItemsProcessed(state.iterations());
+	state.counters["allowed_pct"] = benchmark::Counter(
+		100.0 * static_cast<double>(allowed) / static_cast<double>(state.iterations() ? state.iterations() : 1));
+	state.counters["state_bytes"] = static_cast<double>(algo->state_size);
+}
+
+void bm_hot(benchmark::State &state, const rl_algo *algo, bool direct, bool answer)
+{
+	rl_limiter lim = rlbench::make_limiter(algo);
+	HotState st(algo->state_size);
+	CheckFn check = direct ? direct_checks().at(algo->name) : lim.algo->check;
+	rl_decision dec;
+	rl_decision *out = answer ? &dec : nullptr;
+	int64_t now = kStartNs, allowed = 0;
+
+	for (auto _ : state) {
+		int r = direct ? check(&lim, st.bytes, now, out) : rl_limiter_check(&lim, st.bytes, now, out);
+		benchmark::DoNotOptimize(r);
+		allowed += r;
+		now += kHotStepNs;
+	}
+	if (answer)
+		benchmark::DoNotOptimize(dec);
+	finish(state, algo, allowed);
+	rl_limiter_release(&lim, st.bytes);
+}
+
+void bm_clock(benchmark::State &state, const rl_algo *algo)
+{
+	rl_limiter lim = rlbench::make_limiter(algo);
+	HotState st(algo->state_size);
+	CheckFn check = direct_checks().at(algo->name);
+	int64_t allowed = 0;
+
+	for (auto _ : state) {
+		int r = check(&lim, st.bytes, monotonic_ns(), nullptr);
+		benchmark::DoNotOptimize(r);
+		allowed += r;
+	}
+	finish(state, algo, allowed);
+	rl_limiter_release(&lim, st.bytes);
+}
+
+void bm_clock_read(benchmark::State &state)
+{
+	for (auto _ : state)
+		benchmark::DoNotOptimize(monotonic_ns());
+	state.SetItemsProcessed(state.iterations());
+}
+
+int register_all()
+{
+	for (const rl_algo *algo : rlbench::algos()) {
+		std::string base = std::string("hot/") + algo->name;
+		for (bool direct : {true, false})
+			for (bool answer : {false, true})
+				benchmark::RegisterBenchmark(
+					(base + (direct ? "/direct" : "/ops") + (answer ? "/answer" : "/verdict")).c_str(),
+					bm_hot, algo, direct, answer);
+	}
+	benchmark::RegisterBenchmark("clock/read", bm_clock_read);
+	for (const rl_algo *algo : rlbench::algos())
+		benchmark::RegisterBenchmark((std::string("clock/") + algo->name).c_str(), bm_clock, algo);
+	return 0;
+}
+
+const int registered = register_all();
+
+} // namespace

@@ -1,0 +1,178 @@
+// report_load.cc - reads the report's inputs (see report.h).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report.h"
+
+namespace report {
+
+const std::vector<std::string> kSummaryColumns = {
+	"scenario", "algo", "limit", "window_ns", "burst", "seed", "requests", "admitted",
+	"false_allows", "false_allow_pct", "false_rejects", "false_reject_pct",
+	"keys_over_admitted_pct", "max_in_window", "max_window_ratio", "long_run_rate_ratio",
+	"jain_index", "state_bytes_mean", "state_bytes_max", "decisions_per_sec"};
+
+double Bench::ns(const std::string &name) const
+{
+	auto it = runs.find(name);
+	return it == runs.end() ? NAN : it->second.ns;
+}
+
+double Bench::counter(const std::string &name, const std::string &key) const
+{
+	auto it = runs.find(name);
+	if (it == runs.end())
+		return NAN;
+	auto c = it->second.counters.find(key);
+	return c == it->second.counters.end() ? NAN : c->second;
+}
+
+namespace {
+
+double unit_to_ns(const std::string &unit)
+{
+	if (unit == "ns")
+		return 1;
+	if (unit == "us")
+		return 1e3;
+	if (unit == "ms")
+		return 1e6;
+	return 1e9;
+}
+
+// The fields of a benchmark entry that are not user counters.
+bool is_builtin(const std::string &key)
+{
+	static const char *const builtin[] = {
+		"name", "family_index", "per_family_instance_index", "run_name", "run_type",
+		"repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
+		"time_unit", "aggregate_name", "aggregate_unit", "error_occurred", "error_message"};
+	for (const char *b : builtin)
+		if (key == b)
+			return true;
+	return false;
+}
+
+std::vector<std::string> split(const std::string &line, char sep)
+{
+	std::vector<std::string> out;
+	std::string cell;
+	std::istringstream ss(line);
+	while (std::getline(ss, cell, sep))
+		out.push_back(cell);
+	if (!line.empty() && line.back() == sep)
+		out.emplace_back();
+	return out;
+}
+
+} // namespace
+
+Bench load_bench(const std::string &path)
+{
+	Bench b;
+	std::ifstream f(path);
+	if (!f)
+		return b;
+	nlohmann::json j;
+	try {
+		f >> j;
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "report: %s: %s\n", path.c_str(), e.what());
+		std::exit(1);
+	}
+	for (auto &[k, v] : j["context"].items())
+		b.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
+
+	// Medians first when present; single runs fill in the rest.
+	for (int pass = 0; pass < 2; pass++)
+		for (const auto &e : j["benchmarks"]) {
+			std::string run_type = e.value("run_type", "iteration");
+			bool median = run_type == "aggregate" && e.value("aggregate_name", "") == "median";
+			if ((pass == 0) != median || (pass == 1 && run_type != "iteration"))
+				continue;
+			std::string name = e.value("run_name", e.value("name", ""));
+			if (b.runs.count(name))
+				continue;
+			b.repetitions = std::max(b.repetitions, e.value("repetitions", 1));
+			bool real = name.find("real_time") != std::string::npos;
+			Run r;
+			r.ns = e.value(real ? "real_time" : "cpu_time", NAN) * unit_to_ns(e.value("time_unit", "ns"));
+			for (auto &[k, v] : e.items())
+				if (!is_builtin(k) && v.is_number())
+					r.counters[k] = v.get<double>();
+			b.runs[name] = r;
+		}
+	return b;
+}
+
+int Csv::col(const std::string &name) const
+{
+	for (size_t i = 0; i < header.size(); i++)
+		if (header[i] == name)
+			return static_cast<int>(i);
+	return -1;
+}
+
+const std::string &Csv::at(size_t row, const std::string &name) const
+{
+	static const std::string none;
+	int c = col(name);
+	return c < 0 || static_cast<size_t>(c) >= rows[row].size() ? none : rows[row][static_cast<size_t>(c)];
+}
+
+double Csv::num(size_t row, const std::string &name) const
+{
+	const std::string &s = at(row, name);
+	char *end = nullptr;
+	double v = std::strtod(s.c_str(), &end);
+	return s.empty() || *end ? NAN : v;
+}
+
+Csv load_csv(const std::string &path, const std::vector<std::string> &want)
+{
+	Csv c;
+	c.path = path;
+	std::ifstream f(path);
+	if (!f)
+		return c;
+	std::string line;
+	if (std::getline(f, line))
+		c.header = split(line, ',');
+	if (!want.empty() && c.header != want) {
+		std::fprintf(stderr, "report: %s: unexpected header \"%s\"\n", path.c_str(), line.c_str());
+		std::exit(1);
+	}
+	while (std::getline(f, line))
+		if (!line.empty())
+			c.rows.push_back(split(line, ','));
+	return c;
+}
+
+std::vector<std::pair<std::string, std::string>> load_env(const std::string &path)
+{
+	std::vector<std::pair<std::string, std::string>> env;
+	std::ifstream f(path);
+	std::string line;
+	while (std::getline(f, line)) {
+		size_t eq = line.find('=');
+		if (eq != std::string::npos)
+			env.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+	}
+	return env;
+}
+
+std::string fmt(double v, int decimals)
+{
+	if (std::isnan(v))
+		return "n/a";
+	char buf[64];
+	std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+	return buf;
+}
+
+} // namespace report

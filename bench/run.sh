@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# run.sh - `make bench`: builds ratelab in Release into build-bench (with the
+# Google Benchmark drivers), runs the simulator's default scenario set, the
+# benchmarks and the bytes-per-limit probe, writes results/REPORT.md (and
+# the README's tradeoff table) and draws the charts into results/plots.
+#
+#   QUICK=1 bash bench/run.sh   reduced set (no 10M-key store, short
+#                               min_time, one repetition): under 2 minutes
+#
+# A missing tool or library stops it with the apt-get command that fixes it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+QUICK=${QUICK:-}
+[ "$QUICK" = 1 ] || QUICK=0
+BUILD=build-bench
+RESULTS=results
+T0=$(date +%s)
+STEPS=6
+
+step() { echo "== [$1/$STEPS] $2 (t+$(($(date +%s) - T0))s)"; }
+
+# -- dependencies: package -> a file or command it provides
+missing=()
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+need_file() { [ -e "$1" ] || missing+=("$2"); }
+need_cmd cmake cmake
+need_cmd g++ g++
+need_cmd make make
+need_cmd gnuplot gnuplot-nox
+need_file /usr/include/benchmark/benchmark.h libbenchmark-dev
+need_file /usr/include/nlohmann/json.hpp nlohmann-json3-dev
+need_file /usr/include/ini.h libinih-dev
+if [ ${#missing[@]} -gt 0 ]; then
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo="sudo "
+	echo "bench: missing: ${missing[*]}" >&2
+	echo "bench: run: ${sudo}apt-get update && ${sudo}apt-get install -y ${missing[*]}" >&2
+	echo "bench: (or: make deps)" >&2
+	exit 1
+fi
+if ! echo 'set terminal pngcairo' | gnuplot >/dev/null 2>&1; then
+	echo "bench: gnuplot has no pngcairo terminal; run: apt-get install -y gnuplot-nox" >&2
+	exit 1
+fi
+
+if [ "$QUICK" = 1 ]; then
+	MODE=quick MIN_TIME=0.02 REPS=1
+else
+	MODE=full MIN_TIME=0.25 REPS=3
+fi
+echo "bench: $MODE run; results in $RESULTS/"
+
+step 1 "build (Release, -DRL_BENCH=ON) in $BUILD"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRL_BENCH=ON >/dev/null
+cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit ratelab_report
+
+step 2 "simulator: default scenario set -> $RESULTS/sim"
+rm -rf "$RESULTS/sim"
+mkdir -p "$RESULTS/sim" "$RESULTS/bench" "$RESULTS/plots"
+"$BUILD/ratelab" sim --out "$RESULTS/sim"
+
+step 3 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
+RL_BENCH_QUICK=$QUICK "$BUILD/ratelab_bench" \
+	--benchmark_min_time="$MIN_TIME" \
+	--benchmark_repetitions="$REPS" \
+	--benchmark_report_aggregates_only="$([ "$REPS" -gt 1 ] && echo true || echo false)" \
+	--benchmark_out="$RESULTS/bench/bench.json" --benchmark_out_format=json
+
+step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
+"$BUILD/ratelab_bytes_limit" >"$RESULTS/bench/bytes_vs_limit.csv"
+
+step 5 "report -> $RESULTS/REPORT.md"
+pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
+{
+	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "cores=$(nproc)"
+	echo "memory=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+	echo "kernel=$(uname -sr)"
+	echo "os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+	echo "compiler=$(g++ --version | head -1); $(cc --version | head -1)"
+	echo "cmake=$(cmake --version | head -1 | awk '{print $3}')"
+	echo "benchmark=$(pkgver libbenchmark-dev) (Debian libbenchmark-dev)"
+	echo "glibc=$(ldd --version | head -1 | awk '{print $NF}')"
+	echo "gnuplot=$(gnuplot --version)"
+	echo "nlohmann_json=$(pkgver nlohmann-json3-dev)"
+	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo n/a)"
+	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"
+} >"$RESULTS/bench/env.txt"
+"$BUILD/ratelab_report" "$RESULTS" bench/qualitative.csv README.md "$MODE"
+
+step 6 "charts -> $RESULTS/plots"
+for gp in plots/*.gp; do
+	[ "$gp" = plots/style.gp ] && continue
+	echo "  $gp"
+	gnuplot -e "data='$RESULTS/plots/data'; out='$RESULTS/plots'" "$gp"
+done
+
+echo "bench: done in $(($(date +%s) - T0))s: $RESULTS/REPORT.md"

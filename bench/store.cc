@@ -1,0 +1,218 @@
+// store.cc - the thread-safe keyed path (rl_store_check, verdict only).
+//
+//   store/<algo>/<nkeys>/<order>    one thread; the store is created with
+//       max_keys = nkeys and filled with every key (outside the timed loop),
+//       then offered keys in uniform or Zipf(0.99) order from a sequence
+//       drawn beforehand; time advances by max(1, W / (2 N nkeys)) ns per
+//       request, so each key is offered about twice its rate (at 10M keys
+//       the 1 ns floor makes it once).
+//   floor/<algo>/<nkeys>/<dependent|independent>  the memory floor (floor.h)
+//       over an array as large as that store (rl_store_stats bytes).
+//   store_mt/<algo>/<shared|disjoint>/threads:<1|2>  one key shared by every
+//       thread, or one key per thread, each thread offered W / N / 2.
+//
+// Counters: store_bytes_per_key (rl_store_stats), malloc_bytes_per_key (the
+// allocator's growth over create + fill, mallinfo2), allowed_pct, items/s.
+// RL_BENCH_QUICK=1 in the environment drops the 10M-key runs.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common.h"
+#include "floor.h"
+
+namespace {
+
+using rlbench::KeyOrder;
+
+void fail(const char *what, const char *algo, int rc)
+{
+	std::fprintf(stderr, "bench: %s (%s): %s\n", what, algo, rl_strerror(rc));
+	std::exit(1);
+}
+
+struct Keyed {
+	const rl_algo *algo = nullptr;
+	size_t nkeys = 0;
+	rl_limiter lim;
+	rl_store *store = nullptr;
+	int64_t now = rlbench::kStartNs, dt = 1;
+	double store_bpk = 0, malloc_bpk = 0;
+	std::vector<uint64_t> seq[2]; // uniform, zipf
+
+	~Keyed() { rl_store_destroy(store); }
+};
+
+std::unique_ptr<Keyed> current;
+std::map<std::pair<std::string, size_t>, size_t> store_bytes; // by (algo, nkeys)
+
+// The filled store of algo with nkeys keys; one is kept at a time.
+Keyed &keyed(const rl_algo *algo, size_t nkeys)
+{
+	if (current && current->algo == algo && current->nkeys == nkeys)
+		return *current;
+	current.reset();
+	rlbench::release_floor();
+	if (nkeys >= 1000000)
+		std::fprintf(stderr, "bench: filling a %s store with %zu keys\n", algo->name, nkeys);
+
+	auto k = std::make_unique<Keyed>();
+	k->algo = algo;
+	k->nkeys = nkeys;
+	k->lim = rlbench::make_limiter(algo);
+	k->dt = std::max<int64_t>(1, rlbench::kWindowNs / (2 * rlbench::kLimit * static_cast<int64_t>(nkeys)));
+	size_t len = nkeys >= (1u << 16) ? (1u << 22) : (1u << 16);
+	k->seq[0] = rlbench::key_sequence(KeyOrder::uniform, nkeys, len, 0x11 + nkeys);
+	k->seq[1] = rlbench::key_sequence(KeyOrder::zipf, nkeys, len, 0x22 + nkeys);
+
+	size_t before = rlbench::malloc_bytes();
+	rl_store_config cfg{};
+	cfg.limiter = &k->lim;
+	cfg.max_keys = nkeys;
+	cfg.when_full = RL_FULL_EVICT;
+	int rc = rl_store_create(&k->store, &cfg);
+	if (rc != RL_OK)
+		fail("rl_store_create", algo->name, rc);
+	for (uint64_t key = 0; key < nkeys; key++) {
+		rc = rl_store_check(k->store, &key, sizeof key, k->now, nullptr);
+		if (rc < 0)
+			fail("rl_store_check", algo->name, rc);
+	}
+	k->now += 1;
+	struct rl_store_stats st;
+	rl_store_stats(k->store, &st);
+	k->store_bpk = static_cast<double>(st.bytes) / static_cast<double>(st.keys ? st.keys : 1);
+	k->malloc_bpk = static_cast<double>(rlbench::malloc_bytes() - before) / static_cast<double>(nkeys);
+	store_bytes[{algo->name, nkeys}] = st.bytes;
+	current = std::move(k);
+	return *current;
+}
+
+void bm_store(benchmark::State &state, const rl_algo *algo, size_t nkeys, KeyOrder order)
+{
+	Keyed &k = keyed(algo, nkeys);
+	const std::vector<uint64_t> &seq = k.seq[order == KeyOrder::zipf];
+	size_t mask = seq.size() - 1, i = 0;
+	int64_t now = k.now, dt = k.dt, allowed = 0;
+	rl_store *s = k.store;
+
+	for (auto _ : state) {
+		uint64_t key = seq[i++ & mask];
+		int r = rl_store_check(s, &key, sizeof key, now, nullptr);
+		benchmark::DoNotOptimize(r);
+		allowed += r;
+		now += dt;
+	}
+	k.now = now;
+	struct rl_store_stats st;
+	rl_store_stats(s, &st);
+	state.SetItemsProcessed(state.iterations());
+	state.counters["allowed_pct"] = 100.0 * static_cast<double>(allowed) /
+					static_cast<double>(state.iterations() ? state.iterations() : 1);
+	state.counters["store_bytes_per_key"] = k.store_bpk;
+	state.counters["malloc_bytes_per_key"] = k.malloc_bpk;
+	state.counters["keys"] = static_cast<double>(st.keys);
+	state.counters["evicted"] = static_cast<double>(st.evicted_idle + st.evicted_full);
+}
+
+void bm_floor(benchmark::State &state, const rl_algo *algo, size_t nkeys, bool dependent)
+{
+	auto it = store_bytes.find({algo->name, nkeys});
+	size_t bytes = it != store_bytes.end() ? it->second : 0;
+	if (!bytes) {
+		keyed(algo, nkeys);
+		bytes = store_bytes[{algo->name, nkeys}];
+	}
+	current.reset(); // the floor runs alone in memory
+	rlbench::run_floor(state, bytes, dependent);
+}
+
+// Two-key stores for the threaded runs, one per algorithm, built on first use.
+struct Shared {
+	rl_limiter lim;
+	rl_store *store = nullptr;
+	std::atomic<int64_t> now{rlbench::kStartNs};
+	~Shared() { rl_store_destroy(store); }
+};
+
+Shared &shared_store(const rl_algo *algo)
+{
+	static std::mutex mu;
+	static std::map<const rl_algo *, std::unique_ptr<Shared>> stores;
+	std::lock_guard<std::mutex> lock(mu);
+	auto &slot = stores[algo];
+	if (!slot) {
+		slot = std::make_unique<Shared>();
+		slot->lim = rlbench::make_limiter(algo);
+		rl_store_config cfg{};
+		cfg.limiter = &slot->lim;
+		cfg.max_keys = 2;
+		cfg.when_full = RL_FULL_EVICT;
+		int rc = rl_store_create(&slot->store, &cfg);
+		if (rc != RL_OK)
+			fail("rl_store_create", algo->name, rc);
+	}
+	return *slot;
+}
+
+void bm_store_mt(benchmark::State &state, const rl_algo *algo, bool one_key)
+{
+	Shared &sh = shared_store(algo);
+	uint64_t key = one_key ? 0 : static_cast<uint64_t>(state.thread_index());
+	int64_t now = sh.now.load(), allowed = 0;
+
+	for (auto _ : state) {
+		int r = rl_store_check(sh.store, &key, sizeof key, now, nullptr);
+		benchmark::DoNotOptimize(r);
+		allowed += r;
+		now += rlbench::kHotStepNs;
+	}
+	int64_t seen = sh.now.load();
+	while (seen < now && !sh.now.compare_exchange_weak(seen, now)) {
+	}
+	state.SetItemsProcessed(state.iterations());
+	state.counters["allowed_pct"] = benchmark::Counter(
+		100.0 * static_cast<double>(allowed) / static_cast<double>(state.iterations() ? state.iterations() : 1),
+		benchmark::Counter::kAvgThreads);
+}
+
+int register_all()
+{
+	const char *quick = std::getenv("RL_BENCH_QUICK");
+	std::vector<size_t> counts = {1, 1000, 1000000};
+	if (!quick || std::string(quick) != "1")
+		counts.push_back(10000000);
+
+	for (const rl_algo *algo : rlbench::algos())
+		for (bool one_key : {true, false})
+			benchmark::RegisterBenchmark(
+				(std::string("store_mt/") + algo->name + (one_key ? "/shared" : "/disjoint")).c_str(),
+				bm_store_mt, algo, one_key)
+				->Threads(1)
+				->Threads(2)
+				->UseRealTime();
+	for (const rl_algo *algo : rlbench::algos())
+		for (size_t n : counts) {
+			std::string base = std::string("/") + algo->name + "/" + std::to_string(n);
+			for (KeyOrder order : {KeyOrder::uniform, KeyOrder::zipf})
+				benchmark::RegisterBenchmark(("store" + base + "/" + rlbench::order_name(order)).c_str(),
+							     bm_store, algo, n, order);
+			for (bool dep : {true, false})
+				benchmark::RegisterBenchmark(("floor" + base + (dep ? "/dependent" : "/independent")).c_str(),
+							     bm_floor, algo, n, dep);
+		}
+	return 0;
+}
+
+const int registered = register_all();
+
+} // namespace

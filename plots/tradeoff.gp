@@ -1,0 +1,17 @@
+# tradeoff.gp - error (false allow + false reject %, simulator) against
+# hot-key ns/op, one point per algorithm (named in the legend with its bytes
+# per key), point size growing with bytes per key.
+# gnuplot -e "data='DIR'; out='DIR'" plots/tradeoff.gp
+load data.'/vars.gp'
+set terminal pngcairo noenhanced size 1000,650 font "DejaVu Sans,12"
+load 'plots/style.gp'
+set output out.'/tradeoff.png'
+set title "Error against cost per check (point size grows with bytes per key, all-in at 1M keys)"
+set xlabel "ns/op, hot key, time passed in, verdict only"
+set ylabel "error: false allow + false reject, % of requests"
+set grid
+set key outside right top title "algorithm, bytes/key" box
+set offsets graph 0.1, graph 0.1, graph 0.1, graph 0.1
+set datafile missing "NaN"
+plot for [i=0:words(algos)-1] data.'/tradeoff.dat' index i using 1:2:(1 + log($3 / 8) / log(2)) \
+       with points pt 7 ps variable lc (i + 1) title columnheader(1)
