@@ -19,6 +19,7 @@ enum { RL_EXIT_OK = 0, RL_EXIT_FAIL = 1, RL_EXIT_USAGE = 2 };
 /* The commands; each takes the arguments after its name. */
 int rl_cmd_breaker(int argc, char **argv);
 int rl_cmd_replay(int argc, char **argv);
+int rl_cmd_check(int argc, char **argv);
 int rl_cmd_sim(int argc, char **argv);
 
 /* A decimal integer with no sign other than '-', no spaces, no overflow. */

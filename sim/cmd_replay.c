@@ -1,8 +1,10 @@
 /*
  * cmd_replay.c - `ratelab replay --algo A --limit N --window W [--burst B]
- * [--explain]`: decides each line "T KEY" of stdin (T in ns) with the
- * chosen algorithm, one state per KEY, and prints 1 (allowed) or 0
- * (rejected) per request; --explain adds the answer's fields.
+ * [--explain] [--headers]` or `ratelab replay --config FILE ...`: decides
+ * each line "T KEY" of stdin (T in ns) with the chosen algorithm (or KEY's
+ * tier), one state per KEY, and prints 1 (allowed) or 0 (rejected) per
+ * request; --explain adds the answer's fields, --headers the HTTP answer.
+ * States are never dropped here: a replay is exact for any order of times.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +12,12 @@
 #include "cli.h"
 #include "keymap.h"
 #include "ratelab/algo.h"
+#include "ratelab/http.h"
+#include "ratelab/registry.h"
 
 static const char usage[] =
-	"usage: ratelab replay --algo A --limit N --window W [--burst B] [--explain]\n"
+	"usage: ratelab replay --algo A --limit N --window W [--burst B] [--explain] [--headers]\n"
+	"       ratelab replay --config FILE [--explain] [--headers]\n"
 	"\n"
 	"Reads lines 'T KEY' (T: integer ns in [0, 4*10^18]; KEY: any non-blank token)\n"
 	"and prints per request 1 (allowed) or 0 (rejected).\n"
@@ -23,17 +28,31 @@ static const char usage[] =
 	"  --burst B    bucket capacity for token_bucket, gcra, leaky_bucket (default N)\n"
 	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
 	"               leaky_bucket)\n"
+	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
+	"               --algo/--limit/--window/--burst: KEY is the client id, decided\n"
+	"               in its tier; --explain then ends with tier=NAME, and a request\n"
+	"               of an unlimited tier prints '1 tier=NAME'\n"
+	"  --headers    after each verdict line, the HTTP answer: a status line\n"
+	"               'HTTP/1.1 200 OK' or 'HTTP/1.1 429 Too Many Requests', the\n"
+	"               header lines (RateLimit-Policy, RateLimit, Retry-After when\n"
+	"               rejected; none for an unlimited tier), then one empty line.\n"
+	"               The policy is the tier's name, or \"default\" without --config\n"
+	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
 static bool takes_value(const char *name)
 {
-	return strcmp(name, "help") != 0 && strcmp(name, "explain") != 0;
+	return strcmp(name, "help") != 0 && strcmp(name, "explain") != 0 &&
+	       strcmp(name, "headers") != 0 && strcmp(name, "legacy-headers") != 0;
 }
 
 struct replay_opts {
 	const char *algo;
 	const char *limit, *window, *burst;
+	const char *config;
 	bool explain;
+	bool headers;
+	unsigned http_flags; /* rl_http_flags */
 };
 
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
@@ -46,6 +65,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 				   : strcmp(name, "limit") == 0  ? &ro->limit
 				   : strcmp(name, "window") == 0 ? &ro->window
 				   : strcmp(name, "burst") == 0  ? &ro->burst
+				   : strcmp(name, "config") == 0 ? &ro->config
 								 : NULL;
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
@@ -53,6 +73,11 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 		}
 		if (strcmp(name, "explain") == 0 && !val) {
 			ro->explain = true;
+			continue;
+		}
+		if ((strcmp(name, "headers") == 0 || strcmp(name, "legacy-headers") == 0) && !val) {
+			ro->headers = true;
+			ro->http_flags = RL_HTTP_LF | (name[0] == 'l' ? RL_HTTP_LEGACY : 0);
 			continue;
 		}
 		if (!dst)
@@ -89,31 +114,101 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 	return RL_EXIT_OK;
 }
 
+/* One keymap per limited tier (or the one limiter without --config). */
+struct replay {
+	struct replay_opts ro;
+	struct rl_limiter lim; /* without --config */
+	struct rl_registry *reg;
+	size_t nmaps;
+	struct rl_keymap *maps;
+};
+
 static void release_state(void *state, void *lim)
 {
 	rl_limiter_release(lim, state);
 }
 
+static void replay_free(struct replay *rp)
+{
+	for (size_t i = 0; i < rp->nmaps; i++) {
+		const struct rl_limiter *lim =
+			rp->reg ? &rl_registry_tier_at(rp->reg, i)->limiter : &rp->lim;
+		if (rp->maps[i].states)
+			rl_keymap_each(&rp->maps[i], release_state, (void *)lim);
+		rl_keymap_destroy(&rp->maps[i]);
+	}
+	free(rp->maps);
+	rl_registry_destroy(rp->reg);
+}
+
+static int replay_setup(struct replay *rp)
+{
+	const struct replay_opts *ro = &rp->ro;
+
+	if (ro->config) {
+		char err[512];
+		if (ro->algo || ro->limit || ro->window || ro->burst)
+			return rl_usage_error("replay", "--config replaces --algo, --limit, --window and --burst");
+		int rc = rl_registry_load(&rp->reg, ro->config, err, sizeof(err));
+		if (rc == RL_ENOMEM) {
+			fprintf(stderr, "ratelab replay: %s\n", err);
+			return RL_EXIT_FAIL;
+		}
+		if (rc)
+			return rl_usage_error("replay", "%s", err);
+		rp->nmaps = rl_registry_tier_count(rp->reg);
+	} else {
+		int status = make_limiter(ro, &rp->lim);
+		if (status)
+			return status;
+		rp->nmaps = 1;
+	}
+	if (!(rp->maps = calloc(rp->nmaps, sizeof(*rp->maps)))) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return RL_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < rp->nmaps; i++) {
+		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
+		if (t && t->unlimited)
+			continue;
+		if (rl_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size)) {
+			fputs("ratelab replay: out of memory\n", stderr);
+			return RL_EXIT_FAIL;
+		}
+	}
+	return RL_EXIT_OK;
+}
+
+static void print_headers(const struct replay *rp, const struct rl_tier *tier, int verdict,
+			  const struct rl_decision *d)
+{
+	char buf[512];
+
+	printf("HTTP/1.1 %s\n", rl_http_status(verdict) == 429 ? "429 Too Many Requests" : "200 OK");
+	if (!(tier && tier->unlimited)) {
+		const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
+		struct rl_http_policy p = { tier ? tier->name : "default", lim->rule.limit, lim->rule.window_ns };
+		if (rl_http_headers(buf, sizeof(buf), &p, verdict, d, rp->ro.http_flags) > 0)
+			fputs(buf, stdout);
+	}
+	putchar('\n');
+}
+
 int rl_cmd_replay(int argc, char **argv)
 {
-	struct replay_opts ro = { 0 };
-	struct rl_limiter lim;
-	int status = parse_opts(argc, argv, &ro);
+	struct replay rp = { 0 };
+	int status = parse_opts(argc, argv, &rp.ro);
 
 	if (status)
 		return status < 0 ? RL_EXIT_OK : status;
-	if ((status = make_limiter(&ro, &lim)))
+	if ((status = replay_setup(&rp))) {
+		replay_free(&rp);
 		return status;
-
-	struct rl_keymap keys;
-	if (rl_keymap_init(&keys, lim.algo->state_size)) {
-		fputs("ratelab replay: out of memory\n", stderr);
-		return RL_EXIT_FAIL;
 	}
 
 	struct rl_lines in = { .in = stdin };
 	char *line, copy[256], *tok[2];
-	bool leaky = lim.algo == &rl_leaky_bucket_algo;
+	bool want = rp.ro.explain || rp.ro.headers;
 
 	rl_stdout_buffered();
 	while ((line = rl_lines_next(&in))) {
@@ -129,28 +224,43 @@ int rl_cmd_replay(int argc, char **argv)
 						in.lineno, copy, tok[0], RL_TIME_MAX_NS);
 			break;
 		}
-		void *state = rl_keymap_get(&keys, tok[1], strlen(tok[1]));
-		struct rl_decision d;
-		int rc = state ? rl_limiter_check(&lim, state, t, ro.explain ? &d : NULL) : RL_ENOMEM;
+		size_t klen = strlen(tok[1]), m = 0;
+		const struct rl_tier *tier = NULL;
+		if (rp.reg) {
+			tier = rl_registry_resolve(rp.reg, tok[1], klen);
+			m = (size_t)(tier - rl_registry_tier_at(rp.reg, 0));
+		}
+		const struct rl_limiter *lim = tier ? &tier->limiter : &rp.lim;
+		struct rl_decision d = { 0 };
+		int rc = RL_ALLOWED;
+		if (!(tier && tier->unlimited)) {
+			void *state = rl_keymap_get(&rp.maps[m], tok[1], klen);
+			rc = state ? rl_limiter_check(lim, state, t, want ? &d : NULL) : RL_ENOMEM;
+		}
 		if (rc < 0) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab replay: line %ld: %s\n", in.lineno, rl_strerror(rc));
 			status = RL_EXIT_FAIL;
 			break;
 		}
-		if (!ro.explain) {
+		if (!rp.ro.explain) {
 			fputs(rc ? "1\n" : "0\n", stdout);
-			continue;
+		} else if (tier && tier->unlimited) {
+			printf("1 tier=%s\n", tier->name);
+		} else {
+			printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d.remaining,
+			       (long long)d.retry_after_ns, (long long)d.reset_ns);
+			if (lim->algo == &rl_leaky_bucket_algo)
+				printf(" delay_ns=%lld", (long long)d.delay_ns);
+			if (tier)
+				printf(" tier=%s", tier->name);
+			putchar('\n');
 		}
-		printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d.remaining,
-		       (long long)d.retry_after_ns, (long long)d.reset_ns);
-		if (leaky)
-			printf(" delay_ns=%lld", (long long)d.delay_ns);
-		putchar('\n');
+		if (rp.ro.headers)
+			print_headers(&rp, tier, rc, &d);
 	}
 	rl_lines_free(&in);
-	rl_keymap_each(&keys, release_state, &lim);
-	rl_keymap_destroy(&keys);
+	replay_free(&rp);
 	if (fflush(stdout) != 0 && status == RL_EXIT_OK)
 		status = RL_EXIT_FAIL;
 	return status;

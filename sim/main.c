@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
 	{ "breaker", rl_cmd_breaker, "drive the rate-limit circuit breaker with handle/state lines" },
 	{ "replay", rl_cmd_replay, "decide a trace of 'T KEY' lines with one algorithm" },
+	{ "check", rl_cmd_check, "validate a tiers config file and print the resolved rules" },
 	{ "sim", rl_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
 };
 

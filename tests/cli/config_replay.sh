@@ -1,0 +1,26 @@
+#!/bin/bash
+# ratelab replay --config: each client decided in its own tier.
+ratelab=$1
+fail() { echo "FAIL: $*"; exit 1; }
+
+# free: token_bucket 10/s; premium: gcra 100/s burst 200; internal: unlimited;
+# otp: sliding_log 3 per 10 min.
+trace=$(for i in $(seq 1 12); do echo "0 carol"; done
+	for i in $(seq 1 201); do echo "0 alice"; done
+	for i in $(seq 1 500); do echo "0 10.0.0.1"; done
+	for i in $(seq 1 4); do echo "0 sms-gateway"; done
+	echo "100000000 carol")
+out=$(echo "$trace" | "$ratelab" replay --config ../../examples/tiers.ini) || fail "replay exited $?"
+count() { echo "$out" | sed -n "$1,$2p" | grep -c '^1$'; }
+[ "$(count 1 12)" = 10 ] || fail "free admitted $(count 1 12) of 12, want 10"
+[ "$(count 13 213)" = 200 ] || fail "premium admitted $(count 13 213) of 201, want 200"
+[ "$(count 214 713)" = 500 ] || fail "internal admitted $(count 214 713) of 500, want 500"
+[ "$(count 714 717)" = 3 ] || fail "otp admitted $(count 714 717) of 4, want 3"
+[ "$(echo "$out" | sed -n 718p)" = 1 ] || fail "carol not refilled after 100 ms"
+
+out=$(printf '0 carol\n0 10.0.0.1\n' | "$ratelab" replay --config ../../examples/tiers.ini --explain)
+want='1 remaining=9 retry_after_ns=0 reset_ns=100000000 tier=free
+1 tier=internal'
+[ "$out" = "$want" ] || fail "--explain with --config:
+$out"
+echo ok
