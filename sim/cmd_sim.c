@@ -2,7 +2,7 @@
  * cmd_sim.c - `ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet]
  * [SCENARIO.ini ...]`: runs each scenario (default: every sim/scenarios/
  * *.ini, in name order) through every chosen algorithm and the breaker and
- * writes DIR/summary.csv, DIR/breaker.csv and DIR/series/. Every scenario
+ * writes DIR/summary.csv, DIR/breaker.csv, DIR/diverged.csv and DIR/series/. Every scenario
  * file is read and checked before anything runs or is written. With
  * --no-timing the output is a pure function of the scenarios and the seed.
  */
@@ -30,7 +30,8 @@ static const char usage[] =
 	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
 	"algorithm against the exact sliding-log reference, and the circuit breaker.\n"
 	"  --out DIR     output directory (default results/sim): summary.csv,\n"
-	"                breaker.csv, series/<scenario>__<algo>.csv (t_ns,admitted,rejected\n"
+	"                breaker.csv, diverged.csv (vs an independent sliding_log),\n"
+	"                series/<scenario>__<algo>.csv (t_ns,admitted,rejected\n"
 	"                per bucket), series/breaker_<scenario>.csv (t_ns,state)\n"
 	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
 	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
@@ -40,6 +41,8 @@ static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
 	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec\n";
+static const char diverged_header[] =
+	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
 	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window\n";
 
@@ -194,7 +197,7 @@ static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
 
 struct outputs {
 	const struct sim_opts *so;
-	FILE *summary, *breaker;
+	FILE *summary, *breaker, *diverged;
 };
 
 static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct rl_algo *algo,
@@ -221,6 +224,11 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 				(long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
 		else
 			fputs(",,,,,,,", o->summary); /* not measured: empty fields */
+		if (sc->compare)
+			fprintf(o->diverged, "%s,%s,%llu,%lld,%lld,%.6f,%lld,%.6f\n", sc->name, algo->name,
+				(unsigned long long)seed, (long long)r.requests, (long long)r.diverged_allows,
+				pct(r.diverged_allows, r.requests), (long long)r.diverged_rejects,
+				pct(r.diverged_rejects, r.requests));
 		fprintf(o->summary, "%.6f,%.6f,%.1f,%lld,%.0f\n", r.long_run_rate_ratio, r.jain_index,
 			r.state_bytes_mean, (long long)r.state_bytes_max, dps);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
@@ -302,10 +310,14 @@ static int load_all(char **files, size_t nfiles, struct rl_scenario **out, size_
 	*out = NULL;
 	*count = 0;
 	for (size_t i = 0; i < nfiles; i++) {
-		if (rl_scenario_load(files[i], &base, msg, sizeof(msg))) {
+		struct rl_sim_traffic tr;
+		int rc = rl_scenario_load(files[i], &base, msg, sizeof(msg));
+		if (rc == RL_OK && (rc = rl_sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
+			rl_sim_traffic_destroy(&tr); /* traces checked before anything is written */
+		if (rc) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return RL_EXIT_USAGE;
+			return rc == RL_ENOMEM ? RL_EXIT_FAIL : RL_EXIT_USAGE;
 		}
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {
@@ -356,13 +368,15 @@ int rl_cmd_sim(int argc, char **argv)
 	}
 	o.summary = open_out(so.out, "summary.csv", summary_header);
 	o.breaker = open_out(so.out, "breaker.csv", breaker_header);
-	status = o.summary && o.breaker ? RL_EXIT_OK : RL_EXIT_FAIL;
+	o.diverged = open_out(so.out, "diverged.csv", diverged_header);
+	status = o.summary && o.breaker && o.diverged ? RL_EXIT_OK : RL_EXIT_FAIL;
 	if (status == RL_EXIT_OK && so.seed_given)
 		printf("ratelab sim: seed %llu\n", (unsigned long long)so.seed);
 	for (size_t i = 0; i < nsc && status == RL_EXIT_OK; i++)
 		status = run_scenario(&o, &scs[i]);
 	status = close_out(o.summary, status);
 	status = close_out(o.breaker, status);
+	status = close_out(o.diverged, status);
 	free(scs);
 	if (status == RL_EXIT_OK)
 		printf("ratelab sim: wrote %s/summary.csv, %s/breaker.csv and %s/\n", so.out, so.out, series);

@@ -9,6 +9,8 @@
 #include <math.h>
 
 #define LN2 0.6931471805599453094
+#define LN2_HI 6.93147180369123816490e-01 /* ln 2, high 32 bits */
+#define LN2_LO 1.90821492927058770002e-10 /* ln 2 - LN2_HI */
 #define SQRT_HALF 0.7071067811865475244
 #define TWO_PI 6.2831853071795864769
 
@@ -34,7 +36,8 @@ double rl_sim_exp(double x)
 	/* x = k ln2 + r, |r| <= ln2 / 2 */
 	double kf = x / LN2;
 	int k = (int)(kf < 0 ? kf - 0.5 : kf + 0.5);
-	double r = x - (double)k * LN2, term = 1, sum = 1;
+	/* Cody-Waite: k * LN2_HI is exact, so r carries no error from ln 2's rounding */
+	double r = (x - (double)k * LN2_HI) - (double)k * LN2_LO, term = 1, sum = 1;
 
 	for (int i = 1; i <= 16; i++) {
 		term = term * r / i;

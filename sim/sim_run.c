@@ -47,28 +47,32 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
 	r->req[key]++;
-	if (v && !r->compare) {
+	if (v) {
 		r->res->admitted++;
 		r->adm[key]++;
-	} else if (v) {
-		struct rl_runlog *log = &r->track[key];
-		rl_runlog_expire(log, t - r->lim->rule.window_ns);
+	}
+	if (!r->compare)
+		goto observe;
+	/* the exact verdict on this request, given what the algorithm admitted before it */
+	struct rl_runlog *log = &r->track[key];
+	rl_runlog_expire(log, t - r->lim->rule.window_ns);
+	bool exact = log->total < (uint64_t)r->lim->rule.limit;
+	if (v) {
 		int rc = rl_runlog_push(log, t);
 		if (rc)
 			return rc;
-		r->res->admitted++;
-		r->adm[key]++;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
-		if (log->total > (uint64_t)r->lim->rule.limit && !r->over[key]) {
+		if (!exact && !r->over[key]) {
 			r->over[key] = 1;
 			r->res->keys_over++;
 		}
-		if (!ref)
-			r->res->false_allows++;
-	} else if (ref) {
-		r->res->false_rejects++;
 	}
+	r->res->false_allows += v && !exact;
+	r->res->false_rejects += !v && exact;
+	r->res->diverged_allows += v && !ref;
+	r->res->diverged_rejects += !v && ref;
+observe:
 	if (r->is_log) {
 		size_t heap = rl_sliding_log_heap_bytes(st);
 		if (heap > r->peak_heap[key])

@@ -1,12 +1,20 @@
 /*
  * sim_run.h - one algorithm over one scenario, measured against the exact
- * reference: a sliding_log with the same N and W, fed the same request
- * sequence (each keeps its own per-key state).
+ * sliding-window rule (sliding_log's: at most N admitted with times in
+ * (t - W, t]), applied to the same request sequence.
  *
- * Definitions (all per request the algorithm under test decided,
- * retries included):
- *   false allow   the algorithm admits, the reference rejects;
- *   false reject  the algorithm rejects, the reference admits;
+ * Definitions (all per request the algorithm under test decided, retries
+ * included), with c = how many requests the algorithm itself admitted for
+ * this key with times in (t - W, t] before this one:
+ *   false allow   the algorithm admits although c >= N: the admission puts
+ *                 the key over the exact limit;
+ *   false reject  the algorithm rejects although c < N: the exact limiter,
+ *                 with the same history, would have admitted it.
+ *   This judges each decision on the algorithm's own history, so one early
+ *   difference does not make every later decision count as an error.
+ *   Also reported, as diverged_*: the verdicts of an
+ *   independent sliding_log fed the same requests and keeping its own
+ *   state (an admitted-set comparison, which cascades under saturation);
  *   max_in_window the most requests one key had admitted in a window of
  *                 length W, i.e. with times in (t - W, t]: exact, from a
  *                 sliding two-pointer (a run log) over each key's admitted
@@ -31,6 +39,7 @@
 struct rl_sim_result {
 	int64_t requests, admitted;
 	int64_t false_allows, false_rejects;
+	int64_t diverged_allows, diverged_rejects; /* vs the independent sliding_log */
 	int64_t active_keys, keys_over;
 	int64_t max_in_window;
 	double long_run_rate_ratio;

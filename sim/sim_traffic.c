@@ -21,7 +21,7 @@
 
 #define PROGRESS_EVERY (1u << 22) /* events between looks at the wall clock */
 
-static int load_trace(struct rl_sim_source *s, char *msg, size_t msg_len)
+static int load_trace(struct rl_sim_source *s, const char *ini, char *msg, size_t msg_len)
 {
 	const char *path = s->spec->file;
 	struct rl_lines in = { .in = fopen(path, "r") };
@@ -31,7 +31,8 @@ static int load_trace(struct rl_sim_source *s, char *msg, size_t msg_len)
 	char *line, *tok[2];
 
 	if (!in.in) {
-		snprintf(msg, msg_len, "%s:0: cannot open the trace", path);
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
+			 s->spec->name, path);
 		return RL_EINVAL;
 	}
 	if (rl_keymap_init(&ids, sizeof(uint32_t))) {
@@ -107,7 +108,7 @@ int rl_sim_traffic_create(struct rl_sim_traffic *tr, const struct rl_scenario *s
 		s->spec = spec;
 		s->nkeys = (uint32_t)spec->keys;
 		if (spec->type == RL_TRAFFIC_REPLAY)
-			rc = load_trace(s, msg, msg_len);
+			rc = load_trace(s, sc->file, msg, msg_len);
 		else if (spec->zipf > 0 && spec->type != RL_TRAFFIC_BOUNDARY && spec->type != RL_TRAFFIC_ADVERSARY)
 			rc = make_zipf(s);
 		if (rc == RL_ENOMEM)

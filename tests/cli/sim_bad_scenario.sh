@@ -1,0 +1,33 @@
+#!/bin/bash
+# ratelab sim: a bad scenario file exits 2 with a message naming file and line,
+# and writes nothing.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "sim_bad_scenario: $*" >&2; exit 1; }
+
+check() { # name, ini text, expected "line: text" fragment
+	printf '%b' "$2" >"$tmp/$1.ini"
+	"$bin" sim --quiet --out "$tmp/out" "$tmp/$1.ini" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "$1: exit $rc, expected 2"
+	grep -qF "$tmp/$1.ini:$3" "$tmp/err" || fail "$1: message '$(cat "$tmp/err")' lacks '$1.ini:$3'"
+	[ ! -e "$tmp/out" ] || fail "$1: output written"
+}
+ok='[scenario]\nlimit = 10\nwindow = 1s\nduration = 5s\n'
+check badwindow '[scenario]\nlimit = 10\nwindow = 1 sec\n' "3: window"
+check badlimit '[scenario]\nlimit = 0\n' "2: limit"
+check badkey "${ok}[traffic x]\ntype = poisson\nspeed = 3\n" "7: [traffic]: unknown key 'speed'"
+check badtype "${ok}[traffic x]\ntype = tsunami\n" "6: type = 'tsunami'"
+check notype "${ok}[traffic x]\nload = 50\n" "6: [traffic x]: no type"
+check noline "${ok}[traffic x]\ntype = poisson\njunk\n" "7: malformed"
+check nosection "${ok}" "4: no [traffic"
+check badtrace "${ok}[traffic x]\ntype = replay\nfile = t.txt\n" "6: [traffic x]: cannot open the trace"
+printf '5 a\n3 a\n' >"$tmp/back.txt"
+printf "${ok}[traffic x]\ntype = replay\nfile = back.txt\n" >"$tmp/back.ini"
+"$bin" sim --quiet --out "$tmp/out" "$tmp/back.ini" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "back.txt:2: time 3 goes backwards" "$tmp/err" || fail "backwards trace: $(cat "$tmp/err")"
+"$bin" sim --bogus >/dev/null 2>&1
+[ $? -eq 2 ] || fail "unknown option not exit 2"
+exit 0
