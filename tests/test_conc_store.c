@@ -20,8 +20,8 @@
 #include "ratelab/store.h"
 
 #define THREADS 4
-#ifdef __SANITIZE_THREAD__
-#define SCALE 4 /* ThreadSanitizer serialises much: a quarter of the work */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SCALE 4 /* sanitizers slow each check ~10x: a quarter of the work */
 #else
 #define SCALE 1
 #endif

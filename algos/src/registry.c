@@ -407,7 +407,8 @@ static bool finish(struct parse *p)
 		if (!find_tier(r, r->clients[i].tier_name, &r->clients[i].tier))
 			return fail(p, r->clients[i].line, "client '%s' is mapped to tier '%s', which is not defined",
 				    r->clients[i].id, r->clients[i].tier_name);
-	qsort(r->clients, r->nclients, sizeof(*r->clients), client_cmp);
+	if (r->nclients)
+		qsort(r->clients, r->nclients, sizeof(*r->clients), client_cmp);
 	for (size_t i = 1; i < r->nclients; i++)
 		if (client_cmp(&r->clients[i - 1], &r->clients[i]) == 0) {
 			const struct client *a = &r->clients[i - 1], *b = &r->clients[i];
