@@ -35,8 +35,11 @@ int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_
 	if (out) {
 		rl_u128 used = rl_ceil_div(debt, (rl_u128)t);
 		rl_u128 burst = (rl_u128)lim->rule.burst;
+		rl_u128 left = used < burst ? burst - used : 0;
+		/* ...and no more than the TAT horizon still lets through now */
+		rl_u128 room = tat <= INT64_MAX - t ? (rl_u128)((INT64_MAX - t - tat) / t) + 1 : 0;
 
-		out->remaining = used < burst ? (int64_t)(burst - used) : 0;
+		out->remaining = (int64_t)(left < room ? left : room);
 		if (verdict)
 			out->retry_after_ns = 0;
 		else if (!within_horizon)

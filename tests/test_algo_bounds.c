@@ -1,0 +1,879 @@
+/*
+ * test_algo_bounds.c - boundary tests for every algorithm, with hand-worked
+ * expectations: exactly at the limit and one past it, window edges (start
+ * inclusive, end exclusive; sliding_log's exclusive t - W edge), refill at
+ * exactly W/N ns, retry_after exactness, time going backwards, the range
+ * extremes (no overflow, exact answers, saturation, gcra's documented debt
+ * horizon), rule validation, RL_ERANGE, sliding_log's memory, and the
+ * pinned state sizes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ratelab/algo.h"
+#include "ratelab/fixed_window.h"
+#include "ratelab/gcra.h"
+#include "ratelab/leaky_bucket.h"
+#include "ratelab/level.h"
+#include "ratelab/runlog.h"
+#include "ratelab/sliding_counter.h"
+#include "ratelab/sliding_log.h"
+#include "ratelab/token_bucket.h"
+
+#define E18 1000000000000000000LL
+#define TMAX RL_TIME_MAX_NS
+#define SKIP INT64_MIN /* an answer field not checked */
+
+/* The sizes the headers promise, pinned here too (a test of the tests' view). */
+_Static_assert(sizeof(struct rl_level) == 24, "token_bucket/leaky_bucket state is 24 bytes");
+_Static_assert(sizeof(struct rl_gcra) == 16, "gcra state is 16 bytes");
+_Static_assert(sizeof(struct rl_fixed_window) == 24, "fixed_window state is 24 bytes");
+_Static_assert(sizeof(struct rl_sliding_counter) == 24, "sliding_counter state is 24 bytes");
+_Static_assert(sizeof(struct rl_sliding_log) == 32, "sliding_log state is 32 bytes + its log");
+_Static_assert(sizeof(struct rl_runlog) == 24, "a run log is 24 bytes");
+_Static_assert(sizeof(struct rl_decision) == 32, "a decision is four int64");
+_Static_assert(sizeof(rl_u128) == 16, "128-bit arithmetic is available");
+
+/* One limiter and one key's state. */
+struct fx {
+	struct rl_limiter lim;
+	void *st;
+};
+
+static void fx_init(struct fx *f, const char *algo, int64_t n, int64_t w, int64_t b)
+{
+	struct rl_rule rule = { n, w, b };
+	char msg[128];
+	const struct rl_algo *a = rl_algo_find(algo);
+
+	assert_non_null(a);
+	assert_int_equal(rl_limiter_init(&f->lim, a, &rule, msg, sizeof(msg)), RL_OK);
+	f->st = calloc(1, a->state_size);
+	assert_non_null(f->st);
+}
+
+static void fx_free(struct fx *f)
+{
+	rl_limiter_release(&f->lim, f->st);
+	free(f->st);
+	f->st = NULL;
+}
+
+/* Restarts the key (a fresh state). */
+static void fx_reset(struct fx *f)
+{
+	rl_limiter_release(&f->lim, f->st);
+	memset(f->st, 0, f->lim.algo->state_size);
+}
+
+static struct rl_decision last_d;
+
+static int at(struct fx *f, int64_t t)
+{
+	memset(&last_d, 0x5a, sizeof(last_d));
+	return rl_limiter_check(&f->lim, f->st, t, &last_d);
+}
+
+/* A request at t must get the verdict and answers given (SKIP: not checked). */
+#define EXPECT(f, t, verdict, rem, retry, reset)                                           \
+	do {                                                                               \
+		int v_ = at((f), (t));                                                     \
+		if (v_ != (verdict))                                                       \
+			fail_msg("%s at t=%lld: verdict %d, expected %d", (f)->lim.algo->name, \
+				 (long long)(t), v_, (int)(verdict));                      \
+		expect_field("remaining", (f), (t), last_d.remaining, (rem));              \
+		expect_field("retry_after_ns", (f), (t), last_d.retry_after_ns, (retry));  \
+		expect_field("reset_ns", (f), (t), last_d.reset_ns, (reset));              \
+	} while (0)
+
+static void expect_field(const char *what, struct fx *f, int64_t t, int64_t got, int64_t want)
+{
+	if (want != SKIP && got != want)
+		fail_msg("%s at t=%lld (N=%lld W=%lld B=%lld): %s = %lld, expected %lld",
+			 f->lim.algo->name, (long long)t, (long long)f->lim.rule.limit,
+			 (long long)f->lim.rule.window_ns, (long long)f->lim.rule.burst, what,
+			 (long long)got, (long long)want);
+}
+
+/* ------------------------------------------------------------------ */
+/* Exactly at the limit, one past it, and when it comes back.          */
+
+static void token_bucket_limit(void **u)
+{
+	(void)u;
+	struct fx f;
+	/* 3 per 999 ns: one token per 333 ns; B = 3 */
+	fx_init(&f, "token_bucket", 3, 999, 3);
+	EXPECT(&f, 0, 1, 2, 0, 333);
+	EXPECT(&f, 0, 1, 1, 0, 666);
+	EXPECT(&f, 0, 1, 0, 0, 999); /* the Bth */
+	EXPECT(&f, 0, 0, 0, 333, 999); /* one past it */
+	EXPECT(&f, 332, 0, 0, 1, 667);
+	EXPECT(&f, 333, 1, 0, 0, 999); /* refilled one token at exactly W/N */
+	EXPECT(&f, 333, 0, 0, 333, 999);
+	EXPECT(&f, 5000, 1, 2, 0, 333); /* capped at B, not more */
+	fx_free(&f);
+}
+
+static void gcra_limit(void **u)
+{
+	(void)u;
+	struct fx f;
+	/* N divides W: the same answers as token_bucket's */
+	fx_init(&f, "gcra", 3, 999, 3);
+	EXPECT(&f, 0, 1, 2, 0, 333);
+	EXPECT(&f, 0, 1, 1, 0, 666);
+	EXPECT(&f, 0, 1, 0, 0, 999);
+	EXPECT(&f, 0, 0, 0, 333, 999);
+	EXPECT(&f, 332, 0, 0, 1, 667);
+	EXPECT(&f, 333, 1, 0, 0, 999);
+	EXPECT(&f, 333, 0, 0, 333, 999);
+	EXPECT(&f, 5000, 1, 2, 0, 333);
+	fx_free(&f);
+}
+
+static void leaky_bucket_limit(void **u)
+{
+	(void)u;
+	struct fx f;
+	/* 3 per 999 ns: served one per 333 ns; at most B = 3 wait behind the
+	 * one in service, so B + 1 = 4 pass at one instant */
+	fx_init(&f, "leaky_bucket", 3, 999, 3);
+	int64_t delays[] = { 0, 333, 666, 999 };
+	for (int i = 0; i < 4; i++) {
+		EXPECT(&f, 0, 1, 3 - i, 0, 333 * (i + 1));
+		assert_int_equal(last_d.delay_ns, delays[i]);
+	}
+	EXPECT(&f, 0, 0, 0, 333, 1332); /* the B + 2nd */
+	assert_int_equal(last_d.delay_ns, 0);
+	EXPECT(&f, 332, 0, 0, 1, 1000);
+	EXPECT(&f, 333, 1, 0, 0, 1332); /* waits exactly B * W / N */
+	assert_int_equal(last_d.delay_ns, 999);
+	EXPECT(&f, 10000, 1, 3, 0, 333); /* idle queue: served at once */
+	assert_int_equal(last_d.delay_ns, 0);
+	fx_free(&f);
+
+	/* the brief's shape: N = 4, W = 1000, B = 2: 3 pass (0, 250, 500) */
+	fx_init(&f, "leaky_bucket", 4, 1000, 2);
+	EXPECT(&f, 0, 1, 2, 0, 250);
+	EXPECT(&f, 0, 1, 1, 0, 500);
+	EXPECT(&f, 0, 1, 0, 0, 750);
+	assert_int_equal(last_d.delay_ns, 500);
+	EXPECT(&f, 0, 0, 0, 250, 750);
+	EXPECT(&f, 250, 1, 0, 0, 750);
+	assert_int_equal(last_d.delay_ns, 500);
+	fx_free(&f);
+}
+
+static void fixed_window_limit(void **u)
+{
+	(void)u;
+	struct fx f;
+	fx_init(&f, "fixed_window", 3, 1000, 3);
+	EXPECT(&f, 500, 1, 2, 0, 500);
+	EXPECT(&f, 500, 1, 1, 0, 500);
+	EXPECT(&f, 600, 1, 0, 0, 400); /* the Nth */
+	EXPECT(&f, 600, 0, 0, 400, 400); /* the N+1st */
+	EXPECT(&f, 999, 0, 0, 1, 1); /* the window's last ns is still in it */
+	EXPECT(&f, 1000, 1, 2, 0, 1000); /* a new window starts at exactly kW */
+	fx_free(&f);
+
+	/* windows are aligned at multiples of W, not at the first request */
+	fx_init(&f, "fixed_window", 1, 1000, 1);
+	EXPECT(&f, 999, 1, 0, 0, 1);
+	EXPECT(&f, 1000, 1, 0, 0, 1000);
+	EXPECT(&f, 1999, 0, 0, 1, 1);
+	EXPECT(&f, 2000, 1, 0, 0, 1000);
+	fx_free(&f);
+}
+
+static void sliding_log_limit(void **u)
+{
+	(void)u;
+	struct fx f;
+	fx_init(&f, "sliding_log", 3, 1000, 3);
+	EXPECT(&f, 500, 1, 2, 0, 1000);
+	EXPECT(&f, 700, 1, 1, 0, 1000);
+	EXPECT(&f, 700, 1, 0, 0, 1000); /* the Nth */
+	EXPECT(&f, 700, 0, 0, 800, 1000); /* the N+1st: 500 leaves the window at 1500 */
+	EXPECT(&f, 1499, 0, 0, 1, 201); /* 1499 - 1000 < 500: still inside */
+	EXPECT(&f, 1500, 1, 0, 0, 1000); /* 1500 - 1000 < 500 is false: out */
+	EXPECT(&f, 1500, 0, 0, 200, 1000);
+	EXPECT(&f, 1700, 1, 1, 0, 1000); /* both 700s left together */
+	fx_free(&f);
+
+	/* the exclusive edge at t - W, with W = 10 */
+	fx_init(&f, "sliding_log", 1, 10, 1);
+	EXPECT(&f, 5, 1, 0, 0, 10);
+	EXPECT(&f, 14, 0, 0, 1, 1);
+	EXPECT(&f, 15, 1, 0, 0, 10);
+	fx_free(&f);
+}
+
+static void sliding_counter_limit(void **u)
+{
+	(void)u;
+	struct fx f;
+	/* N = 3 per 1000: prev * (1000 - e) + curr * 1000 < 3000 */
+	fx_init(&f, "sliding_counter", 3, 1000, 3);
+	EXPECT(&f, 500, 1, 2, 0, SKIP);
+	EXPECT(&f, 500, 1, 1, 0, SKIP);
+	EXPECT(&f, 500, 1, 0, 0, SKIP); /* the Nth */
+	/* the N+1st: no room in this window (curr = N); in the next, prev = 3
+	 * weighs 3 * (1000 - e) < 3000 from e = 1, i.e. t = 1001 */
+	EXPECT(&f, 500, 0, 0, 501, SKIP);
+	EXPECT(&f, 999, 0, 0, 2, SKIP);
+	EXPECT(&f, 1000, 0, 0, 1, SKIP); /* 3 * 1000 = 3000: not < 3000 */
+	EXPECT(&f, 1001, 1, 0, 0, SKIP); /* 3 * 999 = 2997 < 3000 */
+	/* now prev = 3, curr = 1: 2997 + 1000 >= 3000 until
+	 * 3 * (1000 - e) + 1000 < 3000, e >= 334 */
+	EXPECT(&f, 1001, 0, 0, 333, SKIP);
+	EXPECT(&f, 1333, 0, 0, 1, SKIP);
+	EXPECT(&f, 1334, 1, 0, 0, SKIP);
+	fx_free(&f);
+
+	/* N = 2 per 10: two at 9, then at 10 prev = 2 weighs 20 */
+	fx_init(&f, "sliding_counter", 2, 10, 2);
+	EXPECT(&f, 9, 1, 1, 0, SKIP);
+	EXPECT(&f, 9, 1, 0, 0, SKIP);
+	/* full quota back once the weighted count is below one request:
+	 * window 1, 2 * (10 - e) < 10 from e = 6, t = 16 */
+	assert_int_equal(last_d.reset_ns, 7);
+	EXPECT(&f, 10, 0, 0, 1, 6);
+	EXPECT(&f, 11, 1, 0, 0, SKIP); /* 2 * 9 = 18 < 20 */
+	fx_free(&f);
+
+	/* the previous window counts only if it is the one just before */
+	fx_init(&f, "sliding_counter", 1, 10, 1);
+	EXPECT(&f, 5, 1, 0, 0, SKIP);
+	EXPECT(&f, 20, 1, 0, 0, SKIP); /* window 2: window 1 had nothing */
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Refill at exactly W/N, N not dividing W, gcra's rounding.           */
+
+static void refill_exactly_w_over_n(void **u)
+{
+	(void)u;
+	const char *algos[] = { "token_bucket", "gcra" };
+	for (int i = 0; i < 2; i++) {
+		struct fx f;
+		fx_init(&f, algos[i], 4, 1000, 1);
+		EXPECT(&f, 0, 1, 0, 0, 250);
+		EXPECT(&f, 0, 0, 0, 250, 250);
+		EXPECT(&f, 249, 0, 0, 1, 1);
+		EXPECT(&f, 250, 1, 0, 0, 250);
+		EXPECT(&f, 499, 0, 0, 1, 1);
+		EXPECT(&f, 500, 1, 0, 0, 250);
+		fx_free(&f);
+	}
+}
+
+static void token_bucket_not_dividing(void **u)
+{
+	(void)u;
+	struct fx f;
+	/* 3 per 1000 ns, B = 1: a token every 333.33 ns, capped at one */
+	fx_init(&f, "token_bucket", 3, 1000, 1);
+	EXPECT(&f, 0, 1, 0, 0, 334);
+	EXPECT(&f, 0, 0, 0, 334, 334);
+	EXPECT(&f, 333, 0, 0, 1, 1); /* 0.999 tokens */
+	EXPECT(&f, 334, 1, 0, 0, 334); /* 1.002 capped at B = 1; none left */
+	EXPECT(&f, 667, 0, 0, 1, 1); /* 0.999 tokens */
+	EXPECT(&f, 668, 1, 0, 0, 334);
+	fx_free(&f);
+
+	/* B = 2 keeps the fractions: nothing is lost to rounding */
+	fx_init(&f, "token_bucket", 3, 1000, 2);
+	EXPECT(&f, 0, 1, 1, 0, 334);
+	EXPECT(&f, 0, 1, 0, 0, 667); /* 2 tokens in 666.67 ns */
+	EXPECT(&f, 334, 1, 0, 0, 666); /* 1.002: 0.002 left, 1.998 to go */
+	EXPECT(&f, 667, 1, 0, 0, 667); /* 0.002 + 0.999 = 1.001: 0.001 left */
+	fx_reset(&f);
+	int admitted = 0;
+	for (int64_t t = 0; t <= 1000000; t++)
+		admitted += at(&f, t) == 1;
+	/* B at the start, then exactly 3000 refilled by 10^6 ns */
+	assert_int_equal(admitted, 3002);
+	fx_free(&f);
+}
+
+static void leaky_bucket_not_dividing(void **u)
+{
+	(void)u;
+	struct fx f;
+	/* 3 per 1000 ns, B = 1: service every 333.33 ns */
+	fx_init(&f, "leaky_bucket", 3, 1000, 1);
+	EXPECT(&f, 0, 1, 1, 0, 334);
+	assert_int_equal(last_d.delay_ns, 0);
+	EXPECT(&f, 0, 1, 0, 0, 667); /* served at 333.33: waits 334 whole ns */
+	assert_int_equal(last_d.delay_ns, 334);
+	EXPECT(&f, 0, 0, 0, 334, 667);
+	EXPECT(&f, 333, 0, 0, 1, 334);
+	EXPECT(&f, 334, 1, 0, 0, 666); /* served at 666.67 (waits 332.67 -> 333), done at 1000 */
+	assert_int_equal(last_d.delay_ns, 333);
+	fx_free(&f);
+}
+
+static void gcra_rounds_emission_up(void **u)
+{
+	(void)u;
+	struct fx g, tb;
+	/* 3 per 1000, B = 2: gcra's T = ceil(1000 / 3) = 334 ns, never faster
+	 * than the exact rate; token_bucket keeps the exact 333.33 */
+	fx_init(&g, "gcra", 3, 1000, 2);
+	fx_init(&tb, "token_bucket", 3, 1000, 2);
+	EXPECT(&g, 0, 1, 1, 0, 334);
+	EXPECT(&g, 0, 1, 0, 0, 668);
+	EXPECT(&g, 334, 1, 0, 0, 668);
+	EXPECT(&g, 667, 0, 0, 1, 335); /* gcra's next is at 668 */
+	EXPECT(&g, 668, 1, 0, 0, 668);
+	EXPECT(&tb, 0, 1, SKIP, 0, SKIP);
+	EXPECT(&tb, 0, 1, SKIP, 0, SKIP);
+	EXPECT(&tb, 334, 1, SKIP, 0, SKIP);
+	EXPECT(&tb, 667, 1, SKIP, 0, SKIP); /* token_bucket's at 666.67 */
+	fx_free(&g);
+	fx_free(&tb);
+
+	/* in the long run gcra admits no more than the exact rate */
+	fx_init(&g, "gcra", 3, 1000, 2);
+	int admitted = 0;
+	for (int64_t t = 0; t <= 1000000; t++)
+		admitted += at(&g, t) == 1;
+	assert_true(admitted <= 3002); /* token_bucket's count */
+	assert_int_equal(admitted, 2996); /* at 0, 1, then k * 334 for k = 1..2994 */
+	fx_free(&g);
+}
+
+/* ------------------------------------------------------------------ */
+/* retry_after exactness: replay a trace, and at every rejection check   */
+/* that a copy is rejected at t + retry - 1 and admitted at t + retry.  */
+
+static void replay(struct fx *f, const int64_t *ts, int n)
+{
+	fx_reset(f);
+	for (int i = 0; i < n; i++)
+		assert_true(rl_limiter_check(&f->lim, f->st, ts[i], NULL) >= 0);
+}
+
+static void retry_after_is_exact(void **u)
+{
+	(void)u;
+	static const struct {
+		int64_t n, w, b;
+	} rules[] = { { 1, 1, 1 },    { 3, 1000, 3 }, { 3, 1000, 1 }, { 7, 100, 2 },
+		      { 5, 12345, 9 }, { 2, 3, 4 },    { 10, 1000000007, 10 } };
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	int64_t ts[200];
+	int checked = 0;
+
+	for (size_t a = 0; a < count; a++) {
+		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+			if (all[a] == &rl_gcra_algo && rules[r].w % rules[r].n)
+				continue; /* gcra rounds T up: exactness is for N | W */
+			struct fx f;
+			fx_init(&f, all[a]->name, rules[r].n, rules[r].w, rules[r].b);
+			uint64_t s = 12345 + a * 100 + r;
+			int64_t t = 0;
+			for (int i = 0; i < 200; i++) {
+				s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+				uint64_t x = s >> 33;
+				if (x % 3 == 0)
+					t += (int64_t)(x >> 3) % (2 * rules[r].w / rules[r].n + 2);
+				ts[i] = t;
+				replay(&f, ts, i);
+				struct rl_decision d;
+				int v = rl_limiter_check(&f.lim, f.st, t, &d);
+				assert_true(v >= 0);
+				if (v == RL_ALLOWED) {
+					assert_int_equal(d.retry_after_ns, 0);
+					continue;
+				}
+				assert_true(d.retry_after_ns >= 1);
+				/* rejected at t + retry - 1, nothing else arriving */
+				replay(&f, ts, i);
+				v = rl_limiter_check(&f.lim, f.st, t + d.retry_after_ns - 1, NULL);
+				if (v != RL_REJECTED)
+					fail_msg("%s N=%lld W=%lld: request %d at %lld: retry %lld, "
+						 "yet admitted 1 ns earlier", all[a]->name,
+						 (long long)rules[r].n, (long long)rules[r].w, i,
+						 (long long)t, (long long)d.retry_after_ns);
+				replay(&f, ts, i);
+				v = rl_limiter_check(&f.lim, f.st, t + d.retry_after_ns, NULL);
+				if (v != RL_ALLOWED)
+					fail_msg("%s N=%lld W=%lld: request %d at %lld: retry %lld, "
+						 "yet rejected then", all[a]->name,
+						 (long long)rules[r].n, (long long)rules[r].w, i,
+						 (long long)t, (long long)d.retry_after_ns);
+				checked++;
+			}
+			fx_free(&f);
+		}
+	}
+	assert_true(checked > 500); /* the traces do hit the limits */
+}
+
+/* ------------------------------------------------------------------ */
+/* Time going backwards is clamped to the key's last seen time.        */
+
+static void backwards_time_is_clamped(void **u)
+{
+	(void)u;
+	struct fx f;
+
+	fx_init(&f, "fixed_window", 1, 1000, 1);
+	EXPECT(&f, 1000, 1, 0, 0, 1000);
+	EXPECT(&f, 999, 0, 0, 1000, 1000); /* as at 1000: not window 0 */
+	EXPECT(&f, 2000, 1, 0, 0, 1000);
+	fx_free(&f);
+
+	fx_init(&f, "sliding_log", 1, 1000, 1);
+	EXPECT(&f, 1000, 1, 0, 0, 1000);
+	EXPECT(&f, 500, 0, 0, 1000, 1000);
+	EXPECT(&f, 1999, 0, 0, 1, 1);
+	EXPECT(&f, 0, 0, 0, 1, 1); /* last seen is 1999 now */
+	EXPECT(&f, 2000, 1, 0, 0, 1000);
+	fx_free(&f);
+
+	fx_init(&f, "sliding_counter", 1, 1000, 1);
+	EXPECT(&f, 1500, 1, 0, 0, SKIP);
+	EXPECT(&f, 999, 0, 0, 501, SKIP); /* as at 1500; admitted at 2001 */
+	EXPECT(&f, 2001, 1, 0, 0, SKIP);
+	fx_free(&f);
+
+	const char *buckets[] = { "token_bucket", "gcra" };
+	for (int i = 0; i < 2; i++) {
+		fx_init(&f, buckets[i], 1, 1000, 1);
+		EXPECT(&f, 5000, 1, 0, 0, 1000);
+		EXPECT(&f, 0, 0, 0, 1000, 1000); /* as at 5000, not refilled from 0 */
+		EXPECT(&f, 5600, 0, 0, 400, 400);
+		EXPECT(&f, 5300, 0, 0, 400, 400); /* a rejected request's time counts too */
+		EXPECT(&f, 6000, 1, 0, 0, 1000);
+		fx_free(&f);
+	}
+
+	fx_init(&f, "leaky_bucket", 1, 1000, 1);
+	EXPECT(&f, 5000, 1, 1, 0, 1000);
+	EXPECT(&f, 0, 1, 0, 0, 2000); /* as at 5000: waits 1000 */
+	assert_int_equal(last_d.delay_ns, 1000);
+	EXPECT(&f, 4000, 0, 0, 1000, 2000);
+	EXPECT(&f, 6000, 1, 0, 0, 2000); /* served at 7000, done at 8000 */
+	assert_int_equal(last_d.delay_ns, 1000);
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The range extremes.                                                 */
+
+static void extremes_fresh_key(void **u)
+{
+	(void)u;
+	struct fx f;
+	/* N = 10^6, W = 10^18, B = 10^9 at the last valid time */
+	fx_init(&f, "token_bucket", 1000000, E18, 1000000000);
+	EXPECT(&f, TMAX, 1, 999999999, 0, 1000000000000LL); /* one token: W/N = 10^12 ns */
+	EXPECT(&f, TMAX, 1, 999999998, 0, 2000000000000LL);
+	fx_free(&f);
+
+	/* gcra's debt horizon (gcra.h) lets 5223372 through at TMAX, not B:
+	 * TAT = TMAX + j * T must stay <= INT64_MAX - T, T = 10^12 */
+	fx_init(&f, "gcra", 1000000, E18, 1000000000);
+	EXPECT(&f, TMAX, 1, 5223371, 0, 1000000000000LL);
+	EXPECT(&f, TMAX, 1, 5223370, 0, 2000000000000LL);
+	fx_reset(&f);
+	EXPECT(&f, 0, 1, 9223371, 0, 1000000000000LL); /* at 0: j * T <= INT64_MAX - T */
+	fx_free(&f);
+
+	fx_init(&f, "leaky_bucket", 1000000, E18, 1000000000);
+	EXPECT(&f, TMAX, 1, 1000000000, 0, 1000000000000LL);
+	assert_int_equal(last_d.delay_ns, 0);
+	EXPECT(&f, TMAX, 1, 999999999, 0, 2000000000000LL);
+	assert_int_equal(last_d.delay_ns, 1000000000000LL);
+	fx_free(&f);
+
+	fx_init(&f, "fixed_window", 1000000, E18, 1000000000);
+	EXPECT(&f, TMAX, 1, 999999, 0, E18); /* window 4 ends at 5 * 10^18 */
+	EXPECT(&f, TMAX - 1, 1, 999998, 0, E18); /* clamped to TMAX */
+	fx_reset(&f);
+	EXPECT(&f, TMAX - 1, 1, 999999, 0, 1); /* window 3 ends at TMAX */
+	fx_free(&f);
+
+	fx_init(&f, "sliding_log", 1000000, E18, 1000000000);
+	EXPECT(&f, TMAX, 1, 999999, 0, E18);
+	fx_free(&f);
+
+	fx_init(&f, "sliding_counter", 1000000, E18, 1000000000);
+	/* curr = 1 weighs W; below W only from 1 ns into the next window */
+	EXPECT(&f, TMAX, 1, 999999, 0, E18 + 1);
+	fx_free(&f);
+
+	/* N = 1, W = 10^18, B = 10^9 */
+	fx_init(&f, "token_bucket", 1, E18, 1000000000);
+	EXPECT(&f, 0, 1, 999999999, 0, E18);
+	EXPECT(&f, TMAX, 1, 999999999, 0, E18); /* refilled, capped at B */
+	fx_free(&f);
+
+	fx_init(&f, "leaky_bucket", 1, E18, 1000000000);
+	for (int i = 0; i < 5; i++) {
+		EXPECT(&f, TMAX, 1, 1000000000 - i, 0, E18 * (i + 1));
+		assert_int_equal(last_d.delay_ns, E18 * i);
+	}
+	fx_free(&f);
+
+	fx_init(&f, "fixed_window", 1, E18, 1);
+	EXPECT(&f, TMAX, 1, 0, 0, E18);
+	EXPECT(&f, TMAX, 0, 0, E18, E18);
+	fx_free(&f);
+
+	fx_init(&f, "sliding_log", 1, E18, 1);
+	EXPECT(&f, TMAX, 1, 0, 0, E18);
+	EXPECT(&f, TMAX, 0, 0, E18, E18);
+	fx_free(&f);
+
+	fx_init(&f, "sliding_counter", 1, E18, 1);
+	EXPECT(&f, TMAX, 1, 0, 0, E18 + 1);
+	EXPECT(&f, TMAX, 0, 0, E18 + 1, E18 + 1);
+	fx_free(&f);
+}
+
+/* Sets an rl_level (level.h: the level in 1/W-request units). */
+static void set_level(void *st, int64_t last_ns, rl_u128 level)
+{
+	struct rl_level *l = st;
+	l->last_ns = last_ns;
+	l->level_lo = (uint64_t)level;
+	l->level_hi = (uint32_t)(level >> 64);
+}
+
+static void extremes_full_buckets(void **u)
+{
+	(void)u;
+	struct fx f;
+	const rl_u128 bw = (rl_u128)1000000000 * (rl_u128)E18; /* B * W = 10^27 */
+
+	/* an empty token bucket at the extremes: the next token in W/N,
+	 * the whole bucket in 10^27 / N ns, past int64: saturated */
+	fx_init(&f, "token_bucket", 1000000, E18, 1000000000);
+	set_level(f.st, TMAX, bw);
+	EXPECT(&f, TMAX, 0, 0, 1000000000000LL, RL_DURATION_MAX_NS);
+	fx_free(&f);
+
+	fx_init(&f, "token_bucket", 1, E18, 1000000000);
+	set_level(f.st, TMAX, bw);
+	EXPECT(&f, TMAX, 0, 0, E18, RL_DURATION_MAX_NS);
+	set_level(f.st, 0, bw); /* idle for 4 * 10^18 ns: 4 tokens back */
+	EXPECT(&f, TMAX, 1, 3, 0, RL_DURATION_MAX_NS);
+	fx_free(&f);
+
+	/* a leaky bucket with B waiting: the last one admitted waits
+	 * B * W / N = 10^21 ns, saturated; the next is rejected */
+	fx_init(&f, "leaky_bucket", 1000000, E18, 1000000000);
+	set_level(f.st, TMAX, bw);
+	EXPECT(&f, TMAX, 1, 0, 0, RL_DURATION_MAX_NS);
+	assert_int_equal(last_d.delay_ns, RL_DURATION_MAX_NS);
+	EXPECT(&f, TMAX, 0, 0, 1000000000000LL, RL_DURATION_MAX_NS);
+	fx_free(&f);
+
+	fx_init(&f, "leaky_bucket", 1, E18, 1000000000);
+	set_level(f.st, TMAX, bw + (rl_u128)E18);
+	EXPECT(&f, TMAX, 0, 0, E18, RL_DURATION_MAX_NS);
+	fx_free(&f);
+
+	/* the largest B reached by requests, for N = 10^6 at one instant */
+	fx_init(&f, "token_bucket", 1000000, E18, 1000000);
+	for (int i = 0; i < 1000000; i++)
+		assert_int_equal(rl_limiter_check(&f.lim, f.st, TMAX, NULL), RL_ALLOWED);
+	EXPECT(&f, TMAX, 0, 0, 1000000000000LL, E18);
+	fx_free(&f);
+}
+
+static void extremes_full_windows(void **u)
+{
+	(void)u;
+	struct fx f;
+
+	/* a million admissions at one instant, near the top of time */
+	fx_init(&f, "fixed_window", 1000000, E18, 1);
+	for (int i = 0; i < 1000000; i++)
+		assert_int_equal(rl_limiter_check(&f.lim, f.st, TMAX, NULL), RL_ALLOWED);
+	EXPECT(&f, TMAX, 0, 0, E18, E18);
+	fx_free(&f);
+
+	fx_init(&f, "sliding_log", 1000000, E18, 1);
+	for (int i = 0; i < 1000000; i++)
+		assert_int_equal(rl_limiter_check(&f.lim, f.st, TMAX, NULL), RL_ALLOWED);
+	EXPECT(&f, TMAX, 0, 0, E18, E18);
+	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * sizeof(struct rl_run));
+	fx_free(&f);
+
+	/* sliding_counter: a million at the end of window 2, then window 3's
+	 * weighted count is 10^6 * (W - e) < N * W from e = 1 */
+	fx_init(&f, "sliding_counter", 1000000, E18, 1);
+	for (int i = 0; i < 1000000; i++)
+		assert_int_equal(rl_limiter_check(&f.lim, f.st, 3 * E18 - 1, NULL), RL_ALLOWED);
+	EXPECT(&f, 3 * E18 - 1, 0, 0, 2, SKIP);
+	EXPECT(&f, 3 * E18, 0, 0, 1, SKIP);
+	EXPECT(&f, 3 * E18 + 1, 1, 0, 0, SKIP);
+	fx_free(&f);
+}
+
+static void gcra_debt_horizon(void **u)
+{
+	(void)u;
+	struct fx g, tb;
+	/* N = 1, W = 10^18, B = 10^9: T = 10^18. gcra.h: a TAT past
+	 * INT64_MAX (~9.22 * 10^18) is refused. From TAT = 4 * 10^18, five
+	 * admissions take it to 9 * 10^18; the sixth would pass INT64_MAX. */
+	fx_init(&g, "gcra", 1, E18, 1000000000);
+	fx_init(&tb, "token_bucket", 1, E18, 1000000000);
+	for (int i = 0; i < 5; i++) {
+		EXPECT(&g, TMAX, 1, SKIP, 0, E18 * (i + 1));
+		EXPECT(&tb, TMAX, 1, 999999999 - i, 0, E18 * (i + 1));
+	}
+	EXPECT(&g, TMAX, 0, 0, RL_DURATION_MAX_NS, SKIP);
+	EXPECT(&tb, TMAX, 1, 999999994, 0, 6 * E18);
+	fx_free(&g);
+	fx_free(&tb);
+
+	/* remaining counts only what the horizon still lets through */
+	fx_init(&g, "gcra", 1, E18, 1000000000);
+	EXPECT(&g, TMAX, 1, 4, 0, E18); /* TAT 5e18: 6e18, 7e18, 8e18, 9e18 left */
+	EXPECT(&g, TMAX, 1, 3, 0, 2 * E18);
+	EXPECT(&g, TMAX, 1, 2, 0, 3 * E18);
+	EXPECT(&g, TMAX, 1, 1, 0, 4 * E18);
+	EXPECT(&g, TMAX, 1, 0, 0, 5 * E18);
+	EXPECT(&g, TMAX, 0, 0, RL_DURATION_MAX_NS, 5 * E18);
+	fx_free(&g);
+
+	/* N = 10^6, T = 10^12: at TMAX the horizon lets through the j-th
+	 * admission (j from 0) while 4e18 + j * T <= INT64_MAX - T, i.e.
+	 * j <= 5223371: 5223372 in all, far fewer than B = 10^9 */
+	fx_init(&g, "gcra", 1000000, E18, 1000000000);
+	for (int i = 0; i < 100000; i++)
+		assert_int_equal(rl_limiter_check(&g.lim, g.st, TMAX, NULL), RL_ALLOWED);
+	EXPECT(&g, TMAX, 1, 5223372 - 100001, 0, 100001 * 1000000000000LL);
+	fx_free(&g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rules, times and the registry.                                      */
+
+static void rule_validation(void **u)
+{
+	(void)u;
+	static const struct {
+		int64_t n, w, b;
+		const char *field;
+	} bad[] = {
+		{ 0, 1000, 1, "limit" },
+		{ -1, 1000, 1, "limit" },
+		{ 1000001, 1000, 1, "limit" },
+		{ INT64_MIN, 1000, 1, "limit" },
+		{ 1, 0, 1, "window" },
+		{ 1, -5, 1, "window" },
+		{ 1, E18 + 1, 1, "window" },
+		{ 1, INT64_MAX, 1, "window" },
+		{ 1, 1000, 0, "burst" },
+		{ 1, 1000, -1, "burst" },
+		{ 1, 1000, 1000000001, "burst" },
+		{ 1, 1000, INT64_MAX, "burst" },
+	};
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rl_rule r = { bad[i].n, bad[i].w, bad[i].b };
+		char msg[160] = "";
+		char value[32];
+		int64_t v = strcmp(bad[i].field, "limit") == 0	  ? bad[i].n
+			    : strcmp(bad[i].field, "window") == 0 ? bad[i].w
+								  : bad[i].b;
+		snprintf(value, sizeof(value), "%lld", (long long)v);
+		assert_int_equal(rl_rule_validate(&r, msg, sizeof(msg)), RL_EINVAL);
+		if (!strstr(msg, bad[i].field) || !strstr(msg, value))
+			fail_msg("rule %zu: message '%s' does not name %s %s", i, msg, bad[i].field,
+				 value);
+		assert_int_equal(rl_rule_validate(&r, NULL, 0), RL_EINVAL);
+		for (size_t a = 0; a < count; a++) {
+			struct rl_limiter lim;
+			msg[0] = '\0';
+			assert_int_equal(rl_limiter_init(&lim, all[a], &r, msg, sizeof(msg)), RL_EINVAL);
+			assert_non_null(strstr(msg, bad[i].field));
+		}
+	}
+
+	/* the range ends themselves are valid */
+	static const struct rl_rule good[] = { { 1, 1, 1 }, { 1000000, E18, 1000000000 },
+					       { 1, E18, 1000000000 }, { 1000000, 1, 1 } };
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		for (size_t a = 0; a < count; a++) {
+			struct rl_limiter lim;
+			assert_int_equal(rl_limiter_init(&lim, all[a], &good[i], NULL, 0), RL_OK);
+		}
+
+	/* a tiny message buffer is truncated, never overrun */
+	struct rl_rule r = { 0, 1, 1 };
+	char tiny[6] = "xxxxx";
+	assert_int_equal(rl_rule_validate(&r, tiny, 4), RL_EINVAL);
+	assert_int_equal(tiny[3], '\0');
+	assert_int_equal(tiny[4], 'x');
+
+	/* no algorithm */
+	struct rl_limiter lim;
+	char msg[64] = "";
+	struct rl_rule ok = rl_rule_make(3, 1000);
+	assert_int_equal(ok.burst, 3); /* the default burst is N */
+	assert_int_equal(rl_limiter_init(&lim, NULL, &ok, msg, sizeof(msg)), RL_EINVAL);
+	assert_true(msg[0] != '\0');
+}
+
+static void time_out_of_range(void **u)
+{
+	(void)u;
+	static const int64_t bad[] = { -1, INT64_MIN, TMAX + 1, INT64_MAX };
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+
+	for (size_t a = 0; a < count; a++) {
+		struct fx f;
+		fx_init(&f, all[a]->name, 2, 1000, 2);
+		assert_int_equal(at(&f, 500), RL_ALLOWED);
+		unsigned char before[64];
+		memcpy(before, f.st, all[a]->state_size);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			struct rl_decision d;
+			assert_int_equal(rl_limiter_check(&f.lim, f.st, bad[i], &d), RL_ERANGE);
+			assert_int_equal(rl_limiter_check(&f.lim, f.st, bad[i], NULL), RL_ERANGE);
+			/* the state is unchanged on error */
+			assert_memory_equal(before, f.st, all[a]->state_size);
+		}
+		/* and the ends of the range are fine */
+		assert_true(at(&f, TMAX) >= 0);
+		fx_reset(&f);
+		assert_int_equal(at(&f, 0), RL_ALLOWED);
+		fx_free(&f);
+	}
+}
+
+static void registry_and_sizes(void **u)
+{
+	(void)u;
+	static const struct {
+		const char *name;
+		size_t size;
+		int owns_memory;
+	} want[] = {
+		{ "token_bucket", sizeof(struct rl_level), 0 },
+		{ "gcra", sizeof(struct rl_gcra), 0 },
+		{ "leaky_bucket", sizeof(struct rl_level), 0 },
+		{ "fixed_window", sizeof(struct rl_fixed_window), 0 },
+		{ "sliding_log", sizeof(struct rl_sliding_log), 1 },
+		{ "sliding_counter", sizeof(struct rl_sliding_counter), 0 },
+	};
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+
+	assert_int_equal(count, 6);
+	for (size_t i = 0; i < count; i++) {
+		assert_string_equal(all[i]->name, want[i].name);
+		assert_ptr_equal(rl_algo_find(want[i].name), all[i]);
+		assert_int_equal(all[i]->state_size, want[i].size);
+		assert_true(all[i]->state_size <= 32); /* fixed and small */
+		assert_non_null(all[i]->check);
+		assert_non_null(all[i]->is_idle);
+		assert_int_equal(all[i]->release != NULL, want[i].owns_memory);
+	}
+	assert_null(rl_algo_find("nope"));
+	assert_null(rl_algo_find(""));
+	assert_null(rl_algo_find("GCRA"));
+	assert_null(rl_algo_find("token_bucket "));
+
+	static const int codes[] = { RL_OK, RL_EINVAL, RL_ENOMEM, RL_ERANGE,
+				     RL_EORDER, RL_EFULL, RL_ENOTFOUND };
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		assert_true(strlen(rl_strerror(codes[i])) > 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* sliding_log's memory: grows on demand, shrinks, freed on release.   */
+
+static void sliding_log_memory(void **u)
+{
+	(void)u;
+	struct fx f;
+	const size_t run = sizeof(struct rl_run);
+
+	fx_init(&f, "sliding_log", 1000000, 1000000, 1);
+	assert_int_equal(rl_sliding_log_heap_bytes(f.st), 0); /* nothing up front */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(at(&f, i), RL_ALLOWED);
+	assert_true(rl_sliding_log_heap_bytes(f.st) > 0);
+	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * run);
+
+	/* 1000 distinct times: grows on demand, within 4x of what it needs */
+	for (int i = 3; i < 1000; i++)
+		assert_int_equal(at(&f, i), RL_ALLOWED);
+	size_t grown = rl_sliding_log_heap_bytes(f.st);
+	assert_true(grown >= 1000 * run);
+	assert_true(grown <= 4 * 1000 * run);
+
+	/* once they leave the window the ring shrinks back */
+	assert_int_equal(at(&f, 1000 + 1000000), RL_ALLOWED);
+	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * run);
+
+	/* release frees it; a second release and a reuse are fine */
+	rl_limiter_release(&f.lim, f.st);
+	assert_int_equal(rl_sliding_log_heap_bytes(f.st), 0);
+	rl_limiter_release(&f.lim, f.st);
+	memset(f.st, 0, sizeof(struct rl_sliding_log));
+	assert_int_equal(at(&f, 5), RL_ALLOWED);
+	fx_free(&f);
+
+	/* a million admissions at one instant take one run */
+	fx_init(&f, "sliding_log", 1000000, 1000, 1);
+	for (int i = 0; i < 1000000; i++)
+		assert_int_equal(rl_limiter_check(&f.lim, f.st, 77, NULL), RL_ALLOWED);
+	assert_int_equal(((struct rl_sliding_log *)f.st)->log.len, 1);
+	assert_int_equal(((struct rl_sliding_log *)f.st)->log.total, 1000000);
+	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * run);
+	EXPECT(&f, 77, 0, 0, 1000, 1000);
+	EXPECT(&f, 1077, 1, 999999, 0, 1000); /* all of them left at once */
+	fx_free(&f);
+	/* (LeakSanitizer, in the sanitizer build, checks nothing is left) */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(token_bucket_limit),
+		cmocka_unit_test(gcra_limit),
+		cmocka_unit_test(leaky_bucket_limit),
+		cmocka_unit_test(fixed_window_limit),
+		cmocka_unit_test(sliding_log_limit),
+		cmocka_unit_test(sliding_counter_limit),
+		cmocka_unit_test(refill_exactly_w_over_n),
+		cmocka_unit_test(token_bucket_not_dividing),
+		cmocka_unit_test(leaky_bucket_not_dividing),
+		cmocka_unit_test(gcra_rounds_emission_up),
+		cmocka_unit_test(retry_after_is_exact),
+		cmocka_unit_test(backwards_time_is_clamped),
+		cmocka_unit_test(extremes_fresh_key),
+		cmocka_unit_test(extremes_full_buckets),
+		cmocka_unit_test(extremes_full_windows),
+		cmocka_unit_test(gcra_debt_horizon),
+		cmocka_unit_test(rule_validation),
+		cmocka_unit_test(time_out_of_range),
+		cmocka_unit_test(registry_and_sizes),
+		cmocka_unit_test(sliding_log_memory),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
