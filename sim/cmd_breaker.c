@@ -43,8 +43,9 @@ int rl_cmd_breaker(int argc, char **argv)
 	struct rl_opts o = { argc, argv, 0, "breaker" };
 	int64_t limit = 0, window = 0, open_for = 0;
 	const char *name, *val;
+	int at; /* index of the argument being parsed, for messages */
 
-	while ((name = rl_opt_next(&o, &val, takes_value))) {
+	while ((at = o.cur, name = rl_opt_next(&o, &val, takes_value))) {
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
 			return RL_EXIT_OK;
@@ -54,7 +55,7 @@ int rl_cmd_breaker(int argc, char **argv)
 			       : strcmp(name, "open") == 0   ? &open_for
 							     : NULL;
 		if (!dst)
-			return rl_usage_error("breaker", "unknown option '%s' (see --help)", o.argv[o.cur - 1]);
+			return rl_usage_error("breaker", "unknown option '%s' (see --help)", o.argv[at]);
 		if (!val)
 			return rl_usage_error("breaker", "option --%s needs a value", name);
 		bool ok = dst == &limit ? rl_parse_i64(val, dst) : parse_seconds(val, dst);

@@ -59,8 +59,9 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
 	struct rl_opts o = { argc, argv, 0, "replay" };
 	const char *name, *val;
+	int at; /* index of the argument being parsed, for messages */
 
-	while ((name = rl_opt_next(&o, &val, takes_value))) {
+	while ((at = o.cur, name = rl_opt_next(&o, &val, takes_value))) {
 		const char **dst = strcmp(name, "algo") == 0     ? &ro->algo
 				   : strcmp(name, "limit") == 0  ? &ro->limit
 				   : strcmp(name, "window") == 0 ? &ro->window
@@ -82,7 +83,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 		}
 		if (!dst)
 			return rl_usage_error("replay", "unknown option or argument '%s' (see --help)",
-					      o.argv[o.cur - 1]);
+					      o.argv[at]);
 		if (!val)
 			return rl_usage_error("replay", "option --%s needs a value", name);
 		*dst = val;

@@ -1,0 +1,90 @@
+#!/bin/bash
+# ratelab replay: every bad input or option exits 2 with exactly one
+# message on stderr that names the line number and the offending text,
+# after the output for the earlier lines. $1 is the ratelab binary.
+ratelab=$1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# bad NAME INPUT WANT_STDOUT ARGS... -- NEEDLE...
+# exit 2; stdout == WANT_STDOUT (earlier lines' output, flushed); stderr is
+# one line beginning "ratelab replay: " and containing every NEEDLE.
+bad() {
+	local name=$1 input=$2 want=$3 out rc err n
+	shift 3
+	local args=()
+	while [ "$1" != "--" ]; do args+=("$1"); shift; done
+	shift
+	out=$(printf '%s' "$input" | "$ratelab" replay "${args[@]}" 2>"$tmp/err"); rc=$?
+	err=$(cat "$tmp/err")
+	n=$(wc -l <"$tmp/err")
+	[ $rc -eq 2 ] || fail "$name: exit $rc, want 2 (stderr: $err)"
+	[ "$out" = "$want" ] || fail "$name: stdout
+--- got:
+$out
+--- want:
+$want"
+	[ "$n" -eq 1 ] || fail "$name: $n stderr lines, want 1: $err"
+	case $err in "ratelab replay: "*) ;; *) fail "$name: stderr does not start 'ratelab replay: ': $err" ;; esac
+	for needle in "$@"; do
+		case $err in *"$needle"*) ;; *) fail "$name: stderr lacks \"$needle\": $err" ;; esac
+	done
+}
+
+ok3=$'0 a\n0 a\n0 a\n'
+three=$'1\n1\n0'
+args=(--algo sliding_log --limit 2 --window 10)
+
+# Malformed lines, after three good ones; line numbers count every line
+bad missing_key "${ok3}5"$'\n' "$three" "${args[@]}" -- "line 4" "'5'"
+bad three_tokens "${ok3}5 a b"$'\n' "$three" "${args[@]}" -- "line 4" "'5 a b'"
+bad not_a_number "${ok3}abc a"$'\n' "$three" "${args[@]}" -- "line 4" "'abc a'"
+bad decimal_time "${ok3}1.5 a"$'\n' "$three" "${args[@]}" -- "line 4" "'1.5 a'"
+bad plus_sign "${ok3}+1 a"$'\n' "$three" "${args[@]}" -- "line 4" "'+1 a'"
+bad exponent "${ok3}1e3 a"$'\n' "$three" "${args[@]}" -- "line 4" "'1e3 a'"
+bad unit_on_time "${ok3}5ms a"$'\n' "$three" "${args[@]}" -- "line 4" "'5ms a'"
+bad negative_time "${ok3}-1 a"$'\n' "$three" "${args[@]}" -- "line 4" "'-1 a'"
+bad time_past_max "${ok3}4000000000000000001 a"$'\n' "$three" "${args[@]}" -- \
+	"line 4" "'4000000000000000001 a'"
+bad time_overflow "${ok3}99999999999999999999 a"$'\n' "$three" "${args[@]}" -- \
+	"line 4" "'99999999999999999999 a'"
+bad comments_count_as_lines $'# header\n\n0 a\n  # indented\nnope\n' "1" "${args[@]}" -- \
+	"line 5" "'nope'"
+bad first_line "x y"$'\n'"0 a"$'\n' "" "${args[@]}" -- "line 1" "'x y'"
+bad after_explain "${ok3}oops"$'\n' "1 remaining=1 retry_after_ns=0 reset_ns=10
+1 remaining=0 retry_after_ns=0 reset_ns=10
+0 remaining=0 retry_after_ns=10 reset_ns=10" "${args[@]}" --explain -- "line 4" "'oops'"
+# nothing after the bad line is processed
+bad stops_at_error "${ok3}bad"$'\n'"0 b"$'\n' "$three" "${args[@]}" -- "line 4" "'bad'"
+
+# The largest valid time is fine, one past it is not
+out=$(printf '4000000000000000000 a\n' | "$ratelab" replay "${args[@]}" 2>&1); rc=$?
+[ $rc -eq 0 ] && [ "$out" = 1 ] || fail "t = 4*10^18: exit $rc, output $out"
+
+# Options
+bad unknown_algo "$ok3" "" --algo foo --limit 1 --window 1 -- "'foo'"
+bad unknown_option "$ok3" "" "${args[@]}" --bogus x -- "'--bogus'"
+bad unknown_flag_before_flag "$ok3" "" "${args[@]}" --frob --explain -- "'--frob'"
+bad stray_argument "$ok3" "" "${args[@]}" stray -- "'stray'"
+bad missing_window "$ok3" "" --algo gcra --limit 1 -- "--window"
+bad missing_limit "$ok3" "" --algo gcra --window 1 -- "--limit"
+bad missing_algo "$ok3" "" --limit 1 --window 1 -- "--algo"
+bad value_missing "$ok3" "" --algo gcra --limit 1 --window -- "--window"
+bad limit_zero "$ok3" "" --algo gcra --limit 0 --window 1s -- "limit" "0"
+bad limit_too_big "$ok3" "" --algo gcra --limit 1000001 --window 1s -- "limit" "1000001"
+bad limit_not_int "$ok3" "" --algo gcra --limit 2x --window 1s -- "--limit" "'2x'"
+bad burst_zero "$ok3" "" --algo token_bucket --limit 1 --window 1s --burst 0 -- "burst" "0"
+bad burst_too_big "$ok3" "" --algo leaky_bucket --limit 1 --window 1s --burst 1000000001 -- \
+	"burst" "1000000001"
+bad burst_not_int "$ok3" "" --algo gcra --limit 1 --window 1s --burst many -- "--burst" "'many'"
+bad window_zero "$ok3" "" --algo gcra --limit 1 --window 0 -- "window" "0"
+bad window_too_big "$ok3" "" --algo gcra --limit 1 --window 1000000000000000001 -- \
+	"window" "1000000000000000001"
+for d in 10x 1.5s -5 1S 's' 'ms5' '10 s' '' 99999999999999999999 9999999999h; do
+	bad "bad_duration_'$d'" "$ok3" "" --algo gcra --limit 1 --window "$d" -- "--window" "'$d'"
+done
+
+[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "replay_errors: all checks passed"
