@@ -13,6 +13,7 @@
 #include "ratelab/breaker.h"
 #include "ratelab/fixed_window.h"
 #include "ratelab/gcra.h"
+#include "ratelab/registry.h"
 #include "ratelab/leaky_bucket.h"
 #include "ratelab/sliding_counter.h"
 #include "ratelab/sliding_log.h"

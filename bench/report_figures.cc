@@ -103,17 +103,24 @@ std::vector<std::pair<int, std::string>> load_sweep(const Inputs &in)
 
 std::string breaker_scenario(const Inputs &in)
 {
-	std::string fallback;
+	// The bursty (on/off) run that opened the breaker most; else any run
+	// that opened it most.
+	std::string best;
+	double best_openings = -1;
+	bool best_bursty = false;
 	for (size_t i = 0; i < in.breaker.rows.size(); i++) {
 		const std::string &n = in.breaker.at(i, "scenario");
 		if (!exists(in.series_dir + "/breaker_" + n + ".csv"))
 			continue;
-		if (n.find("onoff") != std::string::npos || n.find("burst") != std::string::npos)
-			return n;
-		if (fallback.empty())
-			fallback = n;
+		bool bursty = n.find("onoff") != std::string::npos || n.find("burst") != std::string::npos;
+		double openings = in.breaker.num(i, "openings");
+		if ((bursty && !best_bursty) || (bursty == best_bursty && openings > best_openings)) {
+			best = n;
+			best_openings = openings;
+			best_bursty = bursty;
+		}
 	}
-	return fallback;
+	return best;
 }
 
 std::vector<size_t> key_counts(const Inputs &in)

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -78,9 +79,14 @@ Bench load_bench(const std::string &path)
 	std::ifstream f(path);
 	if (!f)
 		return b;
+	// Google Benchmark writes NaN and inf bare (e.g. the cv of a zero
+	// counter), which JSON lacks: read them as null (absent).
+	std::ostringstream text;
+	text << f.rdbuf();
+	static const std::regex bare(": *-?(nan|NaN|inf|Inf|INF|NAN)([,\n}])");
 	nlohmann::json j;
 	try {
-		f >> j;
+		j = nlohmann::json::parse(std::regex_replace(text.str(), bare, ": null$2"));
 	} catch (const std::exception &e) {
 		std::fprintf(stderr, "report: %s: %s\n", path.c_str(), e.what());
 		std::exit(1);

@@ -47,7 +47,7 @@ fi
 if [ "$QUICK" = 1 ]; then
 	MODE=quick MIN_TIME=0.02 REPS=1
 else
-	MODE=full MIN_TIME=0.25 REPS=3
+	MODE=full MIN_TIME=0.25 REPS=5
 fi
 echo "bench: $MODE run; results in $RESULTS/"
 
@@ -83,6 +83,7 @@ pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
 	echo "benchmark=$(pkgver libbenchmark-dev) (Debian libbenchmark-dev)"
 	echo "glibc=$(ldd --version | head -1 | awk '{print $NF}')"
 	echo "gnuplot=$(gnuplot --version)"
+	echo "inih=$(pkgver libinih-dev)"
 	echo "nlohmann_json=$(pkgver nlohmann-json3-dev)"
 	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo n/a)"
 	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"
