@@ -484,13 +484,14 @@ static void extremes_fresh_key(void **u)
 	EXPECT(&f, TMAX, 1, 999999998, 0, 2000000000000LL);
 	fx_free(&f);
 
-	/* gcra's debt horizon (gcra.h) lets 5223372 through at TMAX, not B:
-	 * TAT = TMAX + j * T must stay <= INT64_MAX - T, T = 10^12 */
+	/* gcra caps tau at RL_GCRA_HORIZON_NS - T (gcra.h): with T = 10^12,
+	 * k * T <= 5223371036854775807 lets 5223372 through at once, at any
+	 * time, not B */
 	fx_init(&f, "gcra", 1000000, E18, 1000000000);
 	EXPECT(&f, TMAX, 1, 5223371, 0, 1000000000000LL);
 	EXPECT(&f, TMAX, 1, 5223370, 0, 2000000000000LL);
 	fx_reset(&f);
-	EXPECT(&f, 0, 1, 9223371, 0, 1000000000000LL); /* at 0: j * T <= INT64_MAX - T */
+	EXPECT(&f, 0, 1, 5223371, 0, 1000000000000LL);
 	fx_free(&f);
 
 	fx_init(&f, "leaky_bucket", 1000000, E18, 1000000000);
@@ -630,33 +631,35 @@ static void gcra_debt_horizon(void **u)
 {
 	(void)u;
 	struct fx g, tb;
-	/* N = 1, W = 10^18, B = 10^9: T = 10^18. gcra.h: a TAT past
-	 * INT64_MAX (~9.22 * 10^18) is refused. From TAT = 4 * 10^18, five
-	 * admissions take it to 9 * 10^18; the sixth would pass INT64_MAX. */
+	/* N = 1, W = 10^18, B = 10^9: T = 10^18 and tau is capped (gcra.h) at
+	 * RL_GCRA_HORIZON_NS - T = 4223372036854775807: five admissions at
+	 * once (debts 0..4 * 10^18), where token_bucket admits B. */
 	fx_init(&g, "gcra", 1, E18, 1000000000);
 	fx_init(&tb, "token_bucket", 1, E18, 1000000000);
 	for (int i = 0; i < 5; i++) {
-		EXPECT(&g, TMAX, 1, SKIP, 0, E18 * (i + 1));
+		EXPECT(&g, TMAX, 1, 4 - i, 0, E18 * (i + 1));
 		EXPECT(&tb, TMAX, 1, 999999999 - i, 0, E18 * (i + 1));
 	}
-	EXPECT(&g, TMAX, 0, 0, RL_DURATION_MAX_NS, SKIP);
+	EXPECT(&g, TMAX, 0, 0, 776627963145224193LL, 5 * E18);
 	EXPECT(&tb, TMAX, 1, 999999994, 0, 6 * E18);
 	fx_free(&g);
 	fx_free(&tb);
 
-	/* remaining counts only what the horizon still lets through */
+	/* the cap never blocks a key for good: after a burst at 0 the next
+	 * admission comes exactly retry_after later, and the long-run rate
+	 * is one per T */
 	fx_init(&g, "gcra", 1, E18, 1000000000);
-	EXPECT(&g, TMAX, 1, 4, 0, E18); /* TAT 5e18: 6e18, 7e18, 8e18, 9e18 left */
-	EXPECT(&g, TMAX, 1, 3, 0, 2 * E18);
-	EXPECT(&g, TMAX, 1, 2, 0, 3 * E18);
-	EXPECT(&g, TMAX, 1, 1, 0, 4 * E18);
-	EXPECT(&g, TMAX, 1, 0, 0, 5 * E18);
-	EXPECT(&g, TMAX, 0, 0, RL_DURATION_MAX_NS, 5 * E18);
+	for (int i = 0; i < 5; i++)
+		EXPECT(&g, 0, 1, 4 - i, 0, E18 * (i + 1));
+	EXPECT(&g, 0, 0, 0, 776627963145224193LL, 5 * E18);
+	EXPECT(&g, 776627963145224192LL, 0, 0, 1, SKIP);
+	EXPECT(&g, 776627963145224193LL, 1, 0, 0, SKIP);
+	EXPECT(&g, 776627963145224193LL + E18 - 1, 0, 0, 1, SKIP);
+	EXPECT(&g, 776627963145224193LL + E18, 1, 0, 0, SKIP);
 	fx_free(&g);
 
-	/* N = 10^6, T = 10^12: at TMAX the horizon lets through the j-th
-	 * admission (j from 0) while 4e18 + j * T <= INT64_MAX - T, i.e.
-	 * j <= 5223371: 5223372 in all, far fewer than B = 10^9 */
+	/* N = 10^6, T = 10^12: 5223372 in all at one instant, far fewer than
+	 * B = 10^9 */
 	fx_init(&g, "gcra", 1000000, E18, 1000000000);
 	for (int i = 0; i < 100000; i++)
 		assert_int_equal(rl_limiter_check(&g.lim, g.st, TMAX, NULL), RL_ALLOWED);

@@ -114,9 +114,9 @@ static void pick_rule(struct m_rng *r, const struct prop_case *pc, struct rl_rul
 	if (pc->model != M_TOKEN_BUCKET && pc->model != M_LEAKY_BUCKET)
 		b = n; /* unused by the window algorithms; keep the default */
 	if (pc->rules != RULE_ANY) {
-		/* gcra: stay below its documented ~165-year debt horizon (a
-		 * TAT that reaches INT64_MAX - T, i.e. now + (B + 1) * T past
-		 * INT64_MAX), which test_algo_bounds pins */
+		/* gcra: stay below its documented ~165-year cap on tau
+		 * (gcra.h), where it admits less than token_bucket; the cap
+		 * is pinned in test_algo_bounds */
 		int64_t t = (w + n - 1) / n;
 		while (b > 1 && (m_i128)(b + 1) * t > (m_i128)INT64_MAX - M_TIME_MAX)
 			b--;

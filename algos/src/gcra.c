@@ -1,10 +1,12 @@
 /*
  * gcra.c - model: the generic cell rate algorithm (ATM Forum's virtual
- * scheduling form). T = ceil(W / N) ns, tau = (B - 1) * T. A request at t is
- * admitted iff TAT - t <= tau; then TAT = max(TAT, t) + T.
+ * scheduling form). T = ceil(W / N) ns, tau = min((B - 1) * T, horizon)
+ * (gcra.h). A request at t is admitted iff TAT - t <= tau; then
+ * TAT = max(TAT, t) + T.
  *
  * Invariant: in any interval of length d at most B + d / T <= B + N * d / W
- * requests are admitted; when N divides W every decision equals
+ * requests are admitted, and TAT <= t + tau + T <= INT64_MAX, so it never
+ * overflows; when N divides W and tau is not capped every decision equals
  * token_bucket's.
  */
 #include "ratelab/gcra.h"
@@ -22,30 +24,19 @@ int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
 	/* debt: how far the key runs ahead of its rate, ns */
 	rl_u128 debt = (rl_u128)(tat - now);
-	int within_horizon = tat <= INT64_MAX - t;
-	int verdict = debt <= lim->tolerance_ns && within_horizon ? RL_ALLOWED : RL_REJECTED;
+	rl_u128 tol = lim->tolerance_ns;
+	int verdict = debt <= tol ? RL_ALLOWED : RL_REJECTED;
 
 	st->last_ns = now;
 	if (verdict) {
-		tat += t;
 		debt += (rl_u128)t;
-		st->tat_ns = tat;
+		st->tat_ns = tat + t;
 	}
 
 	if (out) {
-		rl_u128 used = rl_ceil_div(debt, (rl_u128)t);
-		rl_u128 burst = (rl_u128)lim->rule.burst;
-		rl_u128 left = used < burst ? burst - used : 0;
-		/* ...and no more than the TAT horizon still lets through now */
-		rl_u128 room = tat <= INT64_MAX - t ? (rl_u128)((INT64_MAX - t - tat) / t) + 1 : 0;
-
-		out->remaining = (int64_t)(left < room ? left : room);
-		if (verdict)
-			out->retry_after_ns = 0;
-		else if (!within_horizon)
-			out->retry_after_ns = RL_DURATION_MAX_NS;
-		else
-			out->retry_after_ns = rl_sat_ns(debt - lim->tolerance_ns);
+		/* admissions still possible at now: debt + k * T <= tol + T */
+		out->remaining = debt <= tol ? (int64_t)((tol - debt) / (rl_u128)t) + 1 : 0;
+		out->retry_after_ns = verdict ? 0 : rl_sat_ns(debt - tol);
 		out->reset_ns = rl_sat_ns(debt);
 		out->delay_ns = 0;
 	}

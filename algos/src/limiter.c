@@ -7,6 +7,7 @@
 
 #include "arith.h"
 #include "ratelab/algo.h"
+#include "ratelab/gcra.h"
 
 static const struct rl_algo *const all_algos[] = {
 	&rl_token_bucket_algo, &rl_gcra_algo,        &rl_leaky_bucket_algo,
@@ -60,13 +61,14 @@ int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 	}
 	rl_u128 n = (rl_u128)rule->limit, w = (rl_u128)rule->window_ns, b = (rl_u128)rule->burst;
 	int64_t t = (int64_t)rl_ceil_div(w, n);
+	rl_u128 tolerance = (b - 1) * (rl_u128)t, horizon = (rl_u128)(RL_GCRA_HORIZON_NS - t);
 
 	*lim = (struct rl_limiter){
 		.algo = algo,
 		.rule = *rule,
 		.burst_w = b * w,
 		.quota_nw = n * w,
-		.tolerance_ns = (b - 1) * (rl_u128)t,
+		.tolerance_ns = tolerance < horizon ? tolerance : horizon,
 		.emission_ns = t,
 	};
 	return RL_OK;

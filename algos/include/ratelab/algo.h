@@ -78,7 +78,7 @@ struct rl_limiter {
 	/* Derived once by rl_limiter_init. */
 	rl_u128 burst_w;      /* B * W: the bucket's depth in 1/W-request units */
 	rl_u128 quota_nw;     /* N * W, request-ns */
-	rl_u128 tolerance_ns; /* gcra: tau = (B - 1) * T, ns */
+	rl_u128 tolerance_ns; /* gcra: tau = min((B - 1) * T, RL_GCRA_HORIZON_NS - T), ns */
 	int64_t emission_ns;  /* gcra: T = ceil(W / N), ns between admissions at the long-run rate */
 };
 

@@ -6,10 +6,13 @@
  *
  * Whole ns: T is rounded up to ceil(W / N) when N does not divide W, so gcra
  * then admits at a long-run rate a hair below N / W, never above it; when N
- * divides W its decisions equal token_bucket's. The TAT is an int64 ns: a
- * request that would push it past INT64_MAX (over ~165 years of debt, only
- * reachable when B * T exceeds that) is rejected, where token_bucket, which
- * has no such horizon, would admit it.
+ * divides W its decisions equal token_bucket's. The TAT is an int64 ns, so
+ * the tolerance is capped at RL_GCRA_HORIZON_NS - T (~5.2 * 10^18 ns, 165
+ * years of burst credit), which keeps TAT <= RL_TIME_MAX_NS + tau + T <=
+ * INT64_MAX. Only rules with (B - 1) * T above that (e.g. N = 1,
+ * W = 10^18, B > 5) are affected: their burst is floor(tau / T) + 1
+ * requests instead of B, fewer than token_bucket admits, never more, and
+ * the long-run rate is unchanged.
  *
  * 16 bytes per key: the 8-byte TAT and the last seen time that the
  * backwards-clock clamp needs.
@@ -22,6 +25,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* TAT - now never exceeds this, ns: INT64_MAX - RL_TIME_MAX_NS. */
+#define RL_GCRA_HORIZON_NS (INT64_MAX - RL_TIME_MAX_NS)
 
 struct rl_gcra {
 	int64_t tat_ns;  /* theoretical arrival time, ns; <= now means a full bucket */
