@@ -72,8 +72,14 @@ step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
 
 step 5 "report -> $RESULTS/REPORT.md"
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
+cpuinfo() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -1; }
+lscpu_field() { lscpu | awk -F: -v k="$1" '$1 == k { sub(/^ +/, "", $2); print $2 }'; }
+cpu_line() {
+	echo "$(cpuinfo "model name") (family $(cpuinfo "cpu family"), model $(cpuinfo model);" \
+		"L2 $(lscpu_field "L2 cache"), L3 $(lscpu_field "L3 cache"); hypervisor: $(lscpu_field "Hypervisor vendor"))"
+}
 {
-	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "cpu=$(cpu_line)"
 	echo "cores=$(nproc)"
 	echo "memory=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 	echo "kernel=$(uname -sr)"

@@ -138,7 +138,9 @@ void bm_floor(benchmark::State &state, const rl_algo *algo, size_t nkeys, bool d
 	rlbench::run_floor(state, bytes, dependent);
 }
 
-// Two-key stores for the threaded runs, one per algorithm, built on first use.
+// The stores of the threaded runs, one per algorithm, built on first use,
+// sized for 4096 keys so that the threads' keys (0 and 1) sit in different
+// buckets, hence under different locks, as two clients' keys would.
 struct Shared {
 	rl_limiter lim;
 	rl_store *store = nullptr;
@@ -157,7 +159,7 @@ Shared &shared_store(const rl_algo *algo)
 		slot->lim = rlbench::make_limiter(algo);
 		rl_store_config cfg{};
 		cfg.limiter = &slot->lim;
-		cfg.max_keys = 2;
+		cfg.max_keys = 4096;
 		cfg.when_full = RL_FULL_EVICT;
 		int rc = rl_store_create(&slot->store, &cfg);
 		if (rc != RL_OK)
