@@ -4,15 +4,17 @@
 //                      and every call admits one time and expires one;
 //   breaker/overload   one request every W / limit / 2: CLOSED fills in half
 //                      a window, opens, rejects for 100 ms, probes, closes -
-//                      the full cycle, ring growth included, amortised.
+//                      the full cycle, ring growth included, amortised;
+//   breaker/overload_cold_malloc  the same with glibc's initial malloc
+//                      thresholds (common.h): the ring's memory is returned
+//                      to the system on each opening and faulted back in.
 // Counters: allowed_pct, openings (per run).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "ratelab_cxx.h"
-
+#include "common.h"
 
 namespace {
 
@@ -20,8 +22,10 @@ constexpr int64_t kLimit = 1000000;
 constexpr int64_t kWindow = 1000000000;
 constexpr int64_t kOpenFor = 100000000;
 
-void bm_breaker(benchmark::State &state, int64_t step)
+void bm_breaker(benchmark::State &state, int64_t step, bool cold)
 {
+	if (cold)
+		rlbench::malloc_cold();
 	rl_breaker b;
 	char msg[160];
 	if (rl_breaker_init(&b, kLimit, kWindow, kOpenFor, msg, sizeof msg) != RL_OK) {
@@ -40,6 +44,8 @@ void bm_breaker(benchmark::State &state, int64_t step)
 		now += step;
 	}
 	rl_breaker_destroy(&b);
+	if (cold)
+		rlbench::malloc_warm();
 	state.SetItemsProcessed(state.iterations());
 	state.counters["allowed_pct"] = 100.0 * static_cast<double>(allowed) /
 					static_cast<double>(state.iterations() ? state.iterations() : 1);
@@ -47,7 +53,8 @@ void bm_breaker(benchmark::State &state, int64_t step)
 	state.counters["limit"] = static_cast<double>(kLimit);
 }
 
-BENCHMARK_CAPTURE(bm_breaker, at_limit, kWindow / kLimit)->Name("breaker/at_limit");
-BENCHMARK_CAPTURE(bm_breaker, overload, kWindow / kLimit / 2)->Name("breaker/overload");
+BENCHMARK_CAPTURE(bm_breaker, at_limit, kWindow / kLimit, false)->Name("breaker/at_limit");
+BENCHMARK_CAPTURE(bm_breaker, overload, kWindow / kLimit / 2, false)->Name("breaker/overload");
+BENCHMARK_CAPTURE(bm_breaker, overload_cold_malloc, kWindow / kLimit / 2, true)->Name("breaker/overload_cold_malloc");
 
 } // namespace

@@ -106,4 +106,20 @@ size_t malloc_bytes()
 	return mi.uordblks + mi.hblkhd;
 }
 
+void malloc_warm()
+{
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+void malloc_cold()
+{
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+}
+
+namespace {
+const bool warm_at_start = (malloc_warm(), true);
+} // namespace
+
 } // namespace rlbench

@@ -40,6 +40,15 @@ std::vector<uint64_t> key_sequence(KeyOrder order, size_t nkeys, size_t len, uin
 // Bytes the allocator has handed out now (mallinfo2: heap in use + mmapped).
 size_t malloc_bytes();
 
+// glibc's malloc adapts its mmap and trim thresholds to what the process
+// freed before, so a benchmark that allocates could cost more or less
+// depending on the benchmarks run before it. The benchmarks start "warm"
+// (blocks up to 64 MiB from the heap, freed memory kept: malloc_warm, set
+// at start-up); malloc_cold restores glibc's initial thresholds (128 KiB:
+// large blocks mapped and unmapped each time, page faults included).
+void malloc_warm();
+void malloc_cold();
+
 // splitmix64: a small, fast, seeded generator for the sequences.
 struct SplitMix {
 	uint64_t s;
