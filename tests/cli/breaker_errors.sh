@@ -2,34 +2,10 @@
 # ratelab breaker: every bad line or option exits 2 with exactly one
 # message on stderr naming the line number and the offending text, after
 # the output for the earlier lines. $1 is the ratelab binary.
-ratelab=$1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/harness.sh" "$1"
 
-# bad NAME INPUT WANT_STDOUT ARGS... -- NEEDLE...
-bad() {
-	local name=$1 input=$2 want=$3 out rc err n
-	shift 3
-	local args=()
-	while [ "$1" != "--" ]; do args+=("$1"); shift; done
-	shift
-	out=$(printf '%s' "$input" | "$ratelab" breaker "${args[@]}" 2>"$tmp/err"); rc=$?
-	err=$(cat "$tmp/err")
-	n=$(wc -l <"$tmp/err")
-	[ $rc -eq 2 ] || fail "$name: exit $rc, want 2 (stderr: $err)"
-	[ "$out" = "$want" ] || fail "$name: stdout
---- got:
-$out
---- want:
-$want"
-	[ "$n" -eq 1 ] || fail "$name: $n stderr lines, want 1: $err"
-	case $err in "ratelab breaker: "*) ;; *) fail "$name: stderr does not start 'ratelab breaker: ': $err" ;; esac
-	for needle in "$@"; do
-		case $err in *"$needle"*) ;; *) fail "$name: stderr lacks \"$needle\": $err" ;; esac
-	done
-}
+# bad NAME INPUT WANT ARGS... -- NEEDLE...: see run_bad in lib/harness.sh.
+bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" breaker "$@"; }
 
 args=(--limit 2 --window 10 --open 5)
 ok=$'handle 1\nhandle 2\nstate 3\n'
@@ -75,5 +51,4 @@ for d in 10x 1.5 1500ms -5 '' 1S 1d; do
 	bad "bad_open_'$d'" "$ok" "" --limit 1 --window 5 --open "$d" -- "--open" "'$d'"
 done
 
-[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
-echo "breaker_errors: all checks passed"
+finish breaker_errors

@@ -3,25 +3,10 @@
 # corrects it: with requestLimit = 2 the first two calls at t = 100 are
 # allowed), plus transitions, durations with units, comments and --help.
 # $1 is the ratelab binary.
-ratelab=$1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/harness.sh" "$1"
 
-# expect NAME INPUT WANT ARGS...: exit 0, empty stderr, stdout == WANT
-expect() {
-	local name=$1 input=$2 want=$3 out rc
-	shift 3
-	out=$(printf '%s' "$input" | "$ratelab" breaker "$@" 2>"$tmp/err"); rc=$?
-	[ $rc -eq 0 ] || fail "$name: exit $rc (stderr: $(cat "$tmp/err"))"
-	[ -s "$tmp/err" ] && fail "$name: stderr not empty: $(cat "$tmp/err")"
-	[ "$out" = "$want" ] || fail "$name: ratelab breaker $*
---- got:
-$out
---- want:
-$want"
-}
+# expect NAME INPUT WANT ARGS...: see run_ok in lib/harness.sh.
+expect() { local n=$1 i=$2 w=$3; shift 3; run_ok "$n" "$i" "$w" breaker "$@"; }
 
 expect example_1 'handle 1
 handle 2
@@ -157,5 +142,4 @@ err=$("$ratelab" nope 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "ratelab nope: exit $rc, want 2"
 grep -q "'nope'" <<<"$err" || fail "ratelab nope: message does not name it: $err"
 
-[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
-echo "breaker_spec: all checks passed"
+finish breaker_spec

@@ -2,36 +2,10 @@
 # ratelab replay: every bad input or option exits 2 with exactly one
 # message on stderr that names the line number and the offending text,
 # after the output for the earlier lines. $1 is the ratelab binary.
-ratelab=$1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/harness.sh" "$1"
 
-# bad NAME INPUT WANT_STDOUT ARGS... -- NEEDLE...
-# exit 2; stdout == WANT_STDOUT (earlier lines' output, flushed); stderr is
-# one line beginning "ratelab replay: " and containing every NEEDLE.
-bad() {
-	local name=$1 input=$2 want=$3 out rc err n
-	shift 3
-	local args=()
-	while [ "$1" != "--" ]; do args+=("$1"); shift; done
-	shift
-	out=$(printf '%s' "$input" | "$ratelab" replay "${args[@]}" 2>"$tmp/err"); rc=$?
-	err=$(cat "$tmp/err")
-	n=$(wc -l <"$tmp/err")
-	[ $rc -eq 2 ] || fail "$name: exit $rc, want 2 (stderr: $err)"
-	[ "$out" = "$want" ] || fail "$name: stdout
---- got:
-$out
---- want:
-$want"
-	[ "$n" -eq 1 ] || fail "$name: $n stderr lines, want 1: $err"
-	case $err in "ratelab replay: "*) ;; *) fail "$name: stderr does not start 'ratelab replay: ': $err" ;; esac
-	for needle in "$@"; do
-		case $err in *"$needle"*) ;; *) fail "$name: stderr lacks \"$needle\": $err" ;; esac
-	done
-}
+# bad NAME INPUT WANT ARGS... -- NEEDLE...: see run_bad in lib/harness.sh.
+bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" replay "$@"; }
 
 ok3=$'0 a\n0 a\n0 a\n'
 three=$'1\n1\n0'
@@ -86,5 +60,4 @@ for d in 10x 1.5s -5 1S 's' 'ms5' '10 s' '' 99999999999999999999 9999999999h; do
 	bad "bad_duration_'$d'" "$ok3" "" --algo gcra --limit 1 --window "$d" -- "--window" "'$d'"
 done
 
-[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
-echo "replay_errors: all checks passed"
+finish replay_errors

@@ -2,25 +2,10 @@
 # ratelab replay: the exact output of every algorithm on one hand-worked
 # trace (N = 2 per 10 ns, B = 2), with and without --explain; duration
 # suffixes; comments and blank lines; --help. $1 is the ratelab binary.
-ratelab=$1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/harness.sh" "$1"
 
-# expect NAME WANT INPUT ARGS...: exit 0, empty stderr, stdout == WANT
-expect() {
-	local name=$1 want=$2 input=$3 out rc
-	shift 3
-	out=$(printf '%s' "$input" | "$ratelab" "$@" 2>"$tmp/err"); rc=$?
-	[ $rc -eq 0 ] || fail "$name: exit $rc (stderr: $(cat "$tmp/err"))"
-	[ -s "$tmp/err" ] && fail "$name: stderr not empty: $(cat "$tmp/err")"
-	[ "$out" = "$want" ] || fail "$name: ratelab $*
---- got:
-$out
---- want:
-$want"
-}
+# expect NAME WANT INPUT ARGS...: see run_ok in lib/harness.sh.
+expect() { local n=$1 w=$2 i=$3; shift 3; run_ok "$n" "$i" "$w" "$@"; }
 
 # The trace: key a unless noted; line 6 goes back in time (clamped to 5);
 # a comment, a blank line and an indented comment are skipped.
@@ -137,5 +122,4 @@ for word in --algo --limit --window --burst --explain token_bucket sliding_count
 	grep -q -- "$word" <<<"$out" || fail "replay --help does not mention $word"
 done
 
-[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
-echo "replay_format: all checks passed"
+finish replay_format
