@@ -1,6 +1,6 @@
 # boundary.gp - admitted (and rejected) requests per time bucket under the
-# window-boundary attack, one panel per algorithm, zoomed on the first two
-# attacked boundaries. gnuplot -e "data='DIR'; out='DIR'" plots/boundary.gp
+# window-boundary attack, one panel per algorithm, zoomed on the first
+# attacked boundary (t = 2 W). gnuplot -e "data='DIR'; out='DIR'" plots/boundary.gp
 load data.'/vars.gp'
 set terminal pngcairo noenhanced size 1400,850 font "DejaVu Sans,11"
 load 'plots/style.gp'
@@ -12,7 +12,7 @@ set grid ytics
 set key top left
 set xlabel "t (s)"
 set ylabel "requests per bucket"
-set xrange [1.5 * boundary_window_s : 4.5 * boundary_window_s]
+set xrange [1.5 * boundary_window_s : 2.5 * boundary_window_s]
 set yrange [0 : 1.4 * boundary_limit]
 set style fill solid 0.7 border -1
 set boxwidth boundary_bucket_s * 0.9 absolute
