@@ -217,7 +217,7 @@ void charts(std::ostringstream &o, const Inputs &in)
 	  << (cheapest != figs.end() ? cheapest->algo + " (" + fmt(cheapest->ns_hot, 2) + " ns)" : "n/a")
 	  << ", the largest error "
 	  << (worst != figs.end() ? worst->algo + " (" + fmt(worst->false_allow_pct + worst->false_reject_pct, 3) + " %)" : "n/a")
-	  << ", and sliding_log, the reference, errs by construction never.\n\n";
+	  << ", while sliding_log, the exact reference, has zero error by construction.\n\n";
 
 	std::string bnd = boundary_scenario(in);
 	double max_ratio = NAN;
@@ -279,7 +279,7 @@ void charts(std::ostringstream &o, const Inputs &in)
 				}
 			}
 	o << "![sliding_counter error](plots/sc_error.png)\n\nsliding_counter's error against offered load"
-	  << (sweep.empty() ? "" : " (sweep `" + sweep.front().second + "` ...)") << ": at most " << fmt(peak, 4)
+	  << (sweep.empty() ? "" : " (sweep `" + sweep.front().second + "` ...)") << ": at most " << fmt(peak, 3)
 	  << " % of requests decided differently from the exact sliding log (at " << peak_load
 	  << " % load), beside Cloudflare's published 0.003 %.\n\n";
 }
