@@ -31,6 +31,7 @@ need_cmd gnuplot gnuplot-nox
 need_file /usr/include/benchmark/benchmark.h libbenchmark-dev
 need_file /usr/include/nlohmann/json.hpp nlohmann-json3-dev
 need_file /usr/include/ini.h libinih-dev
+need_file /usr/include/cmocka.h libcmocka-dev # the configure step also sets up tests/
 if [ ${#missing[@]} -gt 0 ]; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo="sudo "
