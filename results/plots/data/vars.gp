@@ -1,0 +1,10 @@
+algos = "token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter"
+series = "results/sim/series"
+boundary = "boundary"
+boundary_limit = 100
+boundary_window_s = 1
+boundary_bucket_s = 0.1
+breaker_scenario = "onoff_300"
+bytes_limit = "results/bench/bytes_vs_limit.csv"
+sweep = "load_050"
+sweep_limit = 100
