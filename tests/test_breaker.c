@@ -256,11 +256,14 @@ static void memory_is_per_distinct_timestamp(void **u)
 	assert_true(b->admitted.cap <= 4);
 	handle(b, 1000, 0, CLOSED);
 	state(b, 1000, OPEN);
-	assert_int_equal(b->admitted.cap, 0); /* nothing held while OPEN */
+	/* nothing counted while OPEN; the ring is kept for the next window */
+	assert_int_equal(b->admitted.len, 0);
+	assert_int_equal(b->admitted.total, 0);
+	assert_true(b->admitted.cap <= 4);
 	destroy(b);
 
 	/* a sliding window over many distinct times holds what is inside,
-	 * within a small factor, and shrinks when they leave */
+	 * within a small factor, and keeps its ring when they leave */
 	b = make(1000000, 1000, 5);
 	for (int64_t t = 0; t < 200000; t++) {
 		enum rl_breaker_state s;
@@ -272,7 +275,24 @@ static void memory_is_per_distinct_timestamp(void **u)
 	assert_true(b->admitted.cap <= 4 * 1000);
 	handle(b, 1000000, 1, CLOSED); /* all left at once */
 	assert_int_equal(b->admitted.total, 1);
-	assert_true(b->admitted.cap <= 4);
+	assert_int_equal(b->admitted.len, 1);
+	assert_true(b->admitted.cap <= 4 * 1000);
+	destroy(b);
+
+	/* overload cycles reuse one ring: no reallocation per closed period */
+	b = make(3, 10, 2);
+	handle(b, 0, 1, CLOSED);
+	handle(b, 0, 1, CLOSED);
+	handle(b, 0, 1, CLOSED);
+	const struct rl_run *ring = b->admitted.runs;
+	for (int64_t t = 0; t < 300; t += 3) {
+		handle(b, t + 1, 0, CLOSED); /* opens at t + 1 */
+		assert_int_equal(b->admitted.cap, 4); /* kept while OPEN */
+		handle(b, t + 3, 1, HALF_OPEN);
+		handle(b, t + 3, 1, CLOSED);
+		handle(b, t + 3, 1, CLOSED);
+		assert_ptr_equal(b->admitted.runs, ring);
+	}
 	destroy(b);
 }
 

@@ -3,7 +3,8 @@
  * sliding-window log of admitted requests (as runs) plus an open timer.
  *
  * Invariant: while CLOSED the log holds exactly the admitted times in
- * (now - window, now], at most limit of them; OPEN and HALF_OPEN hold none.
+ * (now - window, now], at most limit of them; OPEN and HALF_OPEN hold none
+ * (their ring stays allocated, at most the largest window's runs).
  */
 #include "ratelab/breaker.h"
 
@@ -86,7 +87,8 @@ int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *
 	}
 	b->state = RL_BREAKER_OPEN;
 	b->opened_at = now;
-	rl_runlog_free(&b->admitted);
+	/* keep the ring: the next closed period reuses it without reallocating */
+	rl_runlog_clear(&b->admitted);
 	return RL_REJECTED;
 }
 

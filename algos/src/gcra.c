@@ -13,6 +13,17 @@
 
 #include "arith.h"
 
+/* The answer's division, out of line so that the verdict-only path stays small. */
+static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t t, int verdict,
+					      struct rl_decision *out)
+{
+	/* admissions still possible at now: debt + k * T <= tol + T */
+	out->remaining = debt <= tol ? (tol - debt) / t + 1 : 0;
+	out->retry_after_ns = verdict ? 0 : debt - tol;
+	out->reset_ns = debt;
+	out->delay_ns = 0;
+}
+
 int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 		  struct rl_decision *out)
 {
@@ -22,24 +33,18 @@ int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 	int64_t t = lim->emission_ns;
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
-	/* debt: how far the key runs ahead of its rate, ns */
-	rl_u128 debt = (rl_u128)(tat - now);
-	rl_u128 tol = lim->tolerance_ns;
+	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
+	int64_t debt = tat - now;
+	int64_t tol = (int64_t)lim->tolerance_ns;
 	int verdict = debt <= tol ? RL_ALLOWED : RL_REJECTED;
 
 	st->last_ns = now;
 	if (verdict) {
-		debt += (rl_u128)t;
+		debt += t;
 		st->tat_ns = tat + t;
 	}
-
-	if (out) {
-		/* admissions still possible at now: debt + k * T <= tol + T */
-		out->remaining = debt <= tol ? (int64_t)((tol - debt) / (rl_u128)t) + 1 : 0;
-		out->retry_after_ns = verdict ? 0 : rl_sat_ns(debt - tol);
-		out->reset_ns = rl_sat_ns(debt);
-		out->delay_ns = 0;
-	}
+	if (out)
+		explain(debt, tol, t, verdict, out);
 	return verdict;
 }
 

@@ -13,29 +13,33 @@
 
 #include "level_ops.h"
 
+/* The answer's divisions, out of line so that the verdict-only path stays small. */
+static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 queued,
+					      rl_u128 level, int verdict, struct rl_decision *out)
+{
+	rl_u128 w = (rl_u128)lim->rule.window_ns, n = (rl_u128)lim->rule.limit;
+
+	out->remaining = level <= lim->burst_w ? (int64_t)((lim->burst_w - level) / w) + 1 : 0;
+	out->retry_after_ns = verdict ? 0 : rl_sat_ns(rl_ceil_div(level - lim->burst_w, n));
+	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
+	out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
+}
+
 int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
 			  int64_t now_ns, struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 
-	rl_u128 w = (rl_u128)lim->rule.window_ns;
 	rl_u128 level = rl_level_drain(lim, st, now_ns);
 	rl_u128 queued = level; /* the admitted request's wait, times N */
 	int verdict = level <= lim->burst_w ? RL_ALLOWED : RL_REJECTED;
 
 	if (verdict)
-		level += w;
+		level += (rl_u128)lim->rule.window_ns;
 	rl_level_store(st, level);
-
-	if (out) {
-		rl_u128 n = (rl_u128)lim->rule.limit;
-
-		out->remaining = level <= lim->burst_w ? (int64_t)((lim->burst_w - level) / w) + 1 : 0;
-		out->retry_after_ns = verdict ? 0 : rl_sat_ns(rl_ceil_div(level - lim->burst_w, n));
-		out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
-		out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
-	}
+	if (out)
+		explain(lim, queued, level, verdict, out);
 	return verdict;
 }
 

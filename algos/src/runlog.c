@@ -1,8 +1,8 @@
 /*
  * runlog.c - model: a FIFO of (time, count) runs in a power-of-two ring.
  * Invariant: runs are in non-decreasing time order, counts are >= 1, total
- * is their sum, and cap / 4 < len <= cap whenever cap > RUNLOG_MIN_CAP, so
- * memory stays within 4x of what the live runs need.
+ * is their sum; right after rl_runlog_trim, cap / 4 < len <= cap whenever
+ * cap > RUNLOG_MIN_CAP, so memory stays within 4x of what the live runs need.
  */
 #include "ratelab/runlog.h"
 
@@ -35,6 +35,10 @@ void rl_runlog_expire(struct rl_runlog *log, int64_t horizon)
 		log->head = (log->head + 1) & (log->cap - 1);
 		log->len--;
 	}
+}
+
+void rl_runlog_trim(struct rl_runlog *log)
+{
 	if (log->len == 0) {
 		rl_runlog_free(log);
 		return;
@@ -42,6 +46,11 @@ void rl_runlog_expire(struct rl_runlog *log, int64_t horizon)
 	/* Shrinking is best effort: on ENOMEM the larger ring stays valid. */
 	if (log->cap > RUNLOG_MIN_CAP && log->len <= log->cap / 4)
 		(void)resize(log, log->cap / 2);
+}
+
+void rl_runlog_clear(struct rl_runlog *log)
+{
+	log->head = log->len = log->total = 0;
 }
 
 int rl_runlog_push(struct rl_runlog *log, int64_t at)

@@ -36,26 +36,16 @@ static int64_t least_offset(int64_t w, uint32_t c, rl_u128 room)
 	return span >= (rl_u128)w ? 0 : w - (int64_t)span;
 }
 
-int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			     int64_t now_ns, struct rl_decision *out)
+/*
+ * The answer, out of line so that the verdict-only path stays small: used
+ * is the weighted count after the decision, e the offset into the window.
+ */
+static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
+					      const struct rl_sliding_counter *st, int64_t now,
+					      int64_t e, rl_u128 used, int verdict,
+					      struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
-		return RL_ERANGE;
-
-	int64_t now = rl_clamp(now_ns, st->last_ns);
 	int64_t w = lim->rule.window_ns;
-	int64_t e = advance(w, st, now);
-	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
-	int verdict = used < lim->quota_nw ? RL_ALLOWED : RL_REJECTED;
-
-	st->last_ns = now;
-	if (verdict) {
-		st->curr++;
-		used += (rl_u128)w;
-	}
-	if (!out)
-		return verdict;
-
 	int64_t to_end = st->end_ns - now;
 
 	out->remaining = used < lim->quota_nw ? (int64_t)rl_ceil_div(lim->quota_nw - used, (rl_u128)w) : 0;
@@ -76,6 +66,27 @@ int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_cou
 		out->reset_ns = least_offset(w, st->prev, (rl_u128)w) - e;
 	else
 		out->reset_ns = to_end + least_offset(w, st->curr, (rl_u128)w);
+}
+
+int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			     int64_t now_ns, struct rl_decision *out)
+{
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t w = lim->rule.window_ns;
+	int64_t e = advance(w, st, now);
+	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
+	int verdict = used < lim->quota_nw ? RL_ALLOWED : RL_REJECTED;
+
+	st->last_ns = now;
+	if (verdict) {
+		st->curr++;
+		used += (rl_u128)w;
+	}
+	if (out)
+		explain(lim, st, now, e, used, verdict, out);
 	return verdict;
 }
 

@@ -21,6 +21,7 @@ int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st
 
 	/* Expiry changes no decision, so it may stand even if the push fails. */
 	rl_runlog_expire(log, now - w);
+	rl_runlog_trim(log);
 
 	int verdict = log->total < (uint64_t)lim->rule.limit ? RL_ALLOWED : RL_REJECTED;
 

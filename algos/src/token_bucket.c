@@ -11,6 +11,18 @@
 
 #include "level_ops.h"
 
+/* The answer's divisions, out of line so that the verdict-only path stays small. */
+static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 level,
+					      int verdict, struct rl_decision *out)
+{
+	rl_u128 w = (rl_u128)lim->rule.window_ns, n = (rl_u128)lim->rule.limit;
+
+	out->remaining = (int64_t)((lim->burst_w - level) / w);
+	out->retry_after_ns = verdict ? 0 : rl_sat_ns(rl_ceil_div(level + w - lim->burst_w, n));
+	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
+	out->delay_ns = 0;
+}
+
 int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
 			  int64_t now_ns, struct rl_decision *out)
 {
@@ -24,15 +36,8 @@ int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
 	if (verdict)
 		level += w;
 	rl_level_store(st, level);
-
-	if (out) {
-		rl_u128 n = (rl_u128)lim->rule.limit;
-
-		out->remaining = (int64_t)((lim->burst_w - level) / w);
-		out->retry_after_ns = verdict ? 0 : rl_sat_ns(rl_ceil_div(level + w - lim->burst_w, n));
-		out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
-		out->delay_ns = 0;
-	}
+	if (out)
+		explain(lim, level, verdict, out);
 	return verdict;
 }
 

@@ -15,7 +15,9 @@
  * Times are integers in one unit of the caller's choosing (the spec and
  * `ratelab breaker` use seconds, the simulator ns), non-decreasing across
  * calls: an earlier time is refused with RL_EORDER, a negative one with
- * RL_ERANGE. Memory is O(min(limit, distinct times in the window)) and each
+ * RL_ERANGE. Memory is O(min(limit, distinct times in a window)) for the
+ * fullest window so far: the ring of (time, count) runs is kept, not
+ * shrunk, so a breaker cycling through overload never reallocates. Each
  * call is amortised O(1). Single-threaded: callers serialise.
  */
 #ifndef RATELAB_BREAKER_H

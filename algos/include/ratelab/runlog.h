@@ -2,8 +2,10 @@
  * runlog.h - a FIFO of (time, count) runs: the admitted requests of a
  * sliding window, one run per distinct time. It holds
  * O(min(admitted, distinct times)) memory in a ring that doubles when full
- * and halves when a quarter full, so a million admissions at one instant
- * take one 16-byte run.
+ * and, when its owner trims it, halves when a quarter full, so a million
+ * admissions at one instant take one 16-byte run. Owners with many logs
+ * (one per key) trim after expiring; a single hot log (the breaker) does
+ * not, so it never reallocates in a steady state.
  *
  * A zeroed rl_runlog is empty and valid; rl_runlog_free releases it.
  * Single-threaded: callers serialise.
@@ -31,8 +33,14 @@ struct rl_runlog {
 };
 _Static_assert(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
 
-/* Drops every run with at <= horizon (the oldest first). */
+/* Drops every run with at <= horizon (the oldest first); keeps the ring. */
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon);
+
+/* Frees the ring when empty, halves it when at most a quarter full. */
+void rl_runlog_trim(struct rl_runlog *log);
+
+/* Drops every run; keeps the ring for reuse. */
+void rl_runlog_clear(struct rl_runlog *log);
 
 /* Adds one admission at time at (>= the newest run's). RL_OK or RL_ENOMEM. */
 int rl_runlog_push(struct rl_runlog *log, int64_t at);
