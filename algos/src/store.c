@@ -81,6 +81,21 @@ static uint64_t mix64(uint64_t x)
 uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
 {
 	const unsigned char *p = key;
+
+	if (len <= 16) {
+		/* Short keys (ids, IPv4/IPv6 addresses): two multiplies, as wyhash
+		 * does; a and b overlap for 8 < len < 16, len tells the sizes apart. */
+		uint64_t a = 0, b = 0;
+		if (len >= 8) {
+			memcpy(&a, p, 8);
+			memcpy(&b, p + len - 8, 8);
+		} else {
+			for (size_t i = 0; i < len; i++)
+				a |= (uint64_t)p[i] << (8 * i);
+		}
+		return mum(mum(a ^ seed ^ 0xa0761d6478bd642fULL, b ^ 0xe7037ed1a0b428dbULL) ^ len,
+			   0x8ebc6af09c88c6e3ULL);
+	}
 	uint64_t h = mum(seed ^ 0xa0761d6478bd642fULL, (uint64_t)len ^ 0xe7037ed1a0b428dbULL);
 
 	for (; len >= 8; p += 8, len -= 8) {
@@ -401,9 +416,17 @@ int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t 
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 
-	struct where w = locate(s, s->hash(key, key_len, s->seed));
+	/* a direct call when the hash is the default, so it can be inlined */
+	uint64_t h = s->hash == rl_store_hash ? rl_store_hash(key, key_len, s->seed)
+					      : s->hash(key, key_len, s->seed);
+	struct where w = locate(s, h);
 	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
 	int slot, rc;
+
+	/* Fetch the key's first bucket whole (tags and states) at once: its
+	 * misses overlap instead of following one another. */
+	for (size_t off = 0; off < s->stride; off += 64)
+		__builtin_prefetch((const unsigned char *)b1 + off, 1);
 
 	/* The fast path: the key is in its first bucket (where most keys live). */
 	bucket_lock(b1);
