@@ -3,7 +3,8 @@
  * per W/N ns, in order; a request arriving to an idle queue is served at
  * once, and at most B admitted requests may be waiting behind the one in
  * service. Each admitted request learns its delay (delay_ns) before it is
- * served. Exact for every N and W; 24 bytes per key.
+ * served, rounded up to a whole ns (service times are rational when N does
+ * not divide W). Exact for every N and W; 24 bytes per key.
  *
  * Boundary: admitted iff its delay is <= B * W / N (inclusive): B + 1
  * requests pass at one instant to an idle queue, the last waiting B * W / N.
