@@ -4,10 +4,10 @@
 //                      and every call admits one time and expires one;
 //   breaker/overload   one request every W / limit / 2: CLOSED fills in half
 //                      a window, opens, rejects for 100 ms, probes, closes -
-//                      the full cycle, ring growth included, amortised;
+//                      the full cycle amortised;
 //   breaker/overload_cold_malloc  the same with glibc's initial malloc
-//                      thresholds (common.h): the ring's memory is returned
-//                      to the system on each opening and faulted back in.
+//                      thresholds (common.h), a check that the breaker's
+//                      kept ring makes it independent of malloc's tuning.
 // Counters: allowed_pct, openings (per run).
 #include <benchmark/benchmark.h>
 

@@ -156,9 +156,9 @@ void breaker(std::ostringstream &o, const Inputs &in)
 	     "`rl_breaker_handle` at limit 10^6, window 1 s, open 100 ms: *at_limit* offers exactly the limit "
 	     "(stays CLOSED: one admission and one expiry per call), *overload* offers twice it (fills, opens, "
 	     "probes, closes: the whole cycle amortised); *overload_cold_malloc* is overload under glibc's "
-	     "initial malloc thresholds, where the ring freed at each opening goes back to the system and is "
-	     "faulted in again as it regrows (every other benchmark runs with the thresholds fixed high, so that "
-	     "no result depends on the allocations of the benchmarks before it).\n\n"
+	     "initial malloc thresholds (the breaker keeps its ring across openings, so this should match "
+	     "*overload*; every other benchmark runs with the thresholds fixed high, so that no result depends "
+	     "on the allocations of the benchmarks before it).\n\n"
 	     "| run | ns/op | admitted % |\n|---|---|---|\n";
 	for (const char *b : {"at_limit", "overload", "overload_cold_malloc"})
 		o << "| " << b << " | " << fmt(in.bench.ns(std::string("breaker/") + b), 2) << " | "

@@ -3,7 +3,7 @@
  */
 #include "cli.h"
 
-#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +69,10 @@ const char *rl_opt_next(struct rl_opts *o, const char **value, bool takes_value(
 	if (o->cur >= o->argc)
 		return NULL;
 	const char *arg = o->argv[o->cur++];
+	if (strcmp(arg, "-h") == 0) {
+		*value = NULL;
+		return "help";
+	}
 	if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
 		*value = arg;
 		return ""; /* a positional argument */
@@ -81,7 +85,7 @@ const char *rl_opt_next(struct rl_opts *o, const char **value, bool takes_value(
 	name[len] = '\0';
 	if (eq)
 		*value = eq + 1;
-	else if (takes_value(name) && o->cur < o->argc)
+	else if (takes_value(name) && o->cur < o->argc && strncmp(o->argv[o->cur], "--", 2) != 0)
 		*value = o->argv[o->cur++];
 	else
 		*value = NULL;
@@ -109,10 +113,17 @@ char *rl_lines_next(struct rl_lines *r)
 		r->lineno++;
 		while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
 			r->buf[--n] = '\0';
-		const char *p = r->buf;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (*p && *p != '#')
+		if ((size_t)n + 1 > r->text_cap) {
+			char *text = realloc(r->text, (size_t)n + 1);
+			if (!text)
+				return NULL; /* reported as a read failure by rl_lines_end */
+			r->text = text;
+			r->text_cap = (size_t)n + 1;
+		}
+		memcpy(r->text, r->buf, (size_t)n + 1);
+		r->has_nul = memchr(r->buf, '\0', (size_t)n) != NULL;
+		const char *p = r->buf + strspn(r->buf, " \t");
+		if (r->has_nul || (*p && *p != '#'))
 			return r->buf;
 	}
 	return NULL;
@@ -121,8 +132,27 @@ char *rl_lines_next(struct rl_lines *r)
 void rl_lines_free(struct rl_lines *r)
 {
 	free(r->buf);
-	r->buf = NULL;
-	r->cap = 0;
+	free(r->text);
+	r->buf = r->text = NULL;
+	r->cap = r->text_cap = 0;
+}
+
+int rl_lines_end(struct rl_lines *r, const char *cmd, int status)
+{
+	if (status != RL_EXIT_OK || (!ferror(r->in) && feof(r->in)))
+		return status;
+	fflush(stdout);
+	fprintf(stderr, "ratelab %s: reading input after line %ld: %s\n", cmd, r->lineno,
+		ferror(r->in) ? strerror(errno) : "out of memory");
+	return RL_EXIT_FAIL;
+}
+
+int rl_output_end(const char *cmd, int status)
+{
+	if (fflush(stdout) == 0)
+		return status;
+	fprintf(stderr, "ratelab %s: writing output: %s\n", cmd, strerror(errno));
+	return RL_EXIT_FAIL;
 }
 
 void rl_stdout_buffered(void)

@@ -32,15 +32,17 @@ bool rl_parse_i64(const char *s, int64_t *out);
 bool rl_parse_duration(const char *s, int64_t bare_unit_ns, int64_t *out_ns);
 
 /*
- * Walks argv as "--name value" or "--name=value" options. Returns the
- * option's name (without "--") and sets *value (NULL for a flag given
- * without '='); returns NULL at the end. cur starts at 0.
+ * Walks argv as "--name value" or "--name=value" options ("-h" is "help").
+ * Returns the option's name without "--" (in a buffer valid until the next
+ * call), "" for a positional argument (then *value is the argument), or
+ * NULL at the end. *value is NULL for a flag, or for an option that takes a
+ * value but has none (the next argument is missing or is itself an option).
+ * cur starts at 0.
  */
 struct rl_opts {
 	int argc;
 	char **argv;
 	int cur;
-	const char *cmd;
 };
 const char *rl_opt_next(struct rl_opts *o, const char **value, bool takes_value(const char *));
 
@@ -48,18 +50,34 @@ const char *rl_opt_next(struct rl_opts *o, const char **value, bool takes_value(
 int rl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * Reads the next line that is neither blank nor a '#' comment. Returns the
- * line without its newline (valid until the next call) or NULL at the end;
- * *lineno counts every physical line.
+ * Reads the next line that is neither blank (spaces and tabs only) nor a
+ * '#' comment. Returns the line without its line ending, for the caller to
+ * split in place, or NULL at the end; text keeps an unmodified copy for
+ * messages. Both are valid until the next call; lineno counts every
+ * physical line. A line holding a NUL byte is returned with has_nul set:
+ * the commands refuse it rather than read it short.
  */
 struct rl_lines {
 	FILE *in;
-	char *buf;
-	size_t cap;
+	char *buf, *text;
+	size_t cap, text_cap;
 	long lineno;
+	bool has_nul;
 };
 char *rl_lines_next(struct rl_lines *r);
 void rl_lines_free(struct rl_lines *r);
+
+/*
+ * After the last line: RL_EXIT_FAIL with a message if reading failed,
+ * else status.
+ */
+int rl_lines_end(struct rl_lines *r, const char *cmd, int status);
+
+/*
+ * Flushes stdout: RL_EXIT_FAIL with a message if writing failed, else
+ * status.
+ */
+int rl_output_end(const char *cmd, int status);
 
 /* Stdout gets a large buffer: the commands stream millions of lines. */
 void rl_stdout_buffered(void);

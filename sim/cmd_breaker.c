@@ -40,7 +40,7 @@ static bool parse_seconds(const char *s, int64_t *out)
 
 int rl_cmd_breaker(int argc, char **argv)
 {
-	struct rl_opts o = { argc, argv, 0, "breaker" };
+	struct rl_opts o = { argc, argv, 0 };
 	int64_t limit = 0, window = 0, open_for = 0;
 	const char *name, *val;
 	int at; /* index of the argument being parsed, for messages */
@@ -74,31 +74,34 @@ int rl_cmd_breaker(int argc, char **argv)
 		return rl_usage_error("breaker", "%s", msg);
 
 	struct rl_lines in = { .in = stdin };
-	char *line, copy[256], *tok[2];
+	char *line, *tok[2];
 	int status = RL_EXIT_OK;
 
 	rl_stdout_buffered();
 	while (status == RL_EXIT_OK && (line = rl_lines_next(&in))) {
-		snprintf(copy, sizeof(copy), "%s", line);
+		if (in.has_nul) {
+			status = rl_usage_error("breaker", "line %ld: holds a NUL byte", in.lineno);
+			break;
+		}
 		int n = rl_split(line, tok, 2);
 		int64_t t;
 		bool handle = n == 2 && strcmp(tok[0], "handle") == 0;
 
 		if (n != 2 || (!handle && strcmp(tok[0], "state") != 0)) {
 			status = rl_usage_error("breaker", "line %ld: '%s': expected 'handle T' or 'state T'",
-						in.lineno, copy);
+						in.lineno, in.text);
 			break;
 		}
 		if (!rl_parse_i64(tok[1], &t) || t < 0 || t > SPEC_MAX) {
 			status = rl_usage_error("breaker", "line %ld: '%s': time '%s' is not an integer in [0, %lld]",
-						in.lineno, copy, tok[1], SPEC_MAX);
+						in.lineno, in.text, tok[1], SPEC_MAX);
 			break;
 		}
 		enum rl_breaker_state st;
 		int rc = handle ? rl_breaker_handle(&b, t, &st) : rl_breaker_state_at(&b, t, &st);
 		if (rc == RL_EORDER) {
 			status = rl_usage_error("breaker", "line %ld: '%s': time %lld is before the previous call's %lld",
-						in.lineno, copy, (long long)t, (long long)b.last);
+						in.lineno, in.text, (long long)t, (long long)b.last);
 		} else if (rc < 0) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab breaker: line %ld: %s\n", in.lineno, rl_strerror(rc));
@@ -109,9 +112,8 @@ int rl_cmd_breaker(int argc, char **argv)
 			puts(rl_breaker_state_name(st));
 		}
 	}
+	status = rl_lines_end(&in, "breaker", status);
 	rl_lines_free(&in);
 	rl_breaker_destroy(&b);
-	if (fflush(stdout) != 0 && status == RL_EXIT_OK)
-		status = RL_EXIT_FAIL;
-	return status;
+	return rl_output_end("breaker", status);
 }

@@ -31,17 +31,18 @@ static const char *when_full_name(enum rl_when_full wf)
 
 int rl_cmd_check(int argc, char **argv)
 {
-	struct rl_opts o = { argc, argv, 0, "check" };
+	struct rl_opts o = { argc, argv, 0 };
 	const char *name, *val, *config = NULL;
+	int at; /* index of the argument being parsed, for messages */
 
-	while ((name = rl_opt_next(&o, &val, takes_value))) {
+	while ((at = o.cur, name = rl_opt_next(&o, &val, takes_value))) {
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
 			return RL_EXIT_OK;
 		}
 		if (strcmp(name, "config") != 0)
 			return rl_usage_error("check", "unknown option or argument '%s' (see --help)",
-					      o.argv[o.cur - 1]);
+					      o.argv[at]);
 		if (!val)
 			return rl_usage_error("check", "option --config needs a value");
 		config = val;
@@ -79,5 +80,5 @@ int rl_cmd_check(int argc, char **argv)
 	}
 	printf("default tier=%s\n", rl_registry_default(r)->name);
 	rl_registry_destroy(r);
-	return fflush(stdout) == 0 ? RL_EXIT_OK : RL_EXIT_FAIL;
+	return rl_output_end("check", RL_EXIT_OK);
 }

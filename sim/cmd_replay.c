@@ -57,7 +57,7 @@ struct replay_opts {
 
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
-	struct rl_opts o = { argc, argv, 0, "replay" };
+	struct rl_opts o = { argc, argv, 0 };
 	const char *name, *val;
 	int at; /* index of the argument being parsed, for messages */
 
@@ -208,21 +208,24 @@ int rl_cmd_replay(int argc, char **argv)
 	}
 
 	struct rl_lines in = { .in = stdin };
-	char *line, copy[256], *tok[2];
+	char *line, *tok[2];
 	bool want = rp.ro.explain || rp.ro.headers;
 
 	rl_stdout_buffered();
 	while ((line = rl_lines_next(&in))) {
-		snprintf(copy, sizeof(copy), "%s", line);
+		if (in.has_nul) {
+			status = rl_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
+			break;
+		}
 		int64_t t;
 
 		if (rl_split(line, tok, 2) != 2) {
-			status = rl_usage_error("replay", "line %ld: '%s': expected 'T KEY'", in.lineno, copy);
+			status = rl_usage_error("replay", "line %ld: '%s': expected 'T KEY'", in.lineno, in.text);
 			break;
 		}
 		if (!rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
 			status = rl_usage_error("replay", "line %ld: '%s': time '%s' is not an integer number of ns in [0, %lld]",
-						in.lineno, copy, tok[0], RL_TIME_MAX_NS);
+						in.lineno, in.text, tok[0], RL_TIME_MAX_NS);
 			break;
 		}
 		size_t klen = strlen(tok[1]), m = 0;
@@ -260,9 +263,8 @@ int rl_cmd_replay(int argc, char **argv)
 		if (rp.ro.headers)
 			print_headers(&rp, tier, rc, &d);
 	}
+	status = rl_lines_end(&in, "replay", status);
 	rl_lines_free(&in);
 	replay_free(&rp);
-	if (fflush(stdout) != 0 && status == RL_EXIT_OK)
-		status = RL_EXIT_FAIL;
-	return status;
+	return rl_output_end("replay", status);
 }

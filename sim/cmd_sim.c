@@ -61,7 +61,7 @@ static bool takes_value(const char *name)
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
 {
-	struct rl_opts o = { argc, argv, 0, "sim" };
+	struct rl_opts o = { argc, argv, 0 };
 	const char *name, *val;
 
 	while ((name = rl_opt_next(&o, &val, takes_value))) {

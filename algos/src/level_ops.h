@@ -8,6 +8,11 @@
 #include "arith.h"
 #include "ratelab/level.h"
 
+static inline rl_u128 rl_level_load(const struct rl_level *st)
+{
+	return ((rl_u128)st->level_hi << 64) | st->level_lo;
+}
+
 static inline void rl_level_store(struct rl_level *st, rl_u128 level)
 {
 	st->level_lo = (uint64_t)level;
@@ -22,7 +27,7 @@ static inline rl_u128 rl_level_drain(const struct rl_limiter *lim, struct rl_lev
 				     int64_t now_ns)
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
-	rl_u128 level = ((rl_u128)st->level_hi << 64) | st->level_lo;
+	rl_u128 level = rl_level_load(st);
 	rl_u128 drained = (rl_u128)(uint64_t)lim->rule.limit * (uint64_t)(now - st->last_ns);
 
 	st->last_ns = now;
@@ -33,7 +38,7 @@ static inline rl_u128 rl_level_drain(const struct rl_limiter *lim, struct rl_lev
 static inline bool rl_level_empty(const struct rl_limiter *lim, const struct rl_level *st,
 				  int64_t now_ns)
 {
-	rl_u128 level = ((rl_u128)st->level_hi << 64) | st->level_lo;
+	rl_u128 level = rl_level_load(st);
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 
 	return level <= (rl_u128)(uint64_t)lim->rule.limit * (uint64_t)(now - st->last_ns);

@@ -43,9 +43,14 @@ void rl_runlog_trim(struct rl_runlog *log)
 		rl_runlog_free(log);
 		return;
 	}
-	/* Shrinking is best effort: on ENOMEM the larger ring stays valid. */
-	if (log->cap > RUNLOG_MIN_CAP && log->len <= log->cap / 4)
-		(void)resize(log, log->cap / 2);
+	if (log->cap <= RUNLOG_MIN_CAP || log->len > log->cap / 4)
+		return;
+	/* Down to twice what is live, in one step; best effort: on ENOMEM
+	 * the larger ring stays valid. */
+	uint32_t cap = RUNLOG_MIN_CAP;
+	while (cap < 2 * log->len)
+		cap *= 2;
+	(void)resize(log, cap);
 }
 
 void rl_runlog_clear(struct rl_runlog *log)

@@ -125,6 +125,9 @@ out=$("$ratelab" breaker --limit 1000000 --window 1000000000 --open 1000000000 <
 
 expect empty '' '' --limit 1 --window 1 --open 1
 
+# -h is --help
+cmp -s <("$ratelab" breaker -h) <("$ratelab" breaker --help) || fail "breaker -h differs from --help"
+cmp -s <("$ratelab" replay -h) <("$ratelab" replay --help) || fail "replay -h differs from --help"
 # --help
 out=$("$ratelab" breaker --help 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "breaker --help: exit $rc"

@@ -34,6 +34,8 @@ expect_error "$ratelab" check --config "$tmp/none.ini"
 
 want="ratelab check: --config FILE is required (see --help)"
 expect_error "$ratelab" check
+want="ratelab check: unknown option or argument '--foo' (see --help)"
+expect_error "$ratelab" check --foo bar
 
 want="ratelab replay: --config replaces --algo, --limit, --window and --burst"
 expect_error "$ratelab" replay --config ../../examples/tiers.ini --algo gcra

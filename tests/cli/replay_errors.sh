@@ -33,6 +33,22 @@ bad after_explain "${ok3}oops"$'\n' "1 remaining=1 retry_after_ns=0 reset_ns=10
 # nothing after the bad line is processed
 bad stops_at_error "${ok3}bad"$'\n'"0 b"$'\n' "$three" "${args[@]}" -- "line 4" "'bad'"
 
+# A NUL byte is refused, not read as a shorter line; the whole of a long
+# line is named
+out=$(printf '0 a\n5 a\0junk\n6 a\n' | "$ratelab" replay "${args[@]}" 2>"$tmp/err"); rc=$?
+[ $rc -eq 2 ] && [ "$out" = 1 ] && grep -q "line 2: holds a NUL byte" "$tmp/err" ||
+	fail "NUL byte: exit $rc, stdout '$out', stderr $(cat "$tmp/err")"
+long="5 $(printf '%0300d' 0) tail_token"
+bad long_line "${ok3}${long}"$'\n' "$three" "${args[@]}" -- "line 4" "tail_token'"
+
+# The machine failing: a read error or a write error is exit 1 with a message
+"$ratelab" replay "${args[@]}" </ >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "ratelab replay: reading input" "$tmp/err" ||
+	fail "read error: exit $rc, stderr $(cat "$tmp/err")"
+printf '0 a\n' | "$ratelab" replay "${args[@]}" >/dev/full 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "ratelab replay: writing output" "$tmp/err" ||
+	fail "write error: exit $rc, stderr $(cat "$tmp/err")"
+
 # The largest valid time is fine, one past it is not
 out=$(printf '4000000000000000000 a\n' | "$ratelab" replay "${args[@]}" 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$out" = 1 ] || fail "t = 4*10^18: exit $rc, output $out"
@@ -46,6 +62,7 @@ bad missing_window "$ok3" "" --algo gcra --limit 1 -- "--window"
 bad missing_limit "$ok3" "" --algo gcra --window 1 -- "--limit"
 bad missing_algo "$ok3" "" --limit 1 --window 1 -- "--algo"
 bad value_missing "$ok3" "" --algo gcra --limit 1 --window -- "--window"
+bad value_is_an_option "$ok3" "" --algo gcra --limit --window 1 -- "--limit" "needs a value"
 bad limit_zero "$ok3" "" --algo gcra --limit 0 --window 1s -- "limit" "0"
 bad limit_too_big "$ok3" "" --algo gcra --limit 1000001 --window 1s -- "limit" "1000001"
 bad limit_not_int "$ok3" "" --algo gcra --limit 2x --window 1s -- "--limit" "'2x'"

@@ -15,7 +15,7 @@
  *     last seen time.
  *   - check() returns RL_ALLOWED (1), RL_REJECTED (0) or a negative
  *     rl_status (RL_ERANGE for now_ns outside [0, RL_TIME_MAX_NS], RL_ENOMEM
- *     when sliding_log cannot grow; the state is unchanged on error).
+ *     when sliding_log cannot grow; no decision is affected by an error).
  *   - When out is not NULL it receives the answer:
  *       remaining      whole requests the key could still make at this
  *                      instant, after this one;
@@ -47,7 +47,8 @@
 extern "C" {
 #endif
 
-typedef unsigned __int128 rl_u128;
+/* GCC and Clang's 128-bit integer: the one extension the public API uses. */
+__extension__ typedef unsigned __int128 rl_u128;
 
 struct rl_decision {
 	int64_t remaining;      /* requests */

@@ -52,7 +52,7 @@ void rl_breaker_destroy(struct rl_breaker *b);
 
 /*
  * Processes one request at now. Returns RL_ALLOWED (1), RL_REJECTED (0) or a
- * negative rl_status (nothing changes then); *before receives the effective
+ * negative rl_status (no decision is affected then); *before receives the effective
  * state before the request.
  */
 int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *before);

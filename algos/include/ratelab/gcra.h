@@ -5,7 +5,9 @@
  * TAT - t <= tau (inclusive), and then TAT = max(TAT, t) + T.
  *
  * Whole ns: T is rounded up to ceil(W / N) when N does not divide W, so gcra
- * then admits at a long-run rate a hair below N / W, never above it; when N
+ * then admits at a long-run rate of 1 / ceil(W / N), below N / W by less
+ * than one part in W / N (for N = 2, W = 3 ns: 1 per 2 ns instead of 2 per
+ * 3 ns), never above it; when N
  * divides W its decisions equal token_bucket's. The TAT is an int64 ns, so
  * the tolerance is capped at RL_GCRA_HORIZON_NS - T (~5.2 * 10^18 ns, 165
  * years of burst credit), which keeps TAT <= RL_TIME_MAX_NS + tau + T <=

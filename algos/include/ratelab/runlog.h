@@ -2,7 +2,7 @@
  * runlog.h - a FIFO of (time, count) runs: the admitted requests of a
  * sliding window, one run per distinct time. It holds
  * O(min(admitted, distinct times)) memory in a ring that doubles when full
- * and, when its owner trims it, halves when a quarter full, so a million
+ * and, when its owner trims it, shrinks when a quarter full, so a million
  * admissions at one instant take one 16-byte run. Owners with many logs
  * (one per key) trim after expiring; a single hot log (the breaker) does
  * not, so it never reallocates in a steady state.
@@ -36,7 +36,8 @@ _Static_assert(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
 /* Drops every run with at <= horizon (the oldest first); keeps the ring. */
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon);
 
-/* Frees the ring when empty, halves it when at most a quarter full. */
+/* Frees the ring when empty; when at most a quarter full, shrinks it to
+ * the least power of two >= max(4, 2 * len). */
 void rl_runlog_trim(struct rl_runlog *log);
 
 /* Drops every run; keeps the ring for reuse. */

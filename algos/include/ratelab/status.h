@@ -14,7 +14,7 @@ extern "C" {
 enum rl_status {
 	RL_OK = 0,
 	RL_EINVAL = -1,   /* an argument is out of its documented range */
-	RL_ENOMEM = -2,   /* an allocation failed; the state is unchanged */
+	RL_ENOMEM = -2,   /* an allocation failed; no decision was affected */
 	RL_ERANGE = -3,   /* a time lies outside [0, RL_TIME_MAX_NS] */
 	RL_EORDER = -4,   /* a time went backwards where that is not allowed */
 	RL_EFULL = -5,    /* a bounded table is at capacity */
