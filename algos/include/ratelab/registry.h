@@ -83,7 +83,7 @@ struct rl_answer {
 int rl_registry_load(struct rl_registry **out, const char *path, char *err, size_t err_len);
 void rl_registry_destroy(struct rl_registry *r);
 
-/* Tiers in file order. */
+/* Tiers in file order, one array: tier i is rl_registry_tier_at(r, 0) + i. */
 size_t rl_registry_tier_count(const struct rl_registry *r);
 const struct rl_tier *rl_registry_tier_at(const struct rl_registry *r, size_t i);
 const struct rl_tier *rl_registry_default(const struct rl_registry *r);
