@@ -5,9 +5,11 @@
 //       key (outside the timed loop), then offered keys in uniform or
 //       Zipf(0.99) order from a sequence drawn beforehand; time advances by
 //       max(1, W / (2 N nkeys)) ns per request: each key is offered about
-//       twice its rate (once at 10M keys, where the 1 ns step binds). Every
-//       timed check finds its key: nothing is inserted, so nothing is
-//       evicted (the evicted counter shows it).
+//       twice its rate (once at 10M keys, where the 1 ns step binds). At
+//       the cap a few keys of the fill find both their buckets full and are
+//       dropped or displace another (the evicted counter shows how many, a
+//       handful in 10M); the timed checks then find their keys or, for those
+//       few, are decided by the when_full policy.
 //   floor/<algo>/<nkeys>/<dependent|independent>  the memory floor (floor.h)
 //       over an array as large as that store (rl_store_stats bytes).
 //   store_mt/<algo>/<shared|disjoint>/threads:<1|2>  one key shared by every
