@@ -327,6 +327,11 @@ static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
 		t->keys = t->rounds;
 	if (t->type == RL_TRAFFIC_BOUNDARY && t->gap_ns >= w)
 		return fail(p, t->line, "[traffic %s]: gap must be shorter than the window", t->name);
+	/* the engine steps boundary attacks by every * W ns; past RL_TIME_MAX_NS it would overflow */
+	int64_t span;
+	if (t->type == RL_TRAFFIC_BOUNDARY && (__builtin_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
+		return fail(p, t->line, "[traffic %s]: every * window exceeds %lld ns", t->name,
+			    (long long)RL_TIME_MAX_NS);
 	return 1;
 }
 

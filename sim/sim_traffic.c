@@ -253,9 +253,13 @@ static bool next_arrival(struct rl_sim_source *s, const struct rl_scenario *sc, 
 	case RL_TRAFFIC_BOUNDARY: {
 		int64_t per_side = sp->count * s->nkeys;
 		int64_t i = n % (2 * per_side);
+		int64_t edge;
 		if (n && i == 0)
 			s->window += sp->every;
-		*t = s->window * w - (i < per_side ? sp->gap_ns : 0);
+		/* saturated: INT64_MAX - gap (gap < W <= RL_TIME_MAX_NS) is past every stop time */
+		if (__builtin_mul_overflow(s->window, w, &edge))
+			edge = INT64_MAX;
+		*t = edge - (i < per_side ? sp->gap_ns : 0);
 		*key = (uint32_t)(i % s->nkeys);
 		return *t < sp->stop_ns;
 	}
@@ -286,17 +290,20 @@ static void restart(struct rl_sim_traffic *tr)
 	for (size_t i = 0; i < tr->nsources; i++) {
 		struct rl_sim_source *s = &tr->src[i];
 		const struct rl_traffic_spec *sp = s->spec;
-		int64_t span = sc->rule.window_ns * sp->every;
 
 		rl_rng_seed(&s->rng, tr->seed, i);
 		s->n = 0;
 		s->t_ns = sp->start_ns;
 		s->on = true;
 		s->switch_ns = add_sat(sp->start_ns, rl_rng_exp_ns(&s->rng, (double)sp->on_ns));
-		/* boundary: the first k, a multiple of every, with kW - gap >= start */
-		s->window = ((sp->start_ns + sp->gap_ns + span - 1) / span) * sp->every;
-		if (s->window == 0)
-			s->window = sp->every;
+		if (sp->type == RL_TRAFFIC_BOUNDARY) {
+			/* the first k, a multiple of every, with kW - gap >= start; the scenario
+			 * keeps span = every * W <= RL_TIME_MAX_NS, so start + gap + span fits */
+			int64_t span = sc->rule.window_ns * sp->every;
+			s->window = ((sp->start_ns + sp->gap_ns + span - 1) / span) * sp->every;
+			if (s->window == 0)
+				s->window = sp->every;
+		}
 		s->round_end_ns = 0;
 		s->step_den = (uint64_t)sp->keys * (uint64_t)sc->rule.limit * (uint64_t)sp->load_pct;
 		rl_u128 q = (rl_u128)sc->rule.window_ns * 100 / s->step_den;

@@ -1,0 +1,125 @@
+/*
+ * test_sim_scenario.c - the scenario parser's refusals and the engine's
+ * arithmetic at the edges of the documented ranges: every refusal names
+ * the file and the line of the first fault, and a scenario that loads runs
+ * without overflow (the sanitizer build traps on signed overflow).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ratelab/algo.h"
+#include "sim_run.h"
+
+/* Loads ini from a file named name (in a fresh directory); the status, the message in msg. */
+static int load_named(const char *name, const char *ini, struct rl_scenario *sc, char *msg, size_t len,
+		      char *path, size_t path_len)
+{
+	char dir[] = "/tmp/test_sim_scenario_XXXXXX";
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, path_len, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(ini, f) >= 0, 1);
+	fclose(f);
+	int rc = rl_scenario_load(path, sc, msg, len);
+	unlink(path);
+	rmdir(dir);
+	return rc;
+}
+
+/* Expects the scenario refused with "PATH:LINE: ...want...". */
+static void refused(const char *name, const char *ini, int line, const char *want)
+{
+	struct rl_scenario sc;
+	char msg[700], path[128], prefix[160];
+
+	assert_int_equal(load_named(name, ini, &sc, msg, sizeof(msg), path, sizeof(path)), RL_EINVAL);
+	snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line);
+	if (strncmp(msg, prefix, strlen(prefix)) != 0 || !strstr(msg, want))
+		fail_msg("message '%s', expected '%s' ... '%s'", msg, prefix, want);
+}
+
+static void loaded(const char *ini, struct rl_scenario *sc)
+{
+	char msg[700], path[128];
+	int rc = load_named("s.ini", ini, sc, msg, sizeof(msg), path, sizeof(path));
+
+	if (rc)
+		fail_msg("%s", msg);
+}
+
+static int admit_all(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+{
+	(void)t;
+	(void)key;
+	(void)retry_ns;
+	++*(int64_t *)ctx;
+	return RL_ALLOWED;
+}
+
+/* Runs the scenario's traffic through a decider admitting everything; the requests seen. */
+static int64_t run_traffic(const struct rl_scenario *sc)
+{
+	struct rl_sim_traffic tr;
+	char msg[700];
+	int64_t seen = 0;
+	struct rl_sim_decider d = { admit_all, &seen };
+
+	assert_int_equal(rl_sim_traffic_create(&tr, sc, sc->seed, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_sim_traffic_run(&tr, &d, sc->name), RL_OK);
+	rl_sim_traffic_destroy(&tr);
+	return seen;
+}
+
+/* every * W past RL_TIME_MAX_NS overflowed the engine's int64 arithmetic: refused at parse time. */
+static void boundary_every_times_window_overflow_refused(void **unused)
+{
+	(void)unused;
+	refused("b.ini", "[scenario]\nlimit = 1\nwindow = 3h\nduration = 1000h\nalgos = gcra\n"
+		"[traffic a]\ntype = boundary\nevery = 1000000\n", 7, "every * window exceeds");
+}
+
+/* every is a boundary key; other sources with a large one never multiply it by W. */
+static void every_on_other_sources_is_harmless(void **unused)
+{
+	(void)unused;
+	struct rl_scenario sc;
+
+	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 30h\n"
+	       "[traffic a]\ntype = constant\nevery = 1000000\n", &sc);
+	assert_int_equal(run_traffic(&sc), 10);
+}
+
+/* Spans near the largest allowed: attacks of 2 requests at k = every, 2 every, ... while kW - gap < duration. */
+static void boundary_at_the_largest_span_runs(void **unused)
+{
+	(void)unused;
+	struct rl_scenario sc;
+
+	/* 3h = 1.08e13 ns; 370000 * 3h = 3.996e18 ns <= RL_TIME_MAX_NS < 1111111h */
+	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 1111111h\n"
+	       "[traffic a]\ntype = boundary\nevery = 370000\n", &sc);
+	assert_int_equal(run_traffic(&sc), 2);
+	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 1111111h\n"
+	       "[traffic a]\ntype = boundary\nevery = 180000\n", &sc);
+	assert_int_equal(run_traffic(&sc), 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(boundary_every_times_window_overflow_refused),
+		cmocka_unit_test(every_on_other_sources_is_harmless),
+		cmocka_unit_test(boundary_at_the_largest_span_runs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
