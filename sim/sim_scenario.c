@@ -335,6 +335,70 @@ static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
 	return 1;
 }
 
+/*
+ * An upper estimate of the requests one run of source t offers, retries
+ * included: Poisson-like sources keys * N * load% * active / W (diurnal at
+ * its peak), boundary 2 * count * keys per attack, adversary B + 2N per
+ * round doubled for its rejected probes. 128-bit: with every factor at its
+ * largest the estimate stays below 10^38 < 2^128.
+ * Replay traces are already bounded by their file.
+ */
+static rl_u128 requests_of(const struct rl_scenario *sc, const struct rl_traffic_spec *t, int64_t load_pct)
+{
+	const struct rl_rule *r = &sc->rule;
+	rl_u128 active = (rl_u128)(t->stop_ns - t->start_ns), n;
+
+	switch (t->type) {
+	case RL_TRAFFIC_BOUNDARY:
+		n = (rl_u128)2 * (rl_u128)t->count * (rl_u128)t->keys *
+		    (active / ((rl_u128)t->every * (rl_u128)r->window_ns) + 1);
+		break;
+	case RL_TRAFFIC_ADVERSARY:
+		n = (rl_u128)t->rounds * 2 * ((rl_u128)r->burst + 2 * (rl_u128)r->limit);
+		break;
+	case RL_TRAFFIC_REPLAY:
+		n = 0;
+		break;
+	default:
+		n = (rl_u128)t->keys * (rl_u128)r->limit * (rl_u128)load_pct * active /
+		    ((rl_u128)100 * (rl_u128)r->window_ns);
+		if (t->type == RL_TRAFFIC_DIURNAL)
+			n = n * (rl_u128)(100 + t->amplitude_pct) / 100;
+		break;
+	}
+	if (t->client != RL_CLIENT_NONE)
+		n *= (rl_u128)(1 + t->max_retries);
+	return n;
+}
+
+/* Refuses scenarios whose work would outgrow memory or any sensible run time. */
+static int check_work(struct parse *p)
+{
+	const struct rl_scenario *sc = p->sc;
+	rl_u128 requests = 0;
+	int64_t keys = 0, load_pct;
+
+	for (size_t i = 0; i < sc->ntraffic; i++) {
+		const struct rl_traffic_spec *t = &sc->traffic[i];
+		load_pct = t->load_pct;
+		for (size_t j = 0; j < sc->nsweep; j++)
+			if (sc->sweep_pct[j] > load_pct)
+				load_pct = sc->sweep_pct[j];
+		rl_u128 n = requests_of(sc, t, load_pct);
+		/* clamped, so eight sources cannot wrap the sum */
+		requests += n > (rl_u128)RL_SIM_MAX_REQUESTS ? (rl_u128)RL_SIM_MAX_REQUESTS + 1 : n;
+		keys += t->keys;
+	}
+	if (keys > RL_SIM_MAX_KEYS_ALL)
+		return fail(p, p->scenario_line, "[scenario]: %lld keys in all, more than %lld", (long long)keys,
+			    (long long)RL_SIM_MAX_KEYS_ALL);
+	if (requests > (rl_u128)RL_SIM_MAX_REQUESTS)
+		return fail(p, p->scenario_line, "[scenario]: about %.3g requests per run, more than %lld "
+			    "(lower limit, load, keys or duration, or raise window)", (double)requests,
+			    (long long)RL_SIM_MAX_REQUESTS);
+	return 1;
+}
+
 static int finish(struct parse *p)
 {
 	struct rl_scenario *sc = p->sc;
@@ -361,7 +425,7 @@ static int finish(struct parse *p)
 	for (size_t i = 0; i < sc->ntraffic; i++)
 		if (!finish_traffic(p, &sc->traffic[i]))
 			return 0;
-	return 1;
+	return check_work(p);
 }
 
 static void default_name(struct rl_scenario *sc, const char *path)

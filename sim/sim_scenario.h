@@ -36,6 +36,14 @@
  *                            ; after retry_gap, ignoring it
  *   max_retries = 3  retry_gap = W/100
  *
+ * Work is capped so that a scenario that loads runs in bounded time and
+ * memory: at most RL_SIM_MAX_KEYS_ALL keys over all sources, and at most
+ * RL_SIM_MAX_REQUESTS requests per run (per algorithm), estimated from
+ * the numbers above (keys * N * load% * active time / W per source, the
+ * largest sweep load, diurnal at its peak, boundary 2 * count * keys per
+ * attack, adversary 2 (B + 2N) per round, times 1 + max_retries for
+ * clients that retry; replay traces count as read).
+ *
  * Errors name the file and line: "FILE:LINE: message".
  */
 #ifndef RATELAB_SIM_SCENARIO_H
@@ -51,6 +59,8 @@
 #define RL_SIM_MAX_SWEEP 32
 #define RL_SIM_NAME_MAX 64
 #define RL_SIM_PATH_MAX 512
+#define RL_SIM_MAX_KEYS_ALL 20000000LL    /* keys over all sources */
+#define RL_SIM_MAX_REQUESTS 2000000000LL  /* estimated requests per run */
 
 enum rl_traffic_type {
 	RL_TRAFFIC_CONSTANT,

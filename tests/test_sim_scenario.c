@@ -114,12 +114,40 @@ static void boundary_at_the_largest_span_runs(void **unused)
 	assert_int_equal(run_traffic(&sc), 4);
 }
 
+/* About 3.6e18 requests (limit 10^6 per 1ms at 1000x for 1000h): refused, not run for ever. */
+static void work_cap_refuses_endless_runs(void **unused)
+{
+	(void)unused;
+	refused("r.ini", "[scenario]\nlimit = 1000000\nwindow = 1ms\nduration = 1000h\nbucket = 1h\n"
+		"[traffic a]\ntype = poisson\nload = 100000\n", 2, "requests per run, more than 2000000000");
+	/* the sweep's largest load counts, and so do a polite client's retries */
+	refused("s.ini", "[scenario]\nlimit = 1000\nwindow = 1s\nduration = 10000s\nsweep = 50,100000\n"
+		"[traffic a]\ntype = poisson\nload = 50\n", 2, "requests per run");
+	refused("c.ini", "[scenario]\nlimit = 1000\nwindow = 1s\nduration = 1000s\n"
+		"[traffic a]\ntype = constant\nload = 1000\nclient = polite\nmax_retries = 1000\n", 2,
+		"requests per run");
+}
+
+/* Four sources of 10^7 keys each would need gigabytes of per-key state: refused. */
+static void work_cap_refuses_too_many_keys(void **unused)
+{
+	(void)unused;
+	char ini[600] = "[scenario]\nlimit = 1\nwindow = 1s\nduration = 1s\n";
+
+	for (int i = 0; i < 4; i++)
+		snprintf(ini + strlen(ini), sizeof(ini) - strlen(ini),
+			 "[traffic s%d]\ntype = poisson\nkeys = 10000000\nload = 1\n", i);
+	refused("k.ini", ini, 2, "40000000 keys in all, more than 20000000");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(boundary_every_times_window_overflow_refused),
 		cmocka_unit_test(every_on_other_sources_is_harmless),
 		cmocka_unit_test(boundary_at_the_largest_span_runs),
+		cmocka_unit_test(work_cap_refuses_endless_runs),
+		cmocka_unit_test(work_cap_refuses_too_many_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
