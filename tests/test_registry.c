@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -20,8 +21,8 @@
 
 static char example[512];
 
-/* Writes text to a fresh temporary file; returns its path (static). */
-static const char *write_tmp(const char *text)
+/* Writes len bytes to a fresh temporary file; returns its path (static). */
+static const char *write_bytes(const char *bytes, size_t len)
 {
 	static char path[64];
 	FILE *f;
@@ -32,9 +33,14 @@ static const char *write_tmp(const char *text)
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
 	assert_non_null(f);
-	fputs(text, f);
+	assert_int_equal(fwrite(bytes, 1, len, f), len);
 	fclose(f);
 	return path;
+}
+
+static const char *write_tmp(const char *text)
+{
+	return write_bytes(text, strlen(text));
 }
 
 static void test_example_file(void **unused)
@@ -88,7 +94,7 @@ static void test_example_file(void **unused)
 	rl_registry_destroy(r);
 }
 
-/* on_error decides when the store cannot: a full fail_closed store, on_error open vs closed. */
+/* when_full decides at the cap, without on_error: evict replaces the key, fail_closed rejects. */
 static void test_on_error(void **unused)
 {
 	static const char *const texts[] = {
@@ -118,6 +124,66 @@ static void test_on_error(void **unused)
 	assert_int_equal(rl_registry_check(r, "b", 1, 0, &a), RL_REJECTED);
 	assert_int_equal(a.d.retry_after_ns, 3600 * SEC);
 	rl_registry_destroy(r);
+}
+
+/* The process's virtual memory now, bytes (/proc/self/statm, in pages). */
+static size_t vm_bytes(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu", &pages), 1);
+	fclose(f);
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * on_error decides when the store cannot: the tier's store (10^8 keys, a
+ * 2.4 GB table, created on the first check) cannot be allocated under an
+ * address-space limit 1 GiB above what the process maps. fail_closed
+ * rejects, fail_open admits, both report RL_ENOMEM; once memory is back the
+ * next check creates the store and decides normally. Under ASan the limit
+ * would starve the sanitizer's own mappings, so the test is skipped there.
+ */
+static void test_on_error_decides_without_store(void **unused)
+{
+	(void)unused;
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#else
+	struct rl_registry *r = NULL;
+	struct rl_answer a;
+	struct rlimit old, low;
+	char err[256];
+
+	const char *path = write_tmp("[tier closed]\nalgorithm = gcra\nlimit = 1\nwindow = 1h\n"
+				     "max_keys = 100000000\non_error = fail_closed\n"
+				     "[tier open]\nalgorithm = gcra\nlimit = 1\nwindow = 1h\n"
+				     "max_keys = 100000000\n[clients]\nclosed = c\n[defaults]\ntier = open\n");
+	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_OK);
+	unlink(path);
+	assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+	low = (struct rlimit){ vm_bytes() + ((size_t)1 << 30), old.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_AS, &low), 0);
+	int closed = rl_registry_check(r, "c", 1, 0, &a);
+	struct rl_answer ca = a;
+	int open = rl_registry_check(r, "o", 1, 0, &a);
+	assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+
+	assert_int_equal(closed, RL_REJECTED);
+	assert_int_equal(ca.verdict, RL_REJECTED);
+	assert_int_equal(ca.store_error, RL_ENOMEM);
+	assert_int_equal(ca.d.retry_after_ns, 3600 * SEC);
+	assert_int_equal(open, RL_ALLOWED);
+	assert_int_equal(a.store_error, RL_ENOMEM);
+	/* memory is back: the store is created and decides (limit 1 per hour) */
+	assert_int_equal(rl_registry_check(r, "c", 1, 0, &a), RL_ALLOWED);
+	assert_int_equal(a.store_error, RL_OK);
+	assert_int_equal(rl_registry_check(r, "c", 1, 0, &a), RL_REJECTED);
+	assert_int_equal(a.store_error, RL_OK);
+	rl_registry_destroy(r);
+#endif
 }
 
 static const struct {
@@ -159,6 +225,16 @@ static const struct {
 	  "5: burst '2000000000' is not an integer in [1, 1000000000]" },
 	{ "[tier a]\nunlimited = yes\n", "2: unlimited 'yes' is not true or false" },
 	{ "[clients]\na =\n", "2: no client ids for tier 'a'" },
+	/* the message says "out of memory" but the file is at fault: RL_EINVAL */
+	{ "[tier a]\nalgorithm = out of memory\n", "2: unknown algorithm 'out of memory' (token_bucket, gcra, "
+	  "leaky_bucket, fixed_window, sliding_log, sliding_counter)" },
+	{ "[tier a]\nalgorithm = cannot allocate\n", "2: unknown algorithm 'cannot allocate' (token_bucket, gcra, "
+	  "leaky_bucket, fixed_window, sliding_log, sliding_counter)" },
+	{ "[tier a]\nmax_keys = 4294967297\n", "2: max_keys '4294967297' is not an integer in [1, 4294967296]" },
+	{ "[tier a]\nalgorithm = gcra\n  limit = 5\n", "3: indented line (keys and sections start in column 1; "
+	  "values do not continue over lines)" },
+	{ "[tier a]\n\t[tier b]\n", "2: indented line (keys and sections start in column 1; values do not "
+	  "continue over lines)" },
 	{ "[tier a]\n; a comment\nalgorithm = gcra ; inline\n# another\nlimit = 1\nwindow = 1s\n"
 	  "[clients]\na = \tx\n[defaults]\ntier = nope\n", "10: default tier 'nope' is not defined" },
 };
@@ -178,6 +254,99 @@ static void test_bad_files(void **unused)
 		if (rc != RL_EINVAL || r != NULL || strcmp(err, want) != 0)
 			fail_msg("case %zu: rc %d\n got: %s\nwant: %s", i, rc, err, want);
 	}
+}
+
+/* An embedded NUL byte is refused with its line, not silently cut. */
+static void test_nul_byte(void **unused)
+{
+	static const char text[] = "[tier a]\nalgorithm = gcra\nlimit = 1\0junk\nwindow = 1s\n"
+				    "[defaults]\ntier = a\n";
+	char err[512], want[512];
+	struct rl_registry *r = NULL;
+
+	(void)unused;
+	const char *path = write_bytes(text, sizeof(text) - 1);
+	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_EINVAL);
+	snprintf(want, sizeof(want), "%s:3: NUL byte in the line", path);
+	unlink(path);
+	assert_string_equal(err, want);
+	assert_null(r);
+}
+
+/* A UTF-8 byte order mark before line 1 is skipped: "[tier a]" is a section. */
+static void test_bom(void **unused)
+{
+	struct rl_registry *r = NULL;
+	char err[256];
+
+	(void)unused;
+	const char *path = write_tmp("\xEF\xBB\xBF[tier a]\nunlimited = true\n[defaults]\ntier = a\n");
+	int rc = rl_registry_load(&r, path, err, sizeof(err));
+	unlink(path);
+	if (rc != RL_OK)
+		fail_msg("rc %d: %s", rc, err);
+	assert_string_equal(rl_registry_tier_at(r, 0)->name, "a");
+	rl_registry_destroy(r);
+}
+
+/* A bad file with no room for a message: the right code, no crash. */
+static void test_no_error_buffer(void **unused)
+{
+	struct rl_registry *r = NULL;
+
+	(void)unused;
+	const char *path = write_tmp("[tier a]\nalgorithm = out of memory\n");
+	assert_int_equal(rl_registry_load(&r, path, NULL, 0), RL_EINVAL);
+	assert_null(r);
+	unlink(path);
+	path = write_tmp("[tier a]\nunlimited = true\n[defaults]\ntier = a\n");
+	assert_int_equal(rl_registry_load(&r, path, NULL, 0), RL_OK);
+	unlink(path);
+	rl_registry_destroy(r);
+	assert_int_equal(rl_registry_load(&r, "/nonexistent/tiers.ini", NULL, 0), RL_ENOTFOUND);
+}
+
+/* Exactly 199 characters load; 200 are refused with the same limit named. */
+static void test_line_limit(void **unused)
+{
+	char text[512], err[512], want[512];
+	struct rl_registry *r = NULL;
+
+	(void)unused;
+	/* "a = " (4) + 195 digits = 199 characters */
+	snprintf(text, sizeof(text), "[tier a]\nunlimited = true\n[clients]\na = %0195d\n[defaults]\ntier = a\n", 7);
+	const char *path = write_tmp(text);
+	int rc = rl_registry_load(&r, path, err, sizeof(err));
+	unlink(path);
+	if (rc != RL_OK)
+		fail_msg("199 characters: rc %d: %s", rc, err);
+	assert_int_equal(strlen(rl_registry_client_at(r, 0, NULL)), 195);
+	rl_registry_destroy(r);
+
+	snprintf(text, sizeof(text), "[tier a]\nunlimited = true\n[clients]\na = %0196d\n[defaults]\ntier = a\n", 7);
+	path = write_tmp(text);
+	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_EINVAL);
+	snprintf(want, sizeof(want), "%s:4: line longer than 199 characters", path);
+	unlink(path);
+	assert_string_equal(err, want);
+	assert_null(r);
+}
+
+/* max_keys up to RL_STORE_MAX_KEYS loads without allocating any store. */
+static void test_largest_max_keys_loads(void **unused)
+{
+	struct rl_registry *r = NULL;
+	char err[256];
+
+	(void)unused;
+	const char *path = write_tmp("[tier a]\nalgorithm = sliding_log\nlimit = 1\nwindow = 1s\n"
+				     "max_keys = 4294967296\n[defaults]\ntier = a\n");
+	int rc = rl_registry_load(&r, path, err, sizeof(err));
+	unlink(path);
+	if (rc != RL_OK)
+		fail_msg("rc %d: %s", rc, err);
+	assert_int_equal(rl_registry_tier_at(r, 0)->max_keys, (size_t)1 << 32);
+	rl_registry_destroy(r);
 }
 
 static void test_long_line_and_missing_file(void **unused)
@@ -203,8 +372,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example_file),
 		cmocka_unit_test(test_on_error),
+		cmocka_unit_test(test_on_error_decides_without_store),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_long_line_and_missing_file),
+		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_no_error_buffer),
+		cmocka_unit_test(test_line_limit),
+		cmocka_unit_test(test_largest_max_keys_loads),
 	};
 
 	snprintf(example, sizeof(example), "%.*s/../examples/tiers.ini",

@@ -5,20 +5,33 @@
  * whole file is checked before anything is built, and any failure frees
  * everything: a registry exists whole or not at all.
  *
+ * Stores are created lazily, on the first check of their tier, so that
+ * loading (and `ratelab check`) validates a max_keys of up to
+ * RL_STORE_MAX_KEYS without allocating its table: a store's table is
+ * max_keys * 24 bytes or more. Creation is serialised by the registry's
+ * mutex and published with a release store; checks read the pointer with
+ * an acquire load, so the lock is taken only until a tier's store exists
+ * (or while its allocation keeps failing, which on_error then decides).
+ *
  * Invariant: after a successful load every client maps to a defined tier,
- * every limited tier has a valid limiter and its own store, and nothing
- * changes until destroy.
+ * every limited tier has a valid limiter, its store slot is NULL or its
+ * own store, and nothing else changes until destroy.
  */
 #include "ratelab/registry.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <threads.h>
 
 #include <ini.h>
+
+#include "arith.h"
 
 enum section { SEC_NONE, SEC_TIER, SEC_CLIENTS, SEC_DEFAULTS };
 
@@ -40,6 +53,10 @@ struct rl_registry {
 	struct client *clients; /* sorted by (id bytes, length) */
 	size_t nclients;
 	size_t default_tier;
+	_Atomic(struct rl_store *) *stores; /* per tier; NULL until its first check */
+	uint64_t seed;                      /* key hash seed of every store, from getrandom */
+	mtx_t create_lock;                  /* serialises store creation */
+	bool lock_ok;                       /* create_lock was initialised */
 };
 
 struct parse {
@@ -47,6 +64,7 @@ struct parse {
 	FILE *f;
 	long lineno;
 	bool failed;
+	bool nomem; /* the failure is an allocation failure: RL_ENOMEM, not RL_EINVAL */
 	char *err;
 	size_t err_len;
 	enum section sec;
@@ -68,6 +86,8 @@ static bool fail(struct parse *p, long line, const char *fmt, ...)
 	if (p->failed)
 		return false;
 	p->failed = true;
+	if (!p->err_len)
+		return false;
 	n = snprintf(p->err, p->err_len, "%s:%ld: ", p->path, line);
 	if (n >= 0 && (size_t)n < p->err_len) {
 		va_start(ap, fmt);
@@ -157,8 +177,10 @@ static bool new_tier(struct parse *p, const char *name)
 		unsigned *k = t ? realloc(p->keys, cap * sizeof(*k)) : NULL;
 		if (t)
 			r->tiers = t;
-		if (!k)
+		if (!k) {
+			p->nomem = true;
 			return fail(p, p->lineno, "out of memory");
+		}
 		p->keys = k;
 		p->tiers_cap = cap;
 	}
@@ -195,19 +217,52 @@ static bool section_line(struct parse *p, char *line)
 	return true;
 }
 
-/* inih's reader: one line, counted; section headers are handled here. */
+/*
+ * inih's reader: one line into str (num bytes), counted; section headers
+ * are handled here. A line holds at most num - 1 characters, its newline
+ * not included (the newline is passed on when it fits; inih needs none).
+ * Refused, naming the line: longer lines, NUL bytes (C strings would cut
+ * the line short silently) and indented keys or sections (inih would read
+ * them as continuations of the previous value). A UTF-8 byte order mark
+ * on line 1 is skipped, here rather than in inih, so that a first line
+ * "[tier NAME]" is seen as a section.
+ */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse *p = stream;
+	size_t n = 0, max = (size_t)num - 1;
+	bool too_long = false, nul = false;
+	int c;
 
-	if (p->failed || !fgets(str, num, p->f))
+	if (p->failed)
+		return NULL;
+	while ((c = getc(p->f)) != EOF && c != '\n') {
+		nul |= c == '\0';
+		if (n < max)
+			str[n++] = (char)c;
+		else
+			too_long = true;
+	}
+	if (ferror(p->f))
+		return fail(p, p->lineno + 1, "cannot read: %s", strerror(errno)), NULL;
+	if (c == EOF && n == 0 && !too_long)
 		return NULL;
 	p->lineno++;
-	size_t n = strlen(str);
-	if (n + 1 == (size_t)num && str[n - 1] != '\n' && !feof(p->f)) {
-		fail(p, p->lineno, "line longer than %d characters", num - 1);
-		return NULL;
+	if (too_long)
+		return fail(p, p->lineno, "line longer than %zu characters", max), NULL;
+	if (nul)
+		return fail(p, p->lineno, "NUL byte in the line"), NULL;
+	if (p->lineno == 1 && n >= 3 && memcmp(str, "\xEF\xBB\xBF", 3) == 0) {
+		memmove(str, str + 3, n - 3);
+		n -= 3;
 	}
+	if (n < max)
+		str[n++] = '\n';
+	str[n] = '\0';
+	size_t indent = strspn(str, " \t");
+	if (indent && !strchr(";#\r\n", str[indent]))
+		return fail(p, p->lineno, "indented line (keys and sections start in column 1; values do "
+			    "not continue over lines)"), NULL;
 	char copy[INI_MAX_LINE + 1];
 	snprintf(copy, sizeof(copy), "%s", str);
 	char *s = trim(copy);
@@ -298,14 +353,18 @@ static bool add_client(struct parse *p, const char *tier, const char *id, size_t
 	if (r->nclients == p->clients_cap) {
 		size_t cap = p->clients_cap ? 2 * p->clients_cap : 16;
 		struct client *c = realloc(r->clients, cap * sizeof(*c));
-		if (!c)
+		if (!c) {
+			p->nomem = true;
 			return fail(p, p->lineno, "out of memory");
+		}
 		r->clients = c;
 		p->clients_cap = cap;
 	}
 	struct client *c = &r->clients[r->nclients];
-	if (!(c->id = malloc(len + 1)))
+	if (!(c->id = malloc(len + 1))) {
+		p->nomem = true;
 		return fail(p, p->lineno, "out of memory");
+	}
 	memcpy(c->id, id, len);
 	c->id[len] = '\0';
 	c->len = len;
@@ -420,23 +479,53 @@ static bool finish(struct parse *p)
 		return fail(p, p->lineno, "end of file: no default tier (add [defaults] with tier = NAME)");
 	if (!find_tier(r, p->default_name, &r->default_tier))
 		return fail(p, p->default_line, "default tier '%s' is not defined", p->default_name);
-	for (size_t i = 0; i < r->ntiers; i++) {
-		struct rl_tier *t = &r->tiers[i];
-		struct rl_store_config cfg = { .limiter = &t->limiter, .max_keys = t->max_keys,
-					       .when_full = t->when_full };
-		if (!t->unlimited && rl_store_create(&t->store, &cfg))
-			return fail(p, t->line, "tier '%s': cannot allocate its store of %zu keys", t->name,
-				    t->max_keys);
+	if (r->ntiers && !(r->stores = calloc(r->ntiers, sizeof(*r->stores)))) {
+		p->nomem = true;
+		return fail(p, p->lineno, "out of memory");
+	}
+	if (mtx_init(&r->create_lock, mtx_plain) != thrd_success) {
+		p->nomem = true;
+		return fail(p, p->lineno, "cannot create a mutex");
+	}
+	r->lock_ok = true;
+	if (getrandom(&r->seed, sizeof(r->seed), 0) != (ssize_t)sizeof(r->seed)) {
+		p->nomem = true;
+		return fail(p, p->lineno, "cannot seed the key hash: %s", strerror(errno));
 	}
 	return true;
+}
+
+/* The tier's store, created on first use; NULL when it cannot be allocated. */
+static struct rl_store *store_of(struct rl_registry *r, const struct rl_tier *t)
+{
+	_Atomic(struct rl_store *) *slot = &r->stores[t - r->tiers];
+	struct rl_store *s = atomic_load_explicit(slot, memory_order_acquire);
+
+	if (s)
+		return s;
+	mtx_lock(&r->create_lock);
+	s = atomic_load_explicit(slot, memory_order_relaxed);
+	if (!s) {
+		struct rl_store_config cfg = { .limiter = &t->limiter, .max_keys = t->max_keys,
+					       .when_full = t->when_full, .hash_seed = r->seed };
+		if (rl_store_create(&s, &cfg) == RL_OK)
+			atomic_store_explicit(slot, s, memory_order_release);
+		else
+			s = NULL;
+	}
+	mtx_unlock(&r->create_lock);
+	return s;
 }
 
 void rl_registry_destroy(struct rl_registry *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->ntiers; i++)
-		rl_store_destroy(r->tiers[i].store);
+	for (size_t i = 0; r->stores && i < r->ntiers; i++)
+		rl_store_destroy(atomic_load_explicit(&r->stores[i], memory_order_relaxed));
+	if (r->lock_ok)
+		mtx_destroy(&r->create_lock);
+	free(r->stores);
 	for (size_t i = 0; i < r->nclients; i++)
 		free(r->clients[i].id);
 	free(r->tiers);
@@ -446,35 +535,38 @@ void rl_registry_destroy(struct rl_registry *r)
 
 int rl_registry_load(struct rl_registry **out, const char *path, char *err, size_t err_len)
 {
-	struct parse p = { .path = path, .err = err, .err_len = err_len };
+	struct parse p = { .path = path, .err = err, .err_len = err ? err_len : 0 };
 	int rc;
 
-	if (err_len)
+	if (p.err_len)
 		err[0] = '\0';
 	if (!out || !path)
 		return RL_EINVAL;
 	*out = NULL;
 	if (!(p.f = fopen(path, "r"))) {
-		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+		snprintf(p.err, p.err_len, "%s: cannot open: %s", path, strerror(errno));
 		return RL_ENOTFOUND;
 	}
 	if (!(p.r = calloc(1, sizeof(*p.r)))) {
 		fclose(p.f);
-		snprintf(err, err_len, "%s: out of memory", path);
+		snprintf(p.err, p.err_len, "%s: out of memory", path);
 		return RL_ENOMEM;
 	}
 	rc = ini_parse_stream(reader, &p, handler, &p);
-	if (rc > 0 && !p.failed)
+	if (rc > 0 && !p.failed) {
 		fail(&p, rc, "syntax error (expected '[section]' or 'name = value')");
-	else if (rc < 0 && !p.failed)
+	} else if (rc < 0 && !p.failed) {
+		/* inih's only negative result besides a failed open: its own malloc */
+		p.nomem = true;
 		fail(&p, p.lineno, "out of memory");
+	}
 	if (!p.failed)
 		finish(&p);
 	fclose(p.f);
 	free(p.keys);
 	if (p.failed) {
 		rl_registry_destroy(p.r);
-		return strstr(err, "out of memory") || strstr(err, "cannot allocate") ? RL_ENOMEM : RL_EINVAL;
+		return p.nomem ? RL_ENOMEM : RL_EINVAL;
 	}
 	*out = p.r;
 	return RL_OK;
@@ -528,8 +620,11 @@ int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int
 
 	*ans = (struct rl_answer){ .verdict = RL_ALLOWED, .tier = t };
 	if (t->unlimited)
-		return (uint64_t)now_ns <= (uint64_t)RL_TIME_MAX_NS ? RL_ALLOWED : RL_ERANGE;
-	int rc = rl_store_check(t->store, client, len, now_ns, &ans->d);
+		return rl_time_ok(now_ns) ? RL_ALLOWED : RL_ERANGE;
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+	struct rl_store *s = store_of(r, t);
+	int rc = s ? rl_store_check(s, client, len, now_ns, &ans->d) : RL_ENOMEM;
 	if (rc == RL_ERANGE || rc == RL_EINVAL)
 		return rc;
 	if (rc < 0) {

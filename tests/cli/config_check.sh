@@ -18,6 +18,13 @@ default tier=free'
 [ "$out" = "$want" ] || fail "check output differs:
 $out"
 
+# The largest max_keys validates without allocating its store (about 100 GiB).
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+printf '[tier big]\nalgorithm = sliding_log\nlimit = 1\nwindow = 1s\nmax_keys = 4294967296\n[defaults]\ntier = big\n' > "$tmp"
+out=$("$ratelab" check --config "$tmp") || fail "check of max_keys 2^32: exit $?"
+echo "$out" | grep -q 'max_keys=4294967296' || fail "check of max_keys 2^32: $out"
+
 "$ratelab" check --help | grep -q 'usage: ratelab check --config FILE' || fail "check --help"
 "$ratelab" --help | grep -q '^  check ' || fail "check missing from ratelab --help"
 echo ok

@@ -29,6 +29,15 @@ printf '[tier free]\nalgorithm = token\n' > "$tmp/c.ini"
 want="ratelab check: $tmp/c.ini:2: unknown algorithm 'token' (token_bucket, gcra, leaky_bucket, fixed_window, sliding_log, sliding_counter)"
 expect_error "$ratelab" check --config "$tmp/c.ini"
 
+# A value that reads like an allocation failure is still the file's fault: exit 2.
+printf '[tier free]\nalgorithm = out of memory\n' > "$tmp/d.ini"
+want="ratelab check: $tmp/d.ini:2: unknown algorithm 'out of memory' (token_bucket, gcra, leaky_bucket, fixed_window, sliding_log, sliding_counter)"
+expect_error "$ratelab" check --config "$tmp/d.ini"
+
+printf '[tier free]\nalgorithm = gcra\nlimit = 1\nwindow = 1s\nmax_keys = 4294967297\n' > "$tmp/e.ini"
+want="ratelab check: $tmp/e.ini:5: max_keys '4294967297' is not an integer in [1, 4294967296]"
+expect_error "$ratelab" check --config "$tmp/e.ini"
+
 want="ratelab check: $tmp/none.ini: cannot open: No such file or directory"
 expect_error "$ratelab" check --config "$tmp/none.ini"
 

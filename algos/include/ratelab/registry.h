@@ -13,7 +13,7 @@
  *   burst     = 20         bucket capacity, 1..10^9           (default: limit)
  *   on_error  = fail_open  or fail_closed: the verdict when the store cannot
  *                          decide (out of memory, RL_EFULL)   (default fail_open)
- *   max_keys  = 1000000    the tier's store cap               (default 10^6)
+ *   max_keys  = 1000000    the tier's store cap, 1..2^32       (default 10^6)
  *   when_full = evict      or fail_open, fail_closed (store.h) (default evict)
  *
  *   [tier NAME]
@@ -28,15 +28,28 @@
  *   tier = NAME            the tier of every other client     (required)
  *
  * Comments start with ';' or '#' at the start of a line, or ';' after a
- * blank within one. Lines are at most 199 characters. Any mistake (unknown
- * section or key, a key given twice, a bad number or duration, an unknown
- * algorithm, a duplicate tier or client, a client or default naming a
- * tier that is not defined, no default) fails the load with one message
- * "FILE:LINE: problem"; a registry is created whole or not at all.
+ * blank within one. Lines are at most 199 characters, the newline not
+ * counted; a UTF-8 byte order mark before line 1 is skipped. Keys and
+ * section headers start in column 1: an indented one is refused (values do
+ * not continue over lines). Any mistake (unknown section or key, a key
+ * given twice, a bad number or duration, an unknown algorithm, a duplicate
+ * tier or client, a client or default naming a tier that is not defined,
+ * no default, an overlong line, a NUL byte, an indented line) fails the
+ * load with one message "FILE:LINE: problem"; a registry is created whole
+ * or not at all.
+ *
+ * Stores. A limited tier's store is created on the tier's first check, not
+ * at load: loading validates without allocating (a store's table takes
+ * about 24 to 43 bytes per max_keys, store.h). When the allocation fails,
+ * that check is decided by the tier's on_error with store_error RL_ENOMEM,
+ * and the next check of the tier tries again. Every store hashes keys with
+ * one seed per registry, drawn from getrandom(), so clients cannot choose
+ * keys that collide (store.h).
  *
  * Concurrency: after rl_registry_load the tiers and the client map are
  * immutable; rl_registry_check may be called from any number of threads
- * (store.h). Destroy must not race with anything.
+ * (store.h; a tier's store is created once, under the registry's mutex).
+ * Destroy must not race with anything.
  */
 #ifndef RATELAB_REGISTRY_H
 #define RATELAB_REGISTRY_H
@@ -63,7 +76,6 @@ struct rl_tier {
 	size_t max_keys;
 	enum rl_when_full when_full;
 	long line;                 /* the line of its [tier NAME] */
-	struct rl_store *store;    /* NULL when unlimited */
 };
 
 struct rl_registry;
@@ -78,7 +90,9 @@ struct rl_answer {
 
 /*
  * Loads path. Returns RL_OK, RL_EINVAL (err gets "FILE:LINE: problem"),
- * RL_ENOTFOUND (the file cannot be opened) or RL_ENOMEM.
+ * RL_ENOTFOUND (the file cannot be opened) or RL_ENOMEM (an allocation
+ * failed, or no mutex or random seed could be had). err may be NULL when
+ * err_len is 0; a message that does not fit is cut short.
  */
 int rl_registry_load(struct rl_registry **out, const char *path, char *err, size_t err_len);
 void rl_registry_destroy(struct rl_registry *r);

@@ -84,8 +84,13 @@ enum rl_when_full {
 /* The largest algorithm state the store takes, bytes. */
 #define RL_STORE_MAX_STATE 64
 
-/* max_keys above this is refused (RL_EINVAL): 2^40 keys. */
-#define RL_STORE_MAX_KEYS ((size_t)1 << 40)
+/*
+ * max_keys above this is refused (RL_EINVAL): 2^32 keys. Its table alone
+ * is about 100 GiB for gcra (23.9 bytes per key), more than any machine
+ * this runs on should give one limiter; larger values could only fail to
+ * allocate (or abort under ASan, whose allocations stop at 2^40 bytes).
+ */
+#define RL_STORE_MAX_KEYS ((size_t)1 << 32)
 
 /* A 64-bit hash of len bytes of key under seed. */
 typedef uint64_t (*rl_store_hash_fn)(const void *key, size_t len, uint64_t seed);
