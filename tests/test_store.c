@@ -149,6 +149,60 @@ static void test_forced_collision(void **unused)
 	rl_store_destroy(s);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Structured keys: a 16-byte key whose one half is a word that cancels a
+ * hash constant (the first four once zeroed a product and so collided for
+ * every value of the other half), or a long key with such a word in the
+ * middle (which once erased the words before it). Seed 0: every key of a
+ * family hashes apart, and a store of limit 1 admits each once.
+ */
+static void test_structured_keys_hash(void **unused)
+{
+	static const uint64_t words[] = { 0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL, 0x8ebc6af09c88c6e3ULL,
+					  0x589965cc75374cc3ULL, 0x1d8e4e27c47d124fULL };
+	enum { N = 1000 };
+	static uint64_t h[3 * N];
+	unsigned char key[24];
+
+	(void)unused;
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		for (uint64_t i = 0; i < N; i++) {
+			memcpy(key, &words[w], 8); /* W || i */
+			memcpy(key + 8, &i, 8);
+			h[i] = rl_store_hash(key, 16, 0);
+			memcpy(key, &i, 8); /* i || W */
+			memcpy(key + 8, &words[w], 8);
+			h[N + i] = rl_store_hash(key, 16, 0);
+			memset(key + 16, 0, 8); /* i || W || 0, the long path */
+			h[2 * N + i] = rl_store_hash(key, 24, 0);
+		}
+		qsort(h, 3 * N, sizeof(h[0]), u64_cmp);
+		for (size_t i = 1; i < 3 * N; i++)
+			if (h[i] == h[i - 1])
+				fail_msg("word %#llx: two keys hash to %#llx", (unsigned long long)words[w],
+					 (unsigned long long)h[i]);
+	}
+
+	struct rl_limiter lim = make(&rl_gcra_algo, 1, 3600 * SEC, 1);
+	struct rl_store *s = store_for(&lim, 2 * N, RL_FULL_FAIL_CLOSED);
+	for (uint64_t i = 0; i < N; i++) {
+		memcpy(key, &words[0], 8);
+		memcpy(key + 8, &i, 8);
+		assert_int_equal(rl_store_check(s, key, 16, 0, NULL), RL_ALLOWED);
+	}
+	struct rl_store_stats st;
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, N);
+	rl_store_destroy(s);
+}
+
 /* Four keys fill a store of max_keys 4; a fifth meets each policy. */
 static struct rl_store *full_store(const struct rl_limiter *lim, enum rl_when_full wf)
 {
@@ -312,7 +366,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_forced_collision), cmocka_unit_test(test_full_policies),
+		cmocka_unit_test(test_forced_collision),
+		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_full_policies),
 		cmocka_unit_test(test_stats_bytes),     cmocka_unit_test(test_bytes_per_key),
 		cmocka_unit_test(test_churn_steady_key),
 	};

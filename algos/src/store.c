@@ -78,13 +78,22 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/*
+ * No step multiplies two input-dependent words: a product of two such
+ * words is zero for every value of one when the other cancels its
+ * constant, which would erase the rest of the key (every key starting with
+ * that word would collide). Short keys multiply each half by a constant
+ * and fold; long keys xor each step's product into the running hash, so a
+ * zero product leaves the hash as it was.
+ */
 uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
 {
 	const unsigned char *p = key;
 
 	if (len <= 16) {
-		/* Short keys (ids, IPv4/IPv6 addresses): two multiplies, as wyhash
-		 * does; a and b overlap for 8 < len < 16, len tells the sizes apart. */
+		/* Short keys (ids, IPv4/IPv6 addresses): three multiplies, the
+		 * first two independent; a and b overlap for 8 < len < 16, len
+		 * tells the sizes apart. */
 		uint64_t a = 0, b = 0;
 		if (len >= 8) {
 			memcpy(&a, p, 8);
@@ -93,20 +102,21 @@ uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
 			for (size_t i = 0; i < len; i++)
 				a |= (uint64_t)p[i] << (8 * i);
 		}
-		return mum(mum(a ^ seed ^ 0xa0761d6478bd642fULL, b ^ 0xe7037ed1a0b428dbULL) ^ len,
-			   0x8ebc6af09c88c6e3ULL);
+		uint64_t h = mum(a ^ seed ^ 0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL) ^
+			     mum(b ^ seed ^ 0x8ebc6af09c88c6e3ULL, 0x589965cc75374cc3ULL);
+		return mum(h ^ len ^ 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL);
 	}
 	uint64_t h = mum(seed ^ 0xa0761d6478bd642fULL, (uint64_t)len ^ 0xe7037ed1a0b428dbULL);
 
 	for (; len >= 8; p += 8, len -= 8) {
 		uint64_t w;
 		memcpy(&w, p, 8);
-		h = mum(h ^ 0x8ebc6af09c88c6e3ULL, w ^ 0x589965cc75374cc3ULL);
+		h ^= mum(h ^ 0x8ebc6af09c88c6e3ULL, w ^ 0x589965cc75374cc3ULL);
 	}
 	uint64_t tail = 0;
 	for (size_t i = 0; i < len; i++)
 		tail |= (uint64_t)p[i] << (8 * i);
-	h = mum(h ^ 0x1d8e4e27c47d124fULL, tail ^ ((uint64_t)len << 56) ^ 0xa0761d6478bd642fULL);
+	h ^= mum(h ^ 0x1d8e4e27c47d124fULL, tail ^ ((uint64_t)len << 56) ^ 0xa0761d6478bd642fULL);
 	return mix64(h);
 }
 

@@ -19,8 +19,11 @@
  * probability below 32 / (2^32 - 1), about 7.5e-9 (about 6e-9 at 6/7
  * occupancy): over 10^7 distinct keys, about 0.06 such merges are
  * expected. A merged pair behaves as one key (its requests share one quota)
- * until its state goes idle and is evicted. cfg.hash_seed (or cfg.hash)
- * keeps adversaries from choosing colliding keys.
+ * until its state goes idle and is evicted. These bounds assume the keys
+ * are not chosen knowing cfg.hash_seed: the default hash is fast, not
+ * cryptographic, so anyone who knows the seed can find keys that share a
+ * state. Keep the seed secret (the registry draws it from getrandom()) or
+ * pass a keyed cfg.hash.
  *
  * Concurrency contract: every function but create/destroy may be called
  * from any number of threads at once; destroy must not race with anything.
