@@ -1,6 +1,9 @@
 /*
  * sim_scenario.c - model: inih calls one handler per key; a counting
  * reader tells the handler its line, so every message names file and line.
+ * The reader also sees section headers, which inih only reports with a
+ * key, so it opens sources and refuses unknown names even for empty
+ * sections. inih goes on after an error; the first message is kept.
  * Fields left unset hold -1 until finish() fills the defaults that depend
  * on other fields (N, W, duration). Invariant: a scenario that loads is
  * valid for the engine: a valid rule, 1 <= bucket, 1 <= duration <=
@@ -20,6 +23,8 @@
 #define UNSET (-1)
 #define MAX_KEYS 10000000LL /* keys per source */
 #define MAX_PCT 100000LL    /* load, percent of the limit */
+#define MAX_SEEN 256        /* distinct keys in one file: 10 + 3 + 8 sources x 18 fit */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 
 struct parse {
 	struct rl_scenario *sc;
@@ -29,6 +34,11 @@ struct parse {
 	int line;                  /* line being handled */
 	char section[128];         /* the section last seen */
 	int scenario_line;
+	bool named;                /* name = given */
+	bool keyless;              /* the last source opened has no key yet */
+	size_t nseen;              /* keys given so far, as "SOURCE/SECTION/KEY" */
+	char seen[MAX_SEEN][RL_SIM_NAME_MAX + 160];
+	int fail_line;             /* line of the first error; 0: none yet */
 	char *msg;
 	size_t msg_len;
 };
@@ -45,6 +55,10 @@ static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((
 static int fail(struct parse *p, int line, const char *fmt, ...)
 {
 	va_list ap;
+
+	if (p->fail_line)
+		return 0; /* the first error is the one to fix first */
+	p->fail_line = line > 0 ? line : 1;
 	int n = snprintf(p->msg, p->msg_len, "%s:%d: ", p->path, line);
 
 	va_start(ap, fmt);
@@ -54,13 +68,66 @@ static int fail(struct parse *p, int line, const char *fmt, ...)
 	return 0;
 }
 
+static struct rl_traffic_spec blank_traffic(int line);
+
+static bool is_traffic_section(const char *section)
+{
+	return strncmp(section, "traffic", 7) == 0 && (section[7] == '\0' || section[7] == ' ' || section[7] == '.');
+}
+
+/* A section header: opens a source for [traffic NAME]; refuses unknown names, keys or not. */
+static void section_start(struct parse *p, const char *section)
+{
+	struct rl_scenario *sc = p->sc;
+
+	snprintf(p->section, sizeof(p->section), "%s", section);
+	if (strcmp(section, "scenario") == 0 || strcmp(section, "breaker") == 0)
+		return;
+	if (!is_traffic_section(section)) {
+		fail(p, p->line, "unknown section [%s] (expected [scenario], [breaker] or [traffic NAME])", section);
+		return;
+	}
+	const char *n = section[7] ? section + 8 : "";
+	n = *n ? n : "traffic";
+	if (strlen(n) >= sizeof(sc->traffic[0].name)) {
+		fail(p, p->line, "[%s]: a source name of at most %zu characters", section,
+		     sizeof(sc->traffic[0].name) - 1);
+		return;
+	}
+	for (size_t i = 0; i < sc->ntraffic; i++)
+		if (strcmp(sc->traffic[i].name, n) == 0) {
+			fail(p, p->line, "[%s] given twice", section);
+			return;
+		}
+	if (sc->ntraffic == RL_SIM_MAX_TRAFFIC) {
+		fail(p, p->line, "more than %d [traffic] sections", RL_SIM_MAX_TRAFFIC);
+		return;
+	}
+	struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic++];
+	*t = blank_traffic(p->line);
+	snprintf(t->name, sizeof(t->name), "%.*s", (int)sizeof(t->name) - 1, n);
+	p->keyless = true;
+}
+
+/*
+ * Reads a line for inih and counts it. Section headers are recognised as
+ * inih does: after leading blanks, '[' up to the first ']'.
+ */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse *p = stream;
 	char *s = fgets(str, num, p->in);
 
-	if (s)
-		p->line++;
+	if (!s)
+		return NULL;
+	p->line++;
+	const char *h = s + strspn(s, " \t\r\n\f\v");
+	const char *end = *h == '[' ? strchr(h, ']') : NULL;
+	if (end) {
+		char name[sizeof(p->section)];
+		snprintf(name, sizeof(name), "%.*s", (int)(end - h - 1), h + 1);
+		section_start(p, name);
+	}
 	return s;
 }
 
@@ -84,7 +151,9 @@ static int set_int(struct parse *p, const char *name, const char *v, int64_t lo,
 
 static int set_dur(struct parse *p, const char *name, const char *v, int64_t lo, int64_t *out)
 {
-	if (!rl_parse_duration(v, 1, out) || *out < lo || *out > RL_TIME_MAX_NS)
+	bool has_unit = v[strspn(v, "0123456789")] != '\0'; /* a bare integer is refused, as in tier configs */
+
+	if (!has_unit || !rl_parse_duration(v, 1, out) || *out < lo || *out > RL_TIME_MAX_NS)
 		return fail(p, p->line, "%s = '%s': expected a duration of at least %lld ns (an integer "
 			    "with unit ns, us, ms, s, m or h)", name, v, (long long)lo);
 	return 1;
@@ -138,11 +207,11 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 	if (!p->scenario_line)
 		p->scenario_line = p->line;
 	if (strcmp(name, "name") == 0) {
-		if (!*v || strlen(v) >= sizeof(sc->name) || strspn(v, "abcdefghijklmnopqrstuvwxyz"
-								 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(v))
+		if (!*v || strlen(v) >= sizeof(sc->name) || strspn(v, NAME_CHARS) != strlen(v))
 			return fail(p, p->line, "name = '%s': expected 1-%zu letters, digits, '_', '-' or '.'",
 				    v, sizeof(sc->name) - 1);
 		snprintf(sc->name, sizeof(sc->name), "%s", v);
+		p->named = true;
 		return 1;
 	}
 	if (strcmp(name, "limit") == 0)
@@ -274,30 +343,44 @@ static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *n
 	return fail(p, p->line, "[traffic]: unknown key '%s'", name);
 }
 
+/* Refuses a key given twice in one section (the last would silently win). */
+static int first_time(struct parse *p, const char *section, const char *name)
+{
+	char id[sizeof(p->seen[0])];
+	int n = snprintf(id, sizeof(id), "%zu/%s/%s", is_traffic_section(section) ? p->sc->ntraffic : 0,
+			 section, name);
+
+	if (n < 0 || (size_t)n >= sizeof(id))
+		return fail(p, p->line, "key '%s' too long", name);
+	for (size_t i = 0; i < p->nseen; i++)
+		if (strcmp(p->seen[i], id) == 0)
+			return fail(p, p->line, "[%s]: '%s' given twice", section, name);
+	if (p->nseen == MAX_SEEN)
+		return fail(p, p->line, "more than %d keys", MAX_SEEN);
+	memcpy(p->seen[p->nseen++], id, (size_t)n + 1);
+	return 1;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
 	struct rl_scenario *sc = p->sc;
-	bool is_traffic = strncmp(section, "traffic", 7) == 0 &&
-			  (section[7] == '\0' || section[7] == ' ' || section[7] == '.');
 
-	if (is_traffic && strcmp(section, p->section) != 0) {
-		if (sc->ntraffic == RL_SIM_MAX_TRAFFIC)
-			return fail(p, p->line, "more than %d [traffic] sections", RL_SIM_MAX_TRAFFIC);
-		struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic++];
-		*t = blank_traffic(p->line);
-		const char *n = section[7] ? section + 8 : "";
-		snprintf(t->name, sizeof(t->name), "%s", *n ? n : "traffic");
-	}
-	snprintf(p->section, sizeof(p->section), "%s", section);
+	/* the reader opened the section and refused a bad one; later keys only repeat that */
+	if (p->fail_line || !first_time(p, section, name))
+		return 0;
 	if (strcmp(section, "scenario") == 0)
 		return scenario_key(p, name, value);
 	if (strcmp(section, "breaker") == 0)
 		return breaker_key(p, name, value);
-	if (is_traffic)
-		return traffic_key(p, &sc->traffic[sc->ntraffic - 1], name, value);
-	return fail(p, p->line, "unknown section [%s] (expected [scenario], [breaker] or [traffic NAME])",
-		    section);
+	if (!is_traffic_section(section))
+		return fail(p, p->line, "'%s' before any section", name);
+	struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic - 1];
+	if (p->keyless) {
+		t->line = p->line;
+		p->keyless = false;
+	}
+	return traffic_key(p, t, name, value);
 }
 
 static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
@@ -406,6 +489,10 @@ static int finish(struct parse *p)
 
 	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET || sc->duration_ns == UNSET)
 		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration");
+	/* the name goes into CSV rows and file names: a file name's base must pass as name = would */
+	if (!p->named && (!sc->name[0] || strspn(sc->name, NAME_CHARS) != strlen(sc->name)))
+		return fail(p, p->scenario_line, "[scenario]: the file's base name '%s' is no scenario name "
+			    "(letters, digits, '_', '-' or '.'); give name =", sc->name);
 	if (sc->rule.burst == UNSET)
 		sc->rule.burst = sc->rule.limit;
 	if (rl_rule_validate(&sc->rule, why, sizeof(why)))
@@ -465,12 +552,15 @@ int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t
 	msg[0] = '\0';
 	int rc = ini_parse_stream(reader, &p, handler, &p);
 	fclose(p.in);
-	if (rc != 0) {
-		if (!msg[0])
-			fail(&p, rc > 0 ? rc : 0, "%s", rc > 0 ? "malformed line (expected [section], "
-				"key = value or a ; comment)" : "cannot read");
-		return RL_EINVAL;
+	if (rc > 0 && (!p.fail_line || rc < p.fail_line)) {
+		/* inih's first error line is before ours (or ours is none): a line it could not parse */
+		p.fail_line = 0;
+		fail(&p, rc, "malformed line (expected [section], key = value or a ; comment)");
+	} else if (rc < 0 && !p.fail_line) {
+		fail(&p, 0, "cannot read");
 	}
+	if (p.fail_line)
+		return RL_EINVAL;
 	return finish(&p) ? RL_OK : RL_EINVAL;
 }
 

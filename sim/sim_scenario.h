@@ -4,7 +4,8 @@
  *   [scenario]
  *   name     = boundary      ; default: the file's base name
  *   limit    = 100           ; N, requests per window (per key)
- *   window   = 1s            ; W (durations: integer with ns, us, ms, s, m, h)
+ *   window   = 1s            ; W (durations: integer with ns, us, ms, s, m, h;
+ *                            ; the unit is required)
  *   burst    = 100           ; B, bucket algorithms (default N)
  *   duration = 20s           ; virtual time simulated, [0, duration)
  *   bucket   = 100ms         ; time-series bucket (default W / 10)
@@ -44,7 +45,12 @@
  * attack, adversary 2 (B + 2N) per round, times 1 + max_retries for
  * clients that retry; replay traces count as read).
  *
- * Errors name the file and line: "FILE:LINE: message".
+ * A key given twice in one section, a section other than [scenario],
+ * [breaker] and [traffic NAME] (even with no keys), two sources of one
+ * name, and a file whose base name (up to its first '.') is no valid
+ * name when there is no `name =` are refused.
+ *
+ * Errors name the file and line: "FILE:LINE: message", the first error's.
  */
 #ifndef RATELAB_SIM_SCENARIO_H
 #define RATELAB_SIM_SCENARIO_H
@@ -93,7 +99,7 @@ struct rl_traffic_spec {
 	enum rl_client client;
 	int64_t max_retries;   /* retries per rejected request */
 	int64_t retry_gap_ns;  /* abusive: wait before retrying, ns */
-	int line;              /* line of the section's first key, for messages */
+	int line;              /* line of the section's first key (its header if none), for messages */
 };
 
 struct rl_scenario {

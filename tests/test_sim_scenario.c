@@ -140,6 +140,64 @@ static void work_cap_refuses_too_many_keys(void **unused)
 	refused("k.ini", ini, 2, "40000000 keys in all, more than 20000000");
 }
 
+#define OK_HEAD "[scenario]\nlimit = 10\nwindow = 1s\nduration = 5s\n" /* lines 1-4 */
+
+/* The last of two values silently won. */
+static void key_given_twice_refused(void **unused)
+{
+	(void)unused;
+	refused("d.ini", OK_HEAD "[traffic a]\ntype = poisson\nload = 50\nload = 60\n", 8, "'load' given twice");
+	refused("e.ini", OK_HEAD "limit = 20\n[traffic a]\ntype = poisson\n", 5, "'limit' given twice");
+	/* one key in two sources is no repeat */
+	struct rl_scenario sc;
+	loaded(OK_HEAD "[traffic a]\ntype = poisson\nload = 50\n[traffic b]\ntype = poisson\nload = 60\n", &sc);
+	assert_int_equal(sc.ntraffic, 2);
+	assert_int_equal(sc.traffic[1].load_pct, 60);
+}
+
+/* inih reports sections only with a key: a misspelt empty one passed unseen. */
+static void empty_unknown_section_refused(void **unused)
+{
+	(void)unused;
+	refused("u.ini", OK_HEAD "[traffic a]\ntype = poisson\n[trafic b]\n", 7, "unknown section [trafic b]");
+	refused("v.ini", OK_HEAD "[traffic a]\ntype = poisson\n[traffic b]\n", 7, "[traffic b]: no type");
+	refused("w.ini", OK_HEAD "[traffic a]\ntype = poisson\n[traffic a]\ntype = constant\n", 7,
+		"[traffic a] given twice");
+}
+
+/* sim_scenario.h and the tier config require a unit; a bare integer was taken as ns. */
+static void bare_integer_duration_refused(void **unused)
+{
+	(void)unused;
+	refused("n.ini", "[scenario]\nlimit = 10\nwindow = 1000000000\n", 3, "window = '1000000000'");
+	refused("m.ini", OK_HEAD "[traffic a]\ntype = onoff\non = 5\n", 7, "on = '5'");
+}
+
+/* inih goes on after an error; the message named the last bad line, not the first. */
+static void first_error_is_reported(void **unused)
+{
+	(void)unused;
+	refused("f.ini", "[scenario]\nlimit = 0\nwindow = x\nbogus = 1\n", 2, "limit = '0'");
+	refused("g.ini", "[scenario]\nlimit = 10\njunk\nwindow = x\n", 3, "malformed line");
+	refused("h.ini", "[scenario]\nlimit = 0\njunk\n", 2, "limit = '0'");
+}
+
+/* The base name becomes the CSV's scenario field: "x,y" added a column. */
+static void file_name_checked_as_a_name(void **unused)
+{
+	(void)unused;
+	struct rl_scenario sc;
+	char msg[700], path[128];
+	const char ini[] = OK_HEAD "[traffic a]\ntype = poisson\n";
+
+	refused("x,y.ini", ini, 2, "base name 'x,y' is no scenario name");
+	assert_int_equal(load_named("x,y.ini", "[scenario]\nname = xy\nlimit = 10\nwindow = 1s\nduration = 5s\n"
+				    "[traffic a]\ntype = poisson\n", &sc, msg, sizeof(msg), path, sizeof(path)), RL_OK);
+	assert_string_equal(sc.name, "xy");
+	assert_int_equal(load_named("ok_1-2.v.ini", ini, &sc, msg, sizeof(msg), path, sizeof(path)), RL_OK);
+	assert_string_equal(sc.name, "ok_1-2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +206,11 @@ int main(void)
 		cmocka_unit_test(boundary_at_the_largest_span_runs),
 		cmocka_unit_test(work_cap_refuses_endless_runs),
 		cmocka_unit_test(work_cap_refuses_too_many_keys),
+		cmocka_unit_test(key_given_twice_refused),
+		cmocka_unit_test(empty_unknown_section_refused),
+		cmocka_unit_test(bare_integer_duration_refused),
+		cmocka_unit_test(first_error_is_reported),
+		cmocka_unit_test(file_name_checked_as_a_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
