@@ -4,6 +4,7 @@
  * eviction under a churn of one-shot keys (10^7 in the plain build), and
  * the memory the store reports.
  */
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -264,6 +265,30 @@ static void test_full_policies(void **unused)
 	rl_store_destroy(s);
 }
 
+/*
+ * A sliding log's ring is counted as the allocator holds it: usable bytes
+ * plus the chunk header, not the 64 bytes its 4 runs asked for.
+ */
+static void test_stats_count_allocator_bytes(void **unused)
+{
+	struct rl_limiter lim = make(&rl_sliding_log_algo, 1000, SEC, 1000);
+	struct rl_store *s = store_for(&lim, 100, RL_FULL_EVICT);
+	struct rl_store_stats empty, one;
+
+	(void)unused;
+	rl_store_stats(s, &empty);
+	for (int64_t t = 0; t < 3; t++) /* 3 runs: a ring of 4 */
+		assert_int_equal(check_str(s, "k", t, NULL), RL_ALLOWED);
+	rl_store_stats(s, &one);
+	void *ring = malloc(4 * sizeof(struct rl_run));
+	assert_non_null(ring);
+	size_t chunk = malloc_usable_size(ring) + sizeof(size_t);
+	free(ring);
+	assert_int_equal(one.bytes - empty.bytes, chunk);
+	assert_true(chunk > 4 * sizeof(struct rl_run));
+	rl_store_destroy(s);
+}
+
 /* Stats count the table and the sliding logs' heap, and return to the table alone. */
 static void test_stats_bytes(void **unused)
 {
@@ -368,7 +393,7 @@ int main(void)
 		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_forced_collision),
 		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_full_policies),
-		cmocka_unit_test(test_stats_bytes),     cmocka_unit_test(test_bytes_per_key),
+		cmocka_unit_test(test_stats_bytes), cmocka_unit_test(test_stats_count_allocator_bytes),     cmocka_unit_test(test_bytes_per_key),
 		cmocka_unit_test(test_churn_steady_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

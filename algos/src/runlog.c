@@ -6,6 +6,7 @@
  */
 #include "ratelab/runlog.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 
 #include "ratelab/status.h"
@@ -75,6 +76,13 @@ int rl_runlog_push(struct rl_runlog *log, int64_t at)
 	log->len++;
 	log->total++;
 	return RL_OK;
+}
+
+size_t rl_runlog_heap_bytes(const struct rl_runlog *log)
+{
+	/* glibc's chunk: the usable bytes (the request rounded up to 16, less
+	 * the header) and the one-word size header before them */
+	return log->runs ? malloc_usable_size(log->runs) + sizeof(size_t) : 0;
 }
 
 void rl_runlog_free(struct rl_runlog *log)

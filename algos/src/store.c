@@ -10,7 +10,8 @@
  * from both; a free slot's state bytes are zero (a fresh key); keys (the
  * counter) equals the occupied slots and never exceeds max_keys, because a
  * slot is filled only after a successful reservation or in place of a
- * dropped key; heap_bytes equals the sum of the sliding logs' heap.
+ * dropped key; heap_bytes equals the sum of the sliding logs' heap as the
+ * allocator holds it (rl_runlog_heap_bytes).
  */
 #include "ratelab/store.h"
 
@@ -175,6 +176,12 @@ static int find(const struct bucket *b, uint32_t tag)
 	return -1;
 }
 
+/* A sliding log's heap as the allocator holds it, overhead included. */
+static size_t log_heap_bytes(const void *st)
+{
+	return rl_runlog_heap_bytes(&((const struct rl_sliding_log *)st)->log);
+}
+
 /* Runs the algorithm on a stored state, keeping heap_bytes exact. */
 static int run(struct rl_store *s, void *st, int64_t now_ns, struct rl_decision *out)
 {
@@ -182,9 +189,9 @@ static int run(struct rl_store *s, void *st, int64_t now_ns, struct rl_decision 
 
 	if (!s->log_heap)
 		return lim->algo->check(lim, st, now_ns, out);
-	size_t before = rl_sliding_log_heap_bytes(st);
+	size_t before = log_heap_bytes(st);
 	int rc = lim->algo->check(lim, st, now_ns, out);
-	size_t after = rl_sliding_log_heap_bytes(st);
+	size_t after = log_heap_bytes(st);
 	if (after != before)
 		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)after - (int64_t)before,
 					  memory_order_relaxed);
@@ -197,7 +204,7 @@ static void drop(struct rl_store *s, struct bucket *b, int slot)
 	void *st = state_at(s, b, slot);
 
 	if (s->log_heap)
-		atomic_fetch_sub_explicit(&s->heap_bytes, (int64_t)rl_sliding_log_heap_bytes(st),
+		atomic_fetch_sub_explicit(&s->heap_bytes, (int64_t)log_heap_bytes(st),
 					  memory_order_relaxed);
 	rl_limiter_release(s->lim, st);
 	memset(st, 0, s->slot_size);

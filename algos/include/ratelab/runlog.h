@@ -13,6 +13,7 @@
 #ifndef RATELAB_RUNLOG_H
 #define RATELAB_RUNLOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -48,6 +49,13 @@ int rl_runlog_push(struct rl_runlog *log, int64_t at);
 
 /* Empties the log, keeping nothing allocated. */
 void rl_runlog_free(struct rl_runlog *log);
+
+/*
+ * Bytes the ring takes from the allocator: malloc_usable_size of the ring
+ * plus the allocator's one-word chunk header (glibc), 0 with no ring.
+ * At least cap * sizeof(struct rl_run); e.g. 80 for a 4-run (64-byte) ring.
+ */
+size_t rl_runlog_heap_bytes(const struct rl_runlog *log);
 
 static inline const struct rl_run *rl_runlog_oldest(const struct rl_runlog *log)
 {

@@ -25,7 +25,9 @@ _Static_assert(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes"
 int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st,
 			 int64_t now_ns, struct rl_decision *out);
 
-/* Heap bytes the state holds beyond sizeof(struct rl_sliding_log). */
+/* Heap bytes the state asked for beyond sizeof(struct rl_sliding_log): its
+ * ring's cap * sizeof(struct rl_run). What the allocator holds for them,
+ * overhead included, is rl_runlog_heap_bytes(&st->log). */
 size_t rl_sliding_log_heap_bytes(const struct rl_sliding_log *st);
 
 #ifdef __cplusplus

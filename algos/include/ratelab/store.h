@@ -10,7 +10,8 @@
  * ceil(max_keys * 7 / 6) slots or more, so the table is at most 6/7 full.
  * Bytes per key at the cap: (8 + 4 * 16 + 16 * state_size) / 16 * 7 / 6,
  * i.e. 23.9 for gcra (16-byte state), 33.25 for the 24-byte states,
- * 42.6 plus the log's heap for sliding_log.
+ * 42.6 plus the log's heap for sliding_log (its ring's malloc chunk: for a
+ * 4-run ring, 80 bytes where 64 were asked for).
  *
  * Keys are fingerprints: the store keeps no key bytes. Two different keys
  * share one state iff they have the same 32-bit tag and meet in a bucket;
@@ -111,7 +112,9 @@ struct rl_store_config {
 struct rl_store_stats {
 	size_t keys;            /* keys stored now */
 	size_t slots;           /* table slots allocated */
-	size_t bytes;           /* every byte the store holds: table, key bytes, state heap */
+	size_t bytes;           /* every byte the store holds: its struct, the table and,
+				 * for sliding_log, each ring's allocator chunk (usable
+				 * bytes plus glibc's header, rl_runlog_heap_bytes) */
 	uint64_t evicted_idle;  /* keys dropped because they were back at full quota */
 	uint64_t evicted_full;  /* keys dropped to make room at the cap */
 	uint64_t full_decided;  /* checks decided by the when_full policy */
