@@ -147,8 +147,12 @@ Csv load_csv(const std::string &path, const std::vector<std::string> &want)
 	if (!f)
 		return c;
 	std::string line;
-	if (std::getline(f, line))
-		c.header = split(line, ',');
+	// leading '#' lines are comments (the simulator's series name their seed there)
+	while (std::getline(f, line))
+		if (line.empty() || line[0] != '#') {
+			c.header = split(line, ',');
+			break;
+		}
 	if (!want.empty() && c.header != want) {
 		std::fprintf(stderr, "report: %s: unexpected header \"%s\"\n", path.c_str(), line.c_str());
 		std::exit(1);

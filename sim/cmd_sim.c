@@ -32,7 +32,8 @@ static const char usage[] =
 	"  --out DIR     output directory (default results/sim): summary.csv,\n"
 	"                breaker.csv, diverged.csv (vs an independent sliding_log),\n"
 	"                series/<scenario>__<algo>.csv (t_ns,admitted,rejected\n"
-	"                per bucket), series/breaker_<scenario>.csv (t_ns,state)\n"
+	"                per bucket), series/breaker_<scenario>.csv (t_ns,state);\n"
+	"                each series starts with '# seed=S scenario=NAME algo=A'\n"
 	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
 	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
 	"  --quiet       no progress lines on stderr\n";
@@ -176,6 +177,17 @@ static FILE *open_out(const char *dir, const char *name, const char *header)
 	return f;
 }
 
+/* A time series: a '# seed=S scenario=NAME algo=A' line first, so every output carries its seed. */
+static FILE *open_series(const char *dir, const char *name, const char *scenario, const char *algo,
+			 uint64_t seed, const char *header)
+{
+	FILE *f = open_out(dir, name, "");
+
+	if (f)
+		fprintf(f, "# seed=%llu scenario=%s algo=%s\n%s", (unsigned long long)seed, scenario, algo, header);
+	return f;
+}
+
 static double pct(int64_t part, int64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -237,7 +249,7 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 		       pct(r.false_allows, r.requests), pct(r.false_rejects, r.requests),
 		       (long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
 		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, algo->name);
-		if ((f = open_out(o->so->out, name, "t_ns,admitted,rejected\n"))) {
+		if ((f = open_series(o->so->out, name, sc->name, algo->name, seed, "t_ns,admitted,rejected\n"))) {
 			for (size_t b = 0; b < nb; b++)
 				fprintf(f, "%lld,%lld,%lld\n", (long long)b * sc->bucket_ns,
 					(long long)h.series_admitted[b], (long long)h.series_rejected[b]);
@@ -259,7 +271,7 @@ static int run_breaker(struct outputs *o, struct rl_sim_traffic *tr, uint64_t se
 	char name[RL_SIM_NAME_MAX + 32];
 
 	snprintf(name, sizeof(name), "series/breaker_%s.csv", sc->name);
-	FILE *f = open_out(o->so->out, name, "t_ns,state\n");
+	FILE *f = open_series(o->so->out, name, sc->name, "breaker", seed, "t_ns,state\n");
 	if (!f)
 		return RL_EXIT_FAIL;
 	int rc = rl_sim_run_breaker(tr, write_transition, f, &r);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # ratelab sim: two runs with one seed write byte-identical files (timing off);
 # another seed changes them; the summary has exactly the documented columns
-# and every scenario x algorithm has its time series.
+# and every scenario x algorithm has its time series, which names its seed.
 set -u
 bin=$1
 tmp=$(mktemp -d)
@@ -26,9 +26,12 @@ awk -F, 'NR > 1 && ($6 != 42 || $20 != 0) { exit 1 }' "$tmp/a/summary.csv" || fa
 for s in mix_060 mix_140 trace; do
 	for a in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter; do
 		f="$tmp/a/series/${s}__${a}.csv"
-		[ "$(head -1 "$f" 2>/dev/null)" = "t_ns,admitted,rejected" ] || fail "missing or bad $f"
+		[ "$(head -2 "$f" 2>/dev/null)" = "# seed=42 scenario=$s algo=$a
+t_ns,admitted,rejected" ] || fail "missing or bad $f (no seed line?)"
 	done
-	[ "$(sed -n 2p "$tmp/a/series/breaker_$s.csv")" = "0,CLOSED" ] || fail "bad breaker series for $s"
+	[ "$(head -3 "$tmp/a/series/breaker_$s.csv")" = "# seed=42 scenario=$s algo=breaker
+t_ns,state
+0,CLOSED" ] || fail "bad breaker series for $s (no seed line?)"
 done
 # the trace: key a gets 4 at 0 (3 admitted), then 99999999, 100000000, 100000001
 awk -F, '$1 == "trace" && $2 == "sliding_log" && $7 == 11 && $8 == 9 { ok = 1 } END { exit !ok }' \
