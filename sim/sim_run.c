@@ -97,8 +97,9 @@ static void summarise(struct run *r, struct rl_sim_traffic *tr)
 {
 	struct rl_sim_result *res = r->res;
 	const struct rl_rule *rule = &r->lim->rule;
-	double sum = 0, sum2 = 0, bytes = 0;
-	int64_t k = 0;
+	/* Jain's index per source: only a source's uniformly picked keys have equal demand */
+	double sum[RL_SIM_MAX_TRAFFIC] = { 0 }, sum2[RL_SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
+	int64_t k[RL_SIM_MAX_TRAFFIC] = { 0 };
 
 	for (uint32_t key = 0; key < tr->nkeys; key++) {
 		if (!r->req[key])
@@ -111,12 +112,18 @@ static void summarise(struct run *r, struct rl_sim_traffic *tr)
 		const struct rl_sim_source *s = rl_sim_traffic_source_of(tr, key);
 		if (s->cdf || s->spec->type == RL_TRAFFIC_REPLAY)
 			continue;
+		size_t i = (size_t)(s - tr->src);
 		double x = (double)r->adm[key] / (double)r->req[key];
-		sum += x;
-		sum2 += x * x;
-		k++;
+		sum[i] += x;
+		sum2[i] += x * x;
+		k[i]++;
 	}
-	res->jain_index = k >= 2 && sum2 > 0 ? sum * sum / ((double)k * sum2) : 1.0;
+	res->jain_index = 1.0;
+	for (size_t i = 0; i < tr->nsources; i++) {
+		double j = k[i] >= 2 && sum2[i] > 0 ? sum[i] * sum[i] / ((double)k[i] * sum2[i]) : 1.0;
+		if (j < res->jain_index)
+			res->jain_index = j;
+	}
 	if (res->active_keys) {
 		res->state_bytes_mean = bytes / (double)res->active_keys;
 		double quota = (double)res->active_keys * (double)rule->limit *

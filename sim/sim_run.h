@@ -20,9 +20,12 @@
  *                 sliding two-pointer (a run log) over each key's admitted
  *                 times; a key is over-admitted when this exceeds N;
  *   long-run rate admitted / (active keys * N * duration / W);
- *   Jain's index  (sum x)^2 / (k sum x^2), x = admitted / requested, over
- *                 the k active keys whose source picks keys uniformly
- *                 (equal demand by construction); 1 when k < 2;
+ *   Jain's index  the least, over the sources that pick keys uniformly,
+ *                 of (sum x)^2 / (k sum x^2), x = admitted / requested,
+ *                 over the source's k active keys (equal demand by
+ *                 construction; keys of different sources may differ in
+ *                 load, so they are never mixed); 1 for a source with
+ *                 k < 2, and when there is no such source;
  *   state bytes   per active key: the algorithm's state_size, plus for
  *                 sliding_log the peak heap its log held.
  * With the scenario's compare off, only requests, admitted, the long-run
