@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include <cmocka.h>
 
@@ -51,6 +52,7 @@ static struct rl_limiter make(const struct rl_algo *algo, int64_t limit, int64_t
 
 struct hot {
 	struct rl_store *s;
+	pthread_barrier_t *start;
 	int requests;
 	int allowed;
 };
@@ -59,6 +61,7 @@ static void *hot_thread(void *arg)
 {
 	struct hot *h = arg;
 
+	pthread_barrier_wait(h->start); /* all threads at once: their checks interleave */
 	for (int i = 0; i < h->requests; i++) {
 		/* times within 1 us: the rule (1 h window) refills nothing */
 		int rc = rl_store_check(h->s, "hot", 3, 1000 + i % 1000, NULL);
@@ -69,41 +72,165 @@ static void *hot_thread(void *arg)
 	return NULL;
 }
 
+#define HOT_REQS (2000 / SCALE) /* per thread */
+#define HOT_ROUNDS 3
+
+/*
+ * The limit is half of all requests, so admissions and rejections
+ * interleave across threads (a lost update admits too many); a barrier
+ * starts the threads together, and each algorithm runs HOT_ROUNDS times.
+ */
 static void test_hot_key_exact(void **unused)
 {
 	size_t n;
 	const struct rl_algo *const *all = rl_algo_all(&n);
+	const int limit = THREADS * HOT_REQS / 2;
+	pthread_barrier_t start;
 
 	(void)unused;
-	for (size_t a = 0; a < n; a++) {
-		struct rl_limiter lim = make(all[a], 500, 3600 * SEC, 500);
-		struct rl_store_config cfg = { .limiter = &lim, .max_keys = 16 };
-		struct rl_store *s = NULL;
-		struct hot h[THREADS];
-		pthread_t th[THREADS];
-		_Alignas(16) unsigned char st[RL_STORE_MAX_STATE] = { 0 };
-		int want = 0, got = 0;
+	assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
+	for (size_t a = 0; a < n; a++)
+		for (int round = 0; round < HOT_ROUNDS; round++) {
+			struct rl_limiter lim = make(all[a], limit, 3600 * SEC, limit);
+			struct rl_store_config cfg = { .limiter = &lim, .max_keys = 16 };
+			struct rl_store *s = NULL;
+			struct hot h[THREADS];
+			pthread_t th[THREADS];
+			_Alignas(16) unsigned char st[RL_STORE_MAX_STATE] = { 0 };
+			int want = 0, got = 0;
 
-		/* One thread's answer: every algorithm's exact total for 4 * 2000 requests. */
-		for (int i = 0; i < THREADS * 2000 / SCALE; i++)
-			want += rl_limiter_check(&lim, st, 1000 + 999, NULL);
-		rl_limiter_release(&lim, st);
+			/* One thread's answer (about the limit; leaky_bucket admits one
+			 * more, the request it is serving) for all the requests. */
+			for (int i = 0; i < THREADS * HOT_REQS; i++)
+				want += rl_limiter_check(&lim, st, 1000 + 999, NULL);
+			rl_limiter_release(&lim, st);
+			assert_true(want >= limit && want < THREADS * HOT_REQS);
+
+			assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+			for (int t = 0; t < THREADS; t++) {
+				h[t] = (struct hot){ s, &start, HOT_REQS, 0 };
+				assert_int_equal(pthread_create(&th[t], NULL, hot_thread, &h[t]), 0);
+			}
+			for (int t = 0; t < THREADS; t++) {
+				void *rc;
+				pthread_join(th[t], &rc);
+				assert_null(rc);
+				got += h[t].allowed;
+			}
+			if (got != want)
+				fail_msg("%s round %d: %d threads admitted %d of %d, one thread %d", all[a]->name,
+					 round, THREADS, got, THREADS * HOT_REQS, want);
+			rl_store_destroy(s);
+		}
+	pthread_barrier_destroy(&start);
+}
+
+/* ---- eviction under contention: a shared clock, keys beyond the cap ---- */
+
+#define EV_KEYS 1024
+#define EV_MAX_KEYS 256
+#define EV_REQS (20000 / SCALE) /* per thread */
+#define EV_LATE_KEYS 200        /* >= the table's buckets: the cursor sweeps them all */
+
+struct evict {
+	struct rl_store *s;
+	_Atomic int64_t *clock; /* ns; every check takes the next tick */
+	pthread_barrier_t *start;
+	uint64_t x;             /* the thread's random state */
+	int bad;                /* a result other than a verdict or RL_EFULL */
+	size_t max_seen;        /* the most keys a concurrent stats call saw */
+};
+
+static void *evict_thread(void *arg)
+{
+	struct evict *e = arg;
+	struct rl_store_stats st;
+	char key[16];
+
+	pthread_barrier_wait(e->start);
+	for (int i = 0; i < EV_REQS; i++) {
+		snprintf(key, sizeof(key), "k%u", (unsigned)(next_rand(&e->x) % EV_KEYS));
+		int64_t now = atomic_fetch_add(e->clock, 1);
+		int rc = rl_store_check(e->s, key, strlen(key), now, NULL);
+		e->bad += rc != RL_ALLOWED && rc != RL_REJECTED && rc != RL_EFULL;
+		if (i % 64 == 0) {
+			rl_store_stats(e->s, &st);
+			if (st.keys > e->max_seen)
+				e->max_seen = st.keys;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Threads check 1024 keys of a store capped at 256 on one shared clock
+ * (1 ns a check; keys go idle and come back), with
+ * idle_grace_ns 0 and when_full evict: idle sweeps, evictions at the cap
+ * and the victim search all race. Must hold: only verdicts or RL_EFULL,
+ * never more than max_keys keys, both kinds of eviction happen; and once
+ * every key is long idle, EV_LATE_KEYS new keys leave exactly those keys
+ * and exactly their rings' bytes (the shared counters lost no update).
+ */
+static void test_concurrent_eviction(void **unused)
+{
+	/* Each rule keeps a key busy for 400 ns after a request; a key comes
+	 * back every ~1024 ns: about 330 keys are busy at once, above the cap,
+	 * and the rest are idle. */
+	static const struct {
+		const char *algo;
+		int64_t limit, window_ns;
+	} rules[] = { { "sliding_log", 4, 400 }, { "gcra", 1, 400 } };
+	pthread_barrier_t start;
+
+	(void)unused;
+	assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
+	for (size_t a = 0; a < sizeof(rules) / sizeof(rules[0]); a++) {
+		const char *name = rules[a].algo;
+		struct rl_limiter lim = make(rl_algo_find(name), rules[a].limit, rules[a].window_ns,
+					     rules[a].limit);
+		struct rl_store_config cfg = { .limiter = &lim, .max_keys = EV_MAX_KEYS,
+					       .when_full = RL_FULL_EVICT, .idle_grace_ns = 0 };
+		struct rl_store *s = NULL;
+		struct rl_store_stats empty, st, late;
+		_Atomic int64_t clock = 0;
+		struct evict e[THREADS];
+		pthread_t th[THREADS];
 
 		assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+		rl_store_stats(s, &empty);
 		for (int t = 0; t < THREADS; t++) {
-			h[t] = (struct hot){ s, 2000 / SCALE, 0 };
-			assert_int_equal(pthread_create(&th[t], NULL, hot_thread, &h[t]), 0);
+			e[t] = (struct evict){ s, &clock, &start, seed + 7919u * (uint64_t)(t + 1), 0, 0 };
+			assert_int_equal(pthread_create(&th[t], NULL, evict_thread, &e[t]), 0);
 		}
 		for (int t = 0; t < THREADS; t++) {
-			void *rc;
-			pthread_join(th[t], &rc);
-			assert_null(rc);
-			got += h[t].allowed;
+			pthread_join(th[t], NULL);
+			if (e[t].bad || e[t].max_seen > EV_MAX_KEYS)
+				fail_msg("%s thread %d: %d bad results, %zu keys seen (seed %llu)", name, t,
+					 e[t].bad, e[t].max_seen, (unsigned long long)seed);
 		}
-		if (got != want)
-			fail_msg("%s: %d threads admitted %d, one thread %d", all[a]->name, THREADS, got, want);
+		rl_store_stats(s, &st);
+		if (st.keys > EV_MAX_KEYS || !st.evicted_idle || !st.evicted_full)
+			fail_msg("%s: %zu keys, %llu evicted idle, %llu evicted full", name, st.keys,
+				 (unsigned long long)st.evicted_idle, (unsigned long long)st.evicted_full);
+
+		/* An hour later every key is idle: new keys sweep them all away. */
+		char key[16];
+		for (int i = 0; i < EV_LATE_KEYS; i++) {
+			snprintf(key, sizeof(key), "late%d", i);
+			assert_int_equal(rl_store_check(s, key, strlen(key), 3600 * SEC, NULL), RL_ALLOWED);
+		}
+		rl_store_stats(s, &late);
+		assert_int_equal(late.keys, EV_LATE_KEYS);
+		if (rl_algo_find(name) == &rl_sliding_log_algo) {
+			size_t ring = (late.bytes - empty.bytes) / EV_LATE_KEYS; /* one 4-run ring each */
+			assert_int_equal(late.bytes - empty.bytes, ring * EV_LATE_KEYS);
+			assert_true(ring > 4 * 16);
+		} else {
+			assert_int_equal(late.bytes, empty.bytes);
+		}
 		rl_store_destroy(s);
 	}
+	pthread_barrier_destroy(&start);
 }
 
 /* ---- many keys, compared with a single-threaded replay ---- */
@@ -265,6 +392,7 @@ int main(void)
 	const char *env = getenv("RL_SEED");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hot_key_exact),
+		cmocka_unit_test(test_concurrent_eviction),
 		cmocka_unit_test(test_many_keys_match_replay),
 		cmocka_unit_test(test_churn_cap),
 	};

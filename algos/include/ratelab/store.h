@@ -29,21 +29,31 @@
  * Concurrency contract: every function but create/destroy may be called
  * from any number of threads at once; destroy must not race with anything.
  * A check locks the key's first bucket and, when the key is not there, both
- * buckets (in index order); it holds no lock while it waits for another and
- * never blocks on a third bucket (sweeps of other buckets only try-lock).
+ * buckets (in index order). It never waits for a third bucket while it
+ * holds one: the searches of other buckets while the key's two are held
+ * (the sweeps before the cap and the victim search) only try-lock, and the
+ * one sweep after an insertion locks its bucket only after both of the
+ * key's buckets are released, so no cycle of waits can form.
  * All of a key's checks are therefore serialised and each runs the
  * algorithm's check on the one state, exactly as a single thread would, in
  * the order the locks were taken: N threads on one key admit exactly what
  * one thread would. There is no global lock; the only shared writes are
- * the key count and the sweep cursor, both touched only when a key is
- * inserted or dropped, and the statistics counters.
+ * the key count and the sweep cursor (when a key is new or dropped), the
+ * sliding logs' heap byte count (whenever a ring grows or shrinks) and the
+ * statistics counters, all relaxed atomics.
  *
  * Eviction. A key whose state is idle (the algorithm's is_idle: its full
  * quota is back) decides exactly like a fresh key, so it may be dropped
  * without changing any decision. Each insertion of a new key first drops
  * idle keys of its own two buckets and then sweeps one more bucket at a
- * shared cursor: bounded work (at most 3 buckets, 48 is_idle calls) per
- * check, never a pass over the table. Idleness is judged at the time of the
+ * shared cursor, never a pass over the table. Bounded work per check: a
+ * key already stored costs one or two buckets' tag scans and one check; a
+ * new key below the cap 3 buckets, 48 is_idle calls; a new key at the cap
+ * up to 7 buckets, 112 is_idle calls (its two, SWEEP_WHEN_FULL = 4
+ * try-swept, the one after insertion) and, with RL_FULL_EVICT, the victim
+ * search: one reset computation (a check on a copy of the state) per key
+ * of its two buckets, and when those are empty up to EVICT_SEARCH = 8 more
+ * buckets try-locked, 128 more reset computations at most. Idleness is judged at the time of the
  * check doing the sweep minus cfg.idle_grace_ns: the drop is invisible when
  * no later request of the dropped key carries an earlier time than that
  * (true for a monotonic clock read just before the call, as long as
