@@ -204,6 +204,79 @@ static void test_structured_keys_hash(void **unused)
 	rl_store_destroy(s);
 }
 
+/* The key is its hash: an 8-byte value read as is (the test picks buckets). */
+static uint64_t identity_hash(const void *key, size_t len, uint64_t seed)
+{
+	uint64_t h = 0;
+
+	(void)seed;
+	memcpy(&h, key, len < 8 ? len : 8);
+	return h;
+}
+
+/* store.c's locate() for a 2-bucket table: the buckets of hash h. */
+static void two_buckets(uint64_t h, int *i1, int *i2)
+{
+	uint64_t g = h ^ 0x9e3779b97f4a7c15ULL;
+
+	g ^= g >> 30;
+	g *= 0xbf58476d1ce4e5b9ULL;
+	g ^= g >> 27;
+	g *= 0x94d049bb133111ebULL;
+	g ^= g >> 31;
+	*i1 = (int)(h >> 63);
+	*i2 = (int)(g >> 63);
+}
+
+/* The next hash after *h whose two buckets are both bucket b. */
+static uint64_t hash_in(uint64_t *h, int b)
+{
+	int i1, i2;
+
+	do
+		two_buckets(++*h + ((uint64_t)b << 63), &i1, &i2);
+	while (i1 != b || i2 != b);
+	return *h + ((uint64_t)b << 63);
+}
+
+/*
+ * RL_FULL_EVICT when the new key's two buckets hold no key: the victim is
+ * searched outside them (at the sweep cursor). max_keys 16 makes a table of
+ * 2 buckets; 16 keys fill bucket 0, a key of bucket 1 evicts the one of
+ * them nearest to full quota and is stored in its own bucket.
+ */
+static void test_evict_elsewhere(void **unused)
+{
+	struct rl_limiter lim = make(&rl_fixed_window_algo, 2, 3600 * SEC, 2);
+	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 16, .when_full = RL_FULL_EVICT,
+				       .hash = identity_hash };
+	struct rl_store *s = NULL;
+	struct rl_store_stats st;
+	uint64_t h0 = 0, h1 = 0, keys[16], k;
+
+	(void)unused;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.slots, 32);
+	for (int i = 0; i < 16; i++) {
+		keys[i] = hash_in(&h0, 0);
+		/* keys[0] once, the others twice: keys[0] is nearest to full quota */
+		for (int n = 0; n < (i ? 2 : 1); n++)
+			assert_int_equal(rl_store_check(s, &keys[i], 8, 0, NULL), RL_ALLOWED);
+	}
+	k = hash_in(&h1, 1);
+	assert_int_equal(rl_store_check(s, &k, 8, 0, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &k, 8, 0, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &k, 8, 0, NULL), RL_REJECTED); /* its state was stored */
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 16);
+	assert_int_equal(st.evicted_full, 1);
+	assert_int_equal(st.full_decided, 0);
+	/* the victim was keys[0], nearest to full quota: keys[1] kept its state */
+	assert_int_equal(rl_store_check(s, &keys[1], 8, 0, NULL), RL_REJECTED);
+	rl_store_destroy(s);
+}
+
 /* Four keys fill a store of max_keys 4; a fifth meets each policy. */
 static struct rl_store *full_store(const struct rl_limiter *lim, enum rl_when_full wf)
 {
@@ -392,7 +465,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_forced_collision),
-		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_full_policies),
+		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere), cmocka_unit_test(test_full_policies),
 		cmocka_unit_test(test_stats_bytes), cmocka_unit_test(test_stats_count_allocator_bytes),     cmocka_unit_test(test_bytes_per_key),
 		cmocka_unit_test(test_churn_steady_key),
 	};
