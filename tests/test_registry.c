@@ -126,6 +126,7 @@ static void test_on_error(void **unused)
 	rl_registry_destroy(r);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 /* The process's virtual memory now, bytes (/proc/self/statm, in pages). */
 static size_t vm_bytes(void)
 {
@@ -137,6 +138,7 @@ static size_t vm_bytes(void)
 	fclose(f);
 	return pages * (size_t)sysconf(_SC_PAGESIZE);
 }
+#endif
 
 /*
  * on_error decides when the store cannot: the tier's store (10^8 keys, a
