@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ratelab/parse.h"
+
 enum { RL_EXIT_OK = 0, RL_EXIT_FAIL = 1, RL_EXIT_USAGE = 2 };
 
 /* The commands; each takes the arguments after its name. */
@@ -21,15 +23,6 @@ int rl_cmd_breaker(int argc, char **argv);
 int rl_cmd_replay(int argc, char **argv);
 int rl_cmd_check(int argc, char **argv);
 int rl_cmd_sim(int argc, char **argv);
-
-/* A decimal integer with no sign other than '-', no spaces, no overflow. */
-bool rl_parse_i64(const char *s, int64_t *out);
-
-/*
- * A duration: an integer with an optional unit ns, us, ms, s, m or h; a bare
- * integer is in bare_unit_ns. False on junk, a negative value or overflow.
- */
-bool rl_parse_duration(const char *s, int64_t bare_unit_ns, int64_t *out_ns);
 
 /*
  * Walks argv as "--name value" or "--name=value" options ("-h" is "help").

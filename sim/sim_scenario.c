@@ -151,9 +151,8 @@ static int set_int(struct parse *p, const char *name, const char *v, int64_t lo,
 
 static int set_dur(struct parse *p, const char *name, const char *v, int64_t lo, int64_t *out)
 {
-	bool has_unit = v[strspn(v, "0123456789")] != '\0'; /* a bare integer is refused, as in tier configs */
-
-	if (!has_unit || !rl_parse_duration(v, 1, out) || *out < lo || *out > RL_TIME_MAX_NS)
+	/* a bare integer is refused, as in tier configs */
+	if (!rl_parse_duration(v, 0, out) || *out < lo || *out > RL_TIME_MAX_NS)
 		return fail(p, p->line, "%s = '%s': expected a duration of at least %lld ns (an integer "
 			    "with unit ns, us, ms, s, m or h)", name, v, (long long)lo);
 	return 1;

@@ -18,6 +18,7 @@
  * own store, and nothing else changes until destroy.
  */
 #include "ratelab/registry.h"
+#include "ratelab/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -109,44 +110,10 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+/* An integer in [1, max]. */
+static bool parse_count(const char *s, int64_t max, int64_t *out)
 {
-	uint64_t v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (max - (uint64_t)(*s - '0')) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return true;
-}
-
-/* An integer with a unit (ns, us, ms, s, m, h); false on anything else. */
-static bool parse_duration(const char *s, int64_t *out_ns)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = { { "ns", 1 },	    { "us", 1000 },	    { "ms", 1000000 },
-		      { "s", 1000000000 }, { "m", 60000000000 }, { "h", 3600000000000 } };
-	size_t digits = strspn(s, "0123456789");
-	char num[24];
-	uint64_t v;
-
-	if (digits == 0 || digits >= sizeof(num))
-		return false;
-	memcpy(num, s, digits);
-	num[digits] = '\0';
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(s + digits, units[i].unit) == 0 &&
-		    parse_u64(num, (uint64_t)INT64_MAX / units[i].ns, &v)) {
-			*out_ns = (int64_t)(v * units[i].ns);
-			return true;
-		}
-	return false;
+	return rl_parse_i64(s, out) && *out >= 1 && *out <= max;
 }
 
 static char *trim(char *s)
@@ -286,7 +253,7 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 {
 	struct rl_tier *t = &p->r->tiers[p->r->ntiers - 1];
 	struct rl_rule *rule = &t->limiter.rule;
-	uint64_t v;
+	int64_t v;
 
 	if (strcmp(name, "algorithm") == 0) {
 		if (!set_once(p, K_ALGORITHM, name))
@@ -298,14 +265,13 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 		bool limit = name[0] == 'l';
 		if (!set_once(p, limit ? K_LIMIT : K_BURST, name))
 			return false;
-		if (!parse_u64(value, limit ? RL_LIMIT_MAX : RL_BURST_MAX, &v) || v == 0)
+		if (!parse_count(value, limit ? RL_LIMIT_MAX : RL_BURST_MAX, limit ? &rule->limit : &rule->burst))
 			return fail(p, p->lineno, "%s '%s' is not an integer in [1, %lld]", name, value,
 				    limit ? RL_LIMIT_MAX : RL_BURST_MAX);
-		*(limit ? &rule->limit : &rule->burst) = (int64_t)v;
 	} else if (strcmp(name, "window") == 0) {
 		if (!set_once(p, K_WINDOW, name))
 			return false;
-		if (!parse_duration(value, &rule->window_ns) || rule->window_ns < 1 ||
+		if (!rl_parse_duration(value, 0, &rule->window_ns) || rule->window_ns < 1 ||
 		    rule->window_ns > RL_WINDOW_MAX_NS)
 			return fail(p, p->lineno, "window '%s' is not a duration (an integer with unit ns, us, "
 				    "ms, s, m or h; 1ns to 10^18 ns)", value);
@@ -324,7 +290,7 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 	} else if (strcmp(name, "max_keys") == 0) {
 		if (!set_once(p, K_MAX_KEYS, name))
 			return false;
-		if (!parse_u64(value, RL_STORE_MAX_KEYS, &v) || v == 0)
+		if (!parse_count(value, (int64_t)RL_STORE_MAX_KEYS, &v))
 			return fail(p, p->lineno, "max_keys '%s' is not an integer in [1, %zu]", value,
 				    RL_STORE_MAX_KEYS);
 		t->max_keys = (size_t)v;

@@ -1,0 +1,72 @@
+/*
+ * test_parse.c - the shared number and duration syntax (parse.h): every
+ * unit, the overflow edges, and what is refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "ratelab/parse.h"
+
+static void integers(void **u)
+{
+	(void)u;
+	int64_t v = 7;
+
+	assert_true(rl_parse_i64("0", &v) && v == 0);
+	assert_true(rl_parse_i64("-42", &v) && v == -42);
+	assert_true(rl_parse_i64("9223372036854775807", &v) && v == INT64_MAX);
+	assert_true(rl_parse_i64("-9223372036854775808", &v) && v == INT64_MIN);
+	v = 7;
+	static const char *const bad[] = { "", "-", "+1", " 1", "1 ", "1e3", "0x10", "1.0",
+					   "9223372036854775808", "-9223372036854775809",
+					   "99999999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (rl_parse_i64(bad[i], &v))
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_int_equal(v, 7); /* untouched on failure */
+	}
+}
+
+static void durations(void **u)
+{
+	(void)u;
+	static const struct {
+		const char *s;
+		int64_t ns;
+	} good[] = { { "5ns", 5 },
+		     { "5us", 5000 },
+		     { "5ms", 5000000 },
+		     { "5s", 5000000000 },
+		     { "5m", 300000000000 },
+		     { "5h", 18000000000000 },
+		     { "9223372036854775807ns", INT64_MAX },
+		     { "2562047h", 2562047 * 3600000000000LL } };
+	int64_t ns;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_true(rl_parse_duration(good[i].s, 0, &ns));
+		assert_int_equal(ns, good[i].ns);
+	}
+	assert_true(rl_parse_duration("12", 1, &ns) && ns == 12);
+	assert_true(rl_parse_duration("12", 1000000000, &ns) && ns == 12000000000);
+	assert_false(rl_parse_duration("12", 0, &ns)); /* a unit is required */
+	assert_false(rl_parse_duration("2562048h", 0, &ns)); /* past INT64_MAX ns */
+	assert_false(rl_parse_duration("9223372036854775808ns", 0, &ns));
+	static const char *const bad[] = { "", "s", "-5s", "+5s", "5 s", "5S", "5sec", "1.5s", "5ms5" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (rl_parse_duration(bad[i], 1, &ns))
+			fail_msg("'%s' was accepted", bad[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(integers),
+		cmocka_unit_test(durations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
