@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "limiter_fixture.h"
 #include "ratelab/store.h"
 
 #define THREADS 4
@@ -36,16 +37,6 @@ static uint64_t next_rand(uint64_t *x)
 	*x ^= *x >> 7;
 	*x ^= *x << 17;
 	return *x;
-}
-
-static struct rl_limiter make(const struct rl_algo *algo, int64_t limit, int64_t window_ns,
-			      int64_t burst)
-{
-	struct rl_limiter lim;
-	struct rl_rule rule = { limit, window_ns, burst };
-
-	assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
-	return lim;
 }
 
 /* ---- one hot key ---- */

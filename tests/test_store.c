@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ratelab/sliding_log.h"
+#include "limiter_fixture.h"
 #include "ratelab/store.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -25,16 +26,6 @@
 #endif
 
 #define SEC 1000000000LL
-
-static struct rl_limiter make(const struct rl_algo *algo, int64_t limit, int64_t window_ns,
-			      int64_t burst)
-{
-	struct rl_limiter lim;
-	struct rl_rule rule = { limit, window_ns, burst };
-
-	assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
-	return lim;
-}
 
 static struct rl_store *store_for(const struct rl_limiter *lim, size_t max_keys,
 				  enum rl_when_full wf)
