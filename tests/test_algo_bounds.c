@@ -546,13 +546,18 @@ static void extremes_fresh_key(void **u)
 	fx_free(&f);
 }
 
-/* Sets an rl_level (level.h: the level in 1/W-request units). */
-static void set_level(void *st, int64_t last_ns, rl_u128 level)
+/*
+ * Sets an rl_level (level.h) to hold level, in 1/W-request units, at its
+ * last seen time: it drains to zero at due = last_ns * N + level (1/N ns).
+ */
+static void set_level(const struct fx *f, int64_t last_ns, rl_u128 level)
 {
-	struct rl_level *l = st;
+	struct rl_level *l = f->st;
+	rl_u128 due = (rl_u128)last_ns * (uint64_t)f->lim.rule.limit + level;
+
 	l->last_ns = last_ns;
-	l->level_lo = (uint64_t)level;
-	l->level_hi = (uint32_t)(level >> 64);
+	l->due_lo = (uint64_t)due;
+	l->due_hi = (uint32_t)(due >> 64);
 }
 
 static void extremes_full_buckets(void **u)
@@ -564,28 +569,28 @@ static void extremes_full_buckets(void **u)
 	/* an empty token bucket at the extremes: the next token in W/N,
 	 * the whole bucket in 10^27 / N ns, past int64: saturated */
 	fx_init(&f, "token_bucket", 1000000, E18, 1000000000);
-	set_level(f.st, TMAX, bw);
+	set_level(&f, TMAX, bw);
 	EXPECT(&f, TMAX, 0, 0, 1000000000000LL, RL_DURATION_MAX_NS);
 	fx_free(&f);
 
 	fx_init(&f, "token_bucket", 1, E18, 1000000000);
-	set_level(f.st, TMAX, bw);
+	set_level(&f, TMAX, bw);
 	EXPECT(&f, TMAX, 0, 0, E18, RL_DURATION_MAX_NS);
-	set_level(f.st, 0, bw); /* idle for 4 * 10^18 ns: 4 tokens back */
+	set_level(&f, 0, bw); /* idle for 4 * 10^18 ns: 4 tokens back */
 	EXPECT(&f, TMAX, 1, 3, 0, RL_DURATION_MAX_NS);
 	fx_free(&f);
 
 	/* a leaky bucket with B waiting: the last one admitted waits
 	 * B * W / N = 10^21 ns, saturated; the next is rejected */
 	fx_init(&f, "leaky_bucket", 1000000, E18, 1000000000);
-	set_level(f.st, TMAX, bw);
+	set_level(&f, TMAX, bw);
 	EXPECT(&f, TMAX, 1, 0, 0, RL_DURATION_MAX_NS);
 	assert_int_equal(last_d.delay_ns, RL_DURATION_MAX_NS);
 	EXPECT(&f, TMAX, 0, 0, 1000000000000LL, RL_DURATION_MAX_NS);
 	fx_free(&f);
 
 	fx_init(&f, "leaky_bucket", 1, E18, 1000000000);
-	set_level(f.st, TMAX, bw + (rl_u128)E18);
+	set_level(&f, TMAX, bw + (rl_u128)E18);
 	EXPECT(&f, TMAX, 0, 0, E18, RL_DURATION_MAX_NS);
 	fx_free(&f);
 

@@ -1,7 +1,7 @@
 /*
  * token_bucket.c - model: tokens(t) = min(B, tokens(t0) + (t - t0) * N / W);
  * admit iff tokens >= 1, then take one. Kept as the missing tokens times W
- * (level_ops.h), which drains by exactly N per ns: admit iff
+ * (level.h), which drains by exactly N per ns: admit iff
  * level + W <= B * W, then level += W.
  *
  * Invariant: in any interval of length d at most B + N * d / W requests are
@@ -15,7 +15,7 @@
 static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 level,
 					      int verdict, struct rl_decision *out)
 {
-	rl_u128 w = (rl_u128)lim->rule.window_ns, n = (rl_u128)lim->rule.limit;
+	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
 
 	out->remaining = (int64_t)((lim->burst_w - level) / w);
 	out->retry_after_ns = verdict ? 0 : rl_sat_ns(rl_ceil_div(level + w - lim->burst_w, n));
@@ -29,13 +29,12 @@ int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 
-	rl_u128 w = (rl_u128)lim->rule.window_ns;
-	rl_u128 level = rl_level_drain(lim, st, now_ns);
+	rl_u128 w = (uint64_t)lim->rule.window_ns, now_n;
+	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
 	int verdict = level + w <= lim->burst_w ? RL_ALLOWED : RL_REJECTED;
 
-	if (verdict)
-		level += w;
-	rl_level_store(st, level);
+	level += w & -(rl_u128)verdict; /* branch-free: verdicts alternate under load */
+	rl_level_store(st, now_n, level);
 	if (out)
 		explain(lim, level, verdict, out);
 	return verdict;

@@ -3,9 +3,12 @@
  * level: token_bucket (the level is the bucket's missing tokens) and
  * leaky_bucket (the level is the queue of admitted, unserved requests).
  *
- * The level is kept in units of 1/W request, so that draining N/W requests
- * per ns is the exact integer N per ns for every N and W: no rounding, no
- * fractions. It never exceeds (B + 1) * W < 2^90, hence 96 bits.
+ * The level is counted in units of 1/W request, so that draining N/W
+ * requests per ns is the exact integer N per ns for every N and W: no
+ * rounding, no fractions. It is kept as the instant it will have drained
+ * to zero, "due", in units of 1/N ns: level(t) = max(0, due - t * N). due
+ * never exceeds RL_TIME_MAX_NS * N + (B + 1) * W < 2^90, hence 96 bits; a
+ * zeroed state is an empty level (a full token bucket, an idle queue).
  */
 #ifndef RATELAB_LEVEL_H
 #define RATELAB_LEVEL_H
@@ -14,8 +17,8 @@
 
 struct rl_level {
 	int64_t last_ns;   /* last seen time, ns */
-	uint64_t level_lo; /* level, 1/W-request units, low 64 bits */
-	uint32_t level_hi; /* level, high 32 bits */
+	uint64_t due_lo;   /* when the level reaches 0, in 1/N ns: low 64 bits */
+	uint32_t due_hi;   /* high 32 bits */
 };
 _Static_assert(sizeof(struct rl_level) == 24, "rl_level is 24 bytes");
 
