@@ -38,6 +38,11 @@ const char *rl_opt_next(struct rl_opts *o, const char **value, bool takes_value(
 	return name;
 }
 
+bool rl_opt_all_but_help(const char *name)
+{
+	return strcmp(name, "help") != 0;
+}
+
 int rl_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -39,6 +39,9 @@ struct rl_opts {
 };
 const char *rl_opt_next(struct rl_opts *o, const char **value, bool takes_value(const char *));
 
+/* A takes_value for commands whose every option but --help takes a value. */
+bool rl_opt_all_but_help(const char *name);
+
 /* Prints "ratelab CMD: message" to stderr after flushing stdout; returns 2. */
 int rl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -22,11 +22,6 @@ static const char usage[] =
 	"  --open O     time spent OPEN before HALF_OPEN, same form\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
-static bool takes_value(const char *name)
-{
-	return strcmp(name, "help") != 0;
-}
-
 /* Parses a duration in whole seconds (bare integers are seconds). */
 static bool parse_seconds(const char *s, int64_t *out)
 {
@@ -45,7 +40,7 @@ int rl_cmd_breaker(int argc, char **argv)
 	const char *name, *val;
 	int at; /* index of the argument being parsed, for messages */
 
-	while ((at = o.cur, name = rl_opt_next(&o, &val, takes_value))) {
+	while ((at = o.cur, name = rl_opt_next(&o, &val, rl_opt_all_but_help))) {
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
 			return RL_EXIT_OK;

@@ -19,11 +19,6 @@ static const char usage[] =
 	"  default tier=NAME\n"
 	"A bad file gets one message 'FILE:LINE: problem' on stderr and exit status 2.\n";
 
-static bool takes_value(const char *name)
-{
-	return strcmp(name, "help") != 0;
-}
-
 static const char *when_full_name(enum rl_when_full wf)
 {
 	return wf == RL_FULL_EVICT ? "evict" : wf == RL_FULL_FAIL_OPEN ? "fail_open" : "fail_closed";
@@ -35,7 +30,7 @@ int rl_cmd_check(int argc, char **argv)
 	const char *name, *val, *config = NULL;
 	int at; /* index of the argument being parsed, for messages */
 
-	while ((at = o.cur, name = rl_opt_next(&o, &val, takes_value))) {
+	while ((at = o.cur, name = rl_opt_next(&o, &val, rl_opt_all_but_help))) {
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
 			return RL_EXIT_OK;
