@@ -66,10 +66,17 @@ static void release_op(void *state)
 	rl_runlog_free(&st->log);
 }
 
+/* At most N in each of the floor(span / W) + 1 half-open pieces of length W that tile the interval. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * ((rl_u128)span_ns / (rl_u128)lim->rule.window_ns + 1));
+}
+
 const struct rl_algo rl_sliding_log_algo = {
 	.name = "sliding_log",
 	.state_size = sizeof(struct rl_sliding_log),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = release_op,
+	.max_admitted = bound_op,
 };

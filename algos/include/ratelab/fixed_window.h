@@ -6,6 +6,9 @@
  *
  * Boundary: t belongs to the window [kW, (k+1)W): start inclusive, end
  * exclusive; admitted iff count < N (the Nth is admitted, the N+1st not).
+ *
+ * Bound (max_admitted): N in each window a closed interval of length d ns
+ * meets, at most N * (ceil(d / W) + 1): 2N in a window (t - W, t], W >= 2.
  */
 #ifndef RATELAB_FIXED_WINDOW_H
 #define RATELAB_FIXED_WINDOW_H

@@ -8,6 +8,9 @@
  *
  * Boundary: admitted iff its delay is <= B * W / N (inclusive): B + 1
  * requests pass at one instant to an idle queue, the last waiting B * W / N.
+ *
+ * Bound (max_admitted): at most B + 1 + floor(N * d / W) admitted in any
+ * closed interval of length d ns (admitted, not yet served: the queue).
  */
 #ifndef RATELAB_LEAKY_BUCKET_H
 #define RATELAB_LEAKY_BUCKET_H

@@ -5,6 +5,10 @@
  * admitted so far in floor(t/W) and e = t mod W, a request is admitted iff
  *     prev * (W - e) + curr * W < N * W        (strict)
  * in exact 128-bit integers. 24 bytes per key.
+ *
+ * Bound (max_admitted): curr never passes N, so N in each window a closed
+ * interval of length d ns meets, at most N * (ceil(d / W) + 1): 2N in a
+ * window (t - W, t] (W >= 2); it approaches N on steady traffic only.
  */
 #ifndef RATELAB_SLIDING_COUNTER_H
 #define RATELAB_SLIDING_COUNTER_H

@@ -3,8 +3,10 @@
  * fewer than N admitted requests have times x with t - W < x <= t (the
  * window is open at its old end, closed at t). Admits at most N in any
  * interval of length W; it is the reference the simulator measures the
- * others against. Memory grows with admissions in the window (runlog.h);
- * the state owns heap memory, freed by the algorithm's release op.
+ * others against. Bound (max_admitted): N * (floor(d / W) + 1) in any
+ * closed interval of length d ns: N in a window (t - W, t]. Memory grows
+ * with admissions in the window (runlog.h); the state owns heap memory,
+ * freed by the algorithm's release op.
  */
 #ifndef RATELAB_SLIDING_LOG_H
 #define RATELAB_SLIDING_LOG_H

@@ -6,6 +6,10 @@
  *
  * Boundary: admitted iff tokens >= 1 (inclusive), i.e. iff the missing
  * tokens are <= B - 1.
+ *
+ * Bound (max_admitted): at most B + floor(N * d / W) admitted in any closed
+ * interval of length d ns; B + N - 1 in a window (t - W, t] when N <= W.
+ * A burst of B at one instant is within it: that is the configured burst.
  */
 #ifndef RATELAB_TOKEN_BUCKET_H
 #define RATELAB_TOKEN_BUCKET_H
