@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,7 +42,9 @@ static const char usage[] =
 static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
-	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec\n";
+	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,"
+	"own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,"
+	"client_wait_ms_mean,client_wait_ms_max\n";
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
@@ -207,6 +210,20 @@ static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
 	fprintf(arg, "%lld,%s\n", (long long)t, rl_breaker_state_name(to));
 }
 
+/* The polite clients' columns; empty when the scenario has none. */
+static void write_clients(FILE *f, const struct rl_sim_clients *c)
+{
+	if (!c->requests) {
+		fputs(",,,,\n", f);
+		return;
+	}
+	fprintf(f, "%lld,%lld,%.6f,", (long long)c->requests, (long long)c->served, pct(c->gave_up, c->requests));
+	if (c->served)
+		fprintf(f, "%.6f,%.6f\n", (double)c->wait_ns_sum / (double)c->served / 1e6, (double)c->wait_ns_max / 1e6);
+	else
+		fputs(",\n", f);
+}
+
 struct outputs {
 	const struct sim_opts *so;
 	FILE *summary, *breaker, *diverged;
@@ -241,8 +258,16 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 				(unsigned long long)seed, (long long)r.requests, (long long)r.diverged_allows,
 				pct(r.diverged_allows, r.requests), (long long)r.diverged_rejects,
 				pct(r.diverged_rejects, r.requests));
-		fprintf(o->summary, "%.6f,%.6f,%.1f,%lld,%.0f\n", r.long_run_rate_ratio, r.jain_index,
-			r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		fprintf(o->summary, "%.6f,", r.long_run_rate_ratio);
+		if (!isnan(r.jain_index))
+			fprintf(o->summary, "%.6f", r.jain_index);
+		fprintf(o->summary, ",%.1f,%lld,%.0f,", r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		if (sc->compare)
+			fprintf(o->summary, "%lld,%lld,%.6f,", (long long)r.own_bound, (long long)r.beyond_bound,
+				pct(r.beyond_bound, r.admitted));
+		else
+			fputs(",,,", o->summary);
+		write_clients(o->summary, &r.clients);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
 		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,

@@ -17,6 +17,7 @@ struct rl_event {
 	uint32_t key;     /* dense key id */
 	uint32_t attempt; /* 0 for a fresh request, n for its nth retry */
 	uint32_t kind;    /* rl_event_kind */
+	int64_t first_ns; /* arrival and retry: when the request was first sent, ns */
 };
 
 enum rl_event_kind { RL_EV_ARRIVAL, RL_EV_RETRY, RL_EV_PROBE };

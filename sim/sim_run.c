@@ -8,6 +8,7 @@
  */
 #include "sim_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct run {
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool is_log;
 	bool compare;                /* the scenario's compare: reference and tracking on */
+	int64_t own_bound;           /* rl_limiter_max_admitted(lim, W - 1) */
 	const struct rl_sim_hooks *hooks;
 	int64_t bucket_ns;
 	struct rl_sim_result *res;
@@ -63,6 +65,7 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 			return rc;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
+		r->res->beyond_bound += (int64_t)log->total > r->own_bound;
 		if (!exact && !r->over[key]) {
 			r->over[key] = 1;
 			r->res->keys_over++;
@@ -118,12 +121,17 @@ static void summarise(struct run *r, struct rl_sim_traffic *tr)
 		sum2[i] += x * x;
 		k[i]++;
 	}
-	res->jain_index = 1.0;
+	res->jain_index = NAN;
 	for (size_t i = 0; i < tr->nsources; i++) {
+		const struct rl_sim_source *s = &tr->src[i];
+		if (s->cdf || s->spec->type == RL_TRAFFIC_REPLAY)
+			continue;
 		double j = k[i] >= 2 && sum2[i] > 0 ? sum[i] * sum[i] / ((double)k[i] * sum2[i]) : 1.0;
-		if (j < res->jain_index)
+		if (!(j >= res->jain_index))
 			res->jain_index = j;
 	}
+	res->clients = tr->polite;
+	res->own_bound = r->own_bound;
 	if (res->active_keys) {
 		res->state_bytes_mean = bytes / (double)res->active_keys;
 		double quota = (double)res->active_keys * (double)rule->limit *
@@ -159,7 +167,7 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
 		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
-		.over = calloc(n, 1),
+		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
 	};
 	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;

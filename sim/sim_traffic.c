@@ -325,7 +325,22 @@ static int schedule_next(struct rl_queue *q, struct rl_sim_traffic *tr, uint32_t
 		return RL_OK;
 	enum rl_event_kind kind = s->spec->type == RL_TRAFFIC_ADVERSARY ? RL_EV_PROBE : RL_EV_ARRIVAL;
 	return rl_queue_push(q, (struct rl_event){ .t_ns = t, .source = src, .key = s->key_base + key,
-						   .kind = kind });
+						   .kind = kind, .first_ns = t });
+}
+
+static void tally_polite(struct rl_sim_clients *c, const struct rl_event *ev, int verdict, int64_t max_retries)
+{
+	int64_t wait = ev->t_ns - ev->first_ns;
+
+	c->requests += ev->attempt == 0;
+	if (verdict) {
+		c->served++;
+		c->wait_ns_sum += wait;
+		if (wait > c->wait_ns_max)
+			c->wait_ns_max = wait;
+	} else {
+		c->gave_up += ev->attempt >= max_retries;
+	}
 }
 
 /* What the source does after the decision on ev (verdict, retry_after_ns). */
@@ -341,6 +356,8 @@ static int react(struct rl_queue *q, struct rl_sim_traffic *tr, const struct rl_
 		if (next.t_ns >= s->round_end_ns || next.t_ns >= sp->stop_ns)
 			return schedule_next(q, tr, ev->source);
 	} else {
+		if (sp->client == RL_CLIENT_POLITE)
+			tally_polite(&tr->polite, ev, verdict, sp->max_retries);
 		if (verdict || sp->client == RL_CLIENT_NONE || ev->attempt >= sp->max_retries)
 			return RL_OK;
 		int64_t wait = sp->client == RL_CLIENT_POLITE ? retry_ns : sp->retry_gap_ns;
@@ -369,6 +386,7 @@ int rl_sim_traffic_run(struct rl_sim_traffic *tr, const struct rl_sim_decider *d
 
 	rl_queue_init(&q);
 	restart(tr);
+	tr->polite = (struct rl_sim_clients){ 0 };
 	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
 		rc = schedule_next(&q, tr, i);
 	while (rc == RL_OK && rl_queue_pop(&q, &ev)) {
