@@ -44,7 +44,7 @@ static const char summary_header[] =
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
 	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,"
 	"own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,"
-	"client_wait_ms_mean,client_wait_ms_max\n";
+	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct\n";
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
@@ -214,14 +214,14 @@ static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
 static void write_clients(FILE *f, const struct rl_sim_clients *c)
 {
 	if (!c->requests) {
-		fputs(",,,,\n", f);
+		fputs(",,,,,", f);
 		return;
 	}
 	fprintf(f, "%lld,%lld,%.6f,", (long long)c->requests, (long long)c->served, pct(c->gave_up, c->requests));
 	if (c->served)
-		fprintf(f, "%.6f,%.6f\n", (double)c->wait_ns_sum / (double)c->served / 1e6, (double)c->wait_ns_max / 1e6);
+		fprintf(f, "%.6f,%.6f,", (double)c->wait_ns_sum / (double)c->served / 1e6, (double)c->wait_ns_max / 1e6);
 	else
-		fputs(",\n", f);
+		fputs(",,", f);
 }
 
 struct outputs {
@@ -268,6 +268,10 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 		else
 			fputs(",,,", o->summary);
 		write_clients(o->summary, &r.clients);
+		fprintf(o->summary, "%.6f,%.6f,", pct(r.heavy_keys, r.active_keys), pct(r.heavy_requests, r.requests));
+		if (sc->compare && r.false_allows + r.false_rejects)
+			fprintf(o->summary, "%.6f", pct(r.heavy_false, r.false_allows + r.false_rejects));
+		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
 		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,

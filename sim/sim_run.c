@@ -22,7 +22,7 @@ struct run {
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
-	int64_t *req, *adm;          /* per key */
+	int64_t *req, *adm, *wrong;  /* per key: requests, admitted, false decisions */
 	size_t *peak_heap;           /* per key, sliding_log under test only */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool is_log;
@@ -71,6 +71,7 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 			r->res->keys_over++;
 		}
 	}
+	r->wrong[key] += v != exact;
 	r->res->false_allows += v && !exact;
 	r->res->false_rejects += !v && exact;
 	r->res->diverged_allows += v && !ref;
@@ -103,11 +104,18 @@ static void summarise(struct run *r, struct rl_sim_traffic *tr)
 	/* Jain's index per source: only a source's uniformly picked keys have equal demand */
 	double sum[RL_SIM_MAX_TRAFFIC] = { 0 }, sum2[RL_SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
 	int64_t k[RL_SIM_MAX_TRAFFIC] = { 0 };
+	/* a heavy key asked for more than its quota over the run */
+	double heavy_above = (double)rule->limit * (double)tr->sc->duration_ns / (double)rule->window_ns;
 
 	for (uint32_t key = 0; key < tr->nkeys; key++) {
 		if (!r->req[key])
 			continue;
 		res->active_keys++;
+		if ((double)r->req[key] > heavy_above) {
+			res->heavy_keys++;
+			res->heavy_requests += r->req[key];
+			res->heavy_false += r->wrong[key];
+		}
 		int64_t b = (int64_t)r->state_size + (int64_t)r->peak_heap[key];
 		bytes += (double)b;
 		if (b > res->state_bytes_max)
@@ -166,10 +174,10 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 		.bucket_ns = sc->bucket_ns, .res = res, .is_log = algo == &rl_sliding_log_algo, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
-		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
+		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
 		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
 	};
-	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.peak_heap || !r.over) {
+	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
 		struct rl_sim_decider d = { decide, &r };
@@ -190,6 +198,7 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 	free(r.track);
 	free(r.req);
 	free(r.adm);
+	free(r.wrong);
 	free(r.peak_heap);
 	free(r.over);
 	return rc;

@@ -23,6 +23,10 @@
  *                 algorithm's own documented bound allows
  *                 (rl_limiter_max_admitted(lim, W - 1), own_bound): a
  *                 correctness check, 0 unless the algorithm is broken;
+ *   heavy keys    keys that requested more than their quota over the run
+ *                 (N * duration / W, retries included): how many, their
+ *                 requests and their false allows + rejects, which says
+ *                 which sources carry the error;
  *   clients       what the polite (closed-loop) clients experienced
  *                 (struct rl_sim_clients): served, gave up, the wait from
  *                 first send to admission;
@@ -56,6 +60,7 @@ struct rl_sim_result {
 	int64_t own_bound;    /* the algorithm's bound in a window of length W */
 	int64_t beyond_bound; /* admissions past own_bound: must be 0 */
 	struct rl_sim_clients clients;
+	int64_t heavy_keys, heavy_requests, heavy_false;
 	double long_run_rate_ratio;
 	double jain_index;    /* NaN: no uniformly keyed source */
 	double state_bytes_mean;
