@@ -48,7 +48,8 @@ static const char summary_header[] =
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
-	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window\n";
+	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window,limit,"
+	"window_ns\n";
 
 struct sim_opts {
 	const char *out;
@@ -309,10 +310,11 @@ static int run_breaker(struct outputs *o, struct rl_sim_traffic *tr, uint64_t se
 		fprintf(stderr, "ratelab sim: %s/breaker: %s\n", sc->name, rl_strerror(rc));
 		return RL_EXIT_FAIL;
 	}
-	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld\n", sc->name,
+	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", sc->name,
 		(unsigned long long)seed, (long long)r.requests, (long long)r.allowed,
 		pct(r.requests - r.allowed, r.requests), (long long)r.openings, (long long)r.state_ns[0],
-		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window);
+		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window,
+		(long long)r.limit, (long long)r.window_ns);
 	return close_out(f, RL_EXIT_OK);
 }
 
