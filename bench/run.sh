@@ -5,7 +5,7 @@
 # the README's tradeoff table) and draws the charts into results/plots.
 #
 #   QUICK=1 bash bench/run.sh   reduced set (no 10M-key store, short
-#                               min_time, one repetition, 2 simulator
+#                               min_time, 3 repetitions, 2 simulator
 #                               seeds): about 2 minutes
 # The full run repeats every benchmark 5 times and the simulator over 5
 # seeds; the report quotes medians with their ranges (bench/report.h).
@@ -49,7 +49,7 @@ if ! echo 'set terminal pngcairo' | gnuplot >/dev/null 2>&1; then
 fi
 
 if [ "$QUICK" = 1 ]; then
-	MODE=quick MIN_TIME=0.02 REPS=1 SEEDS="1 2"
+	MODE=quick MIN_TIME=0.02 REPS=3 SEEDS="1 2"
 else
 	MODE=full MIN_TIME=0.25 REPS=5 SEEDS="1 2 3 4 5"
 fi
