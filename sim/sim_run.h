@@ -39,7 +39,7 @@
 #include "ratelab/algo.h"
 #include "sim_traffic.h"
 
-struct rl_sim_result {
+struct sim_result {
 	int64_t requests, admitted;
 	int64_t false_allows, false_rejects;
 	int64_t diverged_allows, diverged_rejects; /* vs the independent sliding_log */
@@ -53,7 +53,7 @@ struct rl_sim_result {
 };
 
 /* Optional observers of a run; any field may be NULL / 0. */
-struct rl_sim_hooks {
+struct sim_hooks {
 	void (*on_decision)(void *arg, int64_t t_ns, uint32_t key, int verdict);
 	void *arg;
 	int64_t *series_admitted; /* per time bucket of the scenario, nbuckets long */
@@ -62,7 +62,7 @@ struct rl_sim_hooks {
 };
 
 /* RL_OK, or an rl_status (RL_ENOMEM) from the algorithm or the engine. */
-int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
-	       struct rl_sim_result *res);
+int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
+	       struct sim_result *res);
 
 #endif
