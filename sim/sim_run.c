@@ -22,9 +22,9 @@ struct run {
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
 	int64_t *req, *adm;          /* per key */
-	size_t *peak_heap;           /* per key, sliding_log under test only */
+	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
-	bool is_log;
+	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
 	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
@@ -73,8 +73,8 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	r->res->diverged_allows += v && !ref;
 	r->res->diverged_rejects += !v && ref;
 observe:
-	if (r->is_log) {
-		size_t heap = rl_sliding_log_heap_bytes(st);
+	if (r->owns_heap) {
+		size_t heap = rl_limiter_heap_bytes(r->lim, st);
 		if (heap > r->peak_heap[key])
 			r->peak_heap[key] = heap;
 	}
@@ -155,7 +155,7 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 		return rc;
 	struct run r = {
 		.lim = &lim, .ref = &ref, .state_size = algo->state_size, .hooks = hooks,
-		.bucket_ns = sc->bucket_ns, .res = res, .is_log = algo == &rl_sliding_log_algo, .compare = sc->compare,
+		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
 		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),

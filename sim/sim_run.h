@@ -27,7 +27,8 @@
  *                 load, so they are never mixed); 1 for a source with
  *                 k < 2, and when there is no such source;
  *   state bytes   per active key: the algorithm's state_size, plus for
- *                 sliding_log the peak heap its log held.
+ *                 states that own memory the most heap they held
+ *                 (rl_algo.heap_bytes: allocator chunks, headers included).
  * With the scenario's compare off, only requests, admitted, the long-run
  * rate, Jain's index and state bytes are measured.
  */

@@ -21,8 +21,7 @@ static const char usage[] =
 	"\n"
 	"Reads lines 'T KEY' (T: integer ns in [0, 4*10^18]; KEY: any non-blank token)\n"
 	"and prints per request 1 (allowed) or 0 (rejected).\n"
-	"  --algo A     token_bucket, gcra, leaky_bucket, fixed_window, sliding_log,\n"
-	"               sliding_counter\n"
+	"  --algo A     one of: %s\n"
 	"  --limit N    requests per window, 1..10^6\n"
 	"  --window W   window; an integer with unit ns, us, ms, s, m or h (bare: ns)\n"
 	"  --burst B    bucket capacity for token_bucket, gcra, leaky_bucket (default N)\n"
@@ -69,7 +68,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 				   : strcmp(name, "config") == 0 ? &ro->config
 								 : NULL;
 		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
+			printf(usage, rl_algo_names());
 			return -1;
 		}
 		if (strcmp(name, "explain") == 0 && !val) {
@@ -100,8 +99,7 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 		return cli_usage_error("replay", "--algo, --limit and --window are required (see --help)");
 	const struct rl_algo *algo = rl_algo_find(ro->algo);
 	if (!algo)
-		return cli_usage_error("replay", "unknown algorithm '%s' (token_bucket, gcra, leaky_bucket, "
-				      "fixed_window, sliding_log, sliding_counter)", ro->algo);
+		return cli_usage_error("replay", "unknown algorithm '%s' (%s)", ro->algo, rl_algo_names());
 	if (!rl_parse_i64(ro->limit, &rule.limit))
 		return cli_usage_error("replay", "--limit '%s' is not an integer", ro->limit);
 	if (!rl_parse_duration(ro->window, 1, &rule.window_ns))
@@ -254,7 +252,7 @@ int cli_cmd_replay(int argc, char **argv)
 		} else {
 			printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d.remaining,
 			       (long long)d.retry_after_ns, (long long)d.reset_ns);
-			if (lim->algo == &rl_leaky_bucket_algo)
+			if (lim->algo->answers_delay)
 				printf(" delay_ns=%lld", (long long)d.delay_ns);
 			if (tier)
 				printf(" tier=%s", tier->name);
