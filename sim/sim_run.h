@@ -28,7 +28,7 @@
  *                 requests and their false allows + rejects, which says
  *                 which sources carry the error;
  *   clients       what the polite (closed-loop) clients experienced
- *                 (struct rl_sim_clients): served, gave up, the wait from
+ *                 (struct sim_clients): served, gave up, the wait from
  *                 first send to admission;
  *   long-run rate admitted / (active keys * N * duration / W);
  *   Jain's index  the least, over the sources that pick keys uniformly,
@@ -39,7 +39,8 @@
  *                 k < 2; NaN (not measured) when no source picks keys
  *                 uniformly;
  *   state bytes   per active key: the algorithm's state_size, plus for
- *                 sliding_log the peak heap its log held.
+ *                 states that own memory the most heap they held
+ *                 (rl_algo.heap_bytes: allocator chunks, headers included).
  * With the scenario's compare off, only requests, admitted, the long-run
  * rate, Jain's index and state bytes are measured.
  */
@@ -51,7 +52,7 @@
 #include "ratelab/algo.h"
 #include "sim_traffic.h"
 
-struct rl_sim_result {
+struct sim_result {
 	int64_t requests, admitted;
 	int64_t false_allows, false_rejects;
 	int64_t diverged_allows, diverged_rejects; /* vs the independent sliding_log */
@@ -59,7 +60,7 @@ struct rl_sim_result {
 	int64_t max_in_window;
 	int64_t own_bound;    /* the algorithm's bound in a window of length W */
 	int64_t beyond_bound; /* admissions past own_bound: must be 0 */
-	struct rl_sim_clients clients;
+	struct sim_clients clients;
 	int64_t heavy_keys, heavy_requests, heavy_false;
 	double long_run_rate_ratio;
 	double jain_index;    /* NaN: no uniformly keyed source */
@@ -69,7 +70,7 @@ struct rl_sim_result {
 };
 
 /* Optional observers of a run; any field may be NULL / 0. */
-struct rl_sim_hooks {
+struct sim_hooks {
 	void (*on_decision)(void *arg, int64_t t_ns, uint32_t key, int verdict);
 	void *arg;
 	int64_t *series_admitted; /* per time bucket of the scenario, nbuckets long */
@@ -78,7 +79,7 @@ struct rl_sim_hooks {
 };
 
 /* RL_OK, or an rl_status (RL_ENOMEM) from the algorithm or the engine. */
-int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
-	       struct rl_sim_result *res);
+int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
+	       struct sim_result *res);
 
 #endif

@@ -51,19 +51,19 @@ static void remove_files(struct files *f)
 	rmdir(f->dir);
 }
 
-static void run(const struct files *f, const struct rl_algo *algo, struct rl_sim_result *res)
+static void run(const struct files *f, const struct rl_algo *algo, struct sim_result *res)
 {
-	struct rl_scenario sc;
-	struct rl_sim_traffic tr;
+	struct sim_scenario sc;
+	struct sim_traffic tr;
 	char msg[600];
-	int rc = rl_scenario_load(f->ini, &sc, msg, sizeof(msg));
+	int rc = sim_scenario_load(f->ini, &sc, msg, sizeof(msg));
 
 	if (rc)
 		fprintf(stderr, "%s\n", msg);
 	assert_int_equal(rc, RL_OK);
-	assert_int_equal(rl_sim_traffic_create(&tr, &sc, 1, msg, sizeof(msg)), RL_OK);
-	assert_int_equal(rl_sim_run(&tr, algo, NULL, res), RL_OK);
-	rl_sim_traffic_destroy(&tr);
+	assert_int_equal(sim_traffic_create(&tr, &sc, 1, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(sim_run(&tr, algo, NULL, res), RL_OK);
+	sim_traffic_destroy(&tr);
 }
 
 /* A trace line per request: count requests of key a at t ns. */
@@ -78,7 +78,7 @@ static void token_bucket_burst_of_b_is_within_its_bound(void **u)
 {
 	char trace[4096] = "";
 	struct files f;
-	struct rl_sim_result r;
+	struct sim_result r;
 
 	(void)u;
 	add(trace, sizeof(trace), 0, 10);
@@ -120,7 +120,7 @@ static void boundary_pair(struct files *f)
 static void fixed_window_2n_pair_is_within_its_bound(void **u)
 {
 	struct files f;
-	struct rl_sim_result r;
+	struct sim_result r;
 
 	(void)u;
 	boundary_pair(&f);
@@ -148,7 +148,7 @@ static void beyond_bound_catches_a_broken_promise(void **u)
 {
 	struct rl_algo liar = rl_fixed_window_algo;
 	struct files f;
-	struct rl_sim_result r;
+	struct sim_result r;
 
 	(void)u;
 	liar.max_admitted = bound_n;
@@ -163,7 +163,7 @@ static void beyond_bound_catches_a_broken_promise(void **u)
 static void polite_clients_wait(void **u)
 {
 	struct files f;
-	struct rl_sim_result r;
+	struct sim_result r;
 
 	(void)u;
 	write_replay(&f, 1, 1, "client = polite\nmax_retries = 2\n", "0 a\n0 a\n");
