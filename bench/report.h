@@ -93,14 +93,14 @@ struct Inputs {
 	std::string series_dir;                    // results/sim/series
 };
 
-// The columns summary.csv must have, in this order.
+// The columns summary.csv must have (others may follow).
 extern const std::vector<std::string> kSummaryColumns;
 
 Bench load_bench(const std::string &path);
 // results/bench/peers.json (the contract's format); absent file: not run.
 std::map<std::string, Peer> load_peers(const std::string &path, bool *found);
-// Reads a CSV file; with want non-empty, a header other than want is an
-// error (message on stderr, exit 1). A missing file gives an empty Csv.
+// Reads a CSV file; a header lacking a column of want is an error (message
+// on stderr, exit 1; more columns are fine). A missing file gives an empty Csv.
 Csv load_csv(const std::string &path, const std::vector<std::string> &want = {});
 std::vector<std::pair<std::string, std::string>> load_env(const std::string &path);
 
