@@ -18,7 +18,7 @@ const std::vector<std::string> kSummaryColumns = {
 	"keys_over_admitted_pct", "max_in_window", "max_window_ratio", "long_run_rate_ratio",
 	"jain_index", "state_bytes_mean", "state_bytes_max", "decisions_per_sec", "own_bound", "beyond_bound",
 	"beyond_bound_pct", "client_requests", "client_served", "client_gave_up_pct", "client_wait_ms_mean",
-	"client_wait_ms_max", "heavy_keys_pct", "heavy_requests_pct", "heavy_false_pct"};
+	"client_wait_ms_max", "heavy_keys_pct", "heavy_requests_pct", "heavy_false_pct", "estimate_diff_pct"};
 
 double Bench::ns(const std::string &name) const
 {

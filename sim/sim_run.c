@@ -23,6 +23,7 @@ struct run {
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
 	int64_t *req, *adm, *wrong;  /* per key: requests, admitted, false decisions */
+	int64_t *win;                /* per key: aligned window of the last request, prev, curr admitted */
 	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
@@ -32,6 +33,23 @@ struct run {
 	int64_t bucket_ns;
 	struct sim_result *res;
 };
+
+/* The sliding-counter estimate of key's admitted count before a request at t, against exact. */
+static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
+{
+	int64_t *w = &r->win[3 * (size_t)key], width = r->lim->rule.window_ns, k = t / width;
+
+	if (k != w[0]) {
+		w[1] = k == w[0] + 1 ? w[2] : 0;
+		w[2] = 0;
+		w[0] = k;
+	}
+	if (!exact)
+		return;
+	double est = (double)w[1] * (double)(width - t % width) / (double)width + (double)w[2];
+	r->res->estimate_diff_sum += fabs(est - (double)exact) / (double)exact;
+	r->res->estimate_n++;
+}
 
 static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 {
@@ -59,10 +77,12 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	struct rl_runlog *log = &r->track[key];
 	rl_runlog_expire(log, t - r->lim->rule.window_ns);
 	bool exact = log->total < (uint64_t)r->lim->rule.limit;
+	estimate(r, key, t, (int64_t)log->total);
 	if (v) {
 		int rc = rl_runlog_push(log, t);
 		if (rc)
 			return rc;
+		r->win[3 * (size_t)key + 2]++;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
 		r->res->beyond_bound += (int64_t)log->total > r->own_bound;
@@ -174,10 +194,10 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
-		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
+		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)), .win = calloc(3 * n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
 		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
 	};
-	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.peak_heap || !r.over) {
+	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.win || !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
 		struct sim_decider d = { decide, &r };
@@ -199,6 +219,7 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 	free(r.req);
 	free(r.adm);
 	free(r.wrong);
+	free(r.win);
 	free(r.peak_heap);
 	free(r.over);
 	return rc;

@@ -27,6 +27,13 @@
  *                 (N * duration / W, retries included): how many, their
  *                 requests and their false allows + rejects, which says
  *                 which sources carry the error;
+ *   estimate diff the sliding-window counter's estimate of the key's
+ *                 admitted count in (t - W, t] before each request,
+ *                 prev * (W - e) / W + curr over the algorithm's own
+ *                 admissions (Cloudflare's 2017 rate approximation), against
+ *                 the exact count: the mean of |estimate - exact| / exact
+ *                 over the requests that find exact > 0 (estimate_diff_sum,
+ *                 estimate_n); the approximation's error on this traffic;
  *   clients       what the polite (closed-loop) clients experienced
  *                 (struct sim_clients): served, gave up, the wait from
  *                 first send to admission;
@@ -62,6 +69,8 @@ struct sim_result {
 	int64_t beyond_bound; /* admissions past own_bound: must be 0 */
 	struct sim_clients clients;
 	int64_t heavy_keys, heavy_requests, heavy_false;
+	double estimate_diff_sum; /* sum of |estimate - exact| / exact */
+	int64_t estimate_n;
 	double long_run_rate_ratio;
 	double jain_index;    /* NaN: no uniformly keyed source */
 	double state_bytes_mean;

@@ -3,7 +3,8 @@
  * traces whose answers are worked out here: over-admission against N per
  * W (max_in_window) apart from the algorithm's own bound (beyond_bound,
  * which a correct algorithm never passes and a lying bound is caught by),
- * the polite clients' wait, and "not measured" (Jain's index NaN) where no
+ * the polite clients' wait, the sliding-counter estimate against the exact
+ * count, and "not measured" (Jain's index NaN) where no
  * source picks keys uniformly.
  */
 #include <stdarg.h>
@@ -189,6 +190,24 @@ static void polite_clients_wait(void **u)
 	remove_files(&f);
 }
 
+/* 4 admitted at 0.5 s, one request at 1.25 s: the counter estimates 4 * 0.75 = 3 of the exact 4. */
+static void sliding_counter_estimate_against_exact(void **u)
+{
+	char trace[256] = "";
+	struct files f;
+	struct sim_result r;
+
+	(void)u;
+	add(trace, sizeof(trace), SEC / 2, 4);
+	add(trace, sizeof(trace), SEC + SEC / 4, 1);
+	write_replay(&f, 10, 10, "", trace);
+	run(&f, &rl_sliding_log_algo, &r);
+	assert_int_equal(r.admitted, 5);
+	assert_int_equal(r.estimate_n, 4); /* the first request finds an empty window */
+	assert_true(fabs(r.estimate_diff_sum - 0.25) < 1e-12);
+	remove_files(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +215,7 @@ int main(void)
 		cmocka_unit_test(fixed_window_2n_pair_is_within_its_bound),
 		cmocka_unit_test(beyond_bound_catches_a_broken_promise),
 		cmocka_unit_test(polite_clients_wait),
+		cmocka_unit_test(sliding_counter_estimate_against_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

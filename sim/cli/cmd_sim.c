@@ -44,7 +44,7 @@ static const char summary_header[] =
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
 	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,"
 	"own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,"
-	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct\n";
+	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct\n";
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
@@ -272,6 +272,9 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 		fprintf(o->summary, "%.6f,%.6f,", pct(r.heavy_keys, r.active_keys), pct(r.heavy_requests, r.requests));
 		if (sc->compare && r.false_allows + r.false_rejects)
 			fprintf(o->summary, "%.6f", pct(r.heavy_false, r.false_allows + r.false_rejects));
+		fputc(',', o->summary);
+		if (r.estimate_n)
+			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
 		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
 		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,

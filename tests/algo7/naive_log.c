@@ -22,7 +22,8 @@ static void expire(struct rl_naive_log *st, int64_t horizon)
 
 	while (gone < st->len && st->times[gone] <= horizon)
 		gone++;
-	memmove(st->times, st->times + gone, (size_t)(st->len - gone) * sizeof(st->times[0]));
+	if (gone) /* times may be NULL when nothing is held: memmove's pointers must not be */
+		memmove(st->times, st->times + gone, (size_t)(st->len - gone) * sizeof(st->times[0]));
 	st->len -= gone;
 	if (!st->len) {
 		free(st->times);
