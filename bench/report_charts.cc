@@ -71,10 +71,12 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	std::vector<Figures> figs = figures(in);
 
 	std::ofstream t = open_out(dir + "/tradeoff.dat");
+	std::string placed; // the algorithms in tradeoff.dat, in its order
 	t << "algo ns ns_min ns_max over over_min over_max rej rej_min rej_max bytes\n";
 	for (const Figures &f : figs) {
 		if (!f.ns_hot.measured())
 			continue; // no timing: no point to place
+		placed += (placed.empty() ? "" : " ") + f.algo;
 		double bytes = std::isnan(f.allin_1m) ? f.state_bytes : f.allin_1m;
 		t << f.algo << ' ' << num(f.ns_hot.median) << ' ' << num(f.ns_hot.min) << ' ' << num(f.ns_hot.max) << ' '
 		  << num(f.over_n_pct.median) << ' ' << num(f.over_n_pct.min) << ' ' << num(f.over_n_pct.max) << ' '
@@ -178,7 +180,8 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	  << "sweep_limit = " << num(sweep_limit) << "\n"
 	  << "population_total = " << num(pop_total) << "\n"
 	  << "breaker_rate = " << num(breaker_limit / breaker_window_s) << "\n"
-	  << "seeds = " << seeds(in).size() << "\n";
+	  << "seeds = " << seeds(in).size() << "\n"
+	  << "tradeoff_algos = \"" << placed << "\"\n";
 }
 
 } // namespace report

@@ -1,22 +1,27 @@
-# tradeoff.gp - two panels against hot-key ns/op, one labelled point per
-# algorithm: (a) over-N admissions and (b) false rejects, % of requests.
-# Error bars: x min-max over the benchmark repetitions, y min-max over the
-# simulator seeds. gnuplot -e "data='DIR'; out='DIR'" plots/tradeoff.gp
+# tradeoff.gp - two panels against hot-key ns/op, one point per algorithm,
+# labelled with its name (alternately above and below, so that neighbours
+# stay legible) and in the legend: (a) over-N admissions and (b) false
+# rejects, % of requests. Error bars: x min-max over the benchmark
+# repetitions, y min-max over the simulator seeds.
+# gnuplot -e "data='DIR'; out='DIR'" plots/tradeoff.gp
 load data.'/vars.gp'
-set terminal pngcairo noenhanced size 1400,620 font "DejaVu Sans,12"
+set terminal pngcairo noenhanced size 1500,650 font "DejaVu Sans,12"
 load 'plots/style.gp'
 set output out.'/tradeoff.png'
 set datafile missing "NaN"
 set grid
-set key off
-set offsets graph 0.1, graph 0.2, graph 0.35, graph 0.08
+set key inside top right vertical box opaque
+set offsets graph 0.1, graph 0.45, graph 0.35, graph 0.35
 set xlabel "ns/op, hot key, time passed in, verdict only (median, bars min-max)"
-set multiplot layout 1,2 title sprintf("Accuracy against cost per check (%d simulator seed(s), median and min-max)", seeds)
-set title "(a) over-N admissions: left more than N in (t - W, t]"
 set ylabel "% of requests"
-plot data.'/tradeoff.dat' skip 1 using 2:5:3:4:6:7:($0 + 1) with xyerrorbars lc variable pt 7 ps 1.5, \
-     '' skip 1 using 2:5:1 with labels rotate by 60 offset char 0.8, char 0.8 left
-set title "(b) false rejects: rejected while under N in (t - W, t]"
-plot data.'/tradeoff.dat' skip 1 using 2:8:3:4:9:10:($0 + 1) with xyerrorbars lc variable pt 7 ps 1.5, \
-     '' skip 1 using 2:8:1 with labels rotate by 60 offset char 0.8, char 0.8 left
+n = words(tradeoff_algos)
+set multiplot layout 1,2 title sprintf("Accuracy against cost per check (%d simulator seed(s), median and min-max)", seeds)
+do for [panel=1:2] {
+	y = panel == 1 ? 5 : 8
+	set title panel == 1 ? "(a) over-N admissions: left more than N in (t - W, t]" : "(b) false rejects: rejected while under N in (t - W, t]"
+	plot for [i=0:n-1] data.'/tradeoff.dat' skip 1 every ::i::i using 2:y:3:4:(column(y + 1)):(column(y + 2)) \
+	       with xyerrorbars lc (i + 1) pt 7 ps 1.5 title word(tradeoff_algos, i + 1), \
+	     data.'/tradeoff.dat' skip 1 every 2 using 2:y:1 with labels rotate by 50 offset char 0.8, char 0.8 left notitle, \
+	     data.'/tradeoff.dat' skip 1 every 2::1 using 2:y:1 with labels rotate by -50 offset char 0.8, char -0.8 left notitle
+}
 unset multiplot
