@@ -22,6 +22,7 @@
 #include <threads.h>
 
 #include "arith.h"
+#include "compat.h"
 
 enum {
 	SLOTS = RL_STORE_BUCKET_SLOTS,
@@ -167,12 +168,12 @@ static void bucket_unlock(struct bucket *b)
 	atomic_store_explicit(&b->lock, 0, memory_order_release);
 }
 
+_Static_assert(SLOTS == 16, "find compares the 16 tags at once");
+
+/* The slot holding tag, or -1 (one SIMD compare of the 16 tags, compat.h). */
 static int find(const struct bucket *b, uint32_t tag)
 {
-	for (int i = 0; i < SLOTS; i++)
-		if (b->tags[i] == tag)
-			return i;
-	return -1;
+	return rl_find_u32x16(b->tags, tag);
 }
 
 /* A state's heap as the allocator holds it, overhead included. */
