@@ -63,6 +63,7 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 
 const struct rl_algo rl_gcra_algo = {
 	.name = "gcra",
+	.uses_burst = true,
 	.state_size = sizeof(struct rl_gcra),
 	.check = check_op,
 	.is_idle = idle_op,

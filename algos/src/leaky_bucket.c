@@ -55,6 +55,7 @@ static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns
 
 const struct rl_algo rl_leaky_bucket_algo = {
 	.name = "leaky_bucket",
+	.uses_burst = true,
 	.state_size = sizeof(struct rl_level),
 	.check = check_op,
 	.is_idle = idle_op,

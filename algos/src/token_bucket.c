@@ -52,6 +52,7 @@ static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns
 
 const struct rl_algo rl_token_bucket_algo = {
 	.name = "token_bucket",
+	.uses_burst = true,
 	.state_size = sizeof(struct rl_level),
 	.check = check_op,
 	.is_idle = idle_op,

@@ -62,6 +62,7 @@ struct rl_limiter;
 struct rl_algo {
 	const char *name;
 	size_t state_size; /* bytes of per-key state; zeroed = fresh key */
+	bool uses_burst;   /* the rule's burst B shapes its decisions (the buckets) */
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns,
 		     struct rl_decision *out);
 	/*
