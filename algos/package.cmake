@@ -1,11 +1,8 @@
 # The installable library, on top of the static ratelab_algos target:
-# the generated ratelab/version.h, the rl_limit and version sources, and a
-# shared library built from the same sources (libratelab.so.MAJOR). Both
+# the generated ratelab/version.h and a shared library built from the same sources (libratelab.so.MAJOR). Both
 # libraries are named "ratelab" on disk.
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/include/ratelab/version.h.in
                ${CMAKE_CURRENT_BINARY_DIR}/include/ratelab/version.h @ONLY)
-target_sources(ratelab_algos PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/limit.c
-                                     ${CMAKE_CURRENT_SOURCE_DIR}/src/version.c)
 target_include_directories(ratelab_algos PUBLIC ${CMAKE_CURRENT_BINARY_DIR}/include)
 set_target_properties(ratelab_algos PROPERTIES OUTPUT_NAME ratelab)
 

@@ -31,7 +31,7 @@ struct rl_limit {
 	pthread_mutex_t lock;             /* serialises the unnamed key; makes the store */
 	_Atomic(struct rl_store *) store; /* named keys; NULL until the first keyed call */
 	uint64_t seed;                    /* the store's key hash seed */
-	alignas(max_align_t) unsigned char state[RL_STORE_MAX_STATE]; /* the unnamed key */
+	alignas(max_align_t) unsigned char state[RL_ALGO_MAX_STATE]; /* the unnamed key */
 };
 
 static _Thread_local char last_error[160];
@@ -66,8 +66,6 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 	if (!a)
 		return fail(EINVAL, "unknown algorithm '%.40s' (token_bucket, gcra, leaky_bucket, "
 				    "fixed_window, sliding_log, sliding_counter)", algo);
-	if (a->state_size > RL_STORE_MAX_STATE)
-		return fail(EINVAL, "%s's state is larger than %d bytes", a->name, RL_STORE_MAX_STATE);
 	if (!a->uses_burst && burst != 0)
 		return fail(EINVAL, "burst %lld does not apply to %s (pass 0)", (long long)burst, a->name);
 	if (burst != 0)
