@@ -421,6 +421,9 @@ static bool finish(struct parse *p)
 							   : NULL;
 		if (missing)
 			return fail(p, t->line, "tier '%s' has no '%s' (or 'unlimited = true')", t->name, missing);
+		if ((k & K_BURST) && !t->limiter.algo->uses_burst)
+			return fail(p, t->line, "tier '%s': burst does not apply to %s (only token_bucket, "
+				    "gcra and leaky_bucket take a burst)", t->name, t->limiter.algo->name);
 		struct rl_rule rule = t->limiter.rule;
 		if (!(k & K_BURST))
 			rule.burst = rule.limit;
