@@ -7,6 +7,9 @@
 #   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+# i10: curl for the HTTP server example's test.
+DEPS_I10 := curl
+DEPS += $(DEPS_I10)
 JOBS ?= 2
 CMAKE_FLAGS ?=
 

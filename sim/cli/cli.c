@@ -189,13 +189,20 @@ void cli_close_input(FILE *in)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	fflush(stdout);
 	fprintf(stderr, "ratelab %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
+	/* Text the library or a file put in the message may hold control bytes: never echo them. */
+	for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			fprintf(stderr, "\\x%02x", *c);
+		else
+			fputc(*c, stderr);
 	fputc('\n', stderr);
 	return CLI_EXIT_USAGE;
 }

@@ -292,10 +292,12 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 	uint64_t seed = o->so->seed_given ? o->so->seed : sc->seed;
 	int status = CLI_EXIT_OK, rc = sim_traffic_create(&tr, sc, seed, msg, sizeof(msg));
 
-	if (rc) {
+	if (rc == RL_ENOMEM) {
 		fprintf(stderr, "ratelab sim: %s\n", msg);
-		return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		return CLI_EXIT_FAIL;
 	}
+	if (rc)
+		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
 	for (size_t i = 0; i < n && status == CLI_EXIT_OK; i++)
@@ -322,11 +324,13 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 		int rc = sim_scenario_load(files[i], &base, msg, sizeof(msg));
 		if (rc == RL_OK && (rc = sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
 			sim_traffic_destroy(&tr); /* traces checked before anything is written */
-		if (rc) {
+		if (rc == RL_ENOMEM) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+			return CLI_EXIT_FAIL;
 		}
+		if (rc)
+			return cli_usage_error("sim", "%s", msg);
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {
 			cap = (*count + add) * 2;

@@ -120,4 +120,11 @@ run_bad ctrl_line "" "1" replay --algo gcra --limit 1 --window 1s "$tmp/ctrl.txt
 printf 'handle\x02 1\n' >"$tmp/b.txt"
 run_bad ctrl_breaker_line "" "" breaker --limit 1 --window 1 --open 1 "$tmp/b.txt" -- "'handle\\x02 1'"
 
+# ... in messages about tier and scenario files too
+printf '[tier a]\nalgorithm = tok\x1b[2Jen\n' >"$tmp/ctrl.ini"
+run_bad ctrl_config "" "" check "$tmp/ctrl.ini" -- "ctrl.ini:2: unknown algorithm 'tok\\x1b[2Jen'"
+grep -q $'\x1b' "$tmp/err" && fail "an escape byte of a tier file reached stderr"
+printf '[scenario]\nlimit = 1\x07\nwindow = 1s\n' >"$tmp/ctrl_sc.ini"
+run_bad ctrl_scenario "" "" sim --quiet --out "$tmp/o3" "$tmp/ctrl_sc.ini" -- "ctrl_sc.ini:2:" "'1\\x07'"
+
 finish conventions
