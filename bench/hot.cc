@@ -76,7 +76,7 @@ void bm_hot(benchmark::State &state, const rl_algo *algo, bool direct, bool answ
 {
 	rl_limiter lim = rlbench::make_limiter(algo);
 	HotState st(algo->state_size);
-	CheckFn check = direct ? direct_checks().at(algo) : lim.algo->check;
+	CheckFn check = direct ? direct_checks().at(algo) : nullptr;
 	rl_decision dec;
 	rl_decision *out = answer ? &dec : nullptr;
 	int64_t now = kStartNs, allowed = 0;

@@ -71,7 +71,7 @@ int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int
 	if (algo->state_size > sizeof(copy))
 		return RL_EINVAL;
 	memcpy(copy, state, algo->state_size);
-	int rc = algo->check(lim, copy, now_ns, &d);
+	int rc = algo->check(lim, copy, now_ns, 1, &d);
 	return rc < 0 ? rc : d.reset_ns;
 }
 

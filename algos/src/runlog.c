@@ -59,11 +59,11 @@ void rl_runlog_clear(struct rl_runlog *log)
 	log->head = log->len = log->total = 0;
 }
 
-int rl_runlog_push(struct rl_runlog *log, int64_t at)
+int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units)
 {
 	if (log->len && rl_runlog_newest(log)->at == at) {
-		log->runs[(log->head + log->len - 1) & (log->cap - 1)].count++;
-		log->total++;
+		log->runs[(log->head + log->len - 1) & (log->cap - 1)].count += units;
+		log->total += units;
 		return RL_OK;
 	}
 	if (log->len == log->cap) {
@@ -72,9 +72,9 @@ int rl_runlog_push(struct rl_runlog *log, int64_t at)
 		if (rc)
 			return rc;
 	}
-	log->runs[(log->head + log->len) & (log->cap - 1)] = (struct rl_run){ at, 1 };
+	log->runs[(log->head + log->len) & (log->cap - 1)] = (struct rl_run){ at, units };
 	log->len++;
-	log->total++;
+	log->total += units;
 	return RL_OK;
 }
 

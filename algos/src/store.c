@@ -182,14 +182,15 @@ static size_t state_heap_bytes(const struct rl_store *s, const void *st)
 }
 
 /* Runs the algorithm on a stored state, keeping heap_bytes exact. */
-static int run(struct rl_store *s, void *st, int64_t now_ns, struct rl_decision *out)
+static int run(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
+	       struct rl_decision *out)
 {
 	const struct rl_limiter *lim = s->lim;
 
 	if (!s->owns_heap)
-		return lim->algo->check(lim, st, now_ns, out);
+		return lim->algo->check(lim, st, now_ns, cost, out);
 	size_t before = state_heap_bytes(s, st);
-	int rc = lim->algo->check(lim, st, now_ns, out);
+	int rc = lim->algo->check(lim, st, now_ns, cost, out);
 	size_t after = state_heap_bytes(s, st);
 	if (after != before)
 		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)after - (int64_t)before,
@@ -323,10 +324,10 @@ static int free_slot(struct bucket *b1, struct bucket *b2, struct bucket **into)
 }
 
 static int insert(struct rl_store *s, struct bucket *b, int slot, uint32_t tag, int64_t now_ns,
-		  struct rl_decision *out)
+		  int64_t cost, struct rl_decision *out)
 {
 	b->tags[slot] = tag;
-	int rc = run(s, state_at(s, b, slot), now_ns, out);
+	int rc = run(s, state_at(s, b, slot), now_ns, cost, out);
 	if (rc < 0) {
 		drop(s, b, slot);
 		atomic_fetch_sub_explicit(&s->keys, 1, memory_order_relaxed);
@@ -336,14 +337,14 @@ static int insert(struct rl_store *s, struct bucket *b, int slot, uint32_t tag, 
 
 /* A new key meets a full store: the when_full policy (store.h). */
 static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, struct bucket *into,
-		     int slot, uint32_t tag, int64_t now_ns, struct rl_decision *out)
+		     int slot, uint32_t tag, int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	const struct rl_limiter *lim = s->lim;
 
 	if (s->when_full == RL_FULL_FAIL_OPEN) {
 		_Alignas(16) unsigned char fresh[RL_STORE_MAX_STATE] = { 0 };
 		atomic_fetch_add_explicit(&s->full_decided, 1, memory_order_relaxed);
-		int rc = lim->algo->check(lim, fresh, now_ns, out);
+		int rc = lim->algo->check(lim, fresh, now_ns, cost, out);
 		rl_limiter_release(lim, fresh);
 		return rc;
 	}
@@ -366,23 +367,23 @@ static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, s
 	} else if (slot < 0 || !evict_elsewhere(s, now_ns)) {
 		return RL_EFULL;
 	} else {
-		return insert(s, into, slot, tag, now_ns, out);
+		return insert(s, into, slot, tag, now_ns, cost, out);
 	}
 	drop(s, into, slot);
 	atomic_fetch_add_explicit(&s->evicted_full, 1, memory_order_relaxed);
-	return insert(s, into, slot, tag, now_ns, out);
+	return insert(s, into, slot, tag, now_ns, cost, out);
 }
 
 /* The check with both buckets locked; *inserted tells whether a key was added. */
 static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2, uint32_t tag,
-			int64_t now_ns, struct rl_decision *out, bool *inserted)
+			int64_t now_ns, int64_t cost, struct rl_decision *out, bool *inserted)
 {
 	int slot;
 
 	if ((slot = find(b1, tag)) >= 0)
-		return run(s, state_at(s, b1, slot), now_ns, out);
+		return run(s, state_at(s, b1, slot), now_ns, cost, out);
 	if ((slot = find(b2, tag)) >= 0)
-		return run(s, state_at(s, b2, slot), now_ns, out);
+		return run(s, state_at(s, b2, slot), now_ns, cost, out);
 
 	int64_t idle_now = now_ns > s->grace_ns ? now_ns - s->grace_ns : 0;
 	reclaim_idle(s, b1, idle_now);
@@ -403,16 +404,22 @@ static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2
 	slot = free_slot(b1, b2, &into);
 	*inserted = reserved && slot >= 0;
 	if (*inserted)
-		return insert(s, into, slot, tag, now_ns, out);
+		return insert(s, into, slot, tag, now_ns, cost, out);
 	if (reserved)
 		atomic_fetch_sub_explicit(&s->keys, 1, memory_order_relaxed);
-	return when_full(s, b1, b2, into, slot, tag, now_ns, out);
+	return when_full(s, b1, b2, into, slot, tag, now_ns, cost, out);
 }
 
 int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
 		   struct rl_decision *out)
 {
-	if (!s || (!key && key_len))
+	return rl_store_check_n(s, key, key_len, now_ns, 1, out);
+}
+
+int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
+		     int64_t cost, struct rl_decision *out)
+{
+	if (!s || (!key && key_len) || !rl_cost_ok(cost))
 		return RL_EINVAL;
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -432,7 +439,7 @@ int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t 
 	/* The fast path: the key is in its first bucket (where most keys live). */
 	bucket_lock(b1);
 	if ((slot = find(b1, w.tag)) >= 0) {
-		rc = run(s, state_at(s, b1, slot), now_ns, out);
+		rc = run(s, state_at(s, b1, slot), now_ns, cost, out);
 		bucket_unlock(b1);
 		return rc;
 	}
@@ -445,7 +452,7 @@ int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t 
 	bucket_lock(lo);
 	if (hi != lo)
 		bucket_lock(hi);
-	rc = check_locked(s, b1, b2, w.tag, now_ns, out, &inserted);
+	rc = check_locked(s, b1, b2, w.tag, now_ns, cost, out, &inserted);
 	if (hi != lo)
 		bucket_unlock(hi);
 	bucket_unlock(lo);

@@ -1,7 +1,8 @@
 /*
  * naive_log.c - model: the exact sliding window over a sorted array of
  * every admitted time (one entry per admission). A request at t is admitted
- * iff fewer than N entries x satisfy t - W < x <= t.
+ * iff the entries x with t - W < x <= t plus its cost (one entry per
+ * admitted unit) come to at most N.
  *
  * Invariant: times holds exactly the admitted times still inside the
  * window at last_ns, oldest first; an empty array holds no memory.
@@ -30,31 +31,40 @@ static void expire(struct rl_naive_log *st, int64_t horizon)
 	}
 }
 
-static int check_op(const struct rl_limiter *lim, void *state, int64_t now_ns, struct rl_decision *out)
+static int check_op(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
 {
 	struct rl_naive_log *st = state;
 
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
-	int64_t now = rl_clamp(now_ns, st->last_ns), w = lim->rule.window_ns;
+	if (cost < 1 || cost > RL_COST_MAX)
+		return RL_EINVAL;
+	int64_t now = rl_clamp(now_ns, st->last_ns), w = lim->rule.window_ns, n = lim->rule.limit;
 
 	expire(st, now - w);
-	int verdict = st->len < (uint64_t)lim->rule.limit ? RL_ALLOWED : RL_REJECTED;
+	int verdict = (int64_t)st->len + cost <= n ? RL_ALLOWED : RL_REJECTED;
 	if (verdict) {
-		if (st->len == st->cap) {
-			uint32_t cap = st->cap ? st->cap * 2 : 4;
+		if (st->len + (uint64_t)cost > st->cap) {
+			uint32_t cap = st->cap ? st->cap : 4;
+			while (cap < st->len + (uint64_t)cost)
+				cap *= 2;
 			int64_t *times = realloc(st->times, cap * sizeof(times[0]));
 			if (!times)
 				return RL_ENOMEM;
 			st->times = times;
 			st->cap = cap;
 		}
-		st->times[st->len++] = now;
+		for (int64_t i = 0; i < cost; i++)
+			st->times[st->len++] = now;
 	}
 	st->last_ns = now;
 	if (out) {
-		out->remaining = lim->rule.limit - st->len;
-		out->retry_after_ns = verdict ? 0 : st->times[0] + w - now;
+		out->remaining = n - (int64_t)st->len;
+		/* Rejected: wait until the oldest len + cost - N admitted units leave. */
+		out->retry_after_ns = verdict ? 0
+				      : cost > n ? RL_DURATION_MAX_NS
+						 : st->times[(int64_t)st->len + cost - n - 1] + w - now;
 		out->reset_ns = st->len ? st->times[st->len - 1] + w - now : 0;
 		out->delay_ns = 0;
 	}

@@ -13,20 +13,41 @@
  * struct, a hash map, rl_store): a zeroed state of algo->state_size bytes is
  * a fresh key.
  *
+ * Weighted requests: every check takes a cost c, 1 <= c <= RL_COST_MAX
+ * (rule.h), and everything below counts in cost units ("units"): the rule
+ * is N units per W, the burst B units, and a request of cost c is admitted
+ * or rejected whole. At c = 1 every decision and answer is the plain
+ * request's. Per algorithm (the headers state each rule and boundary):
+ *   token_bucket     admit iff tokens >= c, then take c;
+ *   gcra             TAT' = max(TAT, t) + c * T; admit iff TAT' - t <= tau + T;
+ *   leaky_bucket     c service slots of W/N each; admit iff the wait of the
+ *                    last unit is <= B * W / N (and c <= B, below);
+ *   fixed_window     admit iff units in t's window + c <= N;
+ *   sliding_log      admit iff units admitted in (t - W, t] + c <= N;
+ *   sliding_counter  admit iff prev * (W - e) + (curr + c - 1) * W < N * W.
+ * A cost that can never be admitted (c > B for token_bucket, gcra and
+ * leaky_bucket, or beyond gcra's capped tolerance, gcra.h; c > N for
+ * fixed_window, sliding_log and sliding_counter) is rejected with the usual
+ * remaining and reset_ns and retry_after_ns = RL_DURATION_MAX_NS (never);
+ * nothing is admitted. A cost outside [1, RL_COST_MAX] is RL_EINVAL and
+ * changes no state.
+ *
  * Decision contract, the same for every algorithm:
  *   - Only admitted requests count against the quota.
  *   - A time earlier than the key's last seen time is clamped to it: the
  *     request is decided, and its answer computed, as if it came at that
  *     last seen time.
  *   - check() returns RL_ALLOWED (1), RL_REJECTED (0) or a negative
- *     rl_status (RL_ERANGE for now_ns outside [0, RL_TIME_MAX_NS], RL_ENOMEM
- *     when sliding_log cannot grow; no decision is affected by an error).
+ *     rl_status (RL_ERANGE for now_ns outside [0, RL_TIME_MAX_NS], RL_EINVAL
+ *     for a cost outside [1, RL_COST_MAX], RL_ENOMEM when sliding_log cannot
+ *     grow; no decision is affected by an error).
  *   - When out is not NULL it receives the answer:
- *       remaining      whole requests the key could still make at this
- *                      instant, after this one;
+ *       remaining      whole units the key could still take at this
+ *                      instant, after this request (as cost-1 requests);
  *       retry_after_ns 0 when allowed; when rejected, the smallest wait d
- *                      such that a request at now + d is allowed if nothing
- *                      else arrives (and one at now + d - 1 is not);
+ *                      such that a request of the same cost at now + d is
+ *                      allowed if nothing else arrives (and one at
+ *                      now + d - 1 is not); RL_DURATION_MAX_NS when none is;
  *       reset_ns       the wait until the key's full quota is back (until
  *                      remaining would be at its maximum again);
  *       delay_ns       for an algorithm with answers_delay (leaky_bucket):
@@ -57,7 +78,7 @@ extern "C" {
 __extension__ typedef unsigned __int128 rl_u128;
 
 struct rl_decision {
-	int64_t remaining;      /* requests */
+	int64_t remaining;      /* units (requests of cost 1) */
 	int64_t retry_after_ns; /* ns */
 	int64_t reset_ns;       /* ns */
 	int64_t delay_ns;       /* ns; leaky_bucket only */
@@ -71,7 +92,8 @@ struct rl_limiter;
 struct rl_algo {
 	const char *name;
 	size_t state_size; /* bytes of per-key state, <= RL_ALGO_MAX_STATE; zeroed = fresh key */
-	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns,
+	/* Decides one request of cost units (1 <= cost <= RL_COST_MAX) at now_ns. */
+	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
 	/*
 	 * True when the state decides every future request exactly as a fresh
@@ -129,10 +151,18 @@ const char *rl_algo_names(void);
 int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 		    const struct rl_rule *rule, char *msg, size_t msg_len);
 
+/* One request of cost 1. */
 static inline int rl_limiter_check(const struct rl_limiter *lim, void *state,
 				   int64_t now_ns, struct rl_decision *out)
 {
-	return lim->algo->check(lim, state, now_ns, out);
+	return lim->algo->check(lim, state, now_ns, 1, out);
+}
+
+/* One request of cost units; RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
+static inline int rl_limiter_check_n(const struct rl_limiter *lim, void *state,
+				     int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return lim->algo->check(lim, state, now_ns, cost, out);
 }
 
 static inline void rl_limiter_release(const struct rl_limiter *lim, void *state)

@@ -152,6 +152,14 @@ int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t 
 		   struct rl_decision *out);
 
 /*
+ * The same for a request of cost units (algo.h), as rl_limiter_check_n.
+ * RL_EINVAL also for a cost outside [1, RL_COST_MAX] (nothing is stored).
+ * rl_store_check is this with cost 1.
+ */
+int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
+		     int64_t cost, struct rl_decision *out);
+
+/*
  * A snapshot of the counters; under concurrent checks each field is exact
  * on its own but the fields may be from slightly different instants.
  */
