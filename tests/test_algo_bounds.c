@@ -819,7 +819,7 @@ static void registry_and_sizes(void **u)
 		RL_STATUS_LIST(STATUS_ROW)
 #undef STATUS_ROW
 	};
-	assert_int_equal(sizeof(codes) / sizeof(codes[0]), 7);
+	assert_int_equal(sizeof(codes) / sizeof(codes[0]), 8);
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
 		assert_int_equal(codes[i].code, -(int)i);
 		assert_string_equal(rl_strerror(codes[i].code), codes[i].message);
@@ -827,7 +827,7 @@ static void registry_and_sizes(void **u)
 			assert_string_not_equal(codes[i].message, codes[j].message);
 	}
 	assert_string_equal(rl_strerror(RL_ENOTFOUND), "not found");
-	assert_string_equal(rl_strerror(-7), "unknown status");
+	assert_string_equal(rl_strerror(-8), "unknown status");
 	assert_string_equal(rl_strerror(1), "unknown status");
 }
 

@@ -298,7 +298,7 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 
 	if (rc) {
 		fprintf(stderr, "ratelab sim: %s\n", msg);
-		return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		return rc == RL_ENOMEM || rc == RL_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
@@ -329,7 +329,7 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 		if (rc) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+			return rc == RL_ENOMEM || rc == RL_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 		}
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {

@@ -23,7 +23,8 @@ extern "C" {
 	X(ERANGE, -3, "time out of range", "a time lies outside [0, RL_TIME_MAX_NS]")          \
 	X(EORDER, -4, "time went backwards", "a time went backwards where that is not allowed") \
 	X(EFULL, -5, "table full", "a bounded table or buffer is at capacity")                 \
-	X(ENOTFOUND, -6, "not found", "a file or name that does not exist (a config not opened)")
+	X(ENOTFOUND, -6, "not found", "a file or name that does not exist (a config not opened)") \
+	X(EIO, -7, "input/output error", "reading a file failed (told apart from its end)")
 
 enum rl_status {
 #define RL_STATUS_ENUM(name, value, message, meaning) RL_##name = value,
