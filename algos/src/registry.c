@@ -99,7 +99,8 @@ const char *rl_registry_client_at(const struct rl_registry *r, size_t i, const s
 
 const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const char *client, size_t len)
 {
-	struct client key = { .id = (char *)client, .len = len };
+	/* no client bytes: the empty id (memcmp must not see a NULL, even for 0 bytes) */
+	struct client key = { .id = (char *)(client && len ? client : ""), .len = client ? len : 0 };
 	const struct client *c =
 		r->nclients ? bsearch(&key, r->clients, r->nclients, sizeof(key), rl_registry_client_cmp) : NULL;
 
@@ -120,11 +121,12 @@ int rl_registry_check_n(struct rl_registry *r, const char *client, size_t len, i
 
 	const struct rl_tier *t = rl_registry_resolve(r, client, len);
 
-	*ans = (struct rl_answer){ .verdict = RL_ALLOWED, .tier = t };
-	if (t->unlimited)
-		return rl_time_ok(now_ns) ? RL_ALLOWED : RL_ERANGE;
+	/* an error leaves no verdict that reads as allowed */
+	*ans = (struct rl_answer){ .verdict = RL_REJECTED, .tier = t };
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (t->unlimited)
+		return ans->verdict = RL_ALLOWED;
 	struct rl_store *s = store_of(r, t);
 	int rc = s ? rl_store_check_n(s, client, len, now_ns, cost, &ans->d) : RL_ENOMEM;
 	if (rc == RL_ERANGE || rc == RL_EINVAL)
