@@ -50,7 +50,7 @@ static const char *const type_names[] = { "constant", "poisson",   "onoff", "bou
 
 const char *sim_traffic_type_name(enum sim_traffic_type t)
 {
-	return type_names[t];
+	return t >= 0 && (size_t)t < sizeof(type_names) / sizeof(type_names[0]) ? type_names[t] : "unset";
 }
 
 static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -130,7 +130,7 @@ static bool on_section(void *arg, const char *name, long line)
 static struct sim_traffic_spec blank_traffic(int line)
 {
 	return (struct sim_traffic_spec){
-		.type = UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
+		.type = SIM_TRAFFIC_UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
 		.on_ns = UNSET, .off_ns = UNSET, .period_ns = UNSET, .amplitude_pct = 50,
 		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = SIM_CLIENT_NONE,
 		.max_retries = 3, .retry_gap_ns = UNSET, .line = line,
@@ -383,7 +383,7 @@ static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
 	const struct sim_scenario *sc = p->sc;
 	int64_t w = sc->rule.window_ns;
 
-	if (t->type == (enum sim_traffic_type)UNSET)
+	if (t->type == SIM_TRAFFIC_UNSET)
 		return fail(p, t->line, "[traffic %s]: no type given", t->name);
 	if (t->type == SIM_TRAFFIC_REPLAY && !t->file[0])
 		return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);

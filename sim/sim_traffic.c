@@ -210,6 +210,8 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 	int64_t w = sc->rule.window_ns, n = s->n++;
 
 	switch (sp->type) {
+	case SIM_TRAFFIC_UNSET:
+		return false; /* never in a loaded scenario */
 	case SIM_TRAFFIC_CONSTANT: {
 		/* arrival n at start + floor(n * W * 100 / den), kept as a running quotient and remainder */
 		int64_t off = s->off_ns;
