@@ -30,6 +30,7 @@
 #define RATELAB_GCRA_H
 
 #include "ratelab/algo.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +43,7 @@ struct rl_gcra {
 	int64_t tat_ns;  /* theoretical arrival time, ns; <= now means a full bucket */
 	int64_t last_ns; /* last seen time, ns */
 };
-_Static_assert(sizeof(struct rl_gcra) == 16, "rl_gcra is 16 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_gcra) == 16, "rl_gcra is 16 bytes");
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
 int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,

@@ -15,6 +15,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/runlog.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,7 +25,7 @@ struct rl_sliding_log {
 	int64_t last_ns;      /* last seen time, ns */
 	struct rl_runlog log; /* admitted (time ns, units) runs */
 };
-_Static_assert(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
 int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st,
