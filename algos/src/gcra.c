@@ -54,8 +54,9 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 	int64_t tol = (int64_t)lim->tolerance_ns;
 	/* the request's units after its first, as emission time: up to 10^27 ns */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
-	/* debt + (c - 1) * T <= tau, in 64 bits once (c - 1) * T <= tau is known */
-	int verdict = (last <= (rl_u128)tol) & (debt <= tol - (int64_t)last);
+	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
+	 * non-negative int64 is exact in uint64 (the other half is then void) */
+	int verdict = (last <= (rl_u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
 
 	st->last_ns = now;
 	if (verdict) {
