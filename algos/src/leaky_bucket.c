@@ -93,4 +93,5 @@ const struct rl_algo rl_leaky_bucket_algo = {
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.answers_delay = true,
 };

@@ -259,8 +259,7 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 		if (!set_once(p, K_ALGORITHM, name))
 			return false;
 		if (!(t->limiter.algo = rl_algo_find(value)))
-			return fail(p, p->lineno, "unknown algorithm '%s' (token_bucket, gcra, leaky_bucket, "
-				    "fixed_window, sliding_log, sliding_counter)", value);
+			return fail(p, p->lineno, "unknown algorithm '%s' (%s)", value, rl_algo_names());
 	} else if (strcmp(name, "limit") == 0 || strcmp(name, "burst") == 0) {
 		bool limit = name[0] == 'l';
 		if (!set_once(p, limit ? K_LIMIT : K_BURST, name))

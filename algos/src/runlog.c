@@ -6,9 +6,9 @@
  */
 #include "ratelab/runlog.h"
 
-#include <malloc.h>
 #include <stdlib.h>
 
+#include "compat.h"
 #include "ratelab/status.h"
 
 #define RUNLOG_MIN_CAP 4u
@@ -80,9 +80,7 @@ int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units)
 
 size_t rl_runlog_heap_bytes(const struct rl_runlog *log)
 {
-	/* glibc's chunk: the usable bytes (the request rounded up to 16, less
-	 * the header) and the one-word size header before them */
-	return log->runs ? malloc_usable_size(log->runs) + sizeof(size_t) : 0;
+	return log->runs ? rl_malloc_held(log->runs, (size_t)log->cap * sizeof(*log->runs)) : 0;
 }
 
 void rl_runlog_free(struct rl_runlog *log)

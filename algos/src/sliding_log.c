@@ -112,10 +112,29 @@ static void release_op(void *state)
 	rl_runlog_free(&st->log);
 }
 
+static size_t heap_op(const void *state)
+{
+	const struct rl_sliding_log *st = state;
+
+	return rl_runlog_heap_bytes(&st->log);
+}
+
+/* The newest run leaves the window last. */
+static int64_t reset_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_sliding_log *st = state;
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t left = st->log.len ? rl_runlog_newest(&st->log)->at + lim->rule.window_ns - now : 0;
+
+	return left > 0 ? left : 0;
+}
+
 const struct rl_algo rl_sliding_log_algo = {
 	.name = "sliding_log",
 	.state_size = sizeof(struct rl_sliding_log),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = release_op,
+	.heap_bytes = heap_op,
+	.reset_ns = reset_op,
 };

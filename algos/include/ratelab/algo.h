@@ -1,8 +1,13 @@
 /*
  * algo.h - one strategy interface for every rate-limiting algorithm.
  *
- * An rl_algo is an ops table (name, per-key state size, check, idle test,
- * release). An rl_limiter binds an algorithm to a validated rule and holds
+ * An rl_algo is an ops table: everything a caller needs to hold any
+ * algorithm without knowing which one it holds (name, per-key state size,
+ * check, idle test, the wait until a state's quota is back, the heap a
+ * state owns and its release, whether answers carry a delay). The
+ * algorithms are listed once, in algos/src/algo_list.h: a new algorithm is
+ * its own file and header plus one line there. An rl_limiter binds an
+ * algorithm to a validated rule and holds
  * the constants derived from it once, so that a check only multiplies,
  * adds and compares. Per-key state lives wherever the caller keeps it (a
  * struct, a hash map, rl_store): a zeroed state of algo->state_size bytes is
@@ -45,8 +50,9 @@
  *                      now + d - 1 is not); RL_DURATION_MAX_NS when none is;
  *       reset_ns       the wait until the key's full quota is back (until
  *                      remaining would be at its maximum again);
- *       delay_ns       leaky_bucket only: how long an admitted request waits
- *                      in the queue before it is served; 0 elsewhere.
+ *       delay_ns       for an algorithm with answers_delay (leaky_bucket):
+ *                      how long an admitted request waits in the queue
+ *                      before it is served; 0 elsewhere.
  *     Durations saturate at RL_DURATION_MAX_NS. Passing NULL skips the
  *     divisions these answers need: the verdict alone is cheaper.
  *
@@ -80,9 +86,12 @@ struct rl_decision {
 
 struct rl_limiter;
 
+/* Bytes: the largest per-key state an algorithm may have. */
+#define RL_ALGO_MAX_STATE 64
+
 struct rl_algo {
 	const char *name;
-	size_t state_size; /* bytes of per-key state; zeroed = fresh key */
+	size_t state_size; /* bytes of per-key state, <= RL_ALGO_MAX_STATE; zeroed = fresh key */
 	/* Decides one request of cost units (1 <= cost <= RL_COST_MAX) at now_ns. */
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
@@ -92,7 +101,20 @@ struct rl_algo {
 	 * invisible to the verdicts.
 	 */
 	bool (*is_idle)(const struct rl_limiter *lim, const void *state, int64_t now_ns);
+	/*
+	 * A state that owns memory (a heap ring, a list) sets all three of
+	 * release, heap_bytes and reset_ns; a state that is plain bytes sets
+	 * none of them (it may be copied, and a check on a copy tells its
+	 * reset).
+	 */
 	void (*release)(void *state); /* frees what the state owns; NULL if nothing */
+	/* Heap bytes the state holds, as the allocator holds them (its chunk
+	 * header included). */
+	size_t (*heap_bytes)(const void *state);
+	/* The wait from now_ns until the state's full quota is back, as it
+	 * stands (no request at now_ns), ns; the state is left as it is. */
+	int64_t (*reset_ns)(const struct rl_limiter *lim, const void *state, int64_t now_ns);
+	bool answers_delay; /* answers carry delay_ns (a queueing algorithm) */
 };
 
 struct rl_limiter {
@@ -117,6 +139,10 @@ const struct rl_algo *const *rl_algo_all(size_t *count);
 
 /* The algorithm called name (e.g. "gcra"), or NULL. */
 const struct rl_algo *rl_algo_find(const char *name);
+
+/* Every algorithm's name in rl_algo_all's order, joined by ", " (for
+ * messages and usage texts). */
+const char *rl_algo_names(void);
 
 /*
  * Validates the rule (rl_rule_validate) and derives the limiter's constants.
@@ -144,6 +170,20 @@ static inline void rl_limiter_release(const struct rl_limiter *lim, void *state)
 	if (lim->algo->release)
 		lim->algo->release(state);
 }
+
+/* Heap bytes a key's state holds (rl_algo.heap_bytes), 0 when it owns none. */
+static inline size_t rl_limiter_heap_bytes(const struct rl_limiter *lim, const void *state)
+{
+	return lim->algo->heap_bytes ? lim->algo->heap_bytes(state) : 0;
+}
+
+/*
+ * The wait until the key's full quota is back, ns, leaving state unchanged
+ * (rl_store's eviction order): rl_algo.reset_ns, or for a plain-bytes state
+ * the reset_ns a check at now_ns answers on a copy. RL_ERANGE for now_ns
+ * outside [0, RL_TIME_MAX_NS].
+ */
+int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns);
 
 #ifdef __cplusplus
 }

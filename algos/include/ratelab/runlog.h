@@ -60,9 +60,9 @@ static inline int rl_runlog_push(struct rl_runlog *log, int64_t at)
 void rl_runlog_free(struct rl_runlog *log);
 
 /*
- * Bytes the ring takes from the allocator: malloc_usable_size of the ring
- * plus the allocator's one-word chunk header (glibc), 0 with no ring.
- * At least cap * sizeof(struct rl_run); e.g. 80 for a 4-run (64-byte) ring.
+ * Bytes the ring takes from the allocator, 0 with no ring: on glibc its
+ * chunk (malloc_usable_size plus the one-word chunk header), elsewhere
+ * cap * sizeof(struct rl_run), a lower bound.
  */
 size_t rl_runlog_heap_bytes(const struct rl_runlog *log);
 
