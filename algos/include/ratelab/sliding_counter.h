@@ -35,13 +35,9 @@ RL_STATIC_ASSERT(sizeof(struct rl_sliding_counter) == 24, "rl_sliding_counter is
 int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 			       int64_t now_ns, int64_t cost, struct rl_decision *out);
 
-/* One request of cost 1. */
-static inline int rl_sliding_counter_check(const struct rl_limiter *lim,
-					   struct rl_sliding_counter *st, int64_t now_ns,
-					   struct rl_decision *out)
-{
-	return rl_sliding_counter_check_n(lim, st, now_ns, 1, out);
-}
+/* One request of cost 1: rl_sliding_counter_check_n with cost 1. */
+int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			     int64_t now_ns, struct rl_decision *out);
 
 #ifdef __cplusplus
 }
