@@ -1,10 +1,11 @@
 /*
  * cmd_replay.c - `ratelab replay --algo A --limit N --window W [--burst B]
  * [--explain] [--headers] [TRACE]` or `ratelab replay --config FILE ...
- * [TRACE]`: decides each line "T KEY" of TRACE (a file, or standard input
- * when absent or "-"; T in ns) with the chosen algorithm (or KEY's
- * tier), one state per KEY, and prints 1 (allowed) or 0 (rejected) per
- * request; --explain adds the answer's fields, --headers the HTTP answer.
+ * [TRACE]`: decides each line "T KEY [COST]" of TRACE (a file, or standard
+ * input when absent or "-"; T in ns; COST the request's cost in units,
+ * default 1) with the chosen algorithm (or KEY's tier), one state per KEY,
+ * and prints 1 (allowed) or 0 (rejected) per request; --explain adds the
+ * answer's fields, --headers the HTTP answer.
  * States are never dropped here: a replay is exact for any order of times.
  */
 #include <stdlib.h>
@@ -20,7 +21,8 @@ static const char usage[] =
 	"usage: ratelab replay --algo A --limit N --window W [--burst B] [OPTIONS] [TRACE]\n"
 	"       ratelab replay --config FILE [OPTIONS] [TRACE]\n"
 	"\n"
-	"Reads lines 'T KEY' (T: integer ns in [0, 4*10^18]; KEY: any non-blank token)\n"
+	"Reads lines 'T KEY [COST]' (T: integer ns in [0, 4*10^18]; KEY: any non-blank\n"
+	"token; COST: the request's cost in units, an integer in [1, 10^9], default 1)\n"
 	"from the file TRACE, or standard input when TRACE is absent or '-', and prints\n"
 	"per request 1 (allowed) or 0 (rejected). Options take '--name value' or\n"
 	"'--name=value'; flags also '--name=yes|no'.\n"
@@ -203,7 +205,7 @@ int cli_cmd_replay(int argc, char **argv)
 	}
 
 	struct sim_lines in = { 0 };
-	char *line, *tok[2];
+	char *line, *tok[3];
 	bool want = rp.ro.explain || rp.ro.headers;
 
 	if ((status = cli_open_input("replay", rp.ro.trace, &in.in))) {
@@ -217,16 +219,22 @@ int cli_cmd_replay(int argc, char **argv)
 			status = cli_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
 			break;
 		}
-		int64_t t;
+		int64_t t, cost = 1;
+		int ntok = sim_split(line, tok, 3);
 
-		if (sim_split(line, tok, 2) != 2) {
-			status = cli_usage_error("replay", "line %ld: %s: expected 'T KEY'", in.lineno,
-						 cli_quote(in.text));
+		if (ntok < 2 || ntok > 3) {
+			status = cli_usage_error("replay", "line %ld: %s: expected %s", in.lineno,
+						 cli_quote(in.text), ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
 			break;
 		}
 		if (!rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
 			status = cli_usage_error("replay", "line %ld: %s: time %s is not an integer number of ns in [0, %lld]",
 						in.lineno, cli_quote(in.text), cli_quote(tok[0]), RL_TIME_MAX_NS);
+			break;
+		}
+		if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
+			status = cli_usage_error("replay", "line %ld: %s: cost %s is not an integer in [1, %lld]",
+						 in.lineno, cli_quote(in.text), cli_quote(tok[2]), RL_COST_MAX);
 			break;
 		}
 		size_t klen = strlen(tok[1]), m = 0;
@@ -240,7 +248,7 @@ int cli_cmd_replay(int argc, char **argv)
 		int rc = RL_ALLOWED;
 		if (!(tier && tier->unlimited)) {
 			void *state = sim_keymap_get(&rp.maps[m], tok[1], klen);
-			rc = state ? rl_limiter_check(lim, state, t, want ? &d : NULL) : RL_ENOMEM;
+			rc = state ? rl_limiter_check_n(lim, state, t, cost, want ? &d : NULL) : RL_ENOMEM;
 		}
 		if (rc < 0) {
 			fflush(stdout);
