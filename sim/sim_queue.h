@@ -17,6 +17,7 @@ struct sim_event {
 	uint32_t key;     /* dense key id */
 	uint32_t attempt; /* 0 for a fresh request, n for its nth retry */
 	uint32_t kind;    /* sim_event_kind */
+	uint32_t cost;    /* the request's cost, units (1..RL_COST_MAX); a retry keeps it */
 };
 
 enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_RETRY, SIM_EV_PROBE };

@@ -1,10 +1,11 @@
 /*
- * sim_run.c - model: the decider the engine calls checks the request with
- * the algorithm under test and with the reference on that key's states,
- * and tallies the comparison. Invariant: per key, track holds exactly the
- * algorithm's admitted times in (t - W, t] at the latest request t, so its
- * total after each admission is the count of the window ending there, and
- * the largest such total is the largest count of any window of length W.
+ * sim_run.c - model: the decider the engine calls checks the request (of
+ * cost c units) with the algorithm under test and with the reference on
+ * that key's states, and tallies the comparison. Invariant: per key, track
+ * holds exactly the algorithm's admitted units in (t - W, t] at the latest
+ * request t, as (time, units) runs, so its total after each admission is
+ * the count of the window ending there, and the largest such total is the
+ * largest count of any window of length W.
  */
 #include "sim_run.h"
 
@@ -21,7 +22,7 @@ struct run {
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
-	int64_t *req, *adm;          /* per key */
+	int64_t *req, *adm;          /* per key, units */
 	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
@@ -31,13 +32,13 @@ struct run {
 	struct sim_result *res;
 };
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct run *r = ctx;
 	struct rl_decision d;
 	void *st = r->states + (size_t)key * r->state_size;
-	int v = rl_limiter_check(r->lim, st, t, retry_ns ? &d : NULL);
-	int ref = r->compare ? rl_sliding_log_check(r->ref, &r->refs[key], t, NULL) : 0;
+	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
+	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 
 	if (v < 0)
 		return v;
@@ -46,19 +47,23 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	if (retry_ns)
 		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
-	r->req[key]++;
+	r->res->units += cost;
+	r->req[key] += cost;
 	if (v) {
 		r->res->admitted++;
-		r->adm[key]++;
+		r->res->admitted_units += cost;
+		r->adm[key] += cost;
 	}
 	if (!r->compare)
 		goto observe;
-	/* the exact verdict on this request, given what the algorithm admitted before it */
+	/* the exact verdict on this request, given what the algorithm admitted
+	 * before it: would its units leave at most N in (t - W, t]? */
 	struct rl_runlog *log = &r->track[key];
 	rl_runlog_expire(log, t - r->lim->rule.window_ns);
-	bool exact = log->total < (uint64_t)r->lim->rule.limit;
+	bool exact = log->total + (uint64_t)cost <= (uint64_t)r->lim->rule.limit;
 	if (v) {
-		int rc = rl_runlog_push(log, t);
+		/* an admitted cost may pass N only for a false allow, and fits 32 bits */
+		int rc = rl_runlog_push_n(log, t, (uint32_t)cost);
 		if (rc)
 			return rc;
 		if ((int64_t)log->total > r->res->max_in_window)
@@ -128,7 +133,7 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 		res->state_bytes_mean = bytes / (double)res->active_keys;
 		double quota = (double)res->active_keys * (double)rule->limit *
 			       (double)tr->sc->duration_ns / (double)rule->window_ns;
-		res->long_run_rate_ratio = (double)res->admitted / quota;
+		res->long_run_rate_ratio = (double)res->admitted_units / quota;
 	}
 }
 
