@@ -13,7 +13,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "breaker", cli_cmd_breaker, "drive the rate-limit circuit breaker with handle/state lines" },
-	{ "replay", cli_cmd_replay, "decide a trace of 'T KEY' lines with one algorithm" },
+	{ "replay", cli_cmd_replay, "decide a trace of 'T KEY [COST]' lines with one algorithm" },
 	{ "check", cli_cmd_check, "validate a tiers config file and print the resolved rules" },
 	{ "sim", cli_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
 };
