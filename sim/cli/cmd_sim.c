@@ -23,7 +23,7 @@
 #define CLI_SCENARIO_DIR "sim/scenarios"
 #endif
 
-#define MAX_FILES 256
+#define MAX_FILES 256 /* scenario files named on the command line */
 
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
@@ -59,42 +59,38 @@ struct sim_opts {
 	size_t nfiles;
 };
 
-static bool takes_value(const char *name)
-{
-	return strcmp(name, "out") == 0 || strcmp(name, "seed") == 0;
-}
+enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_COUNT };
+
+static const struct cli_option options[O_COUNT] = {
+	[O_OUT] = { "out", CLI_VALUE },
+	[O_SEED] = { "seed", CLI_VALUE },
+	[O_NO_TIMING] = { "no-timing", CLI_FLAG },
+	[O_QUIET] = { "quiet", CLI_FLAG },
+};
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
 {
-	struct cli_opts o = { argc, argv, 0 };
-	const char *name, *val;
+	struct cli_args a;
+	int64_t seed;
+	int status = cli_parse("sim", argc, argv, options, O_COUNT, MAX_FILES, &a);
 
-	while ((name = cli_opt_next(&o, &val, takes_value))) {
-		int64_t seed;
-		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
-			return -1;
-		} else if (!*name) {
-			if (so->nfiles == MAX_FILES)
-				return cli_usage_error("sim", "more than %d scenario files", MAX_FILES);
-			so->files[so->nfiles++] = val;
-		} else if (strcmp(name, "no-timing") == 0 && !val) {
-			so->timing = false;
-		} else if (strcmp(name, "quiet") == 0 && !val) {
-			so->quiet = true;
-		} else if (!takes_value(name)) {
-			return cli_usage_error("sim", "unknown option '%s' (see --help)", o.argv[o.cur - 1]);
-		} else if (!val) {
-			return cli_usage_error("sim", "option --%s needs a value", name);
-		} else if (strcmp(name, "out") == 0) {
-			so->out = val;
-		} else if (!rl_parse_i64(val, &seed) || seed < 0) {
-			return cli_usage_error("sim", "--seed '%s' is not a non-negative integer", val);
-		} else {
-			so->seed = (uint64_t)seed;
-			so->seed_given = true;
-		}
+	if (status == CLI_HELP)
+		fputs(usage, stdout);
+	if (status)
+		return status;
+	if (a.value[O_OUT])
+		so->out = a.value[O_OUT];
+	if (a.value[O_SEED]) {
+		if ((status = cli_int("sim", "--seed", a.value[O_SEED], 0, INT64_MAX, &seed)))
+			return status;
+		so->seed = (uint64_t)seed;
+		so->seed_given = true;
 	}
+	if (a.value[O_NO_TIMING])
+		so->timing = false;
+	so->quiet = a.value[O_QUIET] != NULL;
+	for (size_t i = 0; i < a.npos; i++)
+		so->files[so->nfiles++] = a.pos[i];
 	return CLI_EXIT_OK;
 }
 
@@ -126,28 +122,48 @@ static bool find_default_dir(char *dir, size_t len)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Lists dir's *.ini files, sorted; the names are malloc'd into names. */
-static int list_default(char **names, size_t *n)
+/*
+ * Lists dir's *.ini files, sorted, into *names (malloc'd, *n of them), all
+ * of them: out of memory or a directory read error fails the command.
+ */
+static int list_default(char ***names, size_t *n)
 {
 	char dir[PATH_MAX];
 	DIR *d;
 	struct dirent *e;
+	size_t cap = 0;
+	int status = CLI_EXIT_OK;
 
+	*names = NULL;
+	*n = 0;
 	if (!find_default_dir(dir, sizeof(dir)) || !(d = opendir(dir)))
 		return cli_usage_error("sim", "no scenario given and the default set (sim/scenarios) was not found");
-	*n = 0;
-	while ((e = readdir(d)) && *n < MAX_FILES) {
+	for (errno = 0; (e = readdir(d)); errno = 0) {
 		size_t len = strlen(e->d_name);
 		if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
 			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **grown = realloc(*names, cap * sizeof(*grown));
+			if (!grown)
+				break;
+			*names = grown;
+		}
 		size_t size = strlen(dir) + len + 2;
-		if (!(names[*n] = malloc(size)))
+		if (!((*names)[*n] = malloc(size)))
 			break;
-		snprintf(names[(*n)++], size, "%s/%s", dir, e->d_name);
+		snprintf((*names)[(*n)++], size, "%s/%s", dir, e->d_name);
+	}
+	if (e || errno) {
+		fprintf(stderr, "ratelab sim: listing %s: %s\n", dir, e ? "out of memory" : strerror(errno));
+		status = CLI_EXIT_FAIL;
 	}
 	closedir(d);
-	qsort(names, *n, sizeof(*names), by_name);
-	return *n ? CLI_EXIT_OK : cli_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK && !*n)
+		status = cli_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK)
+		qsort(*names, *n, sizeof(**names), by_name);
+	return status;
 }
 
 static int mkdir_p(const char *path)
@@ -330,10 +346,12 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 	uint64_t seed = o->so->seed_given ? o->so->seed : sc->seed;
 	int status = CLI_EXIT_OK, rc = sim_traffic_create(&tr, sc, seed, msg, sizeof(msg));
 
-	if (rc) {
+	if (rc == RL_ENOMEM || rc == RL_EIO) {
 		fprintf(stderr, "ratelab sim: %s\n", msg);
-		return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		return CLI_EXIT_FAIL;
 	}
+	if (rc)
+		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
 	for (size_t i = 0; i < n && status == CLI_EXIT_OK; i++)
@@ -360,11 +378,13 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 		int rc = sim_scenario_load(files[i], &base, msg, sizeof(msg));
 		if (rc == RL_OK && (rc = sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
 			sim_traffic_destroy(&tr); /* traces checked before anything is written */
-		if (rc) {
+		if (rc == RL_ENOMEM || rc == RL_EIO) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+			return CLI_EXIT_FAIL;
 		}
+		if (rc)
+			return cli_usage_error("sim", "%s", msg);
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {
 			cap = (*count + add) * 2;
@@ -386,19 +406,21 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 int cli_cmd_sim(int argc, char **argv)
 {
 	struct sim_opts so = { .out = "results/sim", .timing = true };
-	char *defaults[MAX_FILES];
+	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
 	struct sim_scenario *scs = NULL;
 	int status = parse_opts(argc, argv, &so);
 
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
-	if (!so.nfiles && (status = list_default(defaults, &ndefaults)))
-		return status;
-	status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
-			   : load_all(defaults, ndefaults, &scs, &nsc);
+	if (!so.nfiles)
+		status = list_default(&defaults, &ndefaults);
+	if (!status)
+		status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
+				   : load_all(defaults, ndefaults, &scs, &nsc);
 	for (size_t i = 0; i < ndefaults; i++)
 		free(defaults[i]);
+	free(defaults);
 	if (status) {
 		free(scs);
 		return status;
