@@ -157,11 +157,80 @@ static void test_keyed_limit_exact(void **unused)
 	rl_limit_free(l);
 }
 
+/*
+ * Two threads on one limiter through refills (gcra: the lock-free path on
+ * x86-64, algo.h's exact decisions elsewhere): in each of ROUNDS rounds both
+ * threads make ROUND_REQ requests at the round's one time, where one thread
+ * admits exactly the burst (B = N, a full window since the last round
+ * refills it all). Any lost or doubled update of the state changes a round's
+ * total; each admission's answer says how many the key still holds.
+ */
+#define ROUNDS 200
+#define ROUND_LIMIT 50
+#define ROUND_REQ 60
+
+struct rounder {
+	struct rl_limit *l;
+	pthread_barrier_t *round;
+	int allowed[ROUNDS];
+	int bad_answers;
+};
+
+static void *work_rounds(void *arg)
+{
+	struct rounder *r = arg;
+
+	for (int k = 0; k < ROUNDS; k++) {
+		pthread_barrier_wait(r->round);
+		for (int i = 0; i < ROUND_REQ; i++) {
+			struct rl_decision d;
+			int rc = rl_limit_allow_at(r->l, RL_S(1) * (k + 1), &d);
+			if (rc == RL_ALLOWED)
+				r->allowed[k]++;
+			/* admitted: 0 <= remaining < N and no wait; rejected: none left, a wait */
+			if (rc < 0 || (rc == RL_ALLOWED && (d.remaining >= ROUND_LIMIT || d.retry_after_ns)) ||
+			    (rc == RL_REJECTED && (d.remaining || d.retry_after_ns <= 0)))
+				r->bad_answers++;
+		}
+	}
+	return NULL;
+}
+
+static void test_two_threads_rounds(void **unused)
+{
+	(void)unused;
+	static const char *const algos[] = { "gcra", "token_bucket" };
+
+	for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++) {
+		struct rl_limit *l = rl_limit_new(algos[a], ROUND_LIMIT, RL_S(1), 0);
+		struct rounder r[2] = { 0 };
+		pthread_t th[2];
+		pthread_barrier_t round;
+
+		assert_non_null(l);
+		pthread_barrier_init(&round, NULL, 2);
+		for (int t = 0; t < 2; t++) {
+			r[t] = (struct rounder){ .l = l, .round = &round };
+			assert_int_equal(pthread_create(&th[t], NULL, work_rounds, &r[t]), 0);
+		}
+		for (int t = 0; t < 2; t++)
+			assert_int_equal(pthread_join(th[t], NULL), 0);
+		pthread_barrier_destroy(&round);
+		for (int k = 0; k < ROUNDS; k++)
+			if (r[0].allowed[k] + r[1].allowed[k] != ROUND_LIMIT)
+				fail_msg("%s round %d: %d admitted, one thread admits %d", algos[a], k,
+					 r[0].allowed[k] + r[1].allowed[k], ROUND_LIMIT);
+		assert_int_equal(r[0].bad_answers + r[1].bad_answers, 0);
+		rl_limit_free(l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_totals),
 		cmocka_unit_test(test_keyed_limit_exact),
+		cmocka_unit_test(test_two_threads_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

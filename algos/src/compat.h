@@ -19,6 +19,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 
 /*
  * Bytes the allocator holds for the block p, asked bytes long: on glibc
@@ -78,5 +81,43 @@ static inline int rl_find_u32x16(const uint32_t *v, uint32_t x)
 	return -1;
 #endif
 }
+
+/*
+ * A 16-byte compare-and-swap, where the machine has one: on x86-64 the
+ * cmpxchg16b instruction (every x86-64 CPU but the very first; asked of
+ * cpuid once, rl_cas16_supported). *p = desired iff *p == *expected, else
+ * *expected = *p; true iff swapped. p is 16-byte aligned. Elsewhere
+ * RL_HAVE_CAS16 is 0 and callers keep their lock.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RL_HAVE_CAS16 1
+static inline bool rl_cas16_supported(void)
+{
+	unsigned a, b, c, d;
+
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_CMPXCHG16B);
+}
+
+static inline __attribute__((target("cx16"))) bool
+rl_cas16(unsigned __int128 *p, unsigned __int128 *expected, unsigned __int128 desired)
+{
+	unsigned __int128 seen = __sync_val_compare_and_swap(p, *expected, desired);
+	bool swapped = seen == *expected;
+
+	*expected = seen;
+	return swapped;
+}
+
+/* A guess of *p for rl_cas16: each 8-byte half read atomically, the pair maybe torn. */
+static inline unsigned __int128 rl_load16_guess(const unsigned __int128 *p)
+{
+	const uint64_t *h = (const uint64_t *)(const void *)p;
+	uint64_t lo = __atomic_load_n(&h[0], __ATOMIC_RELAXED), hi = __atomic_load_n(&h[1], __ATOMIC_RELAXED);
+
+	return ((unsigned __int128)hi << 64) | lo;
+}
+#else
+#define RL_HAVE_CAS16 0
+#endif
 
 #endif

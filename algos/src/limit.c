@@ -1,6 +1,8 @@
 /*
  * limit.c - rl_limit: one rl_limiter, the unnamed key's state behind one
- * mutex, and an rl_store for named keys made on first use.
+ * mutex (or, for gcra where the machine has a 16-byte compare-and-swap,
+ * behind none: lock_free below), and an rl_store for named keys made on
+ * first use.
  *
  * Invariant: every decision is rl_limiter_check on the one state of its
  * key, with that key's checks serialised (the unnamed key by l->lock, a
@@ -24,6 +26,10 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include <string.h>
+
+#include "compat.h"
+#include "ratelab/gcra.h"
 #include "ratelab/store.h"
 
 struct rl_limit {
@@ -31,6 +37,7 @@ struct rl_limit {
 	pthread_mutex_t lock;             /* serialises the unnamed key; makes the store */
 	_Atomic(struct rl_store *) store; /* named keys; NULL until the first keyed call */
 	uint64_t seed;                    /* the store's key hash seed */
+	bool lock_free;                   /* the unnamed key is a gcra state decided by CAS */
 	alignas(max_align_t) unsigned char state[RL_ALGO_MAX_STATE]; /* the unnamed key */
 };
 
@@ -85,8 +92,46 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 	if (getrandom(&l->seed, sizeof(l->seed), 0) != (ssize_t)sizeof(l->seed))
 		l->seed = (uint64_t)rl_now_ns() ^ (uint64_t)(uintptr_t)l;
 	atomic_init(&l->store, NULL);
+#if RL_HAVE_CAS16
+	l->lock_free = a == &rl_gcra_algo && rl_cas16_supported();
+#endif
 	return l;
 }
+
+#if RL_HAVE_CAS16
+_Static_assert(alignof(max_align_t) >= 16 && sizeof(struct rl_gcra) == 16,
+	       "the unnamed key's gcra state is one aligned 16-byte word");
+
+/*
+ * The unnamed gcra key without a lock: its whole state (TAT and last seen
+ * time, 16 bytes) is one word, decided on a copy and written back by one
+ * 16-byte compare-and-swap. A failed swap means another check took effect
+ * since the read; this one is then decided again on the state that check
+ * left. Every check thus takes effect at its own successful swap, one at a
+ * time, on the state the previous one left: the same decisions as the
+ * locked path, in the order of the swaps. A check always swaps (its last
+ * seen time may change), so a torn guess can never be taken for a state.
+ */
+static int allow_lock_free(struct rl_limit *l, int64_t now_ns, struct rl_decision *out)
+{
+	unsigned __int128 *word = (unsigned __int128 *)(void *)l->state;
+	unsigned __int128 seen = rl_load16_guess(word), next;
+	struct rl_gcra st;
+	struct rl_decision dec;
+	int rc;
+
+	do {
+		memcpy(&st, &seen, sizeof(st));
+		rc = rl_gcra_check(&l->limiter, &st, now_ns, out ? &dec : NULL);
+		if (rc < 0)
+			return rc;
+		memcpy(&next, &st, sizeof(next));
+	} while (!rl_cas16(word, &seen, next));
+	if (out)
+		*out = dec;
+	return rc;
+}
+#endif
 
 int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *out)
 {
@@ -94,6 +139,10 @@ int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *ou
 
 	if (!l)
 		return RL_EINVAL;
+#if RL_HAVE_CAS16
+	if (l->lock_free)
+		return allow_lock_free(l, now_ns, out);
+#endif
 	pthread_mutex_lock(&l->lock);
 	rc = rl_limiter_check(&l->limiter, l->state, now_ns, out);
 	pthread_mutex_unlock(&l->lock);
