@@ -7,6 +7,10 @@
 //       advancing its own time by W/N/2 per request from where the last
 //       run ended (so that each run starts where the limiter's state is):
 //       the contended cost (wall time over all threads' requests)
+//   atomic/<op>   the machine's own cost of the one locked operation every
+//       thread-safe check takes, alone in a loop, one thread: mutex
+//       (pthread lock + unlock), cas8 (load a word, compare-and-swap it to
+//       its successor), cas16 (the same on 16 bytes, x86-64 cmpxchg16b)
 //
 // Counters: allowed_pct.
 #include <benchmark/benchmark.h>
@@ -16,6 +20,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <pthread.h>
 #include <string>
 
 #include "common.h"
@@ -94,8 +99,60 @@ void bm_limit_mt(benchmark::State &state, const rl_algo *algo)
 	finish(state, allowed);
 }
 
+void bm_mutex(benchmark::State &state)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	uint64_t x = 0;
+
+	for (auto _ : state) {
+		pthread_mutex_lock(&mu);
+		benchmark::DoNotOptimize(++x);
+		pthread_mutex_unlock(&mu);
+	}
+	state.SetItemsProcessed(state.iterations());
+}
+
+void bm_cas8(benchmark::State &state)
+{
+	static std::atomic<uint64_t> word{0};
+
+	for (auto _ : state) {
+		uint64_t seen = word.load(std::memory_order_relaxed);
+		while (!word.compare_exchange_weak(seen, seen + 1)) {
+		}
+	}
+	state.SetItemsProcessed(state.iterations());
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("cx16"))) bool cas16(unsigned __int128 *p, unsigned __int128 seen, unsigned __int128 next)
+{
+	return __sync_bool_compare_and_swap(p, seen, next);
+}
+
+void bm_cas16(benchmark::State &state)
+{
+	alignas(16) static unsigned __int128 word = 0;
+	auto *half = reinterpret_cast<uint64_t *>(&word);
+
+	for (auto _ : state) {
+		unsigned __int128 seen;
+		do {
+			seen = (static_cast<unsigned __int128>(__atomic_load_n(&half[1], __ATOMIC_RELAXED)) << 64) |
+			       __atomic_load_n(&half[0], __ATOMIC_RELAXED);
+		} while (!cas16(&word, seen, seen + 1));
+	}
+	state.SetItemsProcessed(state.iterations());
+}
+#endif
+
 int register_all()
 {
+	benchmark::RegisterBenchmark("atomic/mutex", bm_mutex);
+	benchmark::RegisterBenchmark("atomic/cas8", bm_cas8);
+#if defined(__x86_64__) && defined(__GNUC__)
+	benchmark::RegisterBenchmark("atomic/cas16", bm_cas16);
+#endif
 	for (const rl_algo *algo : rlbench::algos())
 		benchmark::RegisterBenchmark((std::string("limit/") + algo->name + "/verdict").c_str(), bm_limit, algo);
 	for (const rl_algo *algo : rlbench::algos())
