@@ -31,6 +31,11 @@ enum {
 	SPINS_BEFORE_YIELD = 64,
 };
 
+/* Tables larger than this (bytes) have a check's bucket prefetched whole:
+ * below it the table stays in the core's caches and the prefetches are
+ * only instructions. */
+#define PREFETCH_ABOVE_BYTES ((size_t)256 << 10)
+
 /* A bucket's head; its SLOTS states (8-byte aligned) follow it. */
 struct bucket {
 	_Atomic uint32_t lock; /* 0 free, 1 held */
@@ -50,6 +55,7 @@ struct rl_store {
 	uint64_t seed;
 	rl_store_hash_fn hash;
 	bool owns_heap; /* states own heap (rl_algo.heap_bytes), counted in heap_bytes */
+	bool prefetch;  /* the table is above PREFETCH_ABOVE_BYTES */
 	unsigned char *table;
 	/* Shared counters, written on insertions, drops and full decisions only. */
 	_Atomic size_t keys;
@@ -434,13 +440,17 @@ int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_
 
 	/* Fetch the key's first bucket whole (tags and states) at once: its
 	 * misses overlap instead of following one another. */
-	for (size_t off = 0; off < s->stride; off += 64)
-		__builtin_prefetch((const unsigned char *)b1 + off, 1);
+	if (s->prefetch)
+		for (size_t off = 0; off < s->stride; off += 64)
+			__builtin_prefetch((const unsigned char *)b1 + off, 1);
 
-	/* The fast path: the key is in its first bucket (where most keys live). */
+	/* The fast path: the key is in its first bucket (where most keys live);
+	 * a state without heap goes straight to the algorithm. */
 	bucket_lock(b1);
 	if ((slot = find(b1, w.tag)) >= 0) {
-		rc = run(s, state_at(s, b1, slot), now_ns, cost, out);
+		void *st = state_at(s, b1, slot);
+		rc = s->owns_heap ? run(s, st, now_ns, cost, out)
+				  : s->lim->algo->check(s->lim, st, now_ns, cost, out);
 		bucket_unlock(b1);
 		return rc;
 	}
@@ -494,6 +504,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->seed = cfg->hash_seed;
 	s->hash = cfg->hash ? cfg->hash : rl_store_hash;
 	s->owns_heap = owns_heap;
+	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
 	s->table = calloc(s->nbuckets, s->stride);
 	if (!s->table) {
 		free(s);
