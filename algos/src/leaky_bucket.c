@@ -64,22 +64,33 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	return verdict;
 }
 
-int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			  struct rl_decision *out)
+/*
+ * Every entry point but the plain verdict (cost 1, no answer) goes through
+ * this one out-of-line copy, so that the verdict path is a leaf: no call,
+ * so no callee-saved registers to save and restore around one.
+ */
+static __attribute__((noinline)) int decide_any(const struct rl_limiter *lim, struct rl_level *st,
+						int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	return decide(lim, st, now_ns, 1, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
+int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+                          struct rl_decision *out)
+{
+	return out ? decide_any(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			    int64_t cost, struct rl_decision *out)
+                            int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return out || cost != 1 ? decide_any(lim, st, now_ns, cost, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return rl_leaky_bucket_check_n(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
