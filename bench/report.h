@@ -88,8 +88,8 @@ std::string breaker_scenario(const Inputs &in);
 // Key counts of the store benchmarks present, ascending.
 std::vector<size_t> key_counts(const Inputs &in);
 
-// Writes the chart data (results/plots/data) and returns nothing; the
-// sentences describing each chart come from chart_notes().
+// Writes the chart data (results/plots/data); full_report() writes the
+// sentence under each chart.
 void write_chart_data(const Inputs &in, const std::string &dir);
 
 // Markdown: the tradeoff table alone (README) and the whole report.

@@ -3,6 +3,7 @@
 // one data-driven sentence per chart.
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "report.h"
@@ -295,7 +296,11 @@ std::string tradeoff_table(const Inputs &in)
 		o << "| " << f.algo << " | " << fmt(f.false_allow_pct, 4) << " | " << fmt(f.false_reject_pct, 4) << " | "
 		  << fmt(f.worst_ratio, 2) << " | " << f.state_bytes << " | " << fmt(f.allin_1m, 1) << " | "
 		  << fmt(f.ns_hot, 2) << " | " << fmt(f.ns_1m, 1) << " |\n";
-	o << "\nError columns: the simulator's " << in.summary.rows.size() / (in.algos.empty() ? 1 : in.algos.size())
+	// distinct scenarios: rows / algorithms undercounts once a scenario sets algos =
+	std::set<std::string> scenarios;
+	for (size_t i = 0; i < in.summary.rows.size(); i++)
+		scenarios.insert(in.summary.at(i, "scenario"));
+	o << "\nError columns: the simulator's " << scenarios.size()
 	  << " default scenarios against the exact sliding log, request-weighted (sum of false decisions / "
 	     "sum of requests); worst burst: the largest max_window_ratio of any scenario. ns/op hot: one key, "
 	     "time passed in, verdict only; at 1M keys: `rl_store_check`, uniform keys, one thread.\n";

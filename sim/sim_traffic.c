@@ -37,10 +37,10 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			 s->spec->name, path);
 		return RL_EINVAL;
 	}
-	if (sim_keymap_init(&ids, sizeof(uint32_t))) {
+	if ((rc = sim_keymap_init(&ids, sizeof(uint32_t)))) {
 		fclose(in.in);
-		snprintf(msg, msg_len, "out of memory");
-		return RL_ENOMEM;
+		snprintf(msg, msg_len, "%s", rl_strerror(rc));
+		return rc;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
 		int64_t t;

@@ -22,6 +22,7 @@
 #include <threads.h>
 
 #include "arith.h"
+#include "compat.h"
 
 enum {
 	SLOTS = RL_STORE_BUCKET_SLOTS,
@@ -530,4 +531,9 @@ void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 		.evicted_full = atomic_load_explicit(&m->evicted_full, memory_order_relaxed),
 		.full_decided = atomic_load_explicit(&m->full_decided, memory_order_relaxed),
 	};
+}
+
+int rl_store_random_seed(uint64_t *seed)
+{
+	return rl_random_seed(seed) ? RL_OK : RL_EIO;
 }
