@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compat.h"
 #include "keymap.h"
 #include "lines.h"
 #include "ratelab/algo.h"
@@ -272,7 +273,7 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 		if (n && i == 0)
 			s->window += sp->every;
 		/* saturated: INT64_MAX - gap (gap < W <= RL_TIME_MAX_NS) is past every stop time */
-		if (__builtin_mul_overflow(s->window, w, &edge))
+		if (rl_mul_overflow(s->window, w, &edge))
 			edge = INT64_MAX;
 		*t = edge - (i < per_side ? sp->gap_ns : 0);
 		*key = (uint32_t)(i % s->nkeys);

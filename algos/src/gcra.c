@@ -15,7 +15,7 @@
 #include "arith.h"
 
 /* The answer's division, out of line so that the verdict-only path stays small. */
-static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t t, rl_u128 last,
+static RL_NOINLINE void explain(int64_t debt, int64_t tol, int64_t t, rl_u128 last,
 					      int verdict, struct rl_decision *out)
 {
 	/* units still possible at now: debt + k * T <= tol + T */
@@ -43,7 +43,7 @@ int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t no
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
 	int64_t debt = tat - now;
-	int64_t tol = (int64_t)lim->tolerance_ns;
+	int64_t tol = lim->tolerance_ns;
 	/* the request's units after its first, as emission time: up to 10^27 ns */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
 	int verdict = (rl_u128)debt + last <= (rl_u128)tol ? RL_ALLOWED : RL_REJECTED;

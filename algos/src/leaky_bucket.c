@@ -17,20 +17,20 @@
 #include "level_ops.h"
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
-static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 queued,
+static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 queued,
 					      rl_u128 level, int64_t cost, int verdict,
 					      struct rl_decision *out)
 {
 	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * w; /* the last unit's place in the request */
 
-	out->remaining = level <= lim->burst_w ? (int64_t)((lim->burst_w - level) / w) + 1 : 0;
+	out->remaining = level <= rl_wide_get(lim->burst_w) ? (int64_t)((rl_wide_get(lim->burst_w) - level) / w) + 1 : 0;
 	if (verdict)
 		out->retry_after_ns = 0;
 	else if (cost > lim->rule.burst)
 		out->retry_after_ns = RL_DURATION_MAX_NS;
 	else /* the smallest d with level - d * N + (c - 1) * W <= B * W */
-		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - lim->burst_w, n));
+		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - rl_wide_get(lim->burst_w), n));
 	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
 	out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
 }
@@ -47,7 +47,7 @@ int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st,
 	rl_u128 take = w * (uint64_t)cost;
 	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
 	rl_u128 queued = level; /* the admitted request's wait, times N */
-	int verdict = level + take <= lim->burst_w + w && cost <= lim->rule.burst ? RL_ALLOWED
+	int verdict = level + take <= rl_wide_get(lim->burst_w) + w && cost <= lim->rule.burst ? RL_ALLOWED
 										 : RL_REJECTED;
 
 	level += take & -(rl_u128)verdict; /* branch-free */

@@ -42,7 +42,7 @@ static int64_t least_offset(int64_t w, uint32_t c, rl_u128 room)
  * The answer, out of line so that the verdict-only path stays small: used
  * is the weighted count after the decision, e the offset into the window.
  */
-static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
+static RL_NOINLINE void explain(const struct rl_limiter *lim,
 					      const struct rl_sliding_counter *st, int64_t now,
 					      int64_t e, rl_u128 used, int64_t cost, int verdict,
 					      struct rl_decision *out)
@@ -50,7 +50,7 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
 	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
 	int64_t to_end = st->end_ns - now;
 
-	out->remaining = used < lim->quota_nw ? (int64_t)rl_ceil_div(lim->quota_nw - used, (rl_u128)w) : 0;
+	out->remaining = used < rl_wide_get(lim->quota_nw) ? (int64_t)rl_ceil_div(rl_wide_get(lim->quota_nw) - used, (rl_u128)w) : 0;
 	out->delay_ns = 0;
 	out->retry_after_ns = 0;
 	if (!verdict && cost > n) {
@@ -90,7 +90,7 @@ int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_c
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 	/* the request's units after its first: up to 10^27 */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
-	int verdict = used + last < lim->quota_nw ? RL_ALLOWED : RL_REJECTED;
+	int verdict = used + last < rl_wide_get(lim->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
 	st->last_ns = now;
 	if (verdict) {

@@ -435,7 +435,7 @@ int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_
 	/* Fetch the key's first bucket whole (tags and states) at once: its
 	 * misses overlap instead of following one another. */
 	for (size_t off = 0; off < s->stride; off += 64)
-		__builtin_prefetch((const unsigned char *)b1 + off, 1);
+		RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
 
 	/* The fast path: the key is in its first bucket (where most keys live). */
 	bucket_lock(b1);

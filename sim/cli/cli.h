@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compat.h"
 #include "lines.h"
 #include "ratelab/parse.h"
 
@@ -45,7 +46,7 @@ const char *cli_opt_next(struct cli_opts *o, const char **value, bool takes_valu
 bool cli_opt_all_but_help(const char *name);
 
 /* Prints "ratelab CMD: message" to stderr after flushing stdout; returns 2. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *cmd, const char *fmt, ...) RL_PRINTF(2, 3);
 
 /*
  * After the last line: CLI_EXIT_FAIL with a message if reading failed,
