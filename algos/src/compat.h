@@ -27,7 +27,9 @@
 /* Unsigned 128-bit arithmetic: products such as limit * window_ns. */
 __extension__ typedef unsigned __int128 rl_u128;
 
-/* Attributes: a cold helper kept out of line; printf-style checking. */
+/* Attributes: a hot helper always inlined, a cold one kept out of line;
+ * printf-style checking. */
+#define RL_ALWAYS_INLINE inline __attribute__((always_inline))
 #define RL_NOINLINE __attribute__((noinline))
 #define RL_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
