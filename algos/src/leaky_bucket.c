@@ -64,6 +64,23 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	return verdict;
 }
 
+/*
+ * Any cost: cost 1 with its arithmetic folded; a cost above B, which is never
+ * admitted, decided on a copy so that the key's state is left unchanged
+ * (algo.h).
+ */
+static int decide_any(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
+		      struct rl_decision *out)
+{
+	if (cost == 1)
+		return decide(lim, st, now_ns, 1, out);
+	if (cost > lim->rule.burst) {
+		struct rl_level copy = *st;
+		return decide(lim, &copy, now_ns, cost, out);
+	}
+	return decide(lim, st, now_ns, cost, out);
+}
+
 int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			  struct rl_decision *out)
 {
@@ -73,13 +90,13 @@ int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int
 int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			    int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

@@ -29,8 +29,8 @@
  * leaky_bucket, or beyond gcra's capped tolerance, gcra.h; c > N for
  * fixed_window, sliding_log and sliding_counter) is rejected with the usual
  * remaining and reset_ns and retry_after_ns = RL_DURATION_MAX_NS (never);
- * nothing is admitted. A cost outside [1, RL_COST_MAX] is RL_EINVAL and
- * changes no state.
+ * the key's state is left unchanged (not even its last seen time moves). A
+ * cost outside [1, RL_COST_MAX] is RL_EINVAL and changes no state.
  *
  * Decision contract, the same for every algorithm:
  *   - Only admitted requests count against the quota.
