@@ -246,16 +246,16 @@ def compare(base_path_or_data, now_data, base_label="baseline"):
           base_path_or_data.get("compiler", "?"), base_path_or_data.get("valgrind", "?"), now_data.get("commit", "?")))
     gated = ", ".join("%s +%.0f%%" % (k, v) for k, v in THRESHOLDS.items() if v is not None)
     print("perf: per operation; the gate fails on %s" % gated)
-    head = "%-26s %-10s %12s %12s %8s" % ("entry", "figure", base_label, "now", "change")
+    head = "%-28s %-10s %12s %12s %8s" % ("entry", "figure", base_label, "now", "change")
     print(head)
     print("-" * len(head))
     regressed, improved = [], []
     for name in list(base) + [n for n in now if n not in base]:
         if name not in now:
-            print("%-26s (in the %s, not measured now)" % (name, base_label))
+            print("%-28s (in the %s, not measured now)" % (name, base_label))
             continue
         if name not in base:
-            print("%-26s (new: not in the %s)" % (name, base_label))
+            print("%-28s (new: not in the %s)" % (name, base_label))
             continue
         for fig in FIGURES:
             b, n = base[name][fig], now[name][fig]
@@ -271,7 +271,7 @@ def compare(base_path_or_data, now_data, base_label="baseline"):
                 if name not in improved:
                     improved.append(name)
             cs = "-" if c is None else ("new" if c == float("inf") else "%+.2f%%" % c)
-            print("%-26s %-10s %12.3f %12.3f %8s%s" % (name if fig == FIGURES[0] else "", fig, b, n, cs, mark))
+            print("%-28s %-10s %12.3f %12.3f %8s%s" % (name if fig == FIGURES[0] else "", fig, b, n, cs, mark))
     return regressed, improved
 
 
