@@ -232,6 +232,22 @@ static int op_registry(struct perf_ctx *c, long i)
 	return rl_registry_check(c->reg, id, strlen(id), c->now_ns, &ans);
 }
 
+/* -- harness: the loop and the indirect call of an operation that only advances time */
+
+static int setup_empty(struct perf_ctx *c, const struct perf_entry *e)
+{
+	(void)e;
+	c->step_ns = 1;
+	return 0;
+}
+
+static int op_empty(struct perf_ctx *c, long i)
+{
+	(void)i;
+	c->now_ns += c->step_ns;
+	return 0;
+}
+
 #define HOT_OPS 20000
 #define HOT(algo)                                                                               \
 	{ "hot/" #algo "/verdict", HOT_OPS, "hot/" #algo "/ops/verdict",                        \
@@ -240,6 +256,7 @@ static int op_registry(struct perf_ctx *c, long i)
 	  "rl_limiter_check, one key, full answer", setup_hot, op_hot, &rl_##algo##_algo, 1 }
 
 static const struct perf_entry entries[] = {
+	{ "harness/empty", 20000, NULL, "the driver's loop alone: included in every in-process entry", setup_empty, op_empty, NULL, 0 },
 	HOT(token_bucket),
 	HOT(gcra),
 	HOT(leaky_bucket),
