@@ -360,7 +360,7 @@ def cmd_compare(a):
 def cmd_wallclock(a):
     """compare.py: the committed full run's medians against the working tree's quick run. Never gating."""
     script = "/usr/share/benchmark/compare.py"
-    quick = os.path.join(ROOT, "results", "bench", "bench.json")
+    quick = a.quick
     if not os.path.exists(script):
         print("perf: wall clock: %s missing (apt-get install -y libbenchmark-tools python3-scipy)" % script)
         return 0
@@ -375,20 +375,23 @@ def cmd_wallclock(a):
     if quick_data == full_data:
         print("perf: wall clock: results/bench/bench.json is the committed run (run make bench QUICK=1 first); skipped")
         return 0
-    # The full run keeps aggregates only: its medians, renamed as plain runs, meet the quick run's names.
-    medians = []
-    for b in full_data["benchmarks"]:
-        if b.get("aggregate_name") == "median":
-            b = dict(b, name=b["run_name"], run_type="iteration")
-            b.pop("aggregate_name", None)
-            medians.append(b)
-    full_data["benchmarks"] = medians
+    # compare.py matches runs by name: each side keeps its plain repetitions; a run that kept
+    # aggregates only gives its medians, renamed as plain runs.
+    def runs(data):
+        plain = [b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
+        if plain:
+            return plain
+        return [dict({k: v for k, v in b.items() if k != "aggregate_name"}, name=b["run_name"], run_type="iteration")
+                for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
+    full_data["benchmarks"] = runs(full_data)
+    quick_data["benchmarks"] = runs(quick_data)
     with tempfile.TemporaryDirectory(prefix="ratelab_wall_") as tmp:
-        base = os.path.join(tmp, "full_medians.json")
-        with open(base, "w") as f:
-            json.dump(full_data, f)
-        print("perf: wall clock (information only, never gating): committed full run's medians -> this quick run")
-        r = subprocess.run(["/usr/bin/python3", script, "-a", "benchmarks", base, quick], stdout=subprocess.PIPE,
+        base, new = os.path.join(tmp, "committed_full_run.json"), os.path.join(tmp, "this_quick_run.json")
+        for path, data in ((base, full_data), (new, quick_data)):
+            with open(path, "w") as f:
+                json.dump(data, f)
+        print("perf: wall clock (information only, never gating): compare.py, the committed full run -> this quick run")
+        r = subprocess.run(["/usr/bin/python3", script, "--no-color", "benchmarks", base, new], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         print(r.stdout.rstrip())
     return 0
@@ -408,7 +411,9 @@ def main():
     sub.add_parser("baseline")
     cp = sub.add_parser("compare")
     cp.add_argument("base")
-    sub.add_parser("wallclock")
+    w = sub.add_parser("wallclock")
+    w.add_argument("--quick", default=os.path.join(ROOT, "results", "bench", "bench.json"),
+                   help="the quick run's JSON (default results/bench/bench.json)")
     a = p.parse_args()
     a.build = os.path.abspath(a.build)
     return {"measure": cmd_measure, "check": cmd_check, "baseline": cmd_baseline, "compare": cmd_compare,
