@@ -103,13 +103,22 @@ def read_totals(path):
     return {e: got.get(e, 0) for e in EVENTS}
 
 
-def callgrind(argv, tmp, tag, stdin_path=None, instr_at_start=True, cwd=None):
+# The client's environment and path shift its stack, and so which cache sets it
+# touches: every run gets this environment and runs the binary as ./NAME from a
+# directory of fixed path length (measure()), whatever the checkout's path.
+CLIENT_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+
+
+def callgrind(argv, tmp, tag, stdin_path=None, instr_at_start=True):
     out = os.path.join(tmp, "callgrind.%s.out" % tag)
-    cmd = ["valgrind"] + CALLGRIND_OPTS + ["--instr-atstart=" + ("yes" if instr_at_start else "no"),
+    cwd = os.path.dirname(argv[0])
+    argv = ["./" + os.path.basename(argv[0])] + argv[1:]
+    cmd = [shutil.which("valgrind")] + CALLGRIND_OPTS + ["--instr-atstart=" + ("yes" if instr_at_start else "no"),
                                            "--callgrind-out-file=" + out] + argv
     stdin = open(stdin_path) if stdin_path else subprocess.DEVNULL
     try:
-        r = subprocess.run(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+        r = subprocess.run(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                           env=CLIENT_ENV)
     finally:
         if stdin_path:
             stdin.close()
@@ -204,7 +213,12 @@ def measure(build, only=None, tree=ROOT):
     if shutil.which("valgrind") is None:
         fail("valgrind not found; run: apt-get install -y valgrind (or: make deps)", 1)
     jobs = max(1, int(os.environ.get("JOBS", "2")))
-    with tempfile.TemporaryDirectory(prefix="ratelab_perf_") as tmp:
+    # The binaries run from a copy in a directory whose path has the same length on every
+    # run (valgrind puts the client's full path on its stack, CLIENT_ENV).
+    with tempfile.TemporaryDirectory(prefix="ratelab_perf_", dir="/tmp") as tmp:
+        for exe in ("perf_driver", "ratelab"):
+            shutil.copy2(os.path.join(build, exe), os.path.join(tmp, exe))
+        build = tmp
         work = [("driver", e) for e in driver_entries(build)] + [("program", p) for p in PROGRAM_ENTRIES]
         if only:
             names = {w[1]["name"] if w[0] == "driver" else w[1][0] for w in work}
