@@ -8,6 +8,7 @@
  */
 #include "sim_traffic.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,10 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
 		int64_t t;
-		if (sim_split(line, tok, 2) != 2 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
+		if (in.has_nul) {
+			snprintf(msg, msg_len, "%s:%ld: holds a NUL byte", path, in.lineno);
+			rc = RL_EINVAL;
+		} else if (sim_split(line, tok, 2) != 2 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
 			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY' with T an integer number of ns", path,
 				 in.lineno);
 			rc = RL_EINVAL;
@@ -73,6 +77,14 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			s->trace_ns[s->trace_len] = t;
 			s->trace_key[s->trace_len++] = *id - 1;
 		}
+	}
+	/* the reader's NULL is the end only with feof: else a read error or its own out-of-memory */
+	if (rc == RL_OK && ferror(in.in)) {
+		snprintf(msg, msg_len, "%s:%ld: cannot read: %s", path, in.lineno + 1, strerror(errno));
+		rc = RL_EIO;
+	} else if (rc == RL_OK && !feof(in.in)) {
+		snprintf(msg, msg_len, "%s:%ld: out of memory", path, in.lineno);
+		rc = RL_ENOMEM;
 	}
 	s->nkeys = ids.len ? (uint32_t)ids.len : 1;
 	sim_lines_free(&in);
@@ -198,6 +210,8 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 	int64_t w = sc->rule.window_ns, n = s->n++;
 
 	switch (sp->type) {
+	case SIM_TRAFFIC_UNSET:
+		return false; /* never in a loaded scenario */
 	case SIM_TRAFFIC_CONSTANT: {
 		/* arrival n at start + floor(n * W * 100 / den), kept as a running quotient and remainder */
 		int64_t off = s->off_ns;
@@ -326,7 +340,22 @@ static int schedule_next(struct sim_queue *q, struct sim_traffic *tr, uint32_t s
 		return RL_OK;
 	enum sim_event_kind kind = s->spec->type == SIM_TRAFFIC_ADVERSARY ? SIM_EV_PROBE : SIM_EV_ARRIVAL;
 	return sim_queue_push(q, (struct sim_event){ .t_ns = t, .source = src, .key = s->key_base + key,
-						   .kind = kind });
+						   .kind = kind, .first_ns = t });
+}
+
+static void tally_polite(struct sim_clients *c, const struct sim_event *ev, int verdict, int64_t max_retries)
+{
+	int64_t wait = ev->t_ns - ev->first_ns;
+
+	c->requests += ev->attempt == 0;
+	if (verdict) {
+		c->served++;
+		c->wait_ns_sum += wait;
+		if (wait > c->wait_ns_max)
+			c->wait_ns_max = wait;
+	} else {
+		c->gave_up += ev->attempt >= max_retries;
+	}
 }
 
 /* What the source does after the decision on ev (verdict, retry_after_ns). */
@@ -342,6 +371,8 @@ static int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_e
 		if (next.t_ns >= s->round_end_ns || next.t_ns >= sp->stop_ns)
 			return schedule_next(q, tr, ev->source);
 	} else {
+		if (sp->client == SIM_CLIENT_POLITE)
+			tally_polite(&tr->polite, ev, verdict, sp->max_retries);
 		if (verdict || sp->client == SIM_CLIENT_NONE || ev->attempt >= sp->max_retries)
 			return RL_OK;
 		int64_t wait = sp->client == SIM_CLIENT_POLITE ? retry_ns : sp->retry_gap_ns;
@@ -370,6 +401,7 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 
 	sim_queue_init(&q);
 	restart(tr);
+	tr->polite = (struct sim_clients){ 0 };
 	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
 		rc = schedule_next(&q, tr, i);
 	while (rc == RL_OK && sim_queue_pop(&q, &ev)) {
