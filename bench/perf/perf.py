@@ -2,11 +2,12 @@
 """perf.py - ratelab's performance gate: exact per-operation figures from
 callgrind, a committed baseline, history across commits, and the check.
 
-  perf.py measure  [--build DIR] [--out FILE] [--entry NAME ...]
-  perf.py check    [--build DIR] [--baseline FILE] [--now FILE]    (make perf-check)
-  perf.py baseline [--build DIR]                                   (make perf-baseline)
-  perf.py compare  BASE                                            (make perf-compare BASE=rev)
-  perf.py wallclock                                                (information only)
+  perf.py [--build DIR] [--plant] measure [--out FILE] [--entry NAME ...]
+  perf.py [--build DIR] [--plant] check [--baseline FILE] [--now FILE]   (make perf-check)
+  perf.py [--build DIR] baseline                                         (make perf-baseline)
+  perf.py [--build DIR] compare BASE                                     (make perf-compare BASE=rev)
+  perf.py wallclock [--quick FILE]                                       (information only)
+--build defaults to build-perf; --plant compiles the planted slowdown (tests/perf).
 
 Each entry runs in its own process under callgrind with a fixed simulated
 cache (CALLGRIND_OPTS: the host's own caches are not asked, so the figures
