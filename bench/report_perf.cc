@@ -118,7 +118,8 @@ void perf_section(std::ostringstream &o, const Inputs &in)
 	     "Each entry runs a fixed, seeded workload in its own process under callgrind ("
 	  << j.value("valgrind", std::string("valgrind")) << ", `" << j.value("callgrind_options", std::string())
 	  << "`; the simulated caches are fixed, not read from the host) and is divided by its operations; "
-	     "set-up and a warm-up are not counted. The same binary gives the same figures to the instruction "
+	     "set-up and a warm-up are not counted (the two `ratelab` entries are the difference between a long and "
+	     "a short run, divided by the difference in work, so a figure near 0 can come out slightly below it). The same binary gives the same figures to the instruction "
 	     "on every run (`make perf-check` gates on them, README \"Performance tracking\"). "
 	     "*Estimated cycles* = L1 hits + 5 x LL hits + 35 x RAM hits, over instruction fetches and data "
 	     "accesses (the model of iai-callgrind); *mispredicts* = conditional + indirect branch "
