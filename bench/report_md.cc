@@ -635,6 +635,7 @@ std::string full_report(const Inputs &in)
 	registry(o, in);
 	breaker(o, in);
 	charts(o, in);
+	perf_section(o, in);
 	return o.str();
 }
 
