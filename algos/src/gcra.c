@@ -79,7 +79,7 @@ static int decide_any(const struct rl_limiter *lim, struct rl_gcra *st, int64_t 
 {
 	if (cost == 1)
 		return decide(lim, st, now_ns, 1, out);
-	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (uint64_t)lim->tolerance_ns) {
+	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (rl_u128)lim->tolerance_ns) {
 		struct rl_gcra copy = *st;
 		return decide(lim, &copy, now_ns, cost, out);
 	}
@@ -119,7 +119,7 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
  */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count(1 + ((rl_u128)span_ns + (uint64_t)lim->tolerance_ns) / (rl_u128)lim->emission_ns);
+	return rl_sat_count(1 + ((rl_u128)span_ns + lim->tolerance_ns) / (rl_u128)lim->emission_ns);
 }
 
 const struct rl_algo rl_gcra_algo = {

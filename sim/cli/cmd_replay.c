@@ -15,7 +15,6 @@
 #include "keymap.h"
 #include "ratelab/algo.h"
 #include "ratelab/http.h"
-#include "ratelab/parse.h"
 #include "ratelab/registry.h"
 
 static const char usage[] =
@@ -166,27 +165,15 @@ static int replay_setup(struct replay *rp)
 		fputs("ratelab replay: out of memory\n", stderr);
 		return CLI_EXIT_FAIL;
 	}
-	/*
-	 * The key map's hash seed is drawn per run so that a crafted trace
-	 * cannot pile its keys into one probe run; RATELAB_HASH_SEED fixes it
-	 * for measurements that must repeat to the instruction (the perf gate).
-	 */
-	const char *fixed = getenv("RATELAB_HASH_SEED");
-	int64_t seed = 0;
-	if (fixed && !rl_parse_i64(fixed, &seed)) {
-		fprintf(stderr, "ratelab replay: RATELAB_HASH_SEED is not an integer: '%s'\n", cli_quote(fixed));
-		return CLI_EXIT_USAGE;
-	}
 	for (size_t i = 0; i < rp->nmaps; i++) {
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
 		if (t && t->unlimited)
 			continue;
-		size_t size = t ? t->limiter.algo->state_size : rp->lim.algo->state_size;
-		int rc = fixed ? sim_keymap_init_seed(&rp->maps[i], size, (uint64_t)seed)
-			       : sim_keymap_init(&rp->maps[i], size);
+		int rc = sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size);
 		if (rc) {
-			fprintf(stderr, "ratelab replay: %s\n", rl_strerror(rc));
-			return CLI_EXIT_FAIL;
+			fprintf(stderr, "ratelab replay: key map: %s%s\n", rl_strerror(rc),
+				rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
+			return rc == RL_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		}
 	}
 	return CLI_EXIT_OK;
