@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <string>
 
+#include "bench_names.h"
 #include "common.h"
 #include "ratelab/limit.h"
 
@@ -148,15 +149,15 @@ void bm_cas16(benchmark::State &state)
 
 int register_all()
 {
-	benchmark::RegisterBenchmark("atomic/mutex", bm_mutex);
-	benchmark::RegisterBenchmark("atomic/cas8", bm_cas8);
+	benchmark::RegisterBenchmark(rlbench::names::atomic("mutex").c_str(), bm_mutex);
+	benchmark::RegisterBenchmark(rlbench::names::atomic("cas8").c_str(), bm_cas8);
 #if defined(__x86_64__) && defined(__GNUC__)
-	benchmark::RegisterBenchmark("atomic/cas16", bm_cas16);
+	benchmark::RegisterBenchmark(rlbench::names::atomic("cas16").c_str(), bm_cas16);
 #endif
 	for (const rl_algo *algo : rlbench::algos())
-		benchmark::RegisterBenchmark((std::string("limit/") + algo->name + "/verdict").c_str(), bm_limit, algo);
+		benchmark::RegisterBenchmark(rlbench::names::limit(algo->name).c_str(), bm_limit, algo);
 	for (const rl_algo *algo : rlbench::algos())
-		benchmark::RegisterBenchmark((std::string("limit_mt/") + algo->name).c_str(), bm_limit_mt, algo)
+		benchmark::RegisterBenchmark(rlbench::names::limit_mt(algo->name).c_str(), bm_limit_mt, algo)
 			->Threads(1)
 			->Threads(2)
 			->UseRealTime();

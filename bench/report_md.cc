@@ -7,10 +7,14 @@
 #include <cmath>
 #include <sstream>
 
+#include "bench_names.h"
 #include "report.h"
 
 namespace report {
+
+namespace names = rlbench::names;
 namespace {
+
 
 std::string keys_label(size_t n)
 {
@@ -57,12 +61,7 @@ std::string env_value(const Inputs &in, const std::string &key)
 
 std::string mt_name(const std::string &algo, const char *kind, int threads)
 {
-	return "store_mt/" + algo + "/" + kind + "/real_time/threads:" + std::to_string(threads);
-}
-
-std::string limit_mt_name(const std::string &algo, int threads)
-{
-	return "limit_mt/" + algo + "/real_time/threads:" + std::to_string(threads);
+	return names::store_mt_run(algo, std::string(kind) == "shared", threads);
 }
 
 void machine(std::ostringstream &o, const Inputs &in)
@@ -109,54 +108,46 @@ std::string verdict_at_least(const Stat &s, double limit)
 	return "within noise";
 }
 
-// The keyed target's bound against the dependent floor: sliding_log's ring
-// is a second miss per check, so it gets a wider bound at the large sizes.
-double keyed_bound(const std::string &algo, size_t nkeys)
-{
-	if (nkeys < 1000000)
-		return 3.0;
-	return algo == "sliding_log" ? 1.6 : 1.2;
-}
-
 void targets(std::ostringstream &o, const Inputs &in)
 {
 	o << "## Targets\n\nA target is met when the whole range of the repetitions is within it, missed when the "
 	     "whole range is beyond it, and within noise otherwise.\n\n| target | measured | |\n|---|---|---|\n";
 	for (const Algo &a : in.algos) {
-		Stat v = in.bench.stat("hot/" + a.name + "/direct/verdict");
+		Stat v = in.bench.stat(names::hot(a.name, true, false));
 		if (!v.measured())
 			continue; // peers have no hot/ run of their own
-		double bound = a.name == "sliding_log" ? 5 : 3;
-		o << "| hot key, time passed in, 1 thread, " << a.name << " <= " << bound << " ns/op | " << fmt(v, 2)
-		  << " ns/op | " << verdict(v, bound) << " |\n";
+		double bound = names::hot_target_ns(a.name);
+		o << "| hot key, time passed in, 1 thread, " << a.name << " <= " << fmt(bound, 0) << " ns/op | "
+		  << fmt(v, 2) << " ns/op | " << verdict(v, bound) << " |\n";
 	}
 	for (const Algo &a : in.algos) {
-		Stat v = in.bench.stat("store/" + a.name + "/1/uniform");
+		Stat v = in.bench.stat(names::store(a.name, 1, "uniform"));
 		if (!v.measured())
 			continue; // peers are not run through rl_store
-		o << "| thread-safe path (rl_store_check), uncontended, " << a.name << " <= 8 ns/op | " << fmt(v, 2)
-		  << " ns/op | " << verdict(v, 8) << " |\n";
+		o << "| thread-safe path (rl_store_check), uncontended, " << a.name << " <= "
+		  << fmt(names::kStoreTargetNs, 0) << " ns/op | " << fmt(v, 2) << " ns/op | "
+		  << verdict(v, names::kStoreTargetNs) << " |\n";
 	}
 	for (const Algo &a : in.algos) {
-		Stat v = in.bench.stat("limit/" + a.name + "/verdict");
+		Stat v = in.bench.stat(names::limit(a.name));
 		if (!v.measured())
 			continue;
 		o << "| thread-safe single limiter (rl_limit_allow_at), uncontended, " << a.name
-		  << (a.name == "gcra" ? " (lock-free where the machine has a 16-byte CAS)" : " (mutex)")
-		  << " <= 6 ns/op | " << fmt(v, 2) << " ns/op | " << verdict(v, 6) << " |\n";
+		  << (a.name == "gcra" ? " (lock-free where the machine has a 16-byte CAS)" : " (mutex)") << " <= "
+		  << fmt(names::kLimitTargetNs, 0) << " ns/op | " << fmt(v, 2) << " ns/op | "
+		  << verdict(v, names::kLimitTargetNs) << " |\n";
 	}
-	for (size_t n : {size_t(1000), size_t(1000000), size_t(10000000)})
+	for (size_t n : {size_t(1000), names::kKeysTable, names::kStoreKeys[std::size(names::kStoreKeys) - 1]})
 		for (const Algo &a : in.algos) {
-			std::string base = a.name + "/" + std::to_string(n);
-			Stat s = in.bench.stat("store/" + base + "/uniform"), f = in.bench.stat("floor/" + base + "/dependent");
-			double bound = keyed_bound(a.name, n);
+			Stat s = in.bench.stat(names::store(a.name, n, "uniform")), f = in.bench.stat(names::floor(a.name, n, true));
+			double bound = names::floor_target_ratio(a.name, n);
 			if (!s.measured() && !f.measured()) {
 				if (a.name.rfind("peer_", 0) != 0)
-					o << "| keyed, " << keys_label(n) << " uniform keys, " << a.name << " <= " << bound
+					o << "| keyed, " << keys_label(n) << " uniform keys, " << a.name << " <= " << fmt(bound, 1)
 					  << "x memory floor | - | not run (" << in.mode << " run) |\n";
 				continue;
 			}
-			o << "| keyed, " << keys_label(n) << " uniform keys, " << a.name << " <= " << bound
+			o << "| keyed, " << keys_label(n) << " uniform keys, " << a.name << " <= " << fmt(bound, 1)
 			  << "x memory floor | " << fmt(ratio(s, f), 2) << "x (" << fmt(s.median, 1) << " / "
 			  << fmt(f.median, 1) << " ns) | " << verdict(ratio(s, f), bound) << " |\n";
 		}
@@ -170,24 +161,25 @@ void targets(std::ostringstream &o, const Inputs &in)
 			std::string ours;
 			double bound;
 		} rows[] = {
-			{"hot key", p.hot_ns, "hot/" + near + "/direct/verdict", 15},
-			{"1K keys (its keyed map)", p.keys_1k_ns, "store/" + near + "/1000/uniform", 5},
-			{"1M keys (its keyed map)", p.keys_1m_ns, "store/" + near + "/1000000/uniform", 5},
+			{"hot key", p.hot_ns, names::hot(near, true, false), names::kPeerHotRatio},
+			{"1K keys (its keyed map)", p.keys_1k_ns, names::store(near, 1000, "uniform"), names::kPeerKeyedRatio},
+			{"1M keys (its keyed map)", p.keys_1m_ns, names::store(near, 1000000, "uniform"), names::kPeerKeyedRatio},
 		};
 		for (auto &r : rows) {
 			Stat sp = ratio(r.peer, in.bench.stat(r.ours));
-			o << "| " << r.what << ": " << p.name << " / " << near << " >= " << r.bound << "x | " << fmt(sp, 1)
-			  << "x (" << fmt(r.peer.median, 1) << " / " << fmt(in.bench.stat(r.ours).median, 1) << " ns) | "
-			  << verdict_at_least(sp, r.bound) << " |\n";
+			o << "| " << r.what << ": " << p.name << " / " << near << " >= " << fmt(r.bound, 0) << "x | "
+			  << fmt(sp, 1) << "x (" << fmt(r.peer.median, 1) << " / " << fmt(in.bench.stat(r.ours).median, 1)
+			  << " ns) | " << verdict_at_least(sp, r.bound) << " |\n";
 		}
 	}
 	if (!in.peers_run)
-		o << "| against golang.org/x/time/rate: >= 15x hot, >= 5x its keyed map at 1K and 1M keys | - | "
-		     "not run (no results/bench/peers.json) |\n";
-	for (const char *b : {"at_limit", "overload", "overload_cold_malloc"}) {
-		Stat v = in.bench.stat(std::string("breaker/") + b);
-		o << "| breaker handle at limit 10^6, amortised (" << b << ") <= 5 ns/op | " << fmt(v, 2) << " ns/op | "
-		  << verdict(v, 5) << " |\n";
+		o << "| against golang.org/x/time/rate: >= " << fmt(names::kPeerHotRatio, 0) << "x hot, >= "
+		  << fmt(names::kPeerKeyedRatio, 0) << "x its keyed map at 1K and 1M keys | - | "
+		  << "not run (no results/bench/peers.json) |\n";
+	for (const char *b : names::kBreakerRuns) {
+		Stat v = in.bench.stat(names::breaker(b));
+		o << "| breaker handle at limit 10^6, amortised (" << b << ") <= " << fmt(names::kBreakerTargetNs, 0)
+		  << " ns/op | " << fmt(v, 2) << " ns/op | " << verdict(v, names::kBreakerTargetNs) << " |\n";
 	}
 	o << "\nThe memory floor is the dependent (pointer-chasing) random 16-byte read over an array as large "
 	     "as the same algorithm's store at that key count, in the same run: the latency of the one miss a "
@@ -197,10 +189,10 @@ void targets(std::ostringstream &o, const Inputs &in)
 	     "What a thread-safe check cannot avoid here: one locked read-modify-write (the store's bucket lock, "
 	     "rl_limit's mutex or compare-and-swap), measured alone in this run (atomic/*, one thread): pthread "
 	     "lock + unlock "
-	  << fmt(in.bench.stat("atomic/mutex"), 2) << " ns, load + 8-byte compare-and-swap "
-	  << fmt(in.bench.stat("atomic/cas8"), 2) << " ns, load + 16-byte compare-and-swap "
-	  << fmt(in.bench.stat("atomic/cas16"), 2)
-	  << " ns. A target below that sum plus the hot check's own cost cannot be met on this machine.\n\n";
+	  << fmt(in.bench.stat(names::atomic("mutex")), 2) << " ns, load + 8-byte compare-and-swap "
+	  << fmt(in.bench.stat(names::atomic("cas8")), 2) << " ns, load + 16-byte compare-and-swap "
+	  << fmt(in.bench.stat(names::atomic("cas16")), 2)
+	  << " ns. A target below that plus the hot check's own cost cannot be met on this machine.\n\n";
 }
 
 void hot(std::ostringstream &o, const Inputs &in)
@@ -210,20 +202,20 @@ void hot(std::ostringstream &o, const Inputs &in)
 	     "admitted). *direct* calls `rl_<algo>_check`, *ops* calls `rl_limiter_check` (the strategy "
 	     "table); *verdict* passes out = NULL, *answer* fills `struct rl_decision`. *clock* reads "
 	     "CLOCK_MONOTONIC per request (`clock_gettime` alone: "
-	  << fmt(in.bench.stat("clock/read"), 1) << " ns).\n\n"
+	  << fmt(in.bench.stat(names::kClockRead), 1) << " ns).\n\n"
 	  << "*rl_limit* is the thread-safe single limiter (`rl_limit_allow_at`, verdict only, one thread: its "
 	     "mutex, or for gcra its lock-free compare-and-swap).\n\n"
 	  << "| algorithm | direct verdict | direct answer | ops verdict | ops answer | with clock read | rl_limit | admitted % |\n"
 	     "|---|---|---|---|---|---|---|---|\n";
 	for (const Algo &a : in.algos) {
-		std::string h = "hot/" + a.name + "/";
-		if (!in.bench.stat(h + "direct/verdict").measured())
+		auto hot = [&](bool direct, bool answer) { return names::hot(a.name, direct, answer); };
+		if (!in.bench.stat(hot(true, false)).measured())
 			continue;
-		o << "| " << a.name << " | " << fmt(in.bench.stat(h + "direct/verdict"), 2) << " | "
-		  << fmt(in.bench.stat(h + "direct/answer"), 2) << " | " << fmt(in.bench.stat(h + "ops/verdict"), 2)
-		  << " | " << fmt(in.bench.stat(h + "ops/answer"), 2) << " | " << fmt(in.bench.stat("clock/" + a.name), 2)
-		  << " | " << fmt(in.bench.stat("limit/" + a.name + "/verdict"), 2)
-		  << " | " << fmt(in.bench.counter(h + "direct/verdict", "allowed_pct"), 1) << " |\n";
+		o << "| " << a.name << " | " << fmt(in.bench.stat(hot(true, false)), 2) << " | "
+		  << fmt(in.bench.stat(hot(true, true)), 2) << " | " << fmt(in.bench.stat(hot(false, false)), 2)
+		  << " | " << fmt(in.bench.stat(hot(false, true)), 2) << " | " << fmt(in.bench.stat(names::clock(a.name)), 2)
+		  << " | " << fmt(in.bench.stat(names::limit(a.name)), 2)
+		  << " | " << fmt(in.bench.counter(hot(true, false), "allowed_pct"), 1) << " |\n";
 	}
 	o << "\nns/op.\n\n";
 }
@@ -240,15 +232,15 @@ void keyed(std::ostringstream &o, const Inputs &in)
 	     "|---|---|---|---|---|---|---|---|---|\n";
 	for (const Algo &a : in.algos)
 		for (size_t n : key_counts(in)) {
-			std::string base = a.name + "/" + std::to_string(n);
-			Stat u = in.bench.stat("store/" + base + "/uniform"), fd = in.bench.stat("floor/" + base + "/dependent");
+			const std::string uniform = names::store(a.name, n, "uniform");
+			Stat u = in.bench.stat(uniform), fd = in.bench.stat(names::floor(a.name, n, true));
 			if (!u.measured())
 				continue;
 			o << "| " << a.name << " | " << keys_label(n) << " | " << fmt(u, 1) << " | "
-			  << fmt(in.bench.stat("store/" + base + "/zipf"), 1) << " | " << fmt(fd, 1) << " | "
-			  << fmt(in.bench.stat("floor/" + base + "/independent"), 1) << " | " << fmt(ratio(u, fd), 2) << "x | "
-			  << fmt(in.bench.counter("store/" + base + "/uniform", "store_bytes_per_key"), 1) << " | "
-			  << fmt(in.bench.counter("store/" + base + "/uniform", "malloc_bytes_per_key"), 1) << " |\n";
+			  << fmt(in.bench.stat(names::store(a.name, n, "zipf")), 1) << " | " << fmt(fd, 1) << " | "
+			  << fmt(in.bench.stat(names::floor(a.name, n, false)), 1) << " | " << fmt(ratio(u, fd), 2) << "x | "
+			  << fmt(in.bench.counter(uniform, "store_bytes_per_key"), 1) << " | "
+			  << fmt(in.bench.counter(uniform, "malloc_bytes_per_key"), 1) << " |\n";
 		}
 	o << "\n### Threads\n\n"
 	     "`rl_store_check` on one key shared by every thread, or one key per thread (disjoint keys, in "
@@ -267,8 +259,8 @@ void keyed(std::ostringstream &o, const Inputs &in)
 		  << fmt(in.bench.stat(mt_name(a.name, "disjoint", 1)), 1) << " | "
 		  << fmt(in.bench.stat(mt_name(a.name, "disjoint", 2)), 1) << " | "
 		  << fmt(ratio(in.bench.stat(mt_name(a.name, "disjoint", 1)), in.bench.stat(mt_name(a.name, "disjoint", 2))), 2)
-		  << "x | " << fmt(in.bench.stat(limit_mt_name(a.name, 1)), 1) << " | "
-		  << fmt(in.bench.stat(limit_mt_name(a.name, 2)), 1) << " |\n";
+		  << "x | " << fmt(in.bench.stat(names::limit_mt_run(a.name, 1)), 1) << " | "
+		  << fmt(in.bench.stat(names::limit_mt_run(a.name, 2)), 1) << " |\n";
 	}
 	o << "\n";
 }
@@ -283,9 +275,9 @@ void breaker(std::ostringstream &o, const Inputs &in)
 	     "*overload*; every other benchmark runs with the thresholds fixed high, so that no result depends "
 	     "on the allocations of the benchmarks before it).\n\n"
 	     "| run | ns/op | admitted % |\n|---|---|---|\n";
-	for (const char *b : {"at_limit", "overload", "overload_cold_malloc"})
-		o << "| " << b << " | " << fmt(in.bench.stat(std::string("breaker/") + b), 2) << " | "
-		  << fmt(in.bench.counter(std::string("breaker/") + b, "allowed_pct"), 1) << " |\n";
+	for (const char *b : names::kBreakerRuns)
+		o << "| " << b << " | " << fmt(in.bench.stat(names::breaker(b)), 2) << " | "
+		  << fmt(in.bench.counter(names::breaker(b), "allowed_pct"), 1) << " |\n";
 	o << "\nThe simulator's breaker runs (`results/sim/breaker.csv`; median [range] over the seeds):\n\n"
 	     "| scenario | requests | rejected % | openings | CLOSED s | OPEN s | HALF_OPEN s | max in window |\n"
 	     "|---|---|---|---|---|---|---|---|\n";
@@ -316,9 +308,9 @@ void registry(std::ostringstream &o, const Inputs &in)
 	     "1000 mapped ids; otp: sliding_log; internal: unlimited), 1000 ids per tier in turn. *resolve* "
 	     "finds the tier; *check* resolves and decides in the tier's store.\n\n"
 	     "| tier | resolve ns/op | check ns/op |\n|---|---|---|\n";
-	for (const char *t : {"free", "premium", "otp", "internal"})
-		o << "| " << t << " | " << fmt(in.bench.stat(std::string("registry/resolve/") + t), 1) << " | "
-		  << fmt(in.bench.stat(std::string("registry/check/") + t), 1) << " |\n";
+	for (const char *t : names::kRegistryTiers)
+		o << "| " << t << " | " << fmt(in.bench.stat(names::registry(false, t)), 1) << " | "
+		  << fmt(in.bench.stat(names::registry(true, t)), 1) << " |\n";
 	o << "\n";
 }
 
@@ -603,7 +595,7 @@ void charts(std::ostringstream &o, const Inputs &in)
 	double lo = NAN, hi = NAN;
 	for (const Figures &f : figs)
 		if (f.ns_1m.measured() && !f.peer) {
-			double r = f.ns_1m.median / in.bench.ns("floor/" + f.algo + "/1000000/dependent");
+			double r = f.ns_1m.median / in.bench.ns(names::floor(f.algo, names::kKeysTable, true));
 			lo = std::isnan(lo) ? r : std::min(lo, r);
 			hi = std::isnan(hi) ? r : std::max(hi, r);
 		}
@@ -707,6 +699,7 @@ std::string full_report(const Inputs &in)
 	registry(o, in);
 	breaker(o, in);
 	charts(o, in);
+	perf_section(o, in);
 	return o.str();
 }
 

@@ -1,7 +1,10 @@
 /*
- * compat.h - the library's calls that are not C11, in one private place.
- * Outside this header no file of algos/ names a glibc- or compiler-specific
- * function; each has a fallback for other platforms, stated here.
+ * compat.h - what ratelab uses beyond C11, in one private place (the
+ * library, and the simulator engine built on it). Outside this header no
+ * file names a glibc- or compiler-specific call or type. Compilers: GCC
+ * and Clang (unsigned __int128 and the builtins below; any other is
+ * refused here). C library: glibc, or any POSIX one through the stated
+ * fallbacks.
  */
 #ifndef RATELAB_COMPAT_H
 #define RATELAB_COMPAT_H
@@ -10,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#if !defined(__GNUC__) || !defined(__SIZEOF_INT128__)
+#error "ratelab needs GCC or Clang on a 64-bit target (unsigned __int128)"
+#endif
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -22,6 +29,24 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #endif
+
+/* Unsigned 128-bit arithmetic: products such as limit * window_ns. */
+__extension__ typedef unsigned __int128 rl_u128;
+
+/* Attributes: a hot helper always inlined, a cold one kept out of line;
+ * printf-style checking. */
+#define RL_ALWAYS_INLINE inline __attribute__((always_inline))
+#define RL_NOINLINE __attribute__((noinline))
+#define RL_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+
+/* A prefetch of p for writing (a hint; no effect on results). */
+#define RL_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+
+/* a * b into *out; true when the product overflows int64_t. */
+static inline bool rl_mul_overflow(int64_t a, int64_t b, int64_t *out)
+{
+	return __builtin_mul_overflow(a, b, out);
+}
 
 /*
  * Bytes the allocator holds for the block p, asked bytes long: on glibc
@@ -99,9 +124,9 @@ static inline bool rl_cas16_supported(void)
 }
 
 static inline __attribute__((target("cx16"))) bool
-rl_cas16(unsigned __int128 *p, unsigned __int128 *expected, unsigned __int128 desired)
+rl_cas16(rl_u128 *p, rl_u128 *expected, rl_u128 desired)
 {
-	unsigned __int128 seen = __sync_val_compare_and_swap(p, *expected, desired);
+	rl_u128 seen = __sync_val_compare_and_swap(p, *expected, desired);
 	bool swapped = seen == *expected;
 
 	*expected = seen;
@@ -109,12 +134,12 @@ rl_cas16(unsigned __int128 *p, unsigned __int128 *expected, unsigned __int128 de
 }
 
 /* A guess of *p for rl_cas16: each 8-byte half read atomically, the pair maybe torn. */
-static inline unsigned __int128 rl_load16_guess(const unsigned __int128 *p)
+static inline rl_u128 rl_load16_guess(const rl_u128 *p)
 {
 	const uint64_t *h = (const uint64_t *)(const void *)p;
 	uint64_t lo = __atomic_load_n(&h[0], __ATOMIC_RELAXED), hi = __atomic_load_n(&h[1], __ATOMIC_RELAXED);
 
-	return ((unsigned __int128)hi << 64) | lo;
+	return ((rl_u128)hi << 64) | lo;
 }
 #else
 #define RL_HAVE_CAS16 0

@@ -23,10 +23,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <time.h>
-
-#include <string.h>
 
 #include "compat.h"
 #include "ratelab/gcra.h"
@@ -114,8 +113,8 @@ _Static_assert(alignof(max_align_t) >= 16 && sizeof(struct rl_gcra) == 16,
  */
 static int allow_lock_free(struct rl_limit *l, int64_t now_ns, struct rl_decision *out)
 {
-	unsigned __int128 *word = (unsigned __int128 *)(void *)l->state;
-	unsigned __int128 seen = rl_load16_guess(word), next;
+	rl_u128 *word = (rl_u128 *)(void *)l->state;
+	rl_u128 seen = rl_load16_guess(word), next;
 	struct rl_gcra st;
 	struct rl_decision dec;
 	int rc;
