@@ -16,7 +16,7 @@
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static inline __attribute__((always_inline)) int
+static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
@@ -27,6 +27,16 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 	int64_t w = lim->rule.window_ns;
+
+#ifdef RL_PERF_PLANT
+	/*
+	 * The performance gate's planted slowdown (tests/perf/gate.sh): a few
+	 * dozen extra instructions per check, compiled only by bench/perf with
+	 * -DRL_PERF_PLANT=ON, to prove `make perf-check` names this entry.
+	 */
+	for (volatile int spin = 0; spin < 8; spin++)
+		;
+#endif
 
 	st->last_ns = now;
 	if (now >= st->end_ns) {

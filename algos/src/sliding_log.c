@@ -36,7 +36,7 @@ static int64_t retry_after(const struct rl_runlog *log, int64_t n, int64_t w, in
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static inline __attribute__((always_inline)) int
+static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
