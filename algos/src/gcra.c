@@ -78,7 +78,7 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_gcra *st,
 					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > lim->tolerance_ns) {
+	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (uint64_t)lim->tolerance_ns) {
 		struct rl_gcra copy = *st;
 		return decide(lim, &copy, now_ns, cost, out);
 	}
