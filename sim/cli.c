@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +57,33 @@ int rl_usage_error(const char *cmd, const char *fmt, ...)
 	return RL_EXIT_USAGE;
 }
 
+/*
+ * True when the next read of in would wait for its writer: nothing left in
+ * the stream's buffer (glibc's read pointers; elsewhere assumed empty) and
+ * nothing ready on its descriptor. A file is always ready, so a replay of a
+ * file polls once per buffer refill, not per line.
+ */
+static bool input_would_block(FILE *in)
+{
+#ifdef __GLIBC__
+	if (in->_IO_read_ptr < in->_IO_read_end)
+		return false;
+#endif
+	struct pollfd p = { .fd = fileno(in), .events = POLLIN };
+	return p.fd >= 0 && poll(&p, 1, 0) == 0;
+}
+
 char *rl_lines_next(struct rl_lines *r)
 {
 	ssize_t n;
 
-	while ((n = getline(&r->buf, &r->cap, r->in)) >= 0) {
+	for (;;) {
+		/* answers written so far go out before we wait: a writer waiting for them can go on
+		 * (a failed flush leaves stdout's error flag for rl_output_end) */
+		if (input_would_block(r->in))
+			fflush(stdout);
+		if ((n = getline(&r->buf, &r->cap, r->in)) < 0)
+			break;
 		r->lineno++;
 		while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
 			r->buf[--n] = '\0';

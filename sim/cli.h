@@ -51,7 +51,10 @@ int rl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
  * split in place, or NULL at the end; text keeps an unmodified copy for
  * messages. Both are valid until the next call; lineno counts every
  * physical line. A line holding a NUL byte is returned with has_nul set:
- * the commands refuse it rather than read it short.
+ * the commands refuse it rather than read it short. Before it would wait
+ * for more input (a pipe with nothing ready), it flushes stdout, so a
+ * command driven line by line (`ratelab sim --decider`) gets each answer
+ * while a file still streams through full buffers.
  */
 struct rl_lines {
 	FILE *in;

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "sim_breaker_run.h"
+#include "sim_decider.h"
 #include "sim_run.h"
 
 #ifndef RL_SCENARIO_DIR
@@ -26,6 +27,7 @@
 
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
+	"       ratelab sim --decider CMD [--decider-name NAME] [--decider-timeout D] [...]\n"
 	"\n"
 	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
 	"algorithm against the exact sliding-log reference, and the circuit breaker.\n"
@@ -36,7 +38,17 @@ static const char usage[] =
 	"                each series starts with '# seed=S scenario=NAME algo=A'\n"
 	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
 	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
-	"  --quiet       no progress lines on stderr\n";
+	"  --quiet       no progress lines on stderr\n"
+	"  --decider CMD the decisions come from CMD (run by /bin/sh -c, once per\n"
+	"                scenario, its rule in RATELAB_LIMIT, RATELAB_WINDOW_NS,\n"
+	"                RATELAB_BURST; RATELAB_SCENARIO names the scenario)\n"
+	"                instead of the built-in algorithms and the breaker: per\n"
+	"                request it reads 'T KEY' (T: ns of simulated time) and must\n"
+	"                answer one line '1' or '0', optionally followed by the\n"
+	"                retry-after in ns (or a field retry_after_ns=R), as\n"
+	"                `ratelab replay --explain` does; rows are named peer_NAME\n"
+	"  --decider-name NAME  [a-z0-9_], at most 32 (default: decider)\n"
+	"  --decider-timeout D  the longest wait for one answer (default 10s)\n";
 
 static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
@@ -49,6 +61,9 @@ static const char breaker_header[] =
 
 struct sim_opts {
 	const char *out;
+	const char *decider;    /* NULL: the built-in algorithms */
+	char decider_algo[48];  /* "peer_" NAME */
+	int64_t decider_timeout_ns;
 	uint64_t seed;
 	bool seed_given, timing, quiet;
 	const char *files[MAX_FILES];
@@ -57,7 +72,17 @@ struct sim_opts {
 
 static bool takes_value(const char *name)
 {
-	return strcmp(name, "out") == 0 || strcmp(name, "seed") == 0;
+	return strcmp(name, "out") == 0 || strcmp(name, "seed") == 0 || strcmp(name, "decider") == 0 ||
+	       strcmp(name, "decider-name") == 0 || strcmp(name, "decider-timeout") == 0;
+}
+
+static bool valid_peer_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > 32)
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
 }
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
@@ -84,6 +109,18 @@ static int parse_opts(int argc, char **argv, struct sim_opts *so)
 			return rl_usage_error("sim", "option --%s needs a value", name);
 		} else if (strcmp(name, "out") == 0) {
 			so->out = val;
+		} else if (strcmp(name, "decider") == 0) {
+			if (!val[strspn(val, " \t")])
+				return rl_usage_error("sim", "--decider needs a command");
+			so->decider = val;
+		} else if (strcmp(name, "decider-name") == 0) {
+			if (!valid_peer_name(val))
+				return rl_usage_error("sim", "--decider-name '%s': 1 to 32 of a-z, 0-9 and _", val);
+			snprintf(so->decider_algo, sizeof(so->decider_algo), "peer_%s", val);
+		} else if (strcmp(name, "decider-timeout") == 0) {
+			if (!rl_parse_duration(val, 1, &so->decider_timeout_ns) || so->decider_timeout_ns < 1000000)
+				return rl_usage_error("sim", "--decider-timeout '%s' is not a duration of at least 1ms "
+						      "(an integer with unit ns, us, ms, s, m or h)", val);
 		} else if (!rl_parse_i64(val, &seed) || seed < 0) {
 			return rl_usage_error("sim", "--seed '%s' is not a non-negative integer", val);
 		} else {
@@ -212,21 +249,44 @@ struct outputs {
 	FILE *summary, *breaker, *diverged;
 };
 
+/* One run: the built-in algo, or (algo NULL) the external decider. */
 static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct rl_algo *algo,
 		    uint64_t seed)
 {
+	const char *aname = algo ? algo->name : o->so->decider_algo;
+	struct rl_sim_child *child = NULL;
+	char msg[4800];
 	const struct rl_scenario *sc = tr->sc;
 	size_t nb = (size_t)((sc->duration_ns + sc->bucket_ns - 1) / sc->bucket_ns);
 	struct rl_sim_hooks h = { .series_admitted = calloc(nb, sizeof(int64_t)),
 				  .series_rejected = calloc(nb, sizeof(int64_t)), .nbuckets = nb };
 	struct rl_sim_result r;
 	char name[2 * RL_SIM_NAME_MAX + 16];
-	int rc = h.series_admitted && h.series_rejected ? rl_sim_run(tr, algo, &h, &r) : RL_ENOMEM;
+	int rc = h.series_admitted && h.series_rejected ? RL_OK : RL_ENOMEM;
 	FILE *f = NULL;
+
+	if (rc == RL_OK && algo) {
+		rc = rl_sim_run(tr, algo, &h, &r);
+	} else if (rc == RL_OK) {
+		rc = rl_sim_child_start(&child, o->so->decider, sc, o->so->decider_timeout_ns, msg, sizeof(msg));
+		if (rc == RL_OK) {
+			struct rl_sim_decider d = { rl_sim_child_decide, child };
+			rc = rl_sim_run_external(tr, &d, aname, &h, &r);
+			int end = rl_sim_child_finish(child, msg, sizeof(msg));
+			rc = rc ? rc : end;
+		}
+		if (rc && rc != RL_ENOMEM) {
+			free(h.series_admitted);
+			free(h.series_rejected);
+			fflush(stdout);
+			fprintf(stderr, "ratelab sim: %s\n", msg);
+			return RL_EXIT_FAIL;
+		}
+	}
 
 	if (rc == RL_OK) {
 		double dps = o->so->timing && r.cpu_s > 0 ? (double)r.requests / r.cpu_s : 0;
-		fprintf(o->summary, "%s,%s,%lld,%lld,%lld,%llu,%lld,%lld,", sc->name, algo->name,
+		fprintf(o->summary, "%s,%s,%lld,%lld,%lld,%llu,%lld,%lld,", sc->name, aname,
 			(long long)sc->rule.limit, (long long)sc->rule.window_ns, (long long)sc->rule.burst,
 			(unsigned long long)seed, (long long)r.requests, (long long)r.admitted);
 		if (sc->compare)
@@ -237,19 +297,23 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 		else
 			fputs(",,,,,,,", o->summary); /* not measured: empty fields */
 		if (sc->compare)
-			fprintf(o->diverged, "%s,%s,%llu,%lld,%lld,%.6f,%lld,%.6f\n", sc->name, algo->name,
+			fprintf(o->diverged, "%s,%s,%llu,%lld,%lld,%.6f,%lld,%.6f\n", sc->name, aname,
 				(unsigned long long)seed, (long long)r.requests, (long long)r.diverged_allows,
 				pct(r.diverged_allows, r.requests), (long long)r.diverged_rejects,
 				pct(r.diverged_rejects, r.requests));
-		fprintf(o->summary, "%.6f,%.6f,%.1f,%lld,%.0f\n", r.long_run_rate_ratio, r.jain_index,
-			r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		fprintf(o->summary, "%.6f,%.6f,", r.long_run_rate_ratio, r.jain_index);
+		if (algo)
+			fprintf(o->summary, "%.1f,%lld,", r.state_bytes_mean, (long long)r.state_bytes_max);
+		else
+			fputs(",,", o->summary); /* a decider's memory is its own: not measured here */
+		fprintf(o->summary, "%.0f\n", dps);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
-		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,
+		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, aname,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
 		       pct(r.false_allows, r.requests), pct(r.false_rejects, r.requests),
 		       (long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
-		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, algo->name);
-		if ((f = open_series(o->so->out, name, sc->name, algo->name, seed, "t_ns,admitted,rejected\n"))) {
+		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, aname);
+		if ((f = open_series(o->so->out, name, sc->name, aname, seed, "t_ns,admitted,rejected\n"))) {
 			for (size_t b = 0; b < nb; b++)
 				fprintf(f, "%lld,%lld,%lld\n", (long long)b * sc->bucket_ns,
 					(long long)h.series_admitted[b], (long long)h.series_rejected[b]);
@@ -258,7 +322,7 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 	free(h.series_admitted);
 	free(h.series_rejected);
 	if (rc) {
-		fprintf(stderr, "ratelab sim: %s/%s: %s\n", sc->name, algo->name, rl_strerror(rc));
+		fprintf(stderr, "ratelab sim: %s/%s: %s\n", sc->name, aname, rl_strerror(rc));
 		return RL_EXIT_FAIL;
 	}
 	return f ? close_out(f, RL_EXIT_OK) : RL_EXIT_FAIL;
@@ -302,10 +366,12 @@ static int run_scenario(struct outputs *o, struct rl_scenario *sc)
 	}
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
-	for (size_t i = 0; i < n && status == RL_EXIT_OK; i++)
+	if (o->so->decider)
+		status = run_algo(o, &tr, NULL, seed); /* only the decider: its rows alone */
+	for (size_t i = 0; i < n && status == RL_EXIT_OK && !o->so->decider; i++)
 		if (sc->algo_mask & (1u << i))
 			status = run_algo(o, &tr, all[i], seed);
-	if (status == RL_EXIT_OK)
+	if (status == RL_EXIT_OK && !o->so->decider)
 		status = run_breaker(o, &tr, seed);
 	rl_sim_traffic_destroy(&tr);
 	fflush(stdout);
@@ -351,7 +417,8 @@ static int load_all(char **files, size_t nfiles, struct rl_scenario **out, size_
 
 int rl_cmd_sim(int argc, char **argv)
 {
-	struct sim_opts so = { .out = "results/sim", .timing = true };
+	struct sim_opts so = { .out = "results/sim", .timing = true, .decider_algo = "peer_decider",
+			       .decider_timeout_ns = 10000000000LL }; /* 10 s */
 	char *defaults[MAX_FILES];
 	size_t ndefaults = 0, nsc = 0;
 	struct rl_scenario *scs = NULL;

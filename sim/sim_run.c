@@ -16,7 +16,8 @@
 #include "ratelab/sliding_log.h"
 
 struct run {
-	const struct rl_limiter *lim, *ref;
+	const struct rl_limiter *lim, *ref; /* lim is NULL for an external decider */
+	const struct rl_sim_decider *ext;
 	unsigned char *states;       /* nkeys * state_size */
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
@@ -35,15 +36,16 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 {
 	struct run *r = ctx;
 	struct rl_decision d;
-	void *st = r->states + (size_t)key * r->state_size;
-	int v = rl_limiter_check(r->lim, st, t, retry_ns ? &d : NULL);
-	int ref = r->compare ? rl_sliding_log_check(r->ref, &r->refs[key], t, NULL) : 0;
+	void *st = r->lim ? r->states + (size_t)key * r->state_size : NULL;
+	int v = r->lim ? rl_limiter_check(r->lim, st, t, retry_ns ? &d : NULL)
+		       : r->ext->decide(r->ext->ctx, t, key, retry_ns);
 
 	if (v < 0)
 		return v;
+	int ref = r->compare ? rl_sliding_log_check(r->ref, &r->refs[key], t, NULL) : 0;
 	if (ref < 0)
 		return ref;
-	if (retry_ns)
+	if (retry_ns && r->lim)
 		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
 	r->req[key]++;
@@ -55,8 +57,8 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 		goto observe;
 	/* the exact verdict on this request, given what the algorithm admitted before it */
 	struct rl_runlog *log = &r->track[key];
-	rl_runlog_expire(log, t - r->lim->rule.window_ns);
-	bool exact = log->total < (uint64_t)r->lim->rule.limit;
+	rl_runlog_expire(log, t - r->ref->rule.window_ns);
+	bool exact = log->total < (uint64_t)r->ref->rule.limit;
 	if (v) {
 		int rc = rl_runlog_push(log, t);
 		if (rc)
@@ -96,7 +98,7 @@ observe:
 static void summarise(struct run *r, struct rl_sim_traffic *tr)
 {
 	struct rl_sim_result *res = r->res;
-	const struct rl_rule *rule = &r->lim->rule;
+	const struct rl_rule *rule = &r->ref->rule;
 	/* Jain's index per source: only a source's uniformly picked keys have equal demand */
 	double sum[RL_SIM_MAX_TRAFFIC] = { 0 }, sum2[RL_SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
 	int64_t k[RL_SIM_MAX_TRAFFIC] = { 0 };
@@ -140,23 +142,24 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
-	       struct rl_sim_result *res)
+/* With algo, its limiter decides; else ext does (name labels the run). */
+static int run_with(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_decider *ext,
+		    const char *name, const struct rl_sim_hooks *hooks, struct rl_sim_result *res)
 {
 	const struct rl_scenario *sc = tr->sc;
 	struct rl_limiter lim, ref;
-	size_t n = tr->nkeys ? tr->nkeys : 1;
+	size_t n = tr->nkeys ? tr->nkeys : 1, state_size = algo ? algo->state_size : 1;
 	char label[2 * RL_SIM_NAME_MAX + 2];
 	int rc;
 
 	*res = (struct rl_sim_result){ 0 };
-	if ((rc = rl_limiter_init(&lim, algo, &sc->rule, NULL, 0)) ||
+	if ((algo && (rc = rl_limiter_init(&lim, algo, &sc->rule, NULL, 0))) ||
 	    (rc = rl_limiter_init(&ref, &rl_sliding_log_algo, &sc->rule, NULL, 0)))
 		return rc;
 	struct run r = {
-		.lim = &lim, .ref = &ref, .state_size = algo->state_size, .hooks = hooks,
-		.bucket_ns = sc->bucket_ns, .res = res, .is_log = algo == &rl_sliding_log_algo, .compare = sc->compare,
-		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
+		.lim = algo ? &lim : NULL, .ext = ext, .ref = &ref, .state_size = algo ? algo->state_size : 0,
+		.hooks = hooks, .bucket_ns = sc->bucket_ns, .res = res, .is_log = algo == &rl_sliding_log_algo,
+		.compare = sc->compare, .states = calloc(n, state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
 		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
 		.over = calloc(n, 1),
@@ -165,7 +168,7 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 		rc = RL_ENOMEM;
 	} else {
 		struct rl_sim_decider d = { decide, &r };
-		snprintf(label, sizeof(label), "%s/%s", sc->name, algo->name);
+		snprintf(label, sizeof(label), "%s/%s", sc->name, name);
 		double t0 = now_s();
 		rc = rl_sim_traffic_run(tr, &d, label);
 		res->cpu_s = now_s() - t0;
@@ -173,7 +176,8 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 			summarise(&r, tr);
 	}
 	for (size_t key = 0; r.states && r.refs && r.track && key < n; key++) {
-		rl_limiter_release(&lim, r.states + key * algo->state_size);
+		if (algo)
+			rl_limiter_release(&lim, r.states + key * algo->state_size);
 		rl_limiter_release(&ref, &r.refs[key]);
 		rl_runlog_free(&r.track[key]);
 	}
@@ -185,4 +189,16 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 	free(r.peak_heap);
 	free(r.over);
 	return rc;
+}
+
+int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
+	       struct rl_sim_result *res)
+{
+	return run_with(tr, algo, NULL, algo->name, hooks, res);
+}
+
+int rl_sim_run_external(struct rl_sim_traffic *tr, const struct rl_sim_decider *ext, const char *name,
+			const struct rl_sim_hooks *hooks, struct rl_sim_result *res)
+{
+	return run_with(tr, NULL, ext, name, hooks, res);
 }

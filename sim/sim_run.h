@@ -65,4 +65,13 @@ struct rl_sim_hooks {
 int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
 	       struct rl_sim_result *res);
 
+/*
+ * The same run and measurements with the decisions made by ext (e.g. a
+ * child process through the decider protocol, sim_decider.h); name labels
+ * progress lines. State bytes are not measured (0): the decider's memory
+ * is its own. An error of ext is returned as it came.
+ */
+int rl_sim_run_external(struct rl_sim_traffic *tr, const struct rl_sim_decider *ext, const char *name,
+			const struct rl_sim_hooks *hooks, struct rl_sim_result *res);
+
 #endif
