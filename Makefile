@@ -6,6 +6,8 @@
 #   make deps    install the Debian packages ratelab needs
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+DEPS_PEERS := golang-go golang-golang-x-time-dev golang-github-juju-ratelimit-dev libguava-java default-jdk-headless nodejs nginx-core python3
+DEPS += $(DEPS_PEERS)
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
@@ -31,7 +33,7 @@ test-tsan:
 	ctest --test-dir build-tsan --output-on-failure -L concurrency -j $(JOBS)
 
 bench:
-	QUICK=$(QUICK) bash bench/run.sh
+	QUICK=$(QUICK) PEERS=$(PEERS) bash bench/run.sh
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -44,6 +46,15 @@ deps:
 	else \
 		echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
 	fi
+	@$(MAKE) --no-print-directory deps-peers
 
 clean:
 	rm -rf build build-asan build-tsan build-bench
+
+# -- peers (bench/peers/): the limiters people deploy, beside ratelab in `make bench`
+# (PEERS=0 skips them). Their Debian packages are DEPS_PEERS; rate-limiter-flexible
+# comes from npm at the version of bench/peers/node/package-lock.json.
+.PHONY: deps-peers
+deps-peers:
+	@command -v npm >/dev/null 2>&1 || { echo "deps: npm missing; run: sudo apt-get install -y npm"; exit 1; }
+	cd bench/peers/node && npm ci --no-audit --no-fund
