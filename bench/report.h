@@ -96,6 +96,14 @@ void write_chart_data(const Inputs &in, const std::string &dir);
 std::string tradeoff_table(const Inputs &in);
 std::string full_report(const Inputs &in);
 
+// The peers (report_peers.cc): their rows of the tradeoff table (peer_NAME
+// rows of the summary, ns/op and bytes per key from results/bench/peers.json),
+// their section of the report, their chart data (peers.dat, and the peers'
+// names in vars.gp as `peers`).
+void append_peer_figures(const Inputs &in, std::vector<Figures> &out);
+std::string peers_section(const Inputs &in);
+void write_peer_chart_data(const Inputs &in, const std::string &dir);
+
 // Number formatting: "n/a" for NaN.
 std::string fmt(double v, int decimals);
 

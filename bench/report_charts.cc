@@ -137,6 +137,8 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	  << "bytes_limit = \"" << in.bytes_limit.path << "\"\n"
 	  << "sweep = \"" << (sweep.empty() ? "" : sweep.front().second) << "\"\n"
 	  << "sweep_limit = " << num(sweep_limit) << "\n";
+	v.close();
+	write_peer_chart_data(in, dir);
 }
 
 } // namespace report

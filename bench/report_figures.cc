@@ -41,6 +41,7 @@ std::vector<Figures> figures(const Inputs &in)
 		f.ns_1m = in.bench.ns(keyed);
 		out.push_back(f);
 	}
+	append_peer_figures(in, out);
 	return out;
 }
 

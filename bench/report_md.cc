@@ -293,9 +293,13 @@ std::string tradeoff_table(const Inputs &in)
 	     "|---|---|---|---|---|---|---|---|\n";
 	for (const Figures &f : figures(in))
 		o << "| " << f.algo << " | " << fmt(f.false_allow_pct, 4) << " | " << fmt(f.false_reject_pct, 4) << " | "
-		  << fmt(f.worst_ratio, 2) << " | " << f.state_bytes << " | " << fmt(f.allin_1m, 1) << " | "
+		  << fmt(f.worst_ratio, 2) << " | " << (f.state_bytes ? std::to_string(f.state_bytes) : "-") << " | "
+		  << fmt(f.allin_1m, 1) << " | "
 		  << fmt(f.ns_hot, 2) << " | " << fmt(f.ns_1m, 1) << " |\n";
-	o << "\nError columns: the simulator's " << in.summary.rows.size() / (in.algos.empty() ? 1 : in.algos.size())
+	size_t nsc = 0; // the scenarios: rows of the first algorithm (peers may add rows of their own)
+	for (size_t i = 0; i < in.summary.rows.size(); i++)
+		nsc += !in.algos.empty() && in.summary.at(i, "algo") == in.algos[0].name;
+	o << "\nError columns: the simulator's " << nsc
 	  << " default scenarios against the exact sliding log, request-weighted (sum of false decisions / "
 	     "sum of requests); worst burst: the largest max_window_ratio of any scenario. ns/op hot: one key, "
 	     "time passed in, verdict only; at 1M keys: `rl_store_check`, uniform keys, one thread.\n";
@@ -318,6 +322,7 @@ std::string full_report(const Inputs &in)
 	registry(o, in);
 	breaker(o, in);
 	charts(o, in);
+	o << peers_section(in);
 	return o.str();
 }
 
