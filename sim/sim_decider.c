@@ -25,7 +25,7 @@
 
 #define ANSWER_MAX 4096
 
-struct rl_sim_child {
+struct sim_child {
 	pid_t pid;
 	int to, from;         /* the child's stdin (we write), its stdout (we read) */
 	int64_t timeout_ns;
@@ -59,7 +59,7 @@ static int64_t mono_ns(void)
 }
 
 /* Records the first failure: "decider 'CMD' (scenario S): " and the message. */
-__attribute__((format(printf, 2, 3))) static int fail(struct rl_sim_child *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(struct sim_child *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -84,7 +84,7 @@ static void describe_exit(int wstatus, char *out, size_t len)
 }
 
 /* The child has gone (EOF or EPIPE): reap it and say how it ended. */
-static int gone(struct rl_sim_child *c, const char *what)
+static int gone(struct sim_child *c, const char *what)
 {
 	char how[64] = "closed its output";
 
@@ -101,10 +101,10 @@ static int gone(struct rl_sim_child *c, const char *what)
 	return fail(c, "%s %s request '%s'", how, what, c->req);
 }
 
-int rl_sim_child_start(struct rl_sim_child **out, const char *cmd, const struct rl_scenario *sc,
+int sim_child_start(struct sim_child **out, const char *cmd, const struct sim_scenario *sc,
 		       int64_t timeout_ns, char *msg, size_t msg_len)
 {
-	struct rl_sim_child *c = calloc(1, sizeof(*c));
+	struct sim_child *c = calloc(1, sizeof(*c));
 	int in[2], outp[2];
 
 	*out = NULL;
@@ -161,7 +161,7 @@ int rl_sim_child_start(struct rl_sim_child **out, const char *cmd, const struct 
 	return RL_OK;
 }
 
-static int send_request(struct rl_sim_child *c, int64_t t, uint32_t key)
+static int send_request(struct sim_child *c, int64_t t, uint32_t key)
 {
 	int n = snprintf(c->req, sizeof(c->req), "%lld %u", (long long)t, key);
 	char line[sizeof(c->req) + 1];
@@ -182,7 +182,7 @@ static int send_request(struct rl_sim_child *c, int64_t t, uint32_t key)
 }
 
 /* The next answer line, NUL-terminated, without its line ending; NULL on failure. */
-static char *read_answer(struct rl_sim_child *c)
+static char *read_answer(struct sim_child *c)
 {
 	int64_t deadline = mono_ns() + c->timeout_ns;
 
@@ -263,9 +263,9 @@ static bool parse_answer(char *line, int *verdict, int64_t *retry)
 	return true;
 }
 
-int rl_sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns)
+int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns)
 {
-	struct rl_sim_child *c = ctx;
+	struct sim_child *c = ctx;
 	int verdict, rc;
 	int64_t retry;
 
@@ -286,12 +286,12 @@ int rl_sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_af
 	return verdict;
 }
 
-const char *rl_sim_child_error(const struct rl_sim_child *c)
+const char *sim_child_error(const struct sim_child *c)
 {
 	return c && c->failed ? c->err : NULL;
 }
 
-int rl_sim_child_finish(struct rl_sim_child *c, char *msg, size_t msg_len)
+int sim_child_finish(struct sim_child *c, char *msg, size_t msg_len)
 {
 	int rc = c->failed ? RL_EINVAL : RL_OK;
 

@@ -33,30 +33,30 @@
 
 #include "sim_scenario.h"
 
-struct rl_sim_child;
+struct sim_child;
 
 /*
  * Starts CMD for scenario sc; answers must come within timeout_ns.
  * RL_OK, or RL_ENOMEM / RL_EINVAL with a message in msg.
  */
-int rl_sim_child_start(struct rl_sim_child **c, const char *cmd, const struct rl_scenario *sc,
+int sim_child_start(struct sim_child **c, const char *cmd, const struct sim_scenario *sc,
 		       int64_t timeout_ns, char *msg, size_t msg_len);
 
 /*
- * An rl_sim_decider's decide for ctx = the child: RL_ALLOWED or
+ * A sim_decider's decide for ctx = the child: RL_ALLOWED or
  * RL_REJECTED (with *retry_after_ns when not NULL), or RL_EINVAL when the
- * child failed; rl_sim_child_error then says how.
+ * child failed; sim_child_error then says how.
  */
-int rl_sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns);
+int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns);
 
 /* The message of the child's first failure, or NULL. */
-const char *rl_sim_child_error(const struct rl_sim_child *c);
+const char *sim_child_error(const struct sim_child *c);
 
 /*
  * Closes the child's stdin and waits for it (killing it after the
  * timeout), then frees c. RL_OK when it exited with status 0 and no
  * failure came before; else RL_EINVAL with a message in msg.
  */
-int rl_sim_child_finish(struct rl_sim_child *c, char *msg, size_t msg_len);
+int sim_child_finish(struct sim_child *c, char *msg, size_t msg_len);
 
 #endif
