@@ -145,9 +145,11 @@ int sim_child_start(struct sim_child **out, const char *cmd, const struct sim_sc
 		    setenv("RATELAB_SCENARIO", sc->name, 1))
 			_exit(126);
 		signal(SIGPIPE, SIG_DFL);
+		setpgid(0, 0); /* its own group: a failed decider is killed with whatever it started */
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid); /* as the child does: whichever runs first (EACCES after its exec is fine) */
 	close(in[0]);
 	close(outp[1]);
 	c->pid = pid;
@@ -297,14 +299,14 @@ int sim_child_finish(struct sim_child *c, char *msg, size_t msg_len)
 
 	close(c->to);
 	if (!c->exited && c->failed)
-		kill(c->pid, SIGKILL); /* a failed child may be hung: no need to wait for it */
+		kill(-c->pid, SIGKILL); /* a failed child may be hung: no need to wait for it */
 	if (!c->exited) {
 		int64_t end = mono_ns() + c->timeout_ns;
 		pid_t p;
 		while ((p = waitpid(c->pid, &c->wstatus, WNOHANG)) == 0 && mono_ns() < end)
 			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 		if (p != c->pid) {
-			kill(c->pid, SIGKILL);
+			kill(-c->pid, SIGKILL);
 			waitpid(c->pid, &c->wstatus, 0);
 			if (!c->failed)
 				fail(c, "did not exit within %.3fs after its input ended", (double)c->timeout_ns * 1e-9);
