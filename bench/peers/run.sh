@@ -57,6 +57,7 @@ if [ ! -e "$PEERDIR/node/node_modules/rate-limiter-flexible/package.json" ]; the
 	exit 1
 fi
 
+echo "  peers: the peers beside ratelab ($([ "$QUICK" = 1 ] && echo "quick: the Go peers, x/time/rate's accuracy on one scenario, nginx" || echo "all five")); make bench PEERS=0 skips them"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 export GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE="$OUT/gocache"
