@@ -25,14 +25,14 @@
 namespace report {
 namespace {
 
-struct Stat {
+struct PStat {
 	double median = NAN, min = NAN, max = NAN;
 	int reps = 0;
 };
 
-struct Peer {
+struct PeerRun {
 	std::string name, nearest, version, note;
-	Stat hot, keys_1k, keys_1m;
+	PStat hot, keys_1k, keys_1m;
 	double bytes_per_key = NAN;
 	nlohmann::json agreement; // nginx only
 };
@@ -40,7 +40,7 @@ struct Peer {
 struct Peers {
 	bool present = false;
 	std::string date, host;
-	std::vector<Peer> list;
+	std::vector<PeerRun> list;
 };
 
 double number(const nlohmann::json &j, const char *key)
@@ -55,9 +55,9 @@ std::string text(const nlohmann::json &j, const char *key)
 	return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-Stat stat(const nlohmann::json &j, const char *key)
+PStat stat(const nlohmann::json &j, const char *key)
 {
-	Stat s;
+	PStat s;
 	auto it = j.find(key);
 	if (it == j.end() || !it->is_object())
 		return s;
@@ -86,7 +86,7 @@ const Peers &peers(const Inputs &in)
 		p.date = text(j.at("context"), "date");
 		p.host = text(j.at("context"), "host");
 		for (const auto &e : j.at("peers")) {
-			Peer q;
+			PeerRun q;
 			q.name = e.at("name").get<std::string>();
 			q.nearest = text(e, "nearest");
 			q.version = text(e, "version");
@@ -107,14 +107,6 @@ const Peers &peers(const Inputs &in)
 	return p;
 }
 
-const Peer *find_peer(const Inputs &in, const std::string &name)
-{
-	for (const Peer &q : peers(in).list)
-		if (q.name == name)
-			return &q;
-	return nullptr;
-}
-
 std::string dash(double v, int decimals)
 {
 	return std::isnan(v) ? "-" : fmt(v, decimals);
@@ -129,7 +121,7 @@ std::string ratio(double peer, double ours)
 	return buf;
 }
 
-std::string spread(const Stat &s)
+std::string spread(const PStat &s)
 {
 	if (std::isnan(s.median))
 		return "-";
@@ -138,7 +130,7 @@ std::string spread(const Stat &s)
 	return fmt(s.median, 1) + " (" + fmt(s.min, 1) + "–" + fmt(s.max, 1) + ")";
 }
 
-// False allow and reject % of algo over the scenarios where peer has rows (all of algo's when peer is "").
+// False allow and reject % of algo over the (scenario, seed) runs where peer has rows.
 std::pair<double, double> accuracy(const Inputs &in, const std::string &algo, const std::string &peer)
 {
 	const Csv &s = in.summary;
@@ -146,9 +138,10 @@ std::pair<double, double> accuracy(const Inputs &in, const std::string &algo, co
 	for (size_t i = 0; i < s.rows.size(); i++) {
 		if (s.at(i, "algo") != algo)
 			continue;
-		bool shared = peer.empty();
+		bool shared = false;
 		for (size_t j = 0; j < s.rows.size() && !shared; j++)
-			shared = s.at(j, "algo") == peer && s.at(j, "scenario") == s.at(i, "scenario");
+			shared = s.at(j, "algo") == peer && s.at(j, "scenario") == s.at(i, "scenario") &&
+				 s.at(j, "seed") == s.at(i, "seed");
 		if (!shared)
 			continue;
 		req += s.num(i, "requests");
@@ -166,40 +159,6 @@ double ours_keys(const Inputs &in, const std::string &algo, const char *n)
 }
 
 } // namespace
-
-void append_peer_figures(const Inputs &in, std::vector<Figures> &out)
-{
-	std::vector<std::string> names; // peer_* in the summary, first-seen order
-	const Csv &s = in.summary;
-	for (size_t i = 0; i < s.rows.size(); i++) {
-		const std::string &a = s.at(i, "algo");
-		if (a.rfind("peer_", 0) == 0 && std::find(names.begin(), names.end(), a) == names.end())
-			names.push_back(a);
-	}
-	for (const std::string &a : names) {
-		Figures f;
-		f.algo = a;
-		double req = 0, fa = 0, fr = 0, worst = NAN;
-		for (size_t i = 0; i < s.rows.size(); i++) {
-			if (s.at(i, "algo") != a)
-				continue;
-			req += s.num(i, "requests");
-			fa += s.num(i, "false_allows");
-			fr += s.num(i, "false_rejects");
-			double r = s.num(i, "max_window_ratio");
-			worst = std::isnan(worst) ? r : std::max(worst, r);
-		}
-		f.false_allow_pct = req > 0 ? 100 * fa / req : NAN;
-		f.false_reject_pct = req > 0 ? 100 * fr / req : NAN;
-		f.worst_ratio = worst;
-		const Peer *q = find_peer(in, a.substr(5));
-		f.allin_1m = q ? q->bytes_per_key : NAN;
-		f.malloc_1m = NAN;
-		f.ns_hot = q ? q->hot.median : NAN;
-		f.ns_1m = q ? q->keys_1m.median : NAN;
-		out.push_back(f);
-	}
-}
 
 std::string peers_section(const Inputs &in)
 {
@@ -220,7 +179,7 @@ std::string peers_section(const Inputs &in)
 	     "algorithm with the runtime (garbage collector, string keys, a mutex per limiter).\n\n"
 	  << "| peer | nearest | ns/op hot | ratio | ns/op 1K keys | ratio | ns/op 1M keys | ratio | B/key | ratio |\n"
 	     "|---|---|---|---|---|---|---|---|---|---|\n";
-	for (const Peer &q : p.list) {
+	for (const PeerRun &q : p.list) {
 		if (!q.agreement.is_null())
 			continue;
 		double hot = in.bench.ns("hot/" + q.nearest + "/direct/verdict");
@@ -232,29 +191,31 @@ std::string peers_section(const Inputs &in)
 		  << ratio(q.bytes_per_key, b) << " |\n";
 	}
 	o << "\nAccuracy, from `ratelab sim --decider` (the same traffic and metrics as the built-in "
-	     "algorithms; rows `peer_NAME` of `results/sim/summary.csv`), the nearest algorithm on the same "
-	     "scenarios:\n\n"
-	     "| peer | scenarios | false allow % | false reject % | worst burst (x N in one W) | nearest | its false allow % | its false reject % |\n"
+	     "algorithms; rows `peer_NAME` of `results/sim/summary.csv`, the first seed of the run), the nearest "
+	     "algorithm on the same scenarios and seed; false allow: an admission that left more than N in "
+	     "(t − W, t]; false reject: a rejection while fewer than N were there:\n\n"
+	     "| peer | runs (scenario, seed) | false allow % | false reject % | worst burst (x N in one W) | nearest | its false allow % | its false reject % |\n"
 	     "|---|---|---|---|---|---|---|---|\n";
-	std::vector<Figures> all = figures(in);
-	for (const Peer &q : p.list) {
+	for (const PeerRun &q : p.list) {
 		if (!q.agreement.is_null())
 			continue;
 		std::string row = "peer_" + q.name;
-		const Figures *mine = nullptr;
-		for (const Figures &f : all)
-			if (f.algo == row)
-				mine = &f;
 		size_t n = 0;
+		double worst = NAN;
 		for (size_t i = 0; i < in.summary.rows.size(); i++)
-			n += in.summary.at(i, "algo") == row;
+			if (in.summary.at(i, "algo") == row) {
+				n++;
+				double r = in.summary.num(i, "max_window_ratio");
+				worst = std::isnan(worst) || r > worst ? r : worst;
+			}
+		std::pair<double, double> mine = n ? accuracy(in, row, row) : std::pair<double, double>(NAN, NAN);
 		std::pair<double, double> near = n ? accuracy(in, q.nearest, row) : std::pair<double, double>(NAN, NAN);
-		o << "| " << q.name << " | " << n << " | " << (mine ? dash(mine->false_allow_pct, 4) : "-") << " | "
-		  << (mine ? dash(mine->false_reject_pct, 4) : "-") << " | " << (mine ? dash(mine->worst_ratio, 2) : "-")
-		  << " | " << q.nearest << " | " << dash(near.first, 4) << " | " << dash(near.second, 4) << " |\n";
+		o << "| " << q.name << " | " << n << " | " << dash(mine.first, 4) << " | " << dash(mine.second, 4) << " | "
+		  << dash(worst, 2) << " | " << q.nearest << " | " << dash(near.first, 4) << " | " << dash(near.second, 4)
+		  << " |\n";
 	}
 	o << "\n";
-	for (const Peer &q : p.list) {
+	for (const PeerRun &q : p.list) {
 		if (q.agreement.is_null())
 			continue;
 		const nlohmann::json &a = q.agreement;
@@ -270,7 +231,7 @@ std::string peers_section(const Inputs &in)
 		     "times the closest decision was " << dash(number(a, "min_margin_ms"), 1) << " ms from it).\n\n";
 	}
 	o << "How each peer was driven:\n\n";
-	for (const Peer &q : p.list)
+	for (const PeerRun &q : p.list)
 		o << "- " << q.name << (q.version.empty() ? "" : " (" + q.version + ")") << ": " << q.note << "\n";
 	o << "\n![peers](plots/peers.png)\n\n";
 	return o.str();
@@ -283,11 +244,13 @@ void write_peer_chart_data(const Inputs &in, const std::string &dir)
 	d << "name ns_hot ns_1m bytes_per_key\n";
 	auto num = [](double v) { return std::isnan(v) ? std::string("NaN") : fmt(v, 2); };
 	for (const Algo &a : in.algos) {
+		if (a.name.rfind("peer_", 0) == 0)
+			continue; /* the summary's peer rows: written below from peers.json */
 		std::string keyed = "store/" + a.name + "/1000000/uniform";
 		d << a.name << ' ' << num(in.bench.ns("hot/" + a.name + "/direct/verdict")) << ' '
 		  << num(in.bench.ns(keyed)) << ' ' << num(in.bench.counter(keyed, "store_bytes_per_key")) << '\n';
 	}
-	for (const Peer &q : peers(in).list)
+	for (const PeerRun &q : peers(in).list)
 		if (q.agreement.is_null())
 			d << "peer_" << q.name << ' ' << num(q.hot.median) << ' ' << num(q.keys_1m.median) << ' '
 			  << num(q.bytes_per_key) << '\n';
@@ -296,12 +259,7 @@ void write_peer_chart_data(const Inputs &in, const std::string &dir)
 		std::exit(1);
 	}
 	std::ofstream v(dir + "/vars.gp", std::ios::app);
-	std::vector<Figures> extra;
-	append_peer_figures(in, extra);
-	v << "peers = \"";
-	for (size_t i = 0; i < extra.size(); i++)
-		v << (i ? " " : "") << extra[i].algo;
-	v << "\"\npeers_run = " << (peers(in).present ? 1 : 0) << "\n";
+	v << "peers_run = " << (peers(in).present ? 1 : 0) << "\n";
 }
 
 } // namespace report

@@ -41,12 +41,13 @@ static void catch_up(struct brun *r, int64_t t)
 		enter(r, RL_BREAKER_HALF_OPEN, r->b.opened_at + r->b.open_for);
 }
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct brun *r = ctx;
 	enum rl_breaker_state before, after;
 
 	(void)key;
+	(void)cost; /* the breaker counts requests, whatever they cost */
 	catch_up(r, t);
 	int v = rl_breaker_handle(&r->b, t, &before);
 	if (v < 0)
@@ -84,6 +85,8 @@ int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, voi
 		limit = sc->breaker_limit;
 	else if (limit > RL_LIMIT_MAX || limit < 1)
 		limit = RL_LIMIT_MAX;
+	res->limit = limit;
+	res->window_ns = sc->breaker_window_ns;
 	if ((rc = rl_breaker_init(&r.b, limit, sc->breaker_window_ns, sc->breaker_open_ns, NULL, 0)))
 		return rc;
 	if (on_transition)

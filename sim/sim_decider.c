@@ -163,9 +163,10 @@ int sim_child_start(struct sim_child **out, const char *cmd, const struct sim_sc
 	return RL_OK;
 }
 
-static int send_request(struct sim_child *c, int64_t t, uint32_t key)
+static int send_request(struct sim_child *c, int64_t t, uint32_t key, int64_t cost)
 {
-	int n = snprintf(c->req, sizeof(c->req), "%lld %u", (long long)t, key);
+	int n = cost == 1 ? snprintf(c->req, sizeof(c->req), "%lld %u", (long long)t, key)
+			  : snprintf(c->req, sizeof(c->req), "%lld %u %lld", (long long)t, key, (long long)cost);
 	char line[sizeof(c->req) + 1];
 
 	memcpy(line, c->req, (size_t)n);
@@ -265,7 +266,7 @@ static bool parse_answer(char *line, int *verdict, int64_t *retry)
 	return true;
 }
 
-int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns)
+int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns)
 {
 	struct sim_child *c = ctx;
 	int verdict, rc;
@@ -273,7 +274,7 @@ int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after
 
 	if (c->failed)
 		return RL_EINVAL;
-	if ((rc = send_request(c, t_ns, key)))
+	if ((rc = send_request(c, t_ns, key, cost)))
 		return rc;
 	char *line = read_answer(c);
 	if (!line)

@@ -9,8 +9,10 @@
  * (B) and RATELAB_SCENARIO (the scenario's name). For each request, in
  * order of simulated time, the simulator writes one line `T KEY\n` to the
  * child's stdin (T: integer ns of simulated time, non-decreasing; KEY: the
- * key's decimal id, one limiter state per KEY) and waits for one answer
- * line on the child's stdout before it goes on:
+ * key's decimal id, one limiter state per KEY) - `T KEY COST\n` for a
+ * request of a weighted scenario whose cost is not 1 (COST units, as
+ * `ratelab replay` reads them) - and waits for one answer line on the
+ * child's stdout before it goes on:
  *     V [R] [NAME=VALUE ...]
  * V is 1 (admitted) or 0 (rejected); R, optional, is the retry-after in
  * integer ns (a rejected request's wait until the key's next request would
@@ -47,7 +49,7 @@ int sim_child_start(struct sim_child **c, const char *cmd, const struct sim_scen
  * RL_REJECTED (with *retry_after_ns when not NULL), or RL_EINVAL when the
  * child failed; sim_child_error then says how.
  */
-int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns);
+int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns);
 
 /* The message of the child's first failure, or NULL. */
 const char *sim_child_error(const struct sim_child *c);

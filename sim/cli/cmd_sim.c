@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,7 +24,7 @@
 #define CLI_SCENARIO_DIR "sim/scenarios"
 #endif
 
-#define MAX_FILES 256
+#define MAX_FILES 256 /* scenario files named on the command line */
 
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
@@ -43,21 +44,25 @@ static const char usage[] =
 	"                scenario, its rule in RATELAB_LIMIT, RATELAB_WINDOW_NS,\n"
 	"                RATELAB_BURST; RATELAB_SCENARIO names the scenario)\n"
 	"                instead of the built-in algorithms and the breaker: per\n"
-	"                request it reads 'T KEY' (T: ns of simulated time) and must\n"
-	"                answer one line '1' or '0', optionally followed by the\n"
-	"                retry-after in ns (or a field retry_after_ns=R), as\n"
-	"                `ratelab replay --explain` does; rows are named peer_NAME\n"
+	"                request it reads 'T KEY' (T: ns of simulated time; 'T KEY\n"
+	"                COST' for a cost other than 1) and must answer one line\n"
+	"                '1' or '0', optionally followed by the retry-after in ns\n"
+	"                (or a field retry_after_ns=R), as `ratelab replay\n"
+	"                --explain` does; rows are named peer_NAME\n"
 	"  --decider-name NAME  [a-z0-9_], at most 32 (default: decider)\n"
 	"  --decider-timeout D  the longest wait for one answer (default 10s)\n";
 
 static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
-	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec\n";
+	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,"
+	"own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,"
+	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct\n";
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
-	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window\n";
+	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window,limit,"
+	"window_ns\n";
 
 struct sim_opts {
 	const char *out;
@@ -70,64 +75,62 @@ struct sim_opts {
 	size_t nfiles;
 };
 
-static bool takes_value(const char *name)
-{
-	return strcmp(name, "out") == 0 || strcmp(name, "seed") == 0 || strcmp(name, "decider") == 0 ||
-	       strcmp(name, "decider-name") == 0 || strcmp(name, "decider-timeout") == 0;
-}
+enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_DECIDER, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_COUNT };
+
+static const struct cli_option options[O_COUNT] = {
+	[O_OUT] = { "out", CLI_VALUE },
+	[O_SEED] = { "seed", CLI_VALUE },
+	[O_NO_TIMING] = { "no-timing", CLI_FLAG },
+	[O_QUIET] = { "quiet", CLI_FLAG },
+	[O_DECIDER] = { "decider", CLI_VALUE },
+	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE },
+	[O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
+};
 
 static bool valid_peer_name(const char *name)
 {
 	size_t len = strlen(name);
 
-	if (len == 0 || len > 32)
-		return false;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
+	return len >= 1 && len <= 32 && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
 }
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
 {
-	struct cli_opts o = { argc, argv, 0 };
-	const char *name, *val;
+	struct cli_args a;
+	int64_t seed;
+	int status = cli_parse("sim", argc, argv, options, O_COUNT, MAX_FILES, &a);
 
-	while ((name = cli_opt_next(&o, &val, takes_value))) {
-		int64_t seed;
-		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
-			return -1;
-		} else if (!*name) {
-			if (so->nfiles == MAX_FILES)
-				return cli_usage_error("sim", "more than %d scenario files", MAX_FILES);
-			so->files[so->nfiles++] = val;
-		} else if (strcmp(name, "no-timing") == 0 && !val) {
-			so->timing = false;
-		} else if (strcmp(name, "quiet") == 0 && !val) {
-			so->quiet = true;
-		} else if (!takes_value(name)) {
-			return cli_usage_error("sim", "unknown option '%s' (see --help)", o.argv[o.cur - 1]);
-		} else if (!val) {
-			return cli_usage_error("sim", "option --%s needs a value", name);
-		} else if (strcmp(name, "out") == 0) {
-			so->out = val;
-		} else if (strcmp(name, "decider") == 0) {
-			if (!val[strspn(val, " \t")])
-				return cli_usage_error("sim", "--decider needs a command");
-			so->decider = val;
-		} else if (strcmp(name, "decider-name") == 0) {
-			if (!valid_peer_name(val))
-				return cli_usage_error("sim", "--decider-name '%s': 1 to 32 of a-z, 0-9 and _", val);
-			snprintf(so->decider_algo, sizeof(so->decider_algo), "peer_%s", val);
-		} else if (strcmp(name, "decider-timeout") == 0) {
-			if (!rl_parse_duration(val, 1, &so->decider_timeout_ns) || so->decider_timeout_ns < 1000000)
-				return cli_usage_error("sim", "--decider-timeout '%s' is not a duration of at least 1ms "
-						       "(an integer with unit ns, us, ms, s, m or h)", val);
-		} else if (!rl_parse_i64(val, &seed) || seed < 0) {
-			return cli_usage_error("sim", "--seed '%s' is not a non-negative integer", val);
-		} else {
-			so->seed = (uint64_t)seed;
-			so->seed_given = true;
-		}
+	if (status == CLI_HELP)
+		fputs(usage, stdout);
+	if (status)
+		return status;
+	if (a.value[O_OUT])
+		so->out = a.value[O_OUT];
+	if (a.value[O_SEED]) {
+		if ((status = cli_int("sim", "--seed", a.value[O_SEED], 0, INT64_MAX, &seed)))
+			return status;
+		so->seed = (uint64_t)seed;
+		so->seed_given = true;
 	}
+	if (a.value[O_NO_TIMING])
+		so->timing = false;
+	so->quiet = a.value[O_QUIET] != NULL;
+	if (a.value[O_DECIDER]) {
+		if (!a.value[O_DECIDER][strspn(a.value[O_DECIDER], " \t")])
+			return cli_usage_error("sim", "--decider needs a command");
+		so->decider = a.value[O_DECIDER];
+	}
+	if (a.value[O_DECIDER_NAME]) {
+		if (!valid_peer_name(a.value[O_DECIDER_NAME]))
+			return cli_usage_error("sim", "--decider-name '%s': 1 to 32 of a-z, 0-9 and _",
+					       cli_quote(a.value[O_DECIDER_NAME]));
+		snprintf(so->decider_algo, sizeof(so->decider_algo), "peer_%s", a.value[O_DECIDER_NAME]);
+	}
+	if (a.value[O_DECIDER_TIMEOUT] && (status = cli_duration("sim", "--decider-timeout", a.value[O_DECIDER_TIMEOUT],
+								   1000000, 3600000000000LL, &so->decider_timeout_ns)))
+		return status;
+	for (size_t i = 0; i < a.npos; i++)
+		so->files[so->nfiles++] = a.pos[i];
 	return CLI_EXIT_OK;
 }
 
@@ -159,28 +162,48 @@ static bool find_default_dir(char *dir, size_t len)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Lists dir's *.ini files, sorted; the names are malloc'd into names. */
-static int list_default(char **names, size_t *n)
+/*
+ * Lists dir's *.ini files, sorted, into *names (malloc'd, *n of them), all
+ * of them: out of memory or a directory read error fails the command.
+ */
+static int list_default(char ***names, size_t *n)
 {
 	char dir[PATH_MAX];
 	DIR *d;
 	struct dirent *e;
+	size_t cap = 0;
+	int status = CLI_EXIT_OK;
 
+	*names = NULL;
+	*n = 0;
 	if (!find_default_dir(dir, sizeof(dir)) || !(d = opendir(dir)))
 		return cli_usage_error("sim", "no scenario given and the default set (sim/scenarios) was not found");
-	*n = 0;
-	while ((e = readdir(d)) && *n < MAX_FILES) {
+	for (errno = 0; (e = readdir(d)); errno = 0) {
 		size_t len = strlen(e->d_name);
 		if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
 			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **grown = realloc(*names, cap * sizeof(*grown));
+			if (!grown)
+				break;
+			*names = grown;
+		}
 		size_t size = strlen(dir) + len + 2;
-		if (!(names[*n] = malloc(size)))
+		if (!((*names)[*n] = malloc(size)))
 			break;
-		snprintf(names[(*n)++], size, "%s/%s", dir, e->d_name);
+		snprintf((*names)[(*n)++], size, "%s/%s", dir, e->d_name);
+	}
+	if (e || errno) {
+		fprintf(stderr, "ratelab sim: listing %s: %s\n", dir, e ? "out of memory" : strerror(errno));
+		status = CLI_EXIT_FAIL;
 	}
 	closedir(d);
-	qsort(names, *n, sizeof(*names), by_name);
-	return *n ? CLI_EXIT_OK : cli_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK && !*n)
+		status = cli_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK)
+		qsort(*names, *n, sizeof(**names), by_name);
+	return status;
 }
 
 static int mkdir_p(const char *path)
@@ -244,6 +267,20 @@ static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
 	fprintf(arg, "%lld,%s\n", (long long)t, rl_breaker_state_name(to));
 }
 
+/* The polite clients' columns; empty when the scenario has none. */
+static void write_clients(FILE *f, const struct sim_clients *c)
+{
+	if (!c->requests) {
+		fputs(",,,,,", f);
+		return;
+	}
+	fprintf(f, "%lld,%lld,%.6f,", (long long)c->requests, (long long)c->served, pct(c->gave_up, c->requests));
+	if (c->served)
+		fprintf(f, "%.6f,%.6f,", (double)c->wait_ns_sum / (double)c->served / 1e6, (double)c->wait_ns_max / 1e6);
+	else
+		fputs(",,", f);
+}
+
 struct outputs {
 	const struct sim_opts *so;
 	FILE *summary, *breaker, *diverged;
@@ -301,12 +338,26 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 				(unsigned long long)seed, (long long)r.requests, (long long)r.diverged_allows,
 				pct(r.diverged_allows, r.requests), (long long)r.diverged_rejects,
 				pct(r.diverged_rejects, r.requests));
-		fprintf(o->summary, "%.6f,%.6f,", r.long_run_rate_ratio, r.jain_index);
+		fprintf(o->summary, "%.6f,", r.long_run_rate_ratio);
+		if (!isnan(r.jain_index))
+			fprintf(o->summary, "%.6f", r.jain_index);
 		if (algo)
-			fprintf(o->summary, "%.1f,%lld,", r.state_bytes_mean, (long long)r.state_bytes_max);
-		else
-			fputs(",,", o->summary); /* a decider's memory is its own: not measured here */
-		fprintf(o->summary, "%.0f\n", dps);
+			fprintf(o->summary, ",%.1f,%lld,%.0f,", r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		else /* a decider's memory is its own, and it states no bound: not measured here */
+			fprintf(o->summary, ",,,%.0f,,,,", dps);
+		if (sc->compare && algo)
+			fprintf(o->summary, "%lld,%lld,%.6f,", (long long)r.own_bound, (long long)r.beyond_bound,
+				pct(r.beyond_bound, r.admitted));
+		else if (algo)
+			fputs(",,,", o->summary);
+		write_clients(o->summary, &r.clients);
+		fprintf(o->summary, "%.6f,%.6f,", pct(r.heavy_keys, r.active_keys), pct(r.heavy_requests, r.requests));
+		if (sc->compare && r.false_allows + r.false_rejects)
+			fprintf(o->summary, "%.6f", pct(r.heavy_false, r.false_allows + r.false_rejects));
+		fputc(',', o->summary);
+		if (r.estimate_n)
+			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
+		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
 		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, aname,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
@@ -344,10 +395,11 @@ static int run_breaker(struct outputs *o, struct sim_traffic *tr, uint64_t seed)
 		fprintf(stderr, "ratelab sim: %s/breaker: %s\n", sc->name, rl_strerror(rc));
 		return CLI_EXIT_FAIL;
 	}
-	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld\n", sc->name,
+	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", sc->name,
 		(unsigned long long)seed, (long long)r.requests, (long long)r.allowed,
 		pct(r.requests - r.allowed, r.requests), (long long)r.openings, (long long)r.state_ns[0],
-		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window);
+		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window,
+		(long long)r.limit, (long long)r.window_ns);
 	return close_out(f, CLI_EXIT_OK);
 }
 
@@ -360,10 +412,12 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 	uint64_t seed = o->so->seed_given ? o->so->seed : sc->seed;
 	int status = CLI_EXIT_OK, rc = sim_traffic_create(&tr, sc, seed, msg, sizeof(msg));
 
-	if (rc) {
+	if (rc == RL_ENOMEM || rc == RL_EIO) {
 		fprintf(stderr, "ratelab sim: %s\n", msg);
-		return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		return CLI_EXIT_FAIL;
 	}
+	if (rc)
+		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
 	if (o->so->decider)
@@ -392,11 +446,13 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 		int rc = sim_scenario_load(files[i], &base, msg, sizeof(msg));
 		if (rc == RL_OK && (rc = sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
 			sim_traffic_destroy(&tr); /* traces checked before anything is written */
-		if (rc) {
+		if (rc == RL_ENOMEM || rc == RL_EIO) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+			return CLI_EXIT_FAIL;
 		}
+		if (rc)
+			return cli_usage_error("sim", "%s", msg);
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {
 			cap = (*count + add) * 2;
@@ -419,19 +475,21 @@ int cli_cmd_sim(int argc, char **argv)
 {
 	struct sim_opts so = { .out = "results/sim", .timing = true, .decider_algo = "peer_decider",
 			       .decider_timeout_ns = 10000000000LL }; /* 10 s */
-	char *defaults[MAX_FILES];
+	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
 	struct sim_scenario *scs = NULL;
 	int status = parse_opts(argc, argv, &so);
 
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
-	if (!so.nfiles && (status = list_default(defaults, &ndefaults)))
-		return status;
-	status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
-			   : load_all(defaults, ndefaults, &scs, &nsc);
+	if (!so.nfiles)
+		status = list_default(&defaults, &ndefaults);
+	if (!status)
+		status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
+				   : load_all(defaults, ndefaults, &scs, &nsc);
 	for (size_t i = 0; i < ndefaults; i++)
 		free(defaults[i]);
+	free(defaults);
 	if (status) {
 		free(scs);
 		return status;

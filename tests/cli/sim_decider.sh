@@ -4,7 +4,8 @@
 # every algorithm X, the same summary, diverged and series rows as the
 # built-in X (all but the name and the state bytes, which a decider keeps to
 # itself), on scenarios with polite and abusive closed-loop clients, the
-# adversary, the boundary attack and a replayed trace. Then the child's
+# adversary, the boundary attack, a replayed trace and weighted requests
+# (`T KEY COST` lines). Then the child's
 # failures: exit, garbage, no answer within the timeout, a bad exit status
 # at the end; and bad options.
 set -u
@@ -14,13 +15,18 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "sim_decider: FAIL: $*" >&2; fails=$((fails + 1)); }
 sc=$(cd "$(dirname "$0")/../../sim/scenarios" && pwd)
-scenarios=("$sc/clients.ini" "$sc/adversary.ini" "$sc/boundary.ini" "$sc/onoff.ini" "$sc/replay.ini")
+scenarios=("$sc/clients.ini" "$sc/adversary.ini" "$sc/boundary.ini" "$sc/onoff.ini" "$sc/replay.ini"
+	"$sc/weighted/bursty.ini" "$sc/weighted/boundary.ini")
 
 "$bin" sim --no-timing --quiet --out "$tmp/builtin" "${scenarios[@]}" >/dev/null || fail "built-in run exited $?"
-# the columns compared: all but algo (2) and state_bytes_mean/max (18, 19)
-cols() { awk -F, -v a="$1" 'NR > 1 && $2 == a { $2 = ""; $18 = ""; $19 = ""; print }' OFS=, "$2"; }
+# the columns compared: all but algo (2), state_bytes_mean/max (18, 19) and
+# own_bound, beyond_bound, beyond_bound_pct (21-23): a decider's memory and
+# bound are its own
+cols() { awk -F, -v a="$1" 'NR > 1 && $2 == a { $2 = ""; $18 = ""; $19 = ""; $21 = ""; $22 = ""; $23 = ""; print }' OFS=, "$2"; }
 for a in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter; do
-	cmd="'$bin' replay --algo $a --limit \$RATELAB_LIMIT --window \$RATELAB_WINDOW_NS --burst \$RATELAB_BURST --explain"
+	burst=
+	case $a in token_bucket | gcra | leaky_bucket) burst="--burst \$RATELAB_BURST" ;; esac
+	cmd="'$bin' replay --algo $a --limit \$RATELAB_LIMIT --window \${RATELAB_WINDOW_NS}ns $burst --explain"
 	"$bin" sim --no-timing --quiet --out "$tmp/$a" --decider "$cmd" --decider-name "self_$a" "${scenarios[@]}" \
 		>"$tmp/$a.out" 2>"$tmp/$a.err" || { fail "$a: decider run exited $?: $(cat "$tmp/$a.err")"; continue; }
 	want=$(cols "$a" "$tmp/builtin/summary.csv")
@@ -32,7 +38,8 @@ $got
 --- built-in:
 $want"
 	[ "$(awk -F, 'NR > 1 && $2 != "peer_self_'$a'"' "$tmp/$a/summary.csv")" = "" ] || fail "$a: rows of other algorithms"
-	awk -F, 'NR > 1 && ($18 != "" || $19 != "") { exit 1 }' "$tmp/$a/summary.csv" || fail "$a: decider state bytes not empty"
+	awk -F, 'NR > 1 && ($18 != "" || $19 != "" || $21 != "") { exit 1 }' "$tmp/$a/summary.csv" ||
+		fail "$a: decider state bytes or bound not empty"
 	[ "$(cols "peer_self_$a" "$tmp/$a/diverged.csv")" = "$(cols "$a" "$tmp/builtin/diverged.csv")" ] ||
 		fail "$a: diverged rows differ"
 	for f in "$tmp/builtin/series/"*"__$a.csv"; do

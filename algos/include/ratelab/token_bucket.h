@@ -8,6 +8,10 @@
  * tokens are <= B - c: a cost of B passes a full bucket, a cost above B
  * never passes (retry_after_ns = RL_DURATION_MAX_NS). When rejected,
  * retry_after_ns is the smallest d with tokens(t + d) >= c.
+ *
+ * Bound (max_admitted): at most B + floor(N * d / W) units admitted in any
+ * closed interval of length d ns; B + N - 1 in a window (t - W, t] when
+ * N <= W. A burst of B at one instant is within it: the configured burst.
  */
 #ifndef RATELAB_TOKEN_BUCKET_H
 #define RATELAB_TOKEN_BUCKET_H
@@ -20,15 +24,12 @@ extern "C" {
 #endif
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st,
-			    int64_t now_ns, int64_t cost, struct rl_decision *out);
+int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			    int64_t cost, struct rl_decision *out);
 
-/* One request of cost 1. */
-static inline int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
-					int64_t now_ns, struct rl_decision *out)
-{
-	return rl_token_bucket_check_n(lim, st, now_ns, 1, out);
-}
+/* One request of cost 1: rl_token_bucket_check_n with cost 1. */
+int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			  struct rl_decision *out);
 
 #ifdef __cplusplus
 }
