@@ -5,7 +5,8 @@
 #      with System.nanoTime; a Node loop with process.hrtime.bigint): one hot
 #      key, 1K and 1M keys uniform, bytes per key  -> RESULTS/bench/peers.json
 #   2. each peer's decider mode scored by `ratelab sim --decider` on the
-#      default scenarios; its rows (peer_NAME) appended to RESULTS/sim/
+#      default scenarios, with the first of SEEDS (bench/run.sh's simulator
+#      seeds); its rows (peer_NAME) appended to RESULTS/sim/
 #      summary.csv and diverged.csv, its series copied to RESULTS/sim/series
 #   3. nginx limit_req against leaky_bucket, decision by decision (real nginx,
 #      real HTTP, real time)
@@ -21,6 +22,8 @@ RATELAB=$(realpath "$1")
 RESULTS=$2
 QUICK=${QUICK:-0}
 PEERS=${PEERS:-1}
+SEED=${SEEDS:-1}
+SEED=${SEED%% *} # the deciders run on the first of bench/run.sh's seeds, as its first sim run
 PEERDIR=bench/peers
 T0=$(date +%s)
 say() { echo "  peers: $* (t+$(($(date +%s) - T0))s)"; }
@@ -113,8 +116,8 @@ fi
 pids=()
 for d in "${deciders[@]}"; do
 	name=${d%%|*}
-	say "$name: ratelab sim --decider on ${scenarios[*]:-the default scenarios}"
-	"$RATELAB" sim --no-timing --quiet --out "$OUT/sim_$name" --decider "${d#*|}" --decider-name "$name" \
+	say "$name: ratelab sim --decider --seed $SEED on ${scenarios[*]:-the default scenarios}"
+	"$RATELAB" sim --no-timing --quiet --seed "$SEED" --out "$OUT/sim_$name" --decider "${d#*|}" --decider-name "$name" \
 		"${scenarios[@]}" >"$OUT/sim_$name.log" &
 	pids+=($!)
 	if [ ${#pids[@]} = 2 ]; then
