@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bench_names.h"
 #include "report.h"
 
 namespace report {
@@ -153,9 +154,9 @@ std::pair<double, double> accuracy(const Inputs &in, const std::string &algo, co
 	return {100 * fa / req, 100 * fr / req};
 }
 
-double ours_keys(const Inputs &in, const std::string &algo, const char *n)
+double ours_keys(const Inputs &in, const std::string &algo, size_t n)
 {
-	return in.bench.ns("store/" + algo + "/" + n + "/uniform");
+	return in.bench.ns(rlbench::names::store(algo, n, "uniform"));
 }
 
 } // namespace
@@ -182,9 +183,10 @@ std::string peers_section(const Inputs &in)
 	for (const PeerRun &q : p.list) {
 		if (!q.agreement.is_null())
 			continue;
-		double hot = in.bench.ns("hot/" + q.nearest + "/direct/verdict");
-		double k1 = ours_keys(in, q.nearest, "1000"), k1m = ours_keys(in, q.nearest, "1000000");
-		double b = in.bench.counter("store/" + q.nearest + "/1000000/uniform", "store_bytes_per_key");
+		double hot = in.bench.ns(rlbench::names::hot(q.nearest, true, false));
+		double k1 = ours_keys(in, q.nearest, 1000), k1m = ours_keys(in, q.nearest, rlbench::names::kKeysTable);
+		double b = in.bench.counter(rlbench::names::store(q.nearest, rlbench::names::kKeysTable, "uniform"),
+					    "store_bytes_per_key");
 		o << "| " << q.name << " | " << q.nearest << " | " << spread(q.hot) << " | " << ratio(q.hot.median, hot)
 		  << " | " << spread(q.keys_1k) << " | " << ratio(q.keys_1k.median, k1) << " | " << spread(q.keys_1m)
 		  << " | " << ratio(q.keys_1m.median, k1m) << " | " << dash(q.bytes_per_key, 1) << " | "
@@ -246,8 +248,8 @@ void write_peer_chart_data(const Inputs &in, const std::string &dir)
 	for (const Algo &a : in.algos) {
 		if (a.name.rfind("peer_", 0) == 0)
 			continue; /* the summary's peer rows: written below from peers.json */
-		std::string keyed = "store/" + a.name + "/1000000/uniform";
-		d << a.name << ' ' << num(in.bench.ns("hot/" + a.name + "/direct/verdict")) << ' '
+		std::string keyed = rlbench::names::store(a.name, rlbench::names::kKeysTable, "uniform");
+		d << a.name << ' ' << num(in.bench.ns(rlbench::names::hot(a.name, true, false))) << ' '
 		  << num(in.bench.ns(keyed)) << ' ' << num(in.bench.counter(keyed, "store_bytes_per_key")) << '\n';
 	}
 	for (const PeerRun &q : peers(in).list)
