@@ -19,7 +19,6 @@
 
 struct run {
 	const struct rl_limiter *lim, *ref; /* lim is NULL for an external decider */
-	const struct sim_decider *ext;
 	unsigned char *states;       /* nkeys * state_size */
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
@@ -35,6 +34,7 @@ struct run {
 	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
 	struct sim_result *res;
+	const struct sim_decider *ext; /* the external decider, when lim is NULL */
 };
 
 /* The sliding-counter estimate of key's admitted count before a request at t, against exact. */
@@ -54,21 +54,9 @@ static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
 	r->res->estimate_n++;
 }
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+/* The measurements of decision v (>= 0) on key at t; ref is the reference's verdict, st the state (NULL: external). */
+static inline int record(struct run *r, void *st, int64_t t, uint32_t key, int64_t cost, int v, int ref)
 {
-	struct run *r = ctx;
-	struct rl_decision d;
-	void *st = r->lim ? r->states + (size_t)key * r->state_size : NULL;
-	int v = r->lim ? rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL)
-		       : r->ext->decide(r->ext->ctx, t, key, cost, retry_ns);
-
-	if (v < 0)
-		return v;
-	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
-	if (ref < 0)
-		return ref;
-	if (retry_ns && r->lim)
-		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
 	r->res->units += cost;
 	r->req[key]++;
@@ -124,6 +112,37 @@ observe:
 			h->on_decision(h->arg, t, key, v);
 	}
 	return v;
+}
+
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+{
+	struct run *r = ctx;
+	struct rl_decision d;
+	void *st = r->states + (size_t)key * r->state_size;
+	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
+	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
+
+	if (v < 0)
+		return v;
+	if (ref < 0)
+		return ref;
+	if (retry_ns)
+		*retry_ns = d.retry_after_ns;
+	return record(r, st, t, key, cost, v, ref);
+}
+
+/* The same with the external decider's verdict and retry-after. */
+static int decide_external(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+{
+	struct run *r = ctx;
+	int v = r->ext->decide(r->ext->ctx, t, key, cost, retry_ns);
+
+	if (v < 0)
+		return v;
+	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
+	if (ref < 0)
+		return ref;
+	return record(r, NULL, t, key, cost, v, ref);
 }
 
 static void summarise(struct run *r, struct sim_traffic *tr)
@@ -214,7 +233,7 @@ static int run_with(struct sim_traffic *tr, const struct rl_algo *algo, const st
 	    !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
-		struct sim_decider d = { decide, &r };
+		struct sim_decider d = { algo ? decide : decide_external, &r };
 		snprintf(label, sizeof(label), "%s/%s", sc->name, name);
 		double t0 = now_s();
 		rc = sim_traffic_run(tr, &d, label);

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,8 +230,7 @@ int cli_output_end(const char *cmd, int status)
 /*
  * True when the next read of in would wait for its writer: nothing left in
  * the stream's buffer (glibc's read pointers; elsewhere taken as empty,
- * which only flushes more often) and nothing ready on its descriptor. A
- * file is always ready, so a replay of a file polls once per buffer refill.
+ * which only flushes more often) and nothing ready on its descriptor.
  */
 static bool input_would_block(FILE *in)
 {
@@ -244,7 +244,15 @@ static bool input_would_block(FILE *in)
 
 char *cli_lines_next(struct sim_lines *r)
 {
-	if (input_would_block(r->in))
+	static const FILE *checked;
+	static bool may_wait; /* checked is a pipe, a terminal or a socket: a read can wait for its writer */
+
+	if (r->in != checked || r->lineno == 0) {
+		struct stat st;
+		checked = r->in;
+		may_wait = fstat(fileno(r->in), &st) != 0 || !S_ISREG(st.st_mode);
+	}
+	if (may_wait && input_would_block(r->in))
 		fflush(stdout); /* a failed flush leaves stdout's error flag for cli_output_end */
 	return sim_lines_next(r);
 }
