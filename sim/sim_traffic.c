@@ -40,7 +40,8 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	}
 	if ((rc = sim_keymap_init(&ids, sizeof(uint32_t)))) {
 		fclose(in.in);
-		snprintf(msg, msg_len, "%s", rl_strerror(rc));
+		snprintf(msg, msg_len, "key map: %s%s", rl_strerror(rc),
+			 rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
 		return rc;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
