@@ -1,10 +1,11 @@
 /*
  * fixed_random.c - getrandom() returning the same bytes on every call, for
- * the performance gate only: linked into perf_driver, and preloaded
- * (LD_PRELOAD) into `ratelab` by perf.py. ratelab draws its hash seeds (the
- * registry's stores, rl_limit's store, replay's key maps) from getrandom(),
- * and a different seed places keys differently, so the instruction counts
- * would vary from run to run; with this one they repeat exactly.
+ * the performance gate only: linked into perf_driver ahead of the C
+ * library's. The library draws its hash seeds (the registry's stores,
+ * rl_limit's store) from getrandom(), and a different seed places keys
+ * differently, so the instruction counts would vary from run to run; with
+ * this one they repeat exactly. (`ratelab` itself runs with
+ * RATELAB_HASH_SEED set, perf.py CLIENT_ENV.)
  *
  * Never part of the library or the program: a secret seed is what keeps
  * the key hash's collisions out of a client's reach (store.h).

@@ -115,15 +115,13 @@ CLIENT_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "RATELAB_HASH_SEED": "1"}
 def callgrind(argv, tmp, tag, stdin_path=None, instr_at_start=True):
     out = os.path.join(tmp, "callgrind.%s.out" % tag)
     cwd = os.path.dirname(argv[0])
-    # ratelab's hash seeds come from getrandom(): fixed_random.c pins them (perf_driver links it).
-    env = dict(CLIENT_ENV, LD_PRELOAD=os.path.join(cwd, "libperf_fixed_random.so"))
     argv = ["./" + os.path.basename(argv[0])] + argv[1:]
     cmd = [shutil.which("valgrind")] + CALLGRIND_OPTS + ["--instr-atstart=" + ("yes" if instr_at_start else "no"),
                                            "--callgrind-out-file=" + out] + argv
     stdin = open(stdin_path) if stdin_path else subprocess.DEVNULL
     try:
         r = subprocess.run(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
-                           env=env)
+                           env=CLIENT_ENV)
     finally:
         if stdin_path:
             stdin.close()
@@ -193,7 +191,7 @@ def measure_program(build, spec, tmp):
 def build_tree(src, build, plant=False):
     cfg = ["cmake", "-S", os.path.join(ROOT, "bench", "perf"), "-B", build, "-DCMAKE_BUILD_TYPE=Release",
            "-DRL_SOURCE_DIR=" + src, "-DRL_PERF_PLANT=" + ("ON" if plant else "OFF")]
-    for cmd in (cfg, ["cmake", "--build", build, "-j", os.environ.get("JOBS", "2"), "--target", "perf_driver", "ratelab", "perf_fixed_random"]):
+    for cmd in (cfg, ["cmake", "--build", build, "-j", os.environ.get("JOBS", "2"), "--target", "perf_driver", "ratelab"]):
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             fail("build failed (%s):\n%s" % (" ".join(cmd), r.stdout[-4000:]), 1)
@@ -221,7 +219,7 @@ def measure(build, only=None, tree=ROOT):
     # The binaries run from a copy in a directory whose path has the same length on every
     # run (valgrind puts the client's full path on its stack, CLIENT_ENV).
     with tempfile.TemporaryDirectory(prefix="ratelab_perf_", dir="/tmp") as tmp:
-        for exe in ("perf_driver", "ratelab", "libperf_fixed_random.so"):
+        for exe in ("perf_driver", "ratelab"):
             shutil.copy2(os.path.join(build, exe), os.path.join(tmp, exe))
         build = tmp
         work = [("driver", e) for e in driver_entries(build)] + [("program", p) for p in PROGRAM_ENTRIES]
