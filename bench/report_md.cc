@@ -646,6 +646,7 @@ std::string full_report(const Inputs &in)
 	breaker(o, in);
 	charts(o, in);
 	perf_section(o, in);
+	o << peers_section(in);
 	return o.str();
 }
 
