@@ -6,6 +6,9 @@
 #   make deps    install the Debian packages ratelab needs
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+# Redis Cluster routing and local-plus-global tests (issue 13): redis-cli builds the cluster.
+DEPS_RCLUSTER := redis-server redis-tools libhiredis-dev
+DEPS += $(DEPS_RCLUSTER)
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
