@@ -7,7 +7,7 @@
  *
  * rh_available() is false only when redis-server (or, for a cluster,
  * redis-cli) is not on PATH; the tests then skip with a loud message.
- * Define _DEFAULT_SOURCE before the first #include (fork, kill, mkdtemp).
+ * Needs POSIX 2008 (fork, kill, mkdtemp): _POSIX_C_SOURCE >= 200809L.
  */
 #ifndef RATELAB_TEST_REDIS_HARNESS_H
 #define RATELAB_TEST_REDIS_HARNESS_H
@@ -42,7 +42,7 @@ struct rh {
 	struct rh_node nodes[RH_MAX_NODES];
 };
 
-static bool rh_on_path(const char *prog)
+static inline bool rh_on_path(const char *prog)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
@@ -57,7 +57,7 @@ static bool rh_on_path(const char *prog)
 	return false;
 }
 
-static bool rh_available(bool cluster)
+static inline bool rh_available(bool cluster)
 {
 	if (rh_on_path("redis-server") && (!cluster || rh_on_path("redis-cli")))
 		return true;
@@ -67,7 +67,7 @@ static bool rh_available(bool cluster)
 	return false;
 }
 
-static double rh_now_s(void)
+static inline double rh_now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -75,7 +75,7 @@ static double rh_now_s(void)
 }
 
 /* A loopback port nobody listens on now (the kernel's pick). */
-static int rh_free_port(void)
+static inline int rh_free_port(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0 };
 	socklen_t len = sizeof(a);
@@ -90,7 +90,7 @@ static int rh_free_port(void)
 	return port;
 }
 
-static redisContext *rh_connect(int port)
+static inline redisContext *rh_connect(int port)
 {
 	struct timeval tv = { 2, 0 };
 	redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
@@ -102,8 +102,14 @@ static redisContext *rh_connect(int port)
 	return NULL;
 }
 
+static inline void rh_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
 /* Starts argv (stdout and stderr appended to dir/log); its pid or -1. */
-static pid_t rh_spawn(const struct rh *h, char *const argv[])
+static inline pid_t rh_spawn(const struct rh *h, char *const argv[])
 {
 	pid_t pid = fork();
 
@@ -124,67 +130,97 @@ static pid_t rh_spawn(const struct rh *h, char *const argv[])
 	return pid;
 }
 
-/* Starts one redis-server; waits until it answers PING (10 s). */
-static bool rh_start_node(struct rh *h, bool cluster)
+/* Launches node i's redis-server on its ports; waits until it answers
+ * PING (10 s). False (and the process reaped) if it exits or stays mute. */
+static inline bool rh_launch(struct rh *h, int i, bool cluster)
 {
+	struct rh_node *nd = &h->nodes[i];
+	char port[16], bus[16], conf[96];
+
+	snprintf(port, sizeof(port), "%d", nd->port);
+	snprintf(bus, sizeof(bus), "%d", nd->bus_port);
+	snprintf(conf, sizeof(conf), "nodes-%d.conf", nd->port);
+	char *plain[] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+			  "--appendonly", "no", "--dir", h->dir, NULL };
+	char *clus[] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+			 "--appendonly", "no", "--dir", h->dir, "--cluster-enabled", "yes",
+			 "--cluster-port", bus, "--cluster-config-file", conf,
+			 "--cluster-node-timeout", "5000", NULL };
+	nd->pid = rh_spawn(h, cluster ? clus : plain);
+	if (nd->pid < 0)
+		return false;
+	double deadline = rh_now_s() + 10;
+	int st;
+	while (rh_now_s() < deadline && waitpid(nd->pid, &st, WNOHANG) == 0) {
+		redisContext *c = rh_connect(nd->port);
+		redisReply *r = c ? redisCommand(c, "PING") : NULL;
+		bool up = r && r->type == REDIS_REPLY_STATUS;
+
+		if (r)
+			freeReplyObject(r);
+		if (up && cluster) {
+			r = redisCommand(c, "CLUSTER MYID");
+			up = r && r->type == REDIS_REPLY_STRING && r->len < sizeof(nd->id);
+			if (up)
+				memcpy(nd->id, r->str, r->len + 1);
+			if (r)
+				freeReplyObject(r);
+		}
+		if (c)
+			redisFree(c);
+		if (up)
+			return true;
+		rh_sleep_ms(20);
+	}
+	kill(nd->pid, SIGKILL);
+	waitpid(nd->pid, &st, 0);
+	nd->pid = -1;
+	return false;
+}
+
+/* Starts one more redis-server on fresh free ports (5 tries, in case a
+ * port is taken between the pick and the bind). */
+static inline bool rh_start_node(struct rh *h, bool cluster)
+{
+	if (h->n >= RH_MAX_NODES)
+		return false;
 	for (int attempt = 0; attempt < 5; attempt++) {
 		struct rh_node *nd = &h->nodes[h->n];
-		char port[16], bus[16], conf[96];
 
 		nd->port = rh_free_port();
 		nd->bus_port = rh_free_port();
 		if (nd->port < 0 || nd->bus_port < 0 || nd->port == nd->bus_port)
 			continue;
-		snprintf(port, sizeof(port), "%d", nd->port);
-		snprintf(bus, sizeof(bus), "%d", nd->bus_port);
-		snprintf(conf, sizeof(conf), "nodes-%d.conf", nd->port);
-		char *plain[] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-				  "--appendonly", "no", "--dir", h->dir, NULL };
-		char *clus[] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-				 "--appendonly", "no", "--dir", h->dir, "--cluster-enabled", "yes",
-				 "--cluster-port", bus, "--cluster-config-file", conf,
-				 "--cluster-node-timeout", "5000", NULL };
-		nd->pid = rh_spawn(h, cluster ? clus : plain);
-		if (nd->pid < 0)
-			return false;
-		double deadline = rh_now_s() + 10;
-		int st;
-		while (rh_now_s() < deadline && waitpid(nd->pid, &st, WNOHANG) == 0) {
-			redisContext *c = rh_connect(nd->port);
-			redisReply *r = c ? redisCommand(c, "PING") : NULL;
-			bool up = r && r->type == REDIS_REPLY_STATUS;
-
-			if (r)
-				freeReplyObject(r);
-			if (up && cluster) {
-				r = redisCommand(c, "CLUSTER MYID");
-				up = r && r->type == REDIS_REPLY_STRING && r->len < sizeof(nd->id);
-				if (up)
-					memcpy(nd->id, r->str, r->len + 1);
-				if (r)
-					freeReplyObject(r);
-			}
-			if (c)
-				redisFree(c);
-			if (up) {
-				h->n++;
-				return true;
-			}
-			usleep(20000);
+		if (rh_launch(h, h->n, cluster)) {
+			h->n++;
+			return true;
 		}
-		kill(nd->pid, SIGKILL);
-		waitpid(nd->pid, &st, 0); /* port taken meanwhile, or too slow: again */
 	}
 	return false;
 }
 
-static void rh_stop(struct rh *h)
+/* SIGKILLs node i (the fault tests) and reaps it. */
+static inline void rh_kill(struct rh *h, int i)
 {
-	for (int i = 0; i < h->n; i++) {
-		int st;
+	int st;
+
+	if (h->nodes[i].pid > 0) {
 		kill(h->nodes[i].pid, SIGKILL);
 		waitpid(h->nodes[i].pid, &st, 0);
+		h->nodes[i].pid = -1;
 	}
+}
+
+/* Starts a killed plain node again on its port (empty: no persistence). */
+static inline bool rh_restart(struct rh *h, int i)
+{
+	return rh_launch(h, i, false);
+}
+
+static inline void rh_stop(struct rh *h)
+{
+	for (int i = 0; i < h->n; i++)
+		rh_kill(h, i);
 	h->n = 0;
 	if (h->dir[0]) {
 		char cmd[128];
@@ -195,7 +231,7 @@ static void rh_stop(struct rh *h)
 	}
 }
 
-static bool rh_init(struct rh *h)
+static inline bool rh_init(struct rh *h)
 {
 	memset(h, 0, sizeof(*h));
 	snprintf(h->dir, sizeof(h->dir), "/tmp/rl-redis-XXXXXX");
@@ -203,7 +239,7 @@ static bool rh_init(struct rh *h)
 }
 
 /* One plain redis-server. */
-static bool rh_start_single(struct rh *h)
+static inline bool rh_start_single(struct rh *h)
 {
 	if (!rh_init(h))
 		return false;
@@ -214,7 +250,7 @@ static bool rh_start_single(struct rh *h)
 }
 
 /* True when node i says the cluster is ok, all slots assigned, n known. */
-static bool rh_node_ok(const struct rh *h, int i)
+static inline bool rh_node_ok(const struct rh *h, int i)
 {
 	redisContext *c = rh_connect(h->nodes[i].port);
 	redisReply *r = c ? redisCommand(c, "CLUSTER INFO") : NULL;
@@ -233,7 +269,7 @@ static bool rh_node_ok(const struct rh *h, int i)
 
 /* masters cluster nodes joined by redis-cli --cluster create (no
  * replicas); waits (30 s) until every node reports the cluster ok. */
-static bool rh_start_cluster(struct rh *h, int masters)
+static inline bool rh_start_cluster(struct rh *h, int masters)
 {
 	char addrs[RH_MAX_NODES][32];
 	char *argv[RH_MAX_NODES + 8];
@@ -267,7 +303,7 @@ static bool rh_start_cluster(struct rh *h, int masters)
 			all = rh_node_ok(h, i);
 		if (all)
 			return true;
-		usleep(50000);
+		rh_sleep_ms(50);
 	}
 	fprintf(stderr, "redis_harness: cluster not ok after 30 s\n");
 fail:

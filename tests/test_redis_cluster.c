@@ -6,7 +6,9 @@
  * batches, bad seeds. Random keys print their seed on failure (RL_SEED
  * replays one).
  */
-#define _DEFAULT_SOURCE /* fork, kill, mkdtemp, usleep (redis_harness.h) */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fork, kill, mkdtemp (redis_harness.h) */
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

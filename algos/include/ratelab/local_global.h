@@ -1,0 +1,166 @@
+/*
+ * local_global.h - local plus global: k nodes share one quota of N units
+ * per window of W ns; each node decides from a local share at once and
+ * syncs its counts with a shared store (Redis) every S ns, so a fleet
+ * pays about one round trip per node per S instead of one per request.
+ * Approximate by design; the simulator (`ratelab localglobal`) measures
+ * what it costs against one exact central limiter.
+ *
+ * Model, per key and node. Windows are fixed, [wW, (w+1)W) on the node's
+ * clock; the store holds, per window w, G(w): the units all nodes have
+ * pushed for w. A node keeps, for its key's current window:
+ *   global   G(w) as the store answered at this node's last sync;
+ *   pending  units this node admitted since then, not yet pushed;
+ *   share    units it may still admit before its next sync.
+ * - First request of a window: global = pending = 0, share = floor(N / k)
+ *   (a node knows nothing of the others yet and takes an equal part).
+ * - A request of cost c is admitted iff c <= share; then share -= c and
+ *   pending += c. Nothing else: no store access on the decision path.
+ * - A sync pushes pending for w and reads back the new total G: then
+ *   global = G and share = floor((N - G - p) / k), at least 0, where p is
+ *   what was admitted between taking pending and the answer (0 when the
+ *   sync is one blocking round trip). floor: with every node synced at
+ *   one G the shares sum to at most N - G, so nodes in step never
+ *   over-admit; the price is up to k - 1 units per window a lone busy
+ *   node cannot reach, and a lone node's share shrinks by a factor
+ *   (k - 1) / k per sync (sticky routing pays false rejects).
+ * - A window that ends drops its unpushed pending (the next window starts
+ *   afresh; only nodes whose clocks lag could have used it).
+ * - Store unreachable: a node keeps deciding from its shares (a new
+ *   window starts at floor(N / k) again), so a fleet admits at most N per
+ *   window in sum from shares that start fresh, but cannot lend one
+ *   node's unused part to another; pending units of the current window
+ *   are kept and pushed when the store answers again.
+ * Over-admission comes from nodes out of step: a node's share is computed
+ * from G, which misses what others admitted since their last push, and
+ * from clock skew moving a node's windows. Both shrink with S.
+ *
+ * Answers (struct rl_decision): remaining = share after this request;
+ * retry_after_ns = 0 when admitted, else the wait to the window's end
+ * (a new share for sure; a sync may come sooner), or RL_DURATION_MAX_NS
+ * when c > floor(N / k), which no share can ever hold; reset_ns = the
+ * wait to the window's end; delay_ns = 0.
+ * Time: a now_ns before the key's last seen time is clamped to it, as in
+ * algo.h. Costs: 1 <= c <= RL_COST_MAX, else RL_EINVAL, state unchanged.
+ *
+ * Concurrency: rl_lg is immutable after init; a state, and an
+ * rl_lg_node, are single-threaded (one node per thread or process).
+ */
+#ifndef RATELAB_LOCAL_GLOBAL_H
+#define RATELAB_LOCAL_GLOBAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ratelab/algo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RL_LG_NODES_MAX 4096
+
+/* The shared rule: N units per window W, over k nodes. */
+struct rl_lg {
+	int64_t limit;     /* N: units per window, all nodes together */
+	int64_t window_ns; /* W, ns */
+	int64_t nodes;     /* k */
+	int64_t fresh_share; /* floor(N / k): a window's first share */
+};
+
+/* One key's state at one node; zeroed is a fresh key. */
+struct rl_lg_state {
+	int64_t epoch;   /* window index + 1 the counts belong to; 0: none yet */
+	int64_t last_ns; /* last seen time, ns (the backwards-clock clamp) */
+	int64_t global;  /* units, G of the window at the last sync */
+	int64_t pending; /* units admitted here, not yet pushed */
+	int64_t share;   /* units admissible here until the next sync */
+};
+_Static_assert(sizeof(struct rl_lg_state) == 40, "an rl_lg_state is 40 bytes");
+
+/* RL_OK, or RL_EINVAL (rule out of rl_rule_validate's ranges, nodes
+ * outside [1, RL_LG_NODES_MAX], or nodes > limit: a share of 0) with a
+ * one-line reason in msg (when not NULL). */
+int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, char *msg,
+	       size_t msg_len);
+
+/* Decides one request of cost units at now_ns (the model above):
+ * RL_ALLOWED, RL_REJECTED, RL_EINVAL (cost) or RL_ERANGE (time). */
+int rl_lg_check(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns, int64_t cost,
+		struct rl_decision *out);
+
+/*
+ * A sync in two halves, so that the round trip may be pipelined over
+ * many keys. rl_lg_sync_take: when the key's window is still the current
+ * one at now_ns, moves pending into *units (pending = 0), stores the
+ * window index in *window and returns true: the caller adds *units to the
+ * store's G(*window) and passes the new total to rl_lg_sync_apply, or, if
+ * the store failed, the same units to rl_lg_sync_failed (they become
+ * pending again). Returns false when the window is over (nothing to push;
+ * the state may be dropped if idle).
+ */
+bool rl_lg_sync_take(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns,
+		     int64_t *window, int64_t *units);
+void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t window,
+		      int64_t total);
+void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t units);
+
+/*
+ * A node backed by Redis (built only with hiredis: RL_HAVE_HIREDIS).
+ * Keeps a state per key (at most max_keys; states of ended windows are
+ * dropped at each sync) and syncs every key at once: one pipelined round
+ * trip of "INCRBY <prefix>{<key>}:<window> <pending>" and
+ * "PEXPIRE ... <2W in ms>" per key (the hash tag keeps a key's windows
+ * on one cluster node; the TTL lets ended windows vanish).
+ * rl_lg_node_check syncs first when now_ns has reached the next sync
+ * time (the previous sync's time + sync_interval_ns), then decides from
+ * the local state: only every S-th instant pays a round trip.
+ * Failures (Redis down, slow beyond command_timeout_ms, an error reply)
+ * never fail a check: they are counted (sync_failures) and the node
+ * decides by its shares; the connection is reopened at the next sync
+ * (reconnects), so the sync interval is the retry backoff.
+ */
+struct rl_lg_node_opts {
+	const char *host;         /* Redis server, e.g. "127.0.0.1" */
+	int port;
+	int connect_timeout_ms;   /* 0 means 200 */
+	int command_timeout_ms;   /* 0 means 200 */
+	int64_t sync_interval_ns; /* S >= 1 ns */
+	size_t max_keys;          /* >= 1; a new key beyond it is RL_EFULL */
+	const char *prefix;       /* Redis key prefix; NULL means "rl:lg:" */
+};
+
+struct rl_lg_node_stats {
+	uint64_t checks;        /* decisions made */
+	uint64_t syncs;         /* syncs attempted (each at most one round trip) */
+	uint64_t round_trips;   /* pipelined batches sent to Redis */
+	uint64_t sync_failures; /* syncs that failed, fully or for some keys */
+	uint64_t reconnects;    /* connections opened after the first */
+	uint64_t keys;          /* states held now */
+};
+
+struct rl_lg_node;
+
+/* RL_OK, RL_EINVAL (opts out of range) or RL_ENOMEM. Does not need Redis
+ * to be up: the first sync connects. */
+int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts,
+		      struct rl_lg_node **out);
+void rl_lg_node_destroy(struct rl_lg_node *n);
+
+/* As rl_lg_check for key[0..key_len), syncing first when due; RL_EFULL
+ * for a new key when max_keys states are held, RL_ENOMEM. */
+int rl_lg_node_check(struct rl_lg_node *n, const char *key, size_t key_len, int64_t now_ns,
+		     int64_t cost, struct rl_decision *out);
+
+/* Syncs every key now (and sets the next sync to now + S). RL_OK, or
+ * RL_EINVAL for a bad time; a Redis failure is RL_OK with sync_failures
+ * counted (see above) and reported through *failed (may be NULL). */
+int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed);
+
+void rl_lg_node_get_stats(const struct rl_lg_node *n, struct rl_lg_node_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
