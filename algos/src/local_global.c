@@ -14,10 +14,6 @@
 
 #include "arith.h"
 
-#ifndef RL_COST_MAX
-#define RL_COST_MAX 1000000000LL /* rule.h's, once weighted requests land there */
-#endif
-
 int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, char *msg,
 	       size_t msg_len)
 {

@@ -19,9 +19,9 @@
  * - A sync pushes pending for w and reads back the new total G: then
  *   global = G and share = floor((N - G - p) / k), at least 0, where p is
  *   what was admitted between taking pending and the answer (0 when the
- *   sync is one blocking round trip). floor: with every node synced at
- *   one G the shares sum to at most N - G, so nodes in step never
- *   over-admit; the price is up to k - 1 units per window a lone busy
+ *   sync is one blocking round trip). floor: with every node in the
+ *   window synced at one G the shares sum to at most N - G, so nodes in
+ *   step never over-admit; the price is up to k - 1 units per window a lone busy
  *   node cannot reach, and a lone node's share shrinks by a factor
  *   (k - 1) / k per sync (sticky routing pays false rejects).
  * - A window that ends drops its unpushed pending (the next window starts
@@ -32,8 +32,10 @@
  *   node's unused part to another; pending units of the current window
  *   are kept and pushed when the store answers again.
  * Over-admission comes from nodes out of step: a node's share is computed
- * from G, which misses what others admitted since their last push, and
- * from clock skew moving a node's windows. Both shrink with S.
+ * from G, which misses what others admitted since their last push; a
+ * node that enters a window after others synced in it starts from
+ * floor(N / k) unaware of G; clock skew shifts a node's windows. All but
+ * the skew shrink with S.
  *
  * Answers (struct rl_decision): remaining = share after this request;
  * retry_after_ns = 0 when admitted, else the wait to the window's end
@@ -60,6 +62,9 @@ extern "C" {
 #endif
 
 #define RL_LG_NODES_MAX 4096
+#ifndef RL_COST_MAX
+#define RL_COST_MAX 1000000000LL /* as rule.h defines it with weighted requests */
+#endif
 
 /* The shared rule: N units per window W, over k nodes. */
 struct rl_lg {
