@@ -124,38 +124,45 @@ static void test_bad_cost_and_time(void **state)
 	assert_int_equal(rl_lg_check(&lg, &st, RL_TIME_MAX_NS, RL_COST_MAX, NULL), RL_REJECTED);
 }
 
-/* take moves pending out once; apply sets share = floor((N - G - p) / k);
- * failed puts the units back; an ended window takes and applies nothing. */
+/* take hands out this node's units (pushed + pending) and empties
+ * pending; apply acknowledges them and sets share = floor((N - G - p) / k)
+ * with p admitted meanwhile; failed makes the unacknowledged units pending
+ * again; a value sent twice counts once; an ended window takes nothing. */
 static void test_sync_halves(void **state)
 {
 	(void)state;
 	struct rl_lg lg = make_lg(100, W, 4);
 	struct rl_lg_state st = { 0 };
-	int64_t w, u;
+	int64_t w, mine;
 
-	assert_false(rl_lg_sync_take(&lg, &st, 0, &w, &u)); /* fresh: nothing */
+	assert_false(rl_lg_sync_take(&lg, &st, 0, &w, &mine)); /* fresh: nothing */
 	for (int i = 0; i < 20; i++)
 		assert_int_equal(rl_lg_check(&lg, &st, 10, 1, NULL), RL_ALLOWED);
-	assert_true(rl_lg_sync_take(&lg, &st, 11, &w, &u));
+	assert_true(rl_lg_sync_take(&lg, &st, 11, &w, &mine));
 	assert_int_equal(w, 0);
-	assert_int_equal(u, 20);
+	assert_int_equal(mine, 20);
 	assert_int_equal(st.pending, 0);
 	assert_int_equal(rl_lg_check(&lg, &st, 12, 3, NULL), RL_ALLOWED); /* while in flight */
-	rl_lg_sync_apply(&lg, &st, 0, 57);
+	rl_lg_sync_apply(&lg, &st, 0, mine, 57);
 	assert_int_equal(st.global, 57);
+	assert_int_equal(st.pushed, 20);
 	assert_int_equal(st.share, (100 - 57 - 3) / 4);
-	rl_lg_sync_apply(&lg, &st, 0, 99); /* p = 3: left -2 -> 0 */
-	assert_int_equal(st.share, 0);
 
-	assert_true(rl_lg_sync_take(&lg, &st, 13, &w, &u));
-	assert_int_equal(u, 3);
-	rl_lg_sync_failed(&st, w, u);
+	assert_true(rl_lg_sync_take(&lg, &st, 13, &w, &mine));
+	assert_int_equal(mine, 23);
+	rl_lg_sync_failed(&st, w, mine);
 	assert_int_equal(st.pending, 3);
-	rl_lg_sync_failed(&st, w + 1, 5); /* another window's: ignored */
-	rl_lg_sync_apply(&lg, &st, w + 1, 0);
-	assert_int_equal(st.pending, 3);
+	assert_int_equal(st.pushed, 20);
+	assert_true(rl_lg_sync_take(&lg, &st, 14, &w, &mine));
+	assert_int_equal(mine, 23); /* the same value again: idempotent */
+	rl_lg_sync_apply(&lg, &st, 0, mine, 99);
+	assert_int_equal(st.share, 0); /* left 1 -> floor(1 / 4) */
+	assert_int_equal(st.pending, 0);
+	rl_lg_sync_failed(&st, w + 1, 50); /* another window's: ignored */
+	rl_lg_sync_apply(&lg, &st, w + 1, 50, 0);
+	assert_int_equal(st.pending, 0);
 	assert_int_equal(st.global, 99);
-	assert_false(rl_lg_sync_take(&lg, &st, W, &w, &u)); /* window 0 is over */
+	assert_false(rl_lg_sync_take(&lg, &st, W, &w, &mine)); /* window 0 is over */
 }
 
 static uint64_t rng(uint64_t *s)
@@ -184,20 +191,15 @@ static void test_one_node_is_fixed_window(void **state)
 		int64_t n = 1 + (int64_t)(rng(&s) % 50), w = 1 + (int64_t)(rng(&s) % 1000);
 		struct rl_lg lg = make_lg(n, w, 1);
 		struct rl_lg_state st = { 0 };
-		int64_t t = 0, store = 0, store_win = -1, used = 0, used_win = -1;
+		int64_t t = 0, used = 0, used_win = -1;
 
 		for (int i = 0; i < 500; i++) {
 			t += (int64_t)(rng(&s) % (uint64_t)(w / 4 + 1));
 			int64_t c = 1 + (int64_t)(rng(&s) % 4), win = t / w;
 			if (rng(&s) % 5 == 0) {
-				int64_t sw, u;
-				if (rl_lg_sync_take(&lg, &st, t, &sw, &u)) {
-					if (sw != store_win)
-						store = 0;
-					store_win = sw;
-					store += u;
-					rl_lg_sync_apply(&lg, &st, sw, store);
-				}
+				int64_t sw, mine;
+				if (rl_lg_sync_take(&lg, &st, t, &sw, &mine))
+					rl_lg_sync_apply(&lg, &st, sw, mine, mine);
 			}
 			if (win != used_win)
 				used = 0;
@@ -229,30 +231,22 @@ static void test_in_step_never_over(void **state)
 		int64_t n = k + (int64_t)(rng(&s) % 200), w = 1000;
 		struct rl_lg lg = make_lg(n, w, k);
 		struct rl_lg_state st[16];
-		int64_t t = 0, store = 0, store_win = -1, admitted = 0, adm_win = -1;
+		int64_t t = 0, admitted = 0, adm_win = -1;
 
 		memset(st, 0, sizeof(st));
 		for (int i = 0; i < 2000; i++) {
 			t += (int64_t)(rng(&s) % 20);
 			if (rng(&s) % 8 == 0) {
-				int64_t sw = -1, u, total;
-				bool took[16];
+				int64_t sw, mine[16], total = 0;
 				for (int j = 0; j < k; j++) {
 					if (st[j].epoch != t / w + 1)
 						assert_int_equal(rl_lg_check(&lg, &st[j], t, RL_COST_MAX, NULL),
 								 RL_REJECTED);
-					took[j] = rl_lg_sync_take(&lg, &st[j], t, &sw, &u);
-					if (!took[j])
-						continue;
-					if (sw != store_win)
-						store = 0;
-					store_win = sw;
-					store += u;
+					assert_true(rl_lg_sync_take(&lg, &st[j], t, &sw, &mine[j]));
+					total += mine[j];
 				}
-				total = store;
 				for (int j = 0; j < k; j++)
-					if (took[j])
-						rl_lg_sync_apply(&lg, &st[j], t / w, total);
+					rl_lg_sync_apply(&lg, &st[j], t / w, mine[j], total);
 			}
 			int j = (int)(rng(&s) % (uint64_t)k);
 			int64_t c = 1 + (int64_t)(rng(&s) % 3);

@@ -3,10 +3,11 @@
  * the window it counts for, G at the last sync, units admitted since,
  * and the share left.
  *
- * Invariants: 0 <= share <= floor(N / k) and pending >= 0 for the window
- * epoch - 1; a check changes nothing but last_ns unless it admits; an
- * admission moves exactly c units from share to pending; a sync moves
- * pending to the store exactly once (take/apply) or back (take/failed).
+ * Invariants: for the window epoch - 1, 0 <= share <= floor(N / k),
+ * pending >= 0, and pushed + pending (plus what a sync has taken and not
+ * yet applied or failed) is exactly the units this node admitted in it;
+ * a check changes nothing but last_ns unless it admits; an admission
+ * moves exactly c units from share to pending.
  */
 #include "ratelab/local_global.h"
 
@@ -43,6 +44,7 @@ static int64_t enter(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now
 	if (st->epoch != w + 1) {
 		st->epoch = w + 1;
 		st->global = 0;
+		st->pushed = 0;
 		st->pending = 0;
 		st->share = lg->fresh_share;
 	}
@@ -78,31 +80,32 @@ int rl_lg_check(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns, 
 }
 
 bool rl_lg_sync_take(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns,
-		     int64_t *window, int64_t *units)
+		     int64_t *window, int64_t *mine)
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 
 	if (st->epoch == 0 || st->epoch != now / lg->window_ns + 1)
 		return false;
 	*window = st->epoch - 1;
-	*units = st->pending;
+	*mine = st->pushed + st->pending;
 	st->pending = 0;
 	return true;
 }
 
 void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t window,
-		      int64_t total)
+		      int64_t mine, int64_t total)
 {
 	if (st->epoch != window + 1)
 		return; /* the window ended while the answer travelled */
 	int64_t left = lg->limit - total - st->pending;
 
+	st->pushed = mine;
 	st->global = total;
 	st->share = left > 0 ? left / lg->nodes : 0;
 }
 
-void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t units)
+void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine)
 {
 	if (st->epoch == window + 1)
-		st->pending += units;
+		st->pending += mine - st->pushed;
 }

@@ -1,7 +1,8 @@
 /*
  * redis_local_global.c - model: an rl_lg_node (local_global.h) is a
  * chained hash table of keys, each with its rl_lg_state, and one hiredis
- * connection to the store. A sync pipelines INCRBY + PEXPIRE for every
+ * connection to the store. A sync pipelines HSET (this node's units in
+ * the window) + PEXPIRE + HVALS (every node's, summed into G) for every
  * key whose window is current and drops the others' states.
  *
  * Invariants: keys (the counter) equals the entries in the table and
@@ -32,7 +33,7 @@ struct entry {
 struct rl_lg_node {
 	struct rl_lg lg;
 	struct rl_lg_node_opts opts;
-	char *host, *prefix;
+	char *host, *prefix, *node_id;
 	redisContext *ctx;
 	bool opened;
 	int64_t next_sync_ns; /* the first check syncs */
@@ -69,7 +70,8 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 	*out = NULL;
 	if (!lg || !opts || !opts->host || opts->port <= 0 || opts->port > 65535 ||
 	    opts->connect_timeout_ms < 0 || opts->command_timeout_ms < 0 ||
-	    opts->sync_interval_ns < 1 || opts->max_keys < 1 || opts->max_keys > (SIZE_MAX >> 4))
+	    opts->sync_interval_ns < 1 || opts->max_keys < 1 || opts->max_keys > (SIZE_MAX >> 4) ||
+	    !opts->node_id || !opts->node_id[0])
 		return RL_EINVAL;
 
 	struct rl_lg_node *n = calloc(1, sizeof(*n));
@@ -86,13 +88,15 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 		n->nbuckets <<= 1;
 	n->host = dup_str(opts->host);
 	n->prefix = dup_str(opts->prefix ? opts->prefix : "rl:lg:");
+	n->node_id = dup_str(opts->node_id);
 	n->table = calloc(n->nbuckets, sizeof(*n->table));
-	if (!n->host || !n->prefix || !n->table) {
+	if (!n->host || !n->prefix || !n->node_id || !n->table) {
 		rl_lg_node_destroy(n);
 		return RL_ENOMEM;
 	}
 	n->opts.host = n->host;
 	n->opts.prefix = n->prefix;
+	n->opts.node_id = n->node_id;
 	*out = n;
 	return RL_OK;
 }
@@ -111,6 +115,7 @@ void rl_lg_node_destroy(struct rl_lg_node *n)
 	free(n->table);
 	free(n->host);
 	free(n->prefix);
+	free(n->node_id);
 	free(n);
 }
 
@@ -149,7 +154,7 @@ static void drop_conn(struct rl_lg_node *n)
 /* One key's sync in flight. */
 struct taken {
 	struct entry *e;
-	int64_t window, units;
+	int64_t window, mine;
 };
 
 /* Drops the states of ended windows; collects the others' pending units. */
@@ -161,7 +166,7 @@ static size_t take_all(struct rl_lg_node *n, int64_t now, struct taken *t)
 		for (struct entry **pe = &n->table[b]; *pe;) {
 			struct entry *e = *pe;
 
-			if (rl_lg_sync_take(&n->lg, &e->st, now, &t[m].window, &t[m].units)) {
+			if (rl_lg_sync_take(&n->lg, &e->st, now, &t[m].window, &t[m].mine)) {
 				t[m++].e = e;
 				pe = &e->next;
 			} else {
@@ -173,12 +178,35 @@ static size_t take_all(struct rl_lg_node *n, int64_t now, struct taken *t)
 	return m;
 }
 
+/* G from an HVALS reply: every value a non-negative whole number of
+ * units, the sum within int64_t; anything else is a failed sync. */
+static bool sum_vals(const redisReply *r, int64_t *total)
+{
+	int64_t sum = 0;
+
+	if (!r || r->type != REDIS_REPLY_ARRAY)
+		return false; /* e.g. WRONGTYPE */
+	for (size_t i = 0; i < r->elements; i++) {
+		const redisReply *v = r->element[i];
+		char *end;
+
+		if (v->type != REDIS_REPLY_STRING || v->len == 0 || v->len > 19)
+			return false;
+		long long x = strtoll(v->str, &end, 10);
+		if (end != v->str + v->len || x < 0 || sum > INT64_MAX - x)
+			return false;
+		sum += x;
+	}
+	*total = sum;
+	return true;
+}
+
 static int append(redisContext *c, struct rl_lg_node *n, const struct taken *t, int64_t ttl_ms)
 {
 	char wbuf[NUM_MAX], ubuf[NUM_MAX], tbuf[NUM_MAX];
 	size_t plen = strlen(n->prefix);
 	int wl = snprintf(wbuf, sizeof(wbuf), "%lld", (long long)t->window);
-	int ul = snprintf(ubuf, sizeof(ubuf), "%lld", (long long)t->units);
+	int ul = snprintf(ubuf, sizeof(ubuf), "%lld", (long long)t->mine);
 	int tl = snprintf(tbuf, sizeof(tbuf), "%lld", (long long)ttl_ms);
 	size_t klen = plen + t->e->len + 3 + (size_t)wl;
 	char *key = malloc(klen);
@@ -192,12 +220,15 @@ static int append(redisContext *c, struct rl_lg_node *n, const struct taken *t, 
 	memcpy(key + plen + 1 + t->e->len, "}:", 2);
 	memcpy(key + plen + 3 + t->e->len, wbuf, (size_t)wl);
 
-	const char *incr[3] = { "INCRBY", key, ubuf };
-	size_t incr_len[3] = { 6, klen, (size_t)ul };
+	const char *hset[4] = { "HSET", key, n->node_id, ubuf };
+	size_t hset_len[4] = { 4, klen, strlen(n->node_id), (size_t)ul };
 	const char *exp[3] = { "PEXPIRE", key, tbuf };
 	size_t exp_len[3] = { 7, klen, (size_t)tl };
-	int s = redisAppendCommandArgv(c, 3, incr, incr_len) == REDIS_OK &&
-			redisAppendCommandArgv(c, 3, exp, exp_len) == REDIS_OK
+	const char *vals[2] = { "HVALS", key };
+	size_t vals_len[2] = { 5, klen };
+	int s = redisAppendCommandArgv(c, 4, hset, hset_len) == REDIS_OK &&
+			redisAppendCommandArgv(c, 3, exp, exp_len) == REDIS_OK &&
+			redisAppendCommandArgv(c, 2, vals, vals_len) == REDIS_OK
 		? RL_OK
 		: RL_ENOMEM;
 	free(key);
@@ -231,28 +262,28 @@ int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed)
 	if (m && ok)
 		n->stats.round_trips++;
 	for (; ok && got < m; got++) {
-		redisReply *incr = NULL, *exp = NULL;
+		redisReply *r[3] = { NULL, NULL, NULL };
 
-		if (redisGetReply(c, (void **)&incr) != REDIS_OK ||
-		    redisGetReply(c, (void **)&exp) != REDIS_OK) {
-			if (incr)
-				freeReplyObject(incr);
-			ok = false;
-			break;
-		}
-		if (incr->type == REDIS_REPLY_INTEGER) {
-			rl_lg_sync_apply(&n->lg, &t[got].e->st, t[got].window, incr->integer);
-		} else {
-			rl_lg_sync_failed(&t[got].e->st, t[got].window, t[got].units);
+		for (int i = 0; i < 3 && ok; i++)
+			if (redisGetReply(c, (void **)&r[i]) != REDIS_OK)
+				ok = false;
+		int64_t total;
+		if (ok && sum_vals(r[2], &total))
+			rl_lg_sync_apply(&n->lg, &t[got].e->st, t[got].window, t[got].mine, total);
+		else if (ok) {
+			rl_lg_sync_failed(&t[got].e->st, t[got].window, t[got].mine);
 			key_failed = true;
 		}
-		freeReplyObject(incr);
-		freeReplyObject(exp);
+		for (int i = 0; i < 3; i++)
+			if (r[i])
+				freeReplyObject(r[i]);
+		if (!ok)
+			break;
 	}
 	if (!ok) {
 		drop_conn(n); /* its reply stream is out of step */
 		for (size_t i = got; i < m; i++)
-			rl_lg_sync_failed(&t[i].e->st, t[i].window, t[i].units);
+			rl_lg_sync_failed(&t[i].e->st, t[i].window, t[i].mine);
 	}
 	if (!ok || key_failed) {
 		n->stats.sync_failures++;

@@ -7,19 +7,24 @@
  * what it costs against one exact central limiter.
  *
  * Model, per key and node. Windows are fixed, [wW, (w+1)W) on the node's
- * clock; the store holds, per window w, G(w): the units all nodes have
- * pushed for w. A node keeps, for its key's current window:
+ * clock; the store holds, per window w and node j, m_j(w): the units node
+ * j admitted in w as of its last sync, and G(w) = sum over j of m_j(w).
+ * A node keeps, for its key's current window:
  *   global   G(w) as the store answered at this node's last sync;
- *   pending  units this node admitted since then, not yet pushed;
+ *   pushed   its own m_j(w) the store acknowledged;
+ *   pending  units it admitted since, not yet acknowledged;
  *   share    units it may still admit before its next sync.
- * - First request of a window: global = pending = 0, share = floor(N / k)
- *   (a node knows nothing of the others yet and takes an equal part).
+ * - First request of a window: global = pushed = pending = 0, share =
+ *   floor(N / k) (a node knows nothing of the others yet and takes an
+ *   equal part).
  * - A request of cost c is admitted iff c <= share; then share -= c and
  *   pending += c. Nothing else: no store access on the decision path.
- * - A sync pushes pending for w and reads back the new total G: then
- *   global = G and share = floor((N - G - p) / k), at least 0, where p is
- *   what was admitted between taking pending and the answer (0 when the
- *   sync is one blocking round trip). floor: with every node in the
+ * - A sync writes m_j(w) = pushed + pending (a value, not an increment:
+ *   a sync that timed out but reached the store, or is sent twice,
+ *   counts once) and reads back G: then pushed = m_j(w), global = G and
+ *   share = floor((N - G - p) / k), at least 0, where p is what was
+ *   admitted between taking pending and the answer (0 when the sync is
+ *   one blocking round trip). floor: with every node in the
  *   window synced at one G the shares sum to at most N - G, so nodes in
  *   step never over-admit; the price is up to k - 1 units per window a lone busy
  *   node cannot reach, and a lone node's share shrinks by a factor
@@ -79,10 +84,11 @@ struct rl_lg_state {
 	int64_t epoch;   /* window index + 1 the counts belong to; 0: none yet */
 	int64_t last_ns; /* last seen time, ns (the backwards-clock clamp) */
 	int64_t global;  /* units, G of the window at the last sync */
-	int64_t pending; /* units admitted here, not yet pushed */
+	int64_t pushed;  /* units, this node's m_j acknowledged by the store */
+	int64_t pending; /* units admitted here, not yet acknowledged */
 	int64_t share;   /* units admissible here until the next sync */
 };
-_Static_assert(sizeof(struct rl_lg_state) == 40, "an rl_lg_state is 40 bytes");
+_Static_assert(sizeof(struct rl_lg_state) == 48, "an rl_lg_state is 48 bytes");
 
 /* RL_OK, or RL_EINVAL (rule out of rl_rule_validate's ranges, nodes
  * outside [1, RL_LG_NODES_MAX], or nodes > limit: a share of 0) with a
@@ -98,26 +104,29 @@ int rl_lg_check(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns, 
 /*
  * A sync in two halves, so that the round trip may be pipelined over
  * many keys. rl_lg_sync_take: when the key's window is still the current
- * one at now_ns, moves pending into *units (pending = 0), stores the
- * window index in *window and returns true: the caller adds *units to the
- * store's G(*window) and passes the new total to rl_lg_sync_apply, or, if
- * the store failed, the same units to rl_lg_sync_failed (they become
- * pending again). Returns false when the window is over (nothing to push;
- * the state may be dropped if idle).
+ * one at now_ns, stores the window index in *window and this node's
+ * units in it, pushed + pending, in *mine (pending = 0) and returns true:
+ * the caller sets the store's m_j(*window) = *mine, reads G(*window) and
+ * passes both to rl_lg_sync_apply, or, if the store failed, *mine to
+ * rl_lg_sync_failed (its unacknowledged units become pending again).
+ * Returns false when the window is over (nothing to write; the state may
+ * be dropped).
  */
 bool rl_lg_sync_take(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns,
-		     int64_t *window, int64_t *units);
+		     int64_t *window, int64_t *mine);
 void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t window,
-		      int64_t total);
-void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t units);
+		      int64_t mine, int64_t total);
+void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine);
 
 /*
  * A node backed by Redis (built only with hiredis: RL_HAVE_HIREDIS).
  * Keeps a state per key (at most max_keys; states of ended windows are
  * dropped at each sync) and syncs every key at once: one pipelined round
- * trip of "INCRBY <prefix>{<key>}:<window> <pending>" and
- * "PEXPIRE ... <2W in ms>" per key (the hash tag keeps a key's windows
- * on one cluster node; the TTL lets ended windows vanish).
+ * trip of "HSET <prefix>{<key>}:<window> <node_id> <mine>",
+ * "PEXPIRE ... <2W in ms>" and "HVALS ..." per key (G is the sum of the
+ * values; the hash tag keeps a key's windows on one cluster node; the
+ * TTL lets ended windows vanish). node_id must differ between the nodes
+ * of a fleet.
  * rl_lg_node_check syncs first when now_ns has reached the next sync
  * time (the previous sync's time + sync_interval_ns), then decides from
  * the local state: only every S-th instant pays a round trip.
@@ -134,6 +143,7 @@ struct rl_lg_node_opts {
 	int64_t sync_interval_ns; /* S >= 1 ns */
 	size_t max_keys;          /* >= 1; a new key beyond it is RL_EFULL */
 	const char *prefix;       /* Redis key prefix; NULL means "rl:lg:" */
+	const char *node_id;      /* this node's field name, unique in the fleet */
 };
 
 struct rl_lg_node_stats {
@@ -147,7 +157,8 @@ struct rl_lg_node_stats {
 
 struct rl_lg_node;
 
-/* RL_OK, RL_EINVAL (opts out of range) or RL_ENOMEM. Does not need Redis
+/* RL_OK, RL_EINVAL (opts out of range, node_id NULL or empty) or
+ * RL_ENOMEM. Does not need Redis
  * to be up: the first sync connects. */
 int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts,
 		      struct rl_lg_node **out);

@@ -1,0 +1,403 @@
+/*
+ * test_redis_local_global.c - the local-plus-global node (local_global.h)
+ * against a real redis-server on a free loopback port: the counts it
+ * pushes, the TTL, the same decisions as the in-process model with the
+ * store modelled in memory (what the simulator runs), and the faults:
+ * Redis killed (SIGKILL) and restarted, Redis stalled (SIGSTOP), a key of
+ * the wrong type. Random traces print their seed (RL_SEED replays one).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fork, kill, mkdtemp (redis_harness.h) */
+#endif
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "ratelab/local_global.h"
+#include "redis_harness.h"
+
+#define MS 1000000LL
+
+static struct rh H;
+static bool up;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	up = rh_available(false) && rh_start_single(&H);
+	return !up && rh_on_path("redis-server") ? -1 : 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	rh_stop(&H);
+	return 0;
+}
+
+#define NEED_REDIS()          \
+	do {                  \
+		if (!up)      \
+			skip(); \
+	} while (0)
+
+static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k)
+{
+	struct rl_lg lg;
+	assert_int_equal(rl_lg_init(&lg, n, w, k, NULL, 0), RL_OK);
+	return lg;
+}
+
+static struct rl_lg_node *node(const struct rl_lg *lg, const char *prefix, int id, int64_t s_ns,
+			       int timeout_ms)
+{
+	char name[8];
+	snprintf(name, sizeof(name), "n%d", id);
+	struct rl_lg_node_opts o = { "127.0.0.1", H.nodes[0].port, timeout_ms, timeout_ms, s_ns, 64,
+				     prefix, name };
+	struct rl_lg_node *n = NULL;
+
+	assert_int_equal(rl_lg_node_create(lg, &o, &n), RL_OK);
+	return n;
+}
+
+static long long redis_int(const char *fmt, const char *key)
+{
+	redisContext *c = rh_connect(H.nodes[0].port);
+	assert_non_null(c);
+	redisReply *r = redisCommand(c, fmt, key);
+	assert_non_null(r);
+	long long v = r->type == REDIS_REPLY_INTEGER ? r->integer
+		      : r->type == REDIS_REPLY_STRING ? atoll(r->str)
+						      : -1;
+	freeReplyObject(r);
+	redisFree(c);
+	return v;
+}
+
+/* A hash field as a number; -1 when absent. */
+static long long redis_hget(const char *key, const char *field)
+{
+	redisContext *c = rh_connect(H.nodes[0].port);
+	assert_non_null(c);
+	redisReply *r = redisCommand(c, "HGET %s %s", key, field);
+	assert_non_null(r);
+	long long v = r->type == REDIS_REPLY_STRING ? atoll(r->str) : -1;
+	freeReplyObject(r);
+	redisFree(c);
+	return v;
+}
+
+/* The sum of a window's hash, as a node computes G; -1 when absent. */
+static long long redis_total(const char *key)
+{
+	redisContext *c = rh_connect(H.nodes[0].port);
+	assert_non_null(c);
+	redisReply *r = redisCommand(c, "HVALS %s", key);
+	assert_non_null(r);
+	long long v = r->type == REDIS_REPLY_ARRAY && r->elements ? 0 : -1;
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+		v += atoll(r->element[i]->str);
+	freeReplyObject(r);
+	redisFree(c);
+	return v;
+}
+
+static int check(struct rl_lg_node *n, const char *key, int64_t t, int64_t cost)
+{
+	int v = rl_lg_node_check(n, key, strlen(key), t, cost, NULL);
+	assert_true(v == RL_ALLOWED || v == RL_REJECTED);
+	return v;
+}
+
+static void test_bad_opts(void **state)
+{
+	(void)state;
+	struct rl_lg lg = make_lg(10, 1000 * MS, 2);
+	struct rl_lg_node *n = (struct rl_lg_node *)1;
+	struct rl_lg_node_opts ok = { "127.0.0.1", 6379, 0, 0, MS, 8, NULL, "n0" }, o;
+
+	o = ok;
+	o.port = 0;
+	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	assert_null(n);
+	o = ok;
+	o.sync_interval_ns = 0;
+	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	o = ok;
+	o.max_keys = 0;
+	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	o = ok;
+	o.host = NULL;
+	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	o = ok;
+	o.node_id = "";
+	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	o = ok;
+	o.command_timeout_ms = -1;
+	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	/* Redis need not be up to create a node; max_keys bounds the states. */
+	o = ok;
+	o.max_keys = 2;
+	o.port = rh_free_port();
+	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_OK);
+	assert_int_equal(check(n, "a", 0, 1), RL_ALLOWED);
+	assert_int_equal(check(n, "b", 0, 1), RL_ALLOWED);
+	assert_int_equal(rl_lg_node_check(n, "c", 1, 0, 1, NULL), RL_EFULL);
+	assert_int_equal(rl_lg_node_check(n, "a", 1, -1, 1, NULL), RL_ERANGE);
+	assert_int_equal(rl_lg_node_check(n, "a", 1, 0, 0, NULL), RL_EINVAL);
+	rl_lg_node_destroy(n);
+}
+
+/* Three nodes' admitted units all reach Redis, each key's window has a
+ * TTL of two windows, a sync is one round trip, and each node's next
+ * share follows from the total it read. */
+static void test_counts_pushed(void **state)
+{
+	(void)state;
+	NEED_REDIS();
+	struct rl_lg lg = make_lg(300, 1000 * MS, 3);
+	struct rl_lg_node *n[3];
+	int admitted[3] = { 0 };
+	struct rl_lg_node_stats st;
+
+	for (int i = 0; i < 3; i++)
+		n[i] = node(&lg, "cp:", i, 10 * MS, 500);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 40 + 20 * i; j++)
+			admitted[i] += check(n[i], "k", 1 * MS + j, 1);
+	assert_int_equal(admitted[0], 40);
+	assert_int_equal(admitted[1], 60);
+	assert_int_equal(admitted[2], 80);
+	for (int i = 0; i < 3; i++) {
+		bool failed = true;
+		assert_int_equal(rl_lg_node_sync(n[i], 20 * MS, &failed), RL_OK);
+		assert_false(failed);
+	}
+	assert_int_equal(redis_total("cp:{k}:0"), 180);
+	long long ttl = redis_int("PTTL %s", "cp:{k}:0");
+	assert_true(ttl > 1000 && ttl <= 2001);
+	/* node 0 read 40, node 1 100, node 2 180: shares (300 - G) / 3 */
+	int64_t want[3] = { 86, 66, 40 };
+	for (int i = 0; i < 3; i++) {
+		struct rl_decision d;
+		assert_int_equal(rl_lg_node_check(n[i], "k", 1, 21 * MS, 1, &d), RL_ALLOWED);
+		assert_int_equal(d.remaining, want[i] - 1);
+		rl_lg_node_get_stats(n[i], &st);
+		assert_int_equal(st.round_trips, 1);
+		assert_int_equal(st.sync_failures, 0);
+		assert_int_equal(st.keys, 1);
+		rl_lg_node_destroy(n[i]);
+	}
+}
+
+static uint64_t rng(uint64_t *s)
+{
+	*s += 0x9E3779B97F4A7C15ULL;
+	uint64_t z = *s;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* The in-process model of a node and its store (as the simulator runs it). */
+enum { MK = 4, MNODES = 3, MWIN = 64 };
+struct model_node {
+	struct rl_lg_state st[MK];
+	int64_t next_sync;
+	bool synced;
+};
+
+/* store[k][w][j]: node j's units of key k in window w. */
+static void model_sync(const struct rl_lg *lg, struct model_node *m, int j,
+		       int64_t store[MK][MWIN][MNODES], int64_t now, int64_t s_ns)
+{
+	for (int k = 0; k < MK; k++) {
+		int64_t w, mine, total = 0;
+		if (!rl_lg_sync_take(lg, &m->st[k], now, &w, &mine)) {
+			memset(&m->st[k], 0, sizeof(m->st[k])); /* the node drops it */
+			continue;
+		}
+		assert_true(w < MWIN);
+		store[k][w][j] = mine;
+		for (int i = 0; i < MNODES; i++)
+			total += store[k][w][i];
+		rl_lg_sync_apply(lg, &m->st[k], w, mine, total);
+	}
+	m->next_sync = now + s_ns;
+	m->synced = true;
+}
+
+/* Random routing, keys, costs and times over many windows: every verdict
+ * and remaining through Redis equals the model's, and Redis ends holding
+ * the model store's counts. */
+static void test_same_as_model(void **state)
+{
+	(void)state;
+	NEED_REDIS();
+	const char *env = getenv("RL_SEED");
+	uint64_t s0 = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL), s = s0;
+	const int64_t S = 7 * MS, Wn = 100 * MS;
+	struct rl_lg lg = make_lg(50, Wn, MNODES);
+	struct rl_lg_node *n[MNODES];
+	struct model_node m[MNODES];
+	static int64_t store[MK][MWIN][MNODES];
+	char prefix[32];
+	int64_t t = 0;
+
+	snprintf(prefix, sizeof(prefix), "m%llu:", (unsigned long long)s0);
+	memset(m, 0, sizeof(m));
+	memset(store, 0, sizeof(store));
+	for (int i = 0; i < MNODES; i++)
+		n[i] = node(&lg, prefix, i, S, 1000);
+	for (int i = 0; i < 3000; i++) {
+		t += (int64_t)(rng(&s) % (2 * MS));
+		int j = (int)(rng(&s) % MNODES), k = (int)(rng(&s) % MK);
+		int64_t c = 1 + (int64_t)(rng(&s) % 3);
+		char key[8];
+		struct rl_decision dn, dm;
+
+		snprintf(key, sizeof(key), "key%d", k);
+		if (!m[j].synced || t >= m[j].next_sync)
+			model_sync(&lg, &m[j], j, store, t, S);
+		int want = rl_lg_check(&lg, &m[j].st[k], t, c, &dm);
+		int got = rl_lg_node_check(n[j], key, strlen(key), t, c, &dn);
+		if (got != want || dn.remaining != dm.remaining)
+			fail_msg("seed %llu request %d (node %d %s t %lld c %lld): got %d rem %lld, model %d rem %lld",
+				 (unsigned long long)s0, i, j, key, (long long)t, (long long)c, got,
+				 (long long)dn.remaining, want, (long long)dm.remaining);
+	}
+	for (int j = 0; j < MNODES; j++) {
+		bool failed;
+		assert_int_equal(rl_lg_node_sync(n[j], t, &failed), RL_OK);
+		assert_false(failed);
+		model_sync(&lg, &m[j], j, store, t, S);
+	}
+	for (int k = 0; k < MK; k++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s{key%d}:%lld", prefix, k, (long long)(t / Wn));
+		for (int j = 0; j < MNODES; j++) {
+			char field[8];
+			snprintf(field, sizeof(field), "n%d", j);
+			long long v = redis_hget(key, field);
+			assert_int_equal(v < 0 ? 0 : v, store[k][t / Wn][j]);
+		}
+	}
+	for (int i = 0; i < MNODES; i++)
+		rl_lg_node_destroy(n[i]);
+}
+
+/* Redis killed: every sync fails fast (counted), every check still
+ * decides from the shares; restarted (empty): the next sync reconnects
+ * and writes the node's whole count of the window again. */
+static void test_redis_killed(void **state)
+{
+	(void)state;
+	NEED_REDIS();
+	struct rl_lg lg = make_lg(100, 1000 * MS, 2);
+	struct rl_lg_node *n = node(&lg, "kl:", 0, 10 * MS, 200);
+	struct rl_lg_node_stats st;
+	int admitted = 0;
+
+	for (int j = 0; j < 10; j++)
+		admitted += check(n, "k", j, 1); /* share 50 */
+	assert_int_equal(check(n, "k", 10 * MS, 1), RL_ALLOWED); /* sync: G = 10 -> share 45 */
+	assert_int_equal(redis_total("kl:{k}:0"), 10);
+	rh_kill(&H, 0);
+	int after = 1;
+	for (int j = 0; j < 60; j++) {
+		double t0 = rh_now_s();
+		after += check(n, "k", 20 * MS + j * 10 * MS, 1); /* a failed sync at each */
+		assert_true(rh_now_s() - t0 < 0.2 + 0.5);
+	}
+	assert_int_equal(after, 45); /* the share read before the outage, no more */
+	rl_lg_node_get_stats(n, &st);
+	assert_int_equal(st.sync_failures, 60);
+	assert_int_equal(st.checks, 71);
+	assert_true(rh_restart(&H, 0));
+	bool failed = true;
+	assert_int_equal(rl_lg_node_sync(n, 700 * MS, &failed), RL_OK);
+	assert_false(failed);
+	/* The restarted Redis was empty: the node's value is all its units of
+	 * the window, 10 acknowledged before the outage and 45 kept since. */
+	assert_int_equal(redis_total("kl:{k}:0"), 55);
+	rl_lg_node_get_stats(n, &st);
+	assert_int_equal(st.reconnects, 1);
+	assert_int_equal(st.sync_failures, 60);
+	rl_lg_node_destroy(n);
+}
+
+/* Redis stalled: the sync gives up after the command timeout (not
+ * sooner, not much later), the check still decides; resumed: the next
+ * sync writes the node's count, once, though the timed-out write may
+ * also have been applied when Redis resumed (a value, not an increment). */
+static void test_redis_stalled(void **state)
+{
+	(void)state;
+	NEED_REDIS();
+	struct rl_lg lg = make_lg(100, 1000 * MS, 2);
+	struct rl_lg_node *n = node(&lg, "st:", 0, 10 * MS, 150);
+	struct rl_lg_node_stats st;
+
+	for (int j = 0; j < 5; j++)
+		check(n, "k", j, 1);
+	check(n, "k", 10 * MS, 1); /* sync, 5 pushed */
+	kill(H.nodes[0].pid, SIGSTOP);
+	double t0 = rh_now_s();
+	int v = check(n, "k", 20 * MS, 1);
+	double took = rh_now_s() - t0;
+	kill(H.nodes[0].pid, SIGCONT);
+	assert_int_equal(v, RL_ALLOWED);
+	assert_true(took >= 0.14 && took < 0.15 + 0.5);
+	rl_lg_node_get_stats(n, &st);
+	assert_int_equal(st.sync_failures, 1);
+	bool failed = true;
+	assert_int_equal(rl_lg_node_sync(n, 30 * MS, &failed), RL_OK);
+	assert_false(failed);
+	assert_int_equal(redis_total("st:{k}:0"), 7);
+	rl_lg_node_get_stats(n, &st);
+	assert_int_equal(st.reconnects, 1);
+	rl_lg_node_destroy(n);
+}
+
+/* A window key of the wrong type: that key's sync fails (counted), its
+ * units stay pending, the decisions go on, the other keys sync. */
+static void test_wrong_type(void **state)
+{
+	(void)state;
+	NEED_REDIS();
+	struct rl_lg lg = make_lg(100, 1000 * MS, 2);
+	struct rl_lg_node *n = node(&lg, "wt:", 0, 10 * MS, 500);
+	struct rl_lg_node_stats st;
+	bool failed = false;
+
+	assert_int_equal(redis_int("LPUSH %s x", "wt:{bad}:0"), 1);
+	for (int j = 0; j < 4; j++) {
+		check(n, "bad", j, 1);
+		check(n, "good", j, 1);
+	}
+	assert_int_equal(rl_lg_node_sync(n, 10 * MS, &failed), RL_OK);
+	assert_true(failed);
+	assert_int_equal(redis_total("wt:{good}:0"), 4);
+	assert_int_equal(check(n, "bad", 11 * MS, 1), RL_ALLOWED);
+	redis_int("DEL %s", "wt:{bad}:0");
+	assert_int_equal(rl_lg_node_sync(n, 20 * MS, &failed), RL_OK);
+	assert_false(failed);
+	assert_int_equal(redis_total("wt:{bad}:0"), 5);
+	rl_lg_node_get_stats(n, &st);
+	assert_int_equal(st.sync_failures, 1);
+	rl_lg_node_destroy(n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_opts),     cmocka_unit_test(test_counts_pushed),
+		cmocka_unit_test(test_same_as_model), cmocka_unit_test(test_redis_killed),
+		cmocka_unit_test(test_redis_stalled), cmocka_unit_test(test_wrong_type),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
