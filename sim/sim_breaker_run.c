@@ -17,9 +17,9 @@ struct brun {
 	enum rl_breaker_state cur; /* the effective state since `since` */
 	int64_t since_ns;
 	struct rl_runlog allowed;  /* allowed times in (t - window, t] */
-	rl_sim_transition_fn fn;
+	sim_transition_fn fn;
 	void *arg;
-	struct rl_sim_breaker_result *res;
+	struct sim_breaker_result *res;
 };
 
 static void enter(struct brun *r, enum rl_breaker_state to, int64_t t)
@@ -70,15 +70,15 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	return v;
 }
 
-int rl_sim_run_breaker(struct rl_sim_traffic *tr, rl_sim_transition_fn on_transition, void *arg,
-		       struct rl_sim_breaker_result *res)
+int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, void *arg,
+		       struct sim_breaker_result *res)
 {
-	const struct rl_scenario *sc = tr->sc;
+	const struct sim_scenario *sc = tr->sc;
 	struct brun r = { .cur = RL_BREAKER_CLOSED, .fn = on_transition, .arg = arg, .res = res };
-	char label[RL_SIM_NAME_MAX + 16];
+	char label[SIM_NAME_MAX + 16];
 	int rc;
 
-	*res = (struct rl_sim_breaker_result){ 0 };
+	*res = (struct sim_breaker_result){ 0 };
 	int64_t limit = sc->rule.limit * (int64_t)tr->nkeys;
 	if (sc->breaker_limit)
 		limit = sc->breaker_limit;
@@ -88,9 +88,9 @@ int rl_sim_run_breaker(struct rl_sim_traffic *tr, rl_sim_transition_fn on_transi
 		return rc;
 	if (on_transition)
 		on_transition(arg, 0, RL_BREAKER_CLOSED);
-	struct rl_sim_decider d = { decide, &r };
+	struct sim_decider d = { decide, &r };
 	snprintf(label, sizeof(label), "%s/breaker", sc->name);
-	rc = rl_sim_traffic_run(tr, &d, label);
+	rc = sim_traffic_run(tr, &d, label);
 	if (rc == RL_OK) {
 		catch_up(&r, sc->duration_ns);
 		res->state_ns[r.cur] += sc->duration_ns - r.since_ns;

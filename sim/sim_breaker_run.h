@@ -16,7 +16,7 @@
 #include "ratelab/breaker.h"
 #include "sim_traffic.h"
 
-struct rl_sim_breaker_result {
+struct sim_breaker_result {
 	int64_t requests, allowed;
 	int64_t openings;
 	int64_t state_ns[3];   /* time in CLOSED, OPEN, HALF_OPEN, ns; indexed by rl_breaker_state */
@@ -24,10 +24,10 @@ struct rl_sim_breaker_result {
 };
 
 /* Called at each change of the effective state, and once at 0 with CLOSED. */
-typedef void (*rl_sim_transition_fn)(void *arg, int64_t t_ns, enum rl_breaker_state to);
+typedef void (*sim_transition_fn)(void *arg, int64_t t_ns, enum rl_breaker_state to);
 
 /* RL_OK or an rl_status. */
-int rl_sim_run_breaker(struct rl_sim_traffic *tr, rl_sim_transition_fn on_transition, void *arg,
-		       struct rl_sim_breaker_result *res);
+int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, void *arg,
+		       struct sim_breaker_result *res);
 
 #endif

@@ -22,13 +22,13 @@ struct run {
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
 	int64_t *req, *adm;          /* per key */
-	size_t *peak_heap;           /* per key, sliding_log under test only */
+	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
-	bool is_log;
+	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
-	const struct rl_sim_hooks *hooks;
+	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
-	struct rl_sim_result *res;
+	struct sim_result *res;
 };
 
 static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
@@ -73,12 +73,12 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	r->res->diverged_allows += v && !ref;
 	r->res->diverged_rejects += !v && ref;
 observe:
-	if (r->is_log) {
-		size_t heap = rl_sliding_log_heap_bytes(st);
+	if (r->owns_heap) {
+		size_t heap = rl_limiter_heap_bytes(r->lim, st);
 		if (heap > r->peak_heap[key])
 			r->peak_heap[key] = heap;
 	}
-	const struct rl_sim_hooks *h = r->hooks;
+	const struct sim_hooks *h = r->hooks;
 	if (h) {
 		size_t b = (size_t)(t / r->bucket_ns);
 		if (b < h->nbuckets) {
@@ -93,13 +93,13 @@ observe:
 	return v;
 }
 
-static void summarise(struct run *r, struct rl_sim_traffic *tr)
+static void summarise(struct run *r, struct sim_traffic *tr)
 {
-	struct rl_sim_result *res = r->res;
+	struct sim_result *res = r->res;
 	const struct rl_rule *rule = &r->lim->rule;
 	/* Jain's index per source: only a source's uniformly picked keys have equal demand */
-	double sum[RL_SIM_MAX_TRAFFIC] = { 0 }, sum2[RL_SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
-	int64_t k[RL_SIM_MAX_TRAFFIC] = { 0 };
+	double sum[SIM_MAX_TRAFFIC] = { 0 }, sum2[SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
+	int64_t k[SIM_MAX_TRAFFIC] = { 0 };
 
 	for (uint32_t key = 0; key < tr->nkeys; key++) {
 		if (!r->req[key])
@@ -109,8 +109,8 @@ static void summarise(struct run *r, struct rl_sim_traffic *tr)
 		bytes += (double)b;
 		if (b > res->state_bytes_max)
 			res->state_bytes_max = b;
-		const struct rl_sim_source *s = rl_sim_traffic_source_of(tr, key);
-		if (s->cdf || s->spec->type == RL_TRAFFIC_REPLAY)
+		const struct sim_source *s = sim_traffic_source_of(tr, key);
+		if (s->cdf || s->spec->type == SIM_TRAFFIC_REPLAY)
 			continue;
 		size_t i = (size_t)(s - tr->src);
 		double x = (double)r->adm[key] / (double)r->req[key];
@@ -140,22 +140,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
-	       struct rl_sim_result *res)
+int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
+	       struct sim_result *res)
 {
-	const struct rl_scenario *sc = tr->sc;
+	const struct sim_scenario *sc = tr->sc;
 	struct rl_limiter lim, ref;
 	size_t n = tr->nkeys ? tr->nkeys : 1;
-	char label[2 * RL_SIM_NAME_MAX + 2];
+	char label[2 * SIM_NAME_MAX + 2];
 	int rc;
 
-	*res = (struct rl_sim_result){ 0 };
+	*res = (struct sim_result){ 0 };
 	if ((rc = rl_limiter_init(&lim, algo, &sc->rule, NULL, 0)) ||
 	    (rc = rl_limiter_init(&ref, &rl_sliding_log_algo, &sc->rule, NULL, 0)))
 		return rc;
 	struct run r = {
 		.lim = &lim, .ref = &ref, .state_size = algo->state_size, .hooks = hooks,
-		.bucket_ns = sc->bucket_ns, .res = res, .is_log = algo == &rl_sliding_log_algo, .compare = sc->compare,
+		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
 		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
@@ -164,10 +164,10 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
-		struct rl_sim_decider d = { decide, &r };
+		struct sim_decider d = { decide, &r };
 		snprintf(label, sizeof(label), "%s/%s", sc->name, algo->name);
 		double t0 = now_s();
-		rc = rl_sim_traffic_run(tr, &d, label);
+		rc = sim_traffic_run(tr, &d, label);
 		res->cpu_s = now_s() - t0;
 		if (rc == RL_OK)
 			summarise(&r, tr);

@@ -27,7 +27,8 @@
  *                 load, so they are never mixed); 1 for a source with
  *                 k < 2, and when there is no such source;
  *   state bytes   per active key: the algorithm's state_size, plus for
- *                 sliding_log the peak heap its log held.
+ *                 states that own memory the most heap they held
+ *                 (rl_algo.heap_bytes: allocator chunks, headers included).
  * With the scenario's compare off, only requests, admitted, the long-run
  * rate, Jain's index and state bytes are measured.
  */
@@ -39,7 +40,7 @@
 #include "ratelab/algo.h"
 #include "sim_traffic.h"
 
-struct rl_sim_result {
+struct sim_result {
 	int64_t requests, admitted;
 	int64_t false_allows, false_rejects;
 	int64_t diverged_allows, diverged_rejects; /* vs the independent sliding_log */
@@ -53,7 +54,7 @@ struct rl_sim_result {
 };
 
 /* Optional observers of a run; any field may be NULL / 0. */
-struct rl_sim_hooks {
+struct sim_hooks {
 	void (*on_decision)(void *arg, int64_t t_ns, uint32_t key, int verdict);
 	void *arg;
 	int64_t *series_admitted; /* per time bucket of the scenario, nbuckets long */
@@ -62,7 +63,7 @@ struct rl_sim_hooks {
 };
 
 /* RL_OK, or an rl_status (RL_ENOMEM) from the algorithm or the engine. */
-int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
-	       struct rl_sim_result *res);
+int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
+	       struct sim_result *res);
 
 #endif

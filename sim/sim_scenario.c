@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "ratelab/algo.h"
+#include "ratelab/parse.h"
 
 #define UNSET (-1)
 #define MAX_KEYS 10000000LL /* keys per source */
@@ -27,17 +27,17 @@
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 
 struct parse {
-	struct rl_scenario *sc;
+	struct sim_scenario *sc;
 	FILE *in;
 	const char *path;
-	char dir[RL_SIM_PATH_MAX]; /* the file's directory, for replay paths */
+	char dir[SIM_PATH_MAX]; /* the file's directory, for replay paths */
 	int line;                  /* line being handled */
 	char section[128];         /* the section last seen */
 	int scenario_line;
 	bool named;                /* name = given */
 	bool keyless;              /* the last source opened has no key yet */
 	size_t nseen;              /* keys given so far, as "SOURCE/SECTION/KEY" */
-	char seen[MAX_SEEN][RL_SIM_NAME_MAX + 160];
+	char seen[MAX_SEEN][SIM_NAME_MAX + 160];
 	int fail_line;             /* line of the first error; 0: none yet */
 	char *msg;
 	size_t msg_len;
@@ -46,7 +46,7 @@ struct parse {
 static const char *const type_names[] = { "constant", "poisson",   "onoff", "boundary",
 					  "adversary", "diurnal", "replay" };
 
-const char *rl_traffic_type_name(enum rl_traffic_type t)
+const char *sim_traffic_type_name(enum sim_traffic_type t)
 {
 	return type_names[t];
 }
@@ -68,7 +68,7 @@ static int fail(struct parse *p, int line, const char *fmt, ...)
 	return 0;
 }
 
-static struct rl_traffic_spec blank_traffic(int line);
+static struct sim_traffic_spec blank_traffic(int line);
 
 static bool is_traffic_section(const char *section)
 {
@@ -78,7 +78,7 @@ static bool is_traffic_section(const char *section)
 /* A section header: opens a source for [traffic NAME]; refuses unknown names, keys or not. */
 static void section_start(struct parse *p, const char *section)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 
 	snprintf(p->section, sizeof(p->section), "%s", section);
 	if (strcmp(section, "scenario") == 0 || strcmp(section, "breaker") == 0)
@@ -99,11 +99,11 @@ static void section_start(struct parse *p, const char *section)
 			fail(p, p->line, "[%s] given twice", section);
 			return;
 		}
-	if (sc->ntraffic == RL_SIM_MAX_TRAFFIC) {
-		fail(p, p->line, "more than %d [traffic] sections", RL_SIM_MAX_TRAFFIC);
+	if (sc->ntraffic == SIM_MAX_TRAFFIC) {
+		fail(p, p->line, "more than %d [traffic] sections", SIM_MAX_TRAFFIC);
 		return;
 	}
-	struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic++];
+	struct sim_traffic_spec *t = &sc->traffic[sc->ntraffic++];
 	*t = blank_traffic(p->line);
 	snprintf(t->name, sizeof(t->name), "%.*s", (int)sizeof(t->name) - 1, n);
 	p->keyless = true;
@@ -131,12 +131,12 @@ static char *reader(char *str, int num, void *stream)
 	return s;
 }
 
-static struct rl_traffic_spec blank_traffic(int line)
+static struct sim_traffic_spec blank_traffic(int line)
 {
-	return (struct rl_traffic_spec){
+	return (struct sim_traffic_spec){
 		.type = UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
 		.on_ns = UNSET, .off_ns = UNSET, .period_ns = UNSET, .amplitude_pct = 50,
-		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = RL_CLIENT_NONE,
+		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = SIM_CLIENT_NONE,
 		.max_retries = 3, .retry_gap_ns = UNSET, .line = line,
 	};
 }
@@ -190,8 +190,8 @@ static int set_sweep(struct parse *p, const char *v)
 	snprintf(buf, sizeof(buf), "%s", v);
 	p->sc->nsweep = 0;
 	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		if (p->sc->nsweep == RL_SIM_MAX_SWEEP)
-			return fail(p, p->line, "sweep: more than %d loads", RL_SIM_MAX_SWEEP);
+		if (p->sc->nsweep == SIM_MAX_SWEEP)
+			return fail(p, p->line, "sweep: more than %d loads", SIM_MAX_SWEEP);
 		if (!set_int(p, "sweep", tok, 1, MAX_PCT, &p->sc->sweep_pct[p->sc->nsweep++]))
 			return 0;
 	}
@@ -200,7 +200,7 @@ static int set_sweep(struct parse *p, const char *v)
 
 static int scenario_key(struct parse *p, const char *name, const char *v)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 	int64_t seed;
 
 	if (!p->scenario_line)
@@ -244,7 +244,7 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 
 static int breaker_key(struct parse *p, const char *name, const char *v)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 
 	if (strcmp(name, "limit") == 0)
 		return set_int(p, name, v, 1, RL_LIMIT_MAX, &sc->breaker_limit);
@@ -255,31 +255,31 @@ static int breaker_key(struct parse *p, const char *name, const char *v)
 	return fail(p, p->line, "[breaker]: unknown key '%s'", name);
 }
 
-static int set_type(struct parse *p, struct rl_traffic_spec *t, const char *v)
+static int set_type(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
 		if (strcmp(v, type_names[i]) == 0) {
-			t->type = (enum rl_traffic_type)i;
+			t->type = (enum sim_traffic_type)i;
 			return 1;
 		}
 	return fail(p, p->line, "type = '%s': expected constant, poisson, onoff, boundary, adversary, "
 		    "diurnal or replay", v);
 }
 
-static int set_client(struct parse *p, struct rl_traffic_spec *t, const char *v)
+static int set_client(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	if (strcmp(v, "none") == 0)
-		t->client = RL_CLIENT_NONE;
+		t->client = SIM_CLIENT_NONE;
 	else if (strcmp(v, "polite") == 0)
-		t->client = RL_CLIENT_POLITE;
+		t->client = SIM_CLIENT_POLITE;
 	else if (strcmp(v, "abusive") == 0)
-		t->client = RL_CLIENT_ABUSIVE;
+		t->client = SIM_CLIENT_ABUSIVE;
 	else
 		return fail(p, p->line, "client = '%s': expected none, polite or abusive", v);
 	return 1;
 }
 
-static int set_zipf(struct parse *p, struct rl_traffic_spec *t, const char *v)
+static int set_zipf(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	char *end;
 	double z = strtod(v, &end);
@@ -290,7 +290,7 @@ static int set_zipf(struct parse *p, struct rl_traffic_spec *t, const char *v)
 	return 1;
 }
 
-static int set_file(struct parse *p, struct rl_traffic_spec *t, const char *v)
+static int set_file(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	int n = v[0] == '/' ? snprintf(t->file, sizeof(t->file), "%s", v)
 			    : snprintf(t->file, sizeof(t->file), "%s/%s", p->dir, v);
@@ -300,7 +300,7 @@ static int set_file(struct parse *p, struct rl_traffic_spec *t, const char *v)
 	return 1;
 }
 
-static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *name, const char *v)
+static int traffic_key(struct parse *p, struct sim_traffic_spec *t, const char *name, const char *v)
 {
 	static const struct {
 		const char *name;
@@ -308,20 +308,20 @@ static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *n
 		int64_t lo, hi;
 		int dur;
 	} nums[] = {
-		{ "load", offsetof(struct rl_traffic_spec, load_pct), 1, MAX_PCT, 0 },
-		{ "keys", offsetof(struct rl_traffic_spec, keys), 1, MAX_KEYS, 0 },
-		{ "start", offsetof(struct rl_traffic_spec, start_ns), 0, 0, 1 },
-		{ "stop", offsetof(struct rl_traffic_spec, stop_ns), 1, 0, 1 },
-		{ "on", offsetof(struct rl_traffic_spec, on_ns), 1, 0, 1 },
-		{ "off", offsetof(struct rl_traffic_spec, off_ns), 1, 0, 1 },
-		{ "period", offsetof(struct rl_traffic_spec, period_ns), 1, 0, 1 },
-		{ "amplitude", offsetof(struct rl_traffic_spec, amplitude_pct), 0, 100, 0 },
-		{ "count", offsetof(struct rl_traffic_spec, count), 1, RL_LIMIT_MAX * 10, 0 },
-		{ "gap", offsetof(struct rl_traffic_spec, gap_ns), 1, 0, 1 },
-		{ "every", offsetof(struct rl_traffic_spec, every), 1, 1000000, 0 },
-		{ "rounds", offsetof(struct rl_traffic_spec, rounds), 1, 1000, 0 },
-		{ "max_retries", offsetof(struct rl_traffic_spec, max_retries), 0, 1000, 0 },
-		{ "retry_gap", offsetof(struct rl_traffic_spec, retry_gap_ns), 1, 0, 1 },
+		{ "load", offsetof(struct sim_traffic_spec, load_pct), 1, MAX_PCT, 0 },
+		{ "keys", offsetof(struct sim_traffic_spec, keys), 1, MAX_KEYS, 0 },
+		{ "start", offsetof(struct sim_traffic_spec, start_ns), 0, 0, 1 },
+		{ "stop", offsetof(struct sim_traffic_spec, stop_ns), 1, 0, 1 },
+		{ "on", offsetof(struct sim_traffic_spec, on_ns), 1, 0, 1 },
+		{ "off", offsetof(struct sim_traffic_spec, off_ns), 1, 0, 1 },
+		{ "period", offsetof(struct sim_traffic_spec, period_ns), 1, 0, 1 },
+		{ "amplitude", offsetof(struct sim_traffic_spec, amplitude_pct), 0, 100, 0 },
+		{ "count", offsetof(struct sim_traffic_spec, count), 1, RL_LIMIT_MAX * 10, 0 },
+		{ "gap", offsetof(struct sim_traffic_spec, gap_ns), 1, 0, 1 },
+		{ "every", offsetof(struct sim_traffic_spec, every), 1, 1000000, 0 },
+		{ "rounds", offsetof(struct sim_traffic_spec, rounds), 1, 1000, 0 },
+		{ "max_retries", offsetof(struct sim_traffic_spec, max_retries), 0, 1000, 0 },
+		{ "retry_gap", offsetof(struct sim_traffic_spec, retry_gap_ns), 1, 0, 1 },
 	};
 
 	if (strcmp(name, "type") == 0)
@@ -363,7 +363,7 @@ static int first_time(struct parse *p, const char *section, const char *name)
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 
 	/* the reader opened the section and refused a bad one; later keys only repeat that */
 	if (p->fail_line || !first_time(p, section, name))
@@ -374,7 +374,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		return breaker_key(p, name, value);
 	if (!is_traffic_section(section))
 		return fail(p, p->line, "'%s' before any section", name);
-	struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic - 1];
+	struct sim_traffic_spec *t = &sc->traffic[sc->ntraffic - 1];
 	if (p->keyless) {
 		t->line = p->line;
 		p->keyless = false;
@@ -382,14 +382,14 @@ static int handler(void *user, const char *section, const char *name, const char
 	return traffic_key(p, t, name, value);
 }
 
-static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
+static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
 {
-	const struct rl_scenario *sc = p->sc;
+	const struct sim_scenario *sc = p->sc;
 	int64_t w = sc->rule.window_ns;
 
-	if (t->type == (enum rl_traffic_type)UNSET)
+	if (t->type == (enum sim_traffic_type)UNSET)
 		return fail(p, t->line, "[traffic %s]: no type given", t->name);
-	if (t->type == RL_TRAFFIC_REPLAY && !t->file[0])
+	if (t->type == SIM_TRAFFIC_REPLAY && !t->file[0])
 		return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);
 	if (t->stop_ns == UNSET || t->stop_ns > sc->duration_ns)
 		t->stop_ns = sc->duration_ns;
@@ -405,13 +405,13 @@ static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
 		t->count = sc->rule.limit;
 	if (t->retry_gap_ns == UNSET)
 		t->retry_gap_ns = w / 100 > 0 ? w / 100 : 1;
-	if (t->type == RL_TRAFFIC_ADVERSARY && t->keys < t->rounds)
+	if (t->type == SIM_TRAFFIC_ADVERSARY && t->keys < t->rounds)
 		t->keys = t->rounds;
-	if (t->type == RL_TRAFFIC_BOUNDARY && t->gap_ns >= w)
+	if (t->type == SIM_TRAFFIC_BOUNDARY && t->gap_ns >= w)
 		return fail(p, t->line, "[traffic %s]: gap must be shorter than the window", t->name);
 	/* the engine steps boundary attacks by every * W ns; past RL_TIME_MAX_NS it would overflow */
 	int64_t span;
-	if (t->type == RL_TRAFFIC_BOUNDARY && (__builtin_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
+	if (t->type == SIM_TRAFFIC_BOUNDARY && (__builtin_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
 		return fail(p, t->line, "[traffic %s]: every * window exceeds %lld ns", t->name,
 			    (long long)RL_TIME_MAX_NS);
 	return 1;
@@ -425,30 +425,30 @@ static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
  * largest the estimate stays below 10^38 < 2^128.
  * Replay traces are already bounded by their file.
  */
-static rl_u128 requests_of(const struct rl_scenario *sc, const struct rl_traffic_spec *t, int64_t load_pct)
+static rl_u128 requests_of(const struct sim_scenario *sc, const struct sim_traffic_spec *t, int64_t load_pct)
 {
 	const struct rl_rule *r = &sc->rule;
 	rl_u128 active = (rl_u128)(t->stop_ns - t->start_ns), n;
 
 	switch (t->type) {
-	case RL_TRAFFIC_BOUNDARY:
+	case SIM_TRAFFIC_BOUNDARY:
 		n = (rl_u128)2 * (rl_u128)t->count * (rl_u128)t->keys *
 		    (active / ((rl_u128)t->every * (rl_u128)r->window_ns) + 1);
 		break;
-	case RL_TRAFFIC_ADVERSARY:
+	case SIM_TRAFFIC_ADVERSARY:
 		n = (rl_u128)t->rounds * 2 * ((rl_u128)r->burst + 2 * (rl_u128)r->limit);
 		break;
-	case RL_TRAFFIC_REPLAY:
+	case SIM_TRAFFIC_REPLAY:
 		n = 0;
 		break;
 	default:
 		n = (rl_u128)t->keys * (rl_u128)r->limit * (rl_u128)load_pct * active /
 		    ((rl_u128)100 * (rl_u128)r->window_ns);
-		if (t->type == RL_TRAFFIC_DIURNAL)
+		if (t->type == SIM_TRAFFIC_DIURNAL)
 			n = n * (rl_u128)(100 + t->amplitude_pct) / 100;
 		break;
 	}
-	if (t->client != RL_CLIENT_NONE)
+	if (t->client != SIM_CLIENT_NONE)
 		n *= (rl_u128)(1 + t->max_retries);
 	return n;
 }
@@ -456,34 +456,34 @@ static rl_u128 requests_of(const struct rl_scenario *sc, const struct rl_traffic
 /* Refuses scenarios whose work would outgrow memory or any sensible run time. */
 static int check_work(struct parse *p)
 {
-	const struct rl_scenario *sc = p->sc;
+	const struct sim_scenario *sc = p->sc;
 	rl_u128 requests = 0;
 	int64_t keys = 0, load_pct;
 
 	for (size_t i = 0; i < sc->ntraffic; i++) {
-		const struct rl_traffic_spec *t = &sc->traffic[i];
+		const struct sim_traffic_spec *t = &sc->traffic[i];
 		load_pct = t->load_pct;
 		for (size_t j = 0; j < sc->nsweep; j++)
 			if (sc->sweep_pct[j] > load_pct)
 				load_pct = sc->sweep_pct[j];
 		rl_u128 n = requests_of(sc, t, load_pct);
 		/* clamped, so eight sources cannot wrap the sum */
-		requests += n > (rl_u128)RL_SIM_MAX_REQUESTS ? (rl_u128)RL_SIM_MAX_REQUESTS + 1 : n;
+		requests += n > (rl_u128)SIM_MAX_REQUESTS ? (rl_u128)SIM_MAX_REQUESTS + 1 : n;
 		keys += t->keys;
 	}
-	if (keys > RL_SIM_MAX_KEYS_ALL)
+	if (keys > SIM_MAX_KEYS_ALL)
 		return fail(p, p->scenario_line, "[scenario]: %lld keys in all, more than %lld", (long long)keys,
-			    (long long)RL_SIM_MAX_KEYS_ALL);
-	if (requests > (rl_u128)RL_SIM_MAX_REQUESTS)
+			    (long long)SIM_MAX_KEYS_ALL);
+	if (requests > (rl_u128)SIM_MAX_REQUESTS)
 		return fail(p, p->scenario_line, "[scenario]: about %.3g requests per run, more than %lld "
 			    "(lower limit, load, keys or duration, or raise window)", (double)requests,
-			    (long long)RL_SIM_MAX_REQUESTS);
+			    (long long)SIM_MAX_REQUESTS);
 	return 1;
 }
 
 static int finish(struct parse *p)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 	char why[160];
 
 	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET || sc->duration_ns == UNSET)
@@ -514,7 +514,7 @@ static int finish(struct parse *p)
 	return check_work(p);
 }
 
-static void default_name(struct rl_scenario *sc, const char *path)
+static void default_name(struct sim_scenario *sc, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -525,13 +525,13 @@ static void default_name(struct rl_scenario *sc, const char *path)
 	sc->name[len] = '\0';
 }
 
-int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t msg_len)
+int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size_t msg_len)
 {
 	size_t nalgos;
 	struct parse p = { .sc = sc, .path = path, .msg = msg, .msg_len = msg_len };
 
 	rl_algo_all(&nalgos);
-	*sc = (struct rl_scenario){
+	*sc = (struct sim_scenario){
 		.rule = { UNSET, UNSET, UNSET }, .duration_ns = UNSET, .bucket_ns = UNSET, .seed = 1, .compare = true,
 		.algo_mask = (1u << nalgos) - 1, .breaker_limit = UNSET, .breaker_window_ns = UNSET,
 		.breaker_open_ns = UNSET,
@@ -563,7 +563,7 @@ int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t
 	return finish(&p) ? RL_OK : RL_EINVAL;
 }
 
-void rl_scenario_at_load(const struct rl_scenario *base, int64_t load_pct, struct rl_scenario *out)
+void sim_scenario_at_load(const struct sim_scenario *base, int64_t load_pct, struct sim_scenario *out)
 {
 	*out = *base;
 	snprintf(out->name, sizeof(out->name), "%.*s_%03lld", (int)(sizeof(out->name) - 12), base->name,

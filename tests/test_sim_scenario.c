@@ -19,7 +19,7 @@
 #include "sim_run.h"
 
 /* Loads ini from a file named name (in a fresh directory); the status, the message in msg. */
-static int load_named(const char *name, const char *ini, struct rl_scenario *sc, char *msg, size_t len,
+static int load_named(const char *name, const char *ini, struct sim_scenario *sc, char *msg, size_t len,
 		      char *path, size_t path_len)
 {
 	char dir[] = "/tmp/test_sim_scenario_XXXXXX";
@@ -30,7 +30,7 @@ static int load_named(const char *name, const char *ini, struct rl_scenario *sc,
 	assert_non_null(f);
 	assert_int_equal(fputs(ini, f) >= 0, 1);
 	fclose(f);
-	int rc = rl_scenario_load(path, sc, msg, len);
+	int rc = sim_scenario_load(path, sc, msg, len);
 	unlink(path);
 	rmdir(dir);
 	return rc;
@@ -39,7 +39,7 @@ static int load_named(const char *name, const char *ini, struct rl_scenario *sc,
 /* Expects the scenario refused with "PATH:LINE: ...want...". */
 static void refused(const char *name, const char *ini, int line, const char *want)
 {
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	char msg[700], path[128], prefix[160];
 
 	assert_int_equal(load_named(name, ini, &sc, msg, sizeof(msg), path, sizeof(path)), RL_EINVAL);
@@ -48,7 +48,7 @@ static void refused(const char *name, const char *ini, int line, const char *wan
 		fail_msg("message '%s', expected '%s' ... '%s'", msg, prefix, want);
 }
 
-static void loaded(const char *ini, struct rl_scenario *sc)
+static void loaded(const char *ini, struct sim_scenario *sc)
 {
 	char msg[700], path[128];
 	int rc = load_named("s.ini", ini, sc, msg, sizeof(msg), path, sizeof(path));
@@ -67,16 +67,16 @@ static int admit_all(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 }
 
 /* Runs the scenario's traffic through a decider admitting everything; the requests seen. */
-static int64_t run_traffic(const struct rl_scenario *sc)
+static int64_t run_traffic(const struct sim_scenario *sc)
 {
-	struct rl_sim_traffic tr;
+	struct sim_traffic tr;
 	char msg[700];
 	int64_t seen = 0;
-	struct rl_sim_decider d = { admit_all, &seen };
+	struct sim_decider d = { admit_all, &seen };
 
-	assert_int_equal(rl_sim_traffic_create(&tr, sc, sc->seed, msg, sizeof(msg)), RL_OK);
-	assert_int_equal(rl_sim_traffic_run(&tr, &d, sc->name), RL_OK);
-	rl_sim_traffic_destroy(&tr);
+	assert_int_equal(sim_traffic_create(&tr, sc, sc->seed, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(sim_traffic_run(&tr, &d, sc->name), RL_OK);
+	sim_traffic_destroy(&tr);
 	return seen;
 }
 
@@ -92,7 +92,7 @@ static void boundary_every_times_window_overflow_refused(void **unused)
 static void every_on_other_sources_is_harmless(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 
 	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 30h\n"
 	       "[traffic a]\ntype = constant\nevery = 1000000\n", &sc);
@@ -103,7 +103,7 @@ static void every_on_other_sources_is_harmless(void **unused)
 static void boundary_at_the_largest_span_runs(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 
 	/* 3h = 1.08e13 ns; 370000 * 3h = 3.996e18 ns <= RL_TIME_MAX_NS < 1111111h */
 	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 1111111h\n"
@@ -149,7 +149,7 @@ static void key_given_twice_refused(void **unused)
 	refused("d.ini", OK_HEAD "[traffic a]\ntype = poisson\nload = 50\nload = 60\n", 8, "'load' given twice");
 	refused("e.ini", OK_HEAD "limit = 20\n[traffic a]\ntype = poisson\n", 5, "'limit' given twice");
 	/* one key in two sources is no repeat */
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	loaded(OK_HEAD "[traffic a]\ntype = poisson\nload = 50\n[traffic b]\ntype = poisson\nload = 60\n", &sc);
 	assert_int_equal(sc.ntraffic, 2);
 	assert_int_equal(sc.traffic[1].load_pct, 60);
@@ -186,7 +186,7 @@ static void first_error_is_reported(void **unused)
 static void file_name_checked_as_a_name(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	char msg[700], path[128];
 	const char ini[] = OK_HEAD "[traffic a]\ntype = poisson\n";
 
@@ -202,17 +202,17 @@ static void file_name_checked_as_a_name(void **unused)
 static void jain_index_per_source(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
-	struct rl_sim_traffic tr;
-	struct rl_sim_result res;
+	struct sim_scenario sc;
+	struct sim_traffic tr;
+	struct sim_result res;
 	char msg[700];
 
 	loaded("[scenario]\nlimit = 10\nwindow = 1s\nduration = 10s\nalgos = sliding_log\n"
 	       "[traffic light]\ntype = constant\nkeys = 2\nload = 50\n"
 	       "[traffic heavy]\ntype = constant\nkeys = 2\nload = 400\n", &sc);
-	assert_int_equal(rl_sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg)), RL_OK);
-	assert_int_equal(rl_sim_run(&tr, rl_algo_find("sliding_log"), NULL, &res), RL_OK);
-	rl_sim_traffic_destroy(&tr);
+	assert_int_equal(sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(sim_run(&tr, rl_algo_find("sliding_log"), NULL, &res), RL_OK);
+	sim_traffic_destroy(&tr);
 	assert_true(res.jain_index > 0.999);
 }
 

@@ -24,6 +24,11 @@ static inline int rl_time_ok(int64_t now_ns)
 	return (uint64_t)now_ns <= (uint64_t)RL_TIME_MAX_NS;
 }
 
+static inline int rl_cost_ok(int64_t cost)
+{
+	return (uint64_t)cost - 1 < (uint64_t)RL_COST_MAX;
+}
+
 /* The backwards-clock rule: a time before the key's last seen one counts as it. */
 static inline int64_t rl_clamp(int64_t now_ns, int64_t last_ns)
 {

@@ -259,8 +259,7 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 		if (!set_once(p, K_ALGORITHM, name))
 			return false;
 		if (!(t->limiter.algo = rl_algo_find(value)))
-			return fail(p, p->lineno, "unknown algorithm '%s' (token_bucket, gcra, leaky_bucket, "
-				    "fixed_window, sliding_log, sliding_counter)", value);
+			return fail(p, p->lineno, "unknown algorithm '%s' (%s)", value, rl_algo_names());
 	} else if (strcmp(name, "limit") == 0 || strcmp(name, "burst") == 0) {
 		bool limit = name[0] == 'l';
 		if (!set_once(p, limit ? K_LIMIT : K_BURST, name))
@@ -579,7 +578,13 @@ const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const cha
 int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
 		      struct rl_answer *ans)
 {
-	if (!r || !ans || (!client && len))
+	return rl_registry_check_n(r, client, len, now_ns, 1, ans);
+}
+
+int rl_registry_check_n(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
+			int64_t cost, struct rl_answer *ans)
+{
+	if (!r || !ans || (!client && len) || !rl_cost_ok(cost))
 		return RL_EINVAL;
 
 	const struct rl_tier *t = rl_registry_resolve(r, client, len);
@@ -590,7 +595,7 @@ int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 	struct rl_store *s = store_of(r, t);
-	int rc = s ? rl_store_check(s, client, len, now_ns, &ans->d) : RL_ENOMEM;
+	int rc = s ? rl_store_check_n(s, client, len, now_ns, cost, &ans->d) : RL_ENOMEM;
 	if (rc == RL_ERANGE || rc == RL_EINVAL)
 		return rc;
 	if (rc < 0) {

@@ -67,9 +67,6 @@ extern "C" {
 #endif
 
 #define RL_LG_NODES_MAX 4096
-#ifndef RL_COST_MAX
-#define RL_COST_MAX 1000000000LL /* as rule.h defines it with weighted requests */
-#endif
 
 /* The shared rule: N units per window W, over k nodes. */
 struct rl_lg {
@@ -119,7 +116,8 @@ void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t wi
 void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine);
 
 /*
- * A node backed by Redis (built only with hiredis: RL_HAVE_HIREDIS).
+ * A node backed by Redis (library ratelab_redis_fleet, built only when
+ * hiredis is found).
  * Keeps a state per key (at most max_keys; states of ended windows are
  * dropped at each sync) and syncs every key at once: one pipelined round
  * trip of "HSET <prefix>{<key>}:<window> <node_id> <mine>",

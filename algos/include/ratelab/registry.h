@@ -116,6 +116,14 @@ const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const cha
 int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
 		      struct rl_answer *ans);
 
+/*
+ * The same for a request of cost units (algo.h) in the tier's rule; an
+ * unlimited tier admits any valid cost. RL_EINVAL also for a cost outside
+ * [1, RL_COST_MAX]. rl_registry_check is this with cost 1.
+ */
+int rl_registry_check_n(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
+			int64_t cost, struct rl_answer *ans);
+
 #ifdef __cplusplus
 }
 #endif

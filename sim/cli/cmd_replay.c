@@ -21,8 +21,7 @@ static const char usage[] =
 	"\n"
 	"Reads lines 'T KEY' (T: integer ns in [0, 4*10^18]; KEY: any non-blank token)\n"
 	"and prints per request 1 (allowed) or 0 (rejected).\n"
-	"  --algo A     token_bucket, gcra, leaky_bucket, fixed_window, sliding_log,\n"
-	"               sliding_counter\n"
+	"  --algo A     one of: %s\n"
 	"  --limit N    requests per window, 1..10^6\n"
 	"  --window W   window; an integer with unit ns, us, ms, s, m or h (bare: ns)\n"
 	"  --burst B    bucket capacity for token_bucket, gcra, leaky_bucket (default N)\n"
@@ -57,11 +56,11 @@ struct replay_opts {
 
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
-	struct rl_opts o = { argc, argv, 0 };
+	struct cli_opts o = { argc, argv, 0 };
 	const char *name, *val;
 	int at; /* index of the argument being parsed, for messages */
 
-	while ((at = o.cur, name = rl_opt_next(&o, &val, takes_value))) {
+	while ((at = o.cur, name = cli_opt_next(&o, &val, takes_value))) {
 		const char **dst = strcmp(name, "algo") == 0     ? &ro->algo
 				   : strcmp(name, "limit") == 0  ? &ro->limit
 				   : strcmp(name, "window") == 0 ? &ro->window
@@ -69,7 +68,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 				   : strcmp(name, "config") == 0 ? &ro->config
 								 : NULL;
 		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
+			printf(usage, rl_algo_names());
 			return -1;
 		}
 		if (strcmp(name, "explain") == 0 && !val) {
@@ -82,13 +81,13 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 			continue;
 		}
 		if (!dst)
-			return rl_usage_error("replay", "unknown option or argument '%s' (see --help)",
+			return cli_usage_error("replay", "unknown option or argument '%s' (see --help)",
 					      o.argv[at]);
 		if (!val)
-			return rl_usage_error("replay", "option --%s needs a value", name);
+			return cli_usage_error("replay", "option --%s needs a value", name);
 		*dst = val;
 	}
-	return RL_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
@@ -97,22 +96,21 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 	char msg[160];
 
 	if (!ro->algo || !ro->limit || !ro->window)
-		return rl_usage_error("replay", "--algo, --limit and --window are required (see --help)");
+		return cli_usage_error("replay", "--algo, --limit and --window are required (see --help)");
 	const struct rl_algo *algo = rl_algo_find(ro->algo);
 	if (!algo)
-		return rl_usage_error("replay", "unknown algorithm '%s' (token_bucket, gcra, leaky_bucket, "
-				      "fixed_window, sliding_log, sliding_counter)", ro->algo);
+		return cli_usage_error("replay", "unknown algorithm '%s' (%s)", ro->algo, rl_algo_names());
 	if (!rl_parse_i64(ro->limit, &rule.limit))
-		return rl_usage_error("replay", "--limit '%s' is not an integer", ro->limit);
+		return cli_usage_error("replay", "--limit '%s' is not an integer", ro->limit);
 	if (!rl_parse_duration(ro->window, 1, &rule.window_ns))
-		return rl_usage_error("replay", "--window '%s' is not a duration (an integer with unit ns, "
+		return cli_usage_error("replay", "--window '%s' is not a duration (an integer with unit ns, "
 				      "us, ms, s, m or h)", ro->window);
 	rule.burst = rule.limit;
 	if (ro->burst && !rl_parse_i64(ro->burst, &rule.burst))
-		return rl_usage_error("replay", "--burst '%s' is not an integer", ro->burst);
+		return cli_usage_error("replay", "--burst '%s' is not an integer", ro->burst);
 	if (rl_limiter_init(lim, algo, &rule, msg, sizeof(msg)))
-		return rl_usage_error("replay", "%s", msg);
-	return RL_EXIT_OK;
+		return cli_usage_error("replay", "%s", msg);
+	return CLI_EXIT_OK;
 }
 
 /* One keymap per limited tier (or the one limiter without --config). */
@@ -121,7 +119,7 @@ struct replay {
 	struct rl_limiter lim; /* without --config */
 	struct rl_registry *reg;
 	size_t nmaps;
-	struct rl_keymap *maps;
+	struct sim_keymap *maps;
 };
 
 static void release_state(void *state, void *lim)
@@ -135,8 +133,8 @@ static void replay_free(struct replay *rp)
 		const struct rl_limiter *lim =
 			rp->reg ? &rl_registry_tier_at(rp->reg, i)->limiter : &rp->lim;
 		if (rp->maps[i].states)
-			rl_keymap_each(&rp->maps[i], release_state, (void *)lim);
-		rl_keymap_destroy(&rp->maps[i]);
+			sim_keymap_each(&rp->maps[i], release_state, (void *)lim);
+		sim_keymap_destroy(&rp->maps[i]);
 	}
 	free(rp->maps);
 	rl_registry_destroy(rp->reg);
@@ -149,14 +147,14 @@ static int replay_setup(struct replay *rp)
 	if (ro->config) {
 		char err[512];
 		if (ro->algo || ro->limit || ro->window || ro->burst)
-			return rl_usage_error("replay", "--config replaces --algo, --limit, --window and --burst");
+			return cli_usage_error("replay", "--config replaces --algo, --limit, --window and --burst");
 		int rc = rl_registry_load(&rp->reg, ro->config, err, sizeof(err));
 		if (rc == RL_ENOMEM) {
 			fprintf(stderr, "ratelab replay: %s\n", err);
-			return RL_EXIT_FAIL;
+			return CLI_EXIT_FAIL;
 		}
 		if (rc)
-			return rl_usage_error("replay", "%s", err);
+			return cli_usage_error("replay", "%s", err);
 		rp->nmaps = rl_registry_tier_count(rp->reg);
 	} else {
 		int status = make_limiter(ro, &rp->lim);
@@ -166,18 +164,18 @@ static int replay_setup(struct replay *rp)
 	}
 	if (!(rp->maps = calloc(rp->nmaps, sizeof(*rp->maps)))) {
 		fputs("ratelab replay: out of memory\n", stderr);
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < rp->nmaps; i++) {
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
 		if (t && t->unlimited)
 			continue;
-		if (rl_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size)) {
+		if (sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size)) {
 			fputs("ratelab replay: out of memory\n", stderr);
-			return RL_EXIT_FAIL;
+			return CLI_EXIT_FAIL;
 		}
 	}
-	return RL_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 static void print_headers(const struct replay *rp, const struct rl_tier *tier, int verdict,
@@ -195,36 +193,36 @@ static void print_headers(const struct replay *rp, const struct rl_tier *tier, i
 	putchar('\n');
 }
 
-int rl_cmd_replay(int argc, char **argv)
+int cli_cmd_replay(int argc, char **argv)
 {
 	struct replay rp = { 0 };
 	int status = parse_opts(argc, argv, &rp.ro);
 
 	if (status)
-		return status < 0 ? RL_EXIT_OK : status;
+		return status < 0 ? CLI_EXIT_OK : status;
 	if ((status = replay_setup(&rp))) {
 		replay_free(&rp);
 		return status;
 	}
 
-	struct rl_lines in = { .in = stdin };
+	struct sim_lines in = { .in = stdin };
 	char *line, *tok[2];
 	bool want = rp.ro.explain || rp.ro.headers;
 
-	rl_stdout_buffered();
-	while ((line = rl_lines_next(&in))) {
+	cli_stdout_buffered();
+	while ((line = sim_lines_next(&in))) {
 		if (in.has_nul) {
-			status = rl_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
+			status = cli_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
 			break;
 		}
 		int64_t t;
 
-		if (rl_split(line, tok, 2) != 2) {
-			status = rl_usage_error("replay", "line %ld: '%s': expected 'T KEY'", in.lineno, in.text);
+		if (sim_split(line, tok, 2) != 2) {
+			status = cli_usage_error("replay", "line %ld: '%s': expected 'T KEY'", in.lineno, in.text);
 			break;
 		}
 		if (!rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			status = rl_usage_error("replay", "line %ld: '%s': time '%s' is not an integer number of ns in [0, %lld]",
+			status = cli_usage_error("replay", "line %ld: '%s': time '%s' is not an integer number of ns in [0, %lld]",
 						in.lineno, in.text, tok[0], RL_TIME_MAX_NS);
 			break;
 		}
@@ -238,13 +236,13 @@ int rl_cmd_replay(int argc, char **argv)
 		struct rl_decision d = { 0 };
 		int rc = RL_ALLOWED;
 		if (!(tier && tier->unlimited)) {
-			void *state = rl_keymap_get(&rp.maps[m], tok[1], klen);
+			void *state = sim_keymap_get(&rp.maps[m], tok[1], klen);
 			rc = state ? rl_limiter_check(lim, state, t, want ? &d : NULL) : RL_ENOMEM;
 		}
 		if (rc < 0) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab replay: line %ld: %s\n", in.lineno, rl_strerror(rc));
-			status = RL_EXIT_FAIL;
+			status = CLI_EXIT_FAIL;
 			break;
 		}
 		if (!rp.ro.explain) {
@@ -254,7 +252,7 @@ int rl_cmd_replay(int argc, char **argv)
 		} else {
 			printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d.remaining,
 			       (long long)d.retry_after_ns, (long long)d.reset_ns);
-			if (lim->algo == &rl_leaky_bucket_algo)
+			if (lim->algo->answers_delay)
 				printf(" delay_ns=%lld", (long long)d.delay_ns);
 			if (tier)
 				printf(" tier=%s", tier->name);
@@ -263,8 +261,8 @@ int rl_cmd_replay(int argc, char **argv)
 		if (rp.ro.headers)
 			print_headers(&rp, tier, rc, &d);
 	}
-	status = rl_lines_end(&in, "replay", status);
-	rl_lines_free(&in);
+	status = cli_lines_end(&in, "replay", status);
+	sim_lines_free(&in);
 	replay_free(&rp);
-	return rl_output_end("replay", status);
+	return cli_output_end("replay", status);
 }

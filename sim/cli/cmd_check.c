@@ -24,36 +24,36 @@ static const char *when_full_name(enum rl_when_full wf)
 	return wf == RL_FULL_EVICT ? "evict" : wf == RL_FULL_FAIL_OPEN ? "fail_open" : "fail_closed";
 }
 
-int rl_cmd_check(int argc, char **argv)
+int cli_cmd_check(int argc, char **argv)
 {
-	struct rl_opts o = { argc, argv, 0 };
+	struct cli_opts o = { argc, argv, 0 };
 	const char *name, *val, *config = NULL;
 	int at; /* index of the argument being parsed, for messages */
 
-	while ((at = o.cur, name = rl_opt_next(&o, &val, rl_opt_all_but_help))) {
+	while ((at = o.cur, name = cli_opt_next(&o, &val, cli_opt_all_but_help))) {
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
-			return RL_EXIT_OK;
+			return CLI_EXIT_OK;
 		}
 		if (strcmp(name, "config") != 0)
-			return rl_usage_error("check", "unknown option or argument '%s' (see --help)",
+			return cli_usage_error("check", "unknown option or argument '%s' (see --help)",
 					      o.argv[at]);
 		if (!val)
-			return rl_usage_error("check", "option --config needs a value");
+			return cli_usage_error("check", "option --config needs a value");
 		config = val;
 	}
 	if (!config)
-		return rl_usage_error("check", "--config FILE is required (see --help)");
+		return cli_usage_error("check", "--config FILE is required (see --help)");
 
 	struct rl_registry *r;
 	char err[512];
 	int rc = rl_registry_load(&r, config, err, sizeof(err));
 	if (rc == RL_ENOMEM) {
 		fprintf(stderr, "ratelab check: %s\n", err);
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
 	if (rc)
-		return rl_usage_error("check", "%s", err);
+		return cli_usage_error("check", "%s", err);
 
 	for (size_t i = 0; i < rl_registry_tier_count(r); i++) {
 		const struct rl_tier *t = rl_registry_tier_at(r, i);
@@ -75,5 +75,5 @@ int rl_cmd_check(int argc, char **argv)
 	}
 	printf("default tier=%s\n", rl_registry_default(r)->name);
 	rl_registry_destroy(r);
-	return rl_output_end("check", RL_EXIT_OK);
+	return cli_output_end("check", CLI_EXIT_OK);
 }

@@ -33,82 +33,82 @@ static bool parse_seconds(const char *s, int64_t *out)
 	return true;
 }
 
-int rl_cmd_breaker(int argc, char **argv)
+int cli_cmd_breaker(int argc, char **argv)
 {
-	struct rl_opts o = { argc, argv, 0 };
+	struct cli_opts o = { argc, argv, 0 };
 	int64_t limit = 0, window = 0, open_for = 0;
 	const char *name, *val;
 	int at; /* index of the argument being parsed, for messages */
 
-	while ((at = o.cur, name = rl_opt_next(&o, &val, rl_opt_all_but_help))) {
+	while ((at = o.cur, name = cli_opt_next(&o, &val, cli_opt_all_but_help))) {
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
-			return RL_EXIT_OK;
+			return CLI_EXIT_OK;
 		}
 		int64_t *dst = strcmp(name, "limit") == 0    ? &limit
 			       : strcmp(name, "window") == 0 ? &window
 			       : strcmp(name, "open") == 0   ? &open_for
 							     : NULL;
 		if (!dst)
-			return rl_usage_error("breaker", "unknown option '%s' (see --help)", o.argv[at]);
+			return cli_usage_error("breaker", "unknown option '%s' (see --help)", o.argv[at]);
 		if (!val)
-			return rl_usage_error("breaker", "option --%s needs a value", name);
+			return cli_usage_error("breaker", "option --%s needs a value", name);
 		bool ok = dst == &limit ? rl_parse_i64(val, dst) : parse_seconds(val, dst);
 		int64_t max = dst == &limit ? 1000000 : SPEC_MAX;
 		if (!ok || *dst < 1 || *dst > max)
-			return rl_usage_error("breaker", "--%s '%s' is not %s in [1, %lld]", name, val,
+			return cli_usage_error("breaker", "--%s '%s' is not %s in [1, %lld]", name, val,
 					      dst == &limit ? "an integer" : "a whole number of seconds",
 					      (long long)max);
 	}
 	if (!limit || !window || !open_for)
-		return rl_usage_error("breaker", "--limit, --window and --open are required (see --help)");
+		return cli_usage_error("breaker", "--limit, --window and --open are required (see --help)");
 
 	struct rl_breaker b;
 	char msg[128];
 	if (rl_breaker_init(&b, limit, window, open_for, msg, sizeof(msg)))
-		return rl_usage_error("breaker", "%s", msg);
+		return cli_usage_error("breaker", "%s", msg);
 
-	struct rl_lines in = { .in = stdin };
+	struct sim_lines in = { .in = stdin };
 	char *line, *tok[2];
-	int status = RL_EXIT_OK;
+	int status = CLI_EXIT_OK;
 
-	rl_stdout_buffered();
-	while (status == RL_EXIT_OK && (line = rl_lines_next(&in))) {
+	cli_stdout_buffered();
+	while (status == CLI_EXIT_OK && (line = sim_lines_next(&in))) {
 		if (in.has_nul) {
-			status = rl_usage_error("breaker", "line %ld: holds a NUL byte", in.lineno);
+			status = cli_usage_error("breaker", "line %ld: holds a NUL byte", in.lineno);
 			break;
 		}
-		int n = rl_split(line, tok, 2);
+		int n = sim_split(line, tok, 2);
 		int64_t t;
 		bool handle = n == 2 && strcmp(tok[0], "handle") == 0;
 
 		if (n != 2 || (!handle && strcmp(tok[0], "state") != 0)) {
-			status = rl_usage_error("breaker", "line %ld: '%s': expected 'handle T' or 'state T'",
+			status = cli_usage_error("breaker", "line %ld: '%s': expected 'handle T' or 'state T'",
 						in.lineno, in.text);
 			break;
 		}
 		if (!rl_parse_i64(tok[1], &t) || t < 0 || t > SPEC_MAX) {
-			status = rl_usage_error("breaker", "line %ld: '%s': time '%s' is not an integer in [0, %lld]",
+			status = cli_usage_error("breaker", "line %ld: '%s': time '%s' is not an integer in [0, %lld]",
 						in.lineno, in.text, tok[1], SPEC_MAX);
 			break;
 		}
 		enum rl_breaker_state st;
 		int rc = handle ? rl_breaker_handle(&b, t, &st) : rl_breaker_state_at(&b, t, &st);
 		if (rc == RL_EORDER) {
-			status = rl_usage_error("breaker", "line %ld: '%s': time %lld is before the previous call's %lld",
+			status = cli_usage_error("breaker", "line %ld: '%s': time %lld is before the previous call's %lld",
 						in.lineno, in.text, (long long)t, (long long)b.last);
 		} else if (rc < 0) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab breaker: line %ld: %s\n", in.lineno, rl_strerror(rc));
-			status = RL_EXIT_FAIL;
+			status = CLI_EXIT_FAIL;
 		} else if (handle) {
 			printf("%s,%s\n", rc == RL_ALLOWED ? "ALLOWED" : "REJECTED", rl_breaker_state_name(st));
 		} else {
 			puts(rl_breaker_state_name(st));
 		}
 	}
-	status = rl_lines_end(&in, "breaker", status);
-	rl_lines_free(&in);
+	status = cli_lines_end(&in, "breaker", status);
+	sim_lines_free(&in);
 	rl_breaker_destroy(&b);
-	return rl_output_end("breaker", status);
+	return cli_output_end("breaker", status);
 }
