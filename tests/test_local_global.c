@@ -19,13 +19,14 @@
 
 #define W 1000000000LL /* 1 s */
 
-static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k)
+static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
 {
 	struct rl_lg lg;
 	char msg[128];
 
-	if (rl_lg_init(&lg, n, w, k, msg, sizeof(msg)) != RL_OK)
-		fail_msg("rl_lg_init(%lld, %lld, %lld): %s", (long long)n, (long long)w, (long long)k, msg);
+	if (rl_lg_init(&lg, n, w, k, j, msg, sizeof(msg)) != RL_OK)
+		fail_msg("rl_lg_init(%lld, %lld, %lld, %lld): %s", (long long)n, (long long)w, (long long)k,
+			 (long long)j, msg);
 	return lg;
 }
 
@@ -35,26 +36,55 @@ static void test_init_ranges(void **state)
 	struct rl_lg lg;
 	char msg[128];
 
-	assert_int_equal(rl_lg_init(&lg, 10, W, 0, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(rl_lg_init(&lg, 10, W, 0, 0, msg, sizeof(msg)), RL_EINVAL);
 	assert_non_null(strstr(msg, "nodes 0"));
-	assert_int_equal(rl_lg_init(&lg, 10, W, 11, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(rl_lg_init(&lg, 10, W, 11, 0, msg, sizeof(msg)), RL_EINVAL);
 	assert_non_null(strstr(msg, "nodes 11"));
-	assert_int_equal(rl_lg_init(&lg, RL_LIMIT_MAX, W, RL_LG_NODES_MAX + 1, NULL, 0), RL_EINVAL);
-	assert_int_equal(rl_lg_init(&lg, 0, W, 1, msg, sizeof(msg)), RL_EINVAL);
-	assert_int_equal(rl_lg_init(&lg, 10, 0, 1, NULL, 0), RL_EINVAL);
-	assert_int_equal(rl_lg_init(&lg, 10, W, 10, NULL, 0), RL_OK);
+	assert_int_equal(rl_lg_init(&lg, RL_LIMIT_MAX, W, RL_LG_NODES_MAX + 1, 0, NULL, 0), RL_EINVAL);
+	assert_int_equal(rl_lg_init(&lg, 0, W, 1, 0, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(rl_lg_init(&lg, 10, 0, 1, 0, NULL, 0), RL_EINVAL);
+	assert_int_equal(rl_lg_init(&lg, 10, W, 3, 3, msg, sizeof(msg)), RL_EINVAL);
+	assert_non_null(strstr(msg, "node index 3"));
+	assert_int_equal(rl_lg_init(&lg, 10, W, 3, -1, NULL, 0), RL_EINVAL);
+	assert_int_equal(rl_lg_init(&lg, 10, W, 10, 9, NULL, 0), RL_OK);
 	assert_int_equal(lg.fresh_share, 1);
-	assert_int_equal(rl_lg_init(&lg, 10, W, 3, NULL, 0), RL_OK);
-	assert_int_equal(lg.fresh_share, 3);
+	/* 10 over 3 nodes: 4 + 3 + 3 */
+	int64_t want[3] = { 4, 3, 3 };
+	for (int j = 0; j < 3; j++) {
+		assert_int_equal(rl_lg_init(&lg, 10, W, 3, j, NULL, 0), RL_OK);
+		assert_int_equal(lg.fresh_share, want[j]);
+	}
 }
 
-/* A fresh window gives floor(N / k); the share's last unit is admitted,
- * one more is rejected until the window's end; a cost above floor(N / k)
+/* The k parts of any x, read as shares after a sync, sum to exactly x. */
+static void test_parts_sum(void **state)
+{
+	(void)state;
+	for (int64_t k = 1; k <= 17; k++)
+		for (int64_t left = 0; left <= 3 * k + 1; left++) {
+			int64_t n = left + k, sum = 0;
+			for (int64_t j = 0; j < k; j++) {
+				struct rl_lg lg = make_lg(n, W, k, j);
+				struct rl_lg_state st = { 0 };
+				int64_t w, mine;
+				assert_int_equal(rl_lg_check(&lg, &st, 0, 1, NULL), RL_ALLOWED);
+				assert_true(rl_lg_sync_take(&lg, &st, 0, &w, &mine));
+				rl_lg_sync_apply(&lg, &st, w, mine, n - left);
+				sum += st.share;
+			}
+			if (sum != left)
+				fail_msg("k %lld: shares of %lld sum to %lld", (long long)k, (long long)left,
+					 (long long)sum);
+		}
+}
+
+/* A fresh window gives part_j(N); the share's last unit is admitted,
+ * one more is rejected until the window's end; a cost above part_j(N)
  * is never admissible. */
 static void test_fresh_share(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(10, W, 3);
+	struct rl_lg lg = make_lg(10, W, 3, 2);
 	struct rl_lg_state st = { 0 };
 	struct rl_decision d;
 
@@ -81,7 +111,7 @@ static void test_fresh_share(void **state)
 static void test_window_boundary(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(4, W, 2);
+	struct rl_lg lg = make_lg(4, W, 2, 0);
 	struct rl_lg_state st = { 0 };
 
 	assert_int_equal(rl_lg_check(&lg, &st, 0, 2, NULL), RL_ALLOWED);
@@ -95,7 +125,7 @@ static void test_window_boundary(void **state)
 static void test_clock_clamp(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(4, W, 2);
+	struct rl_lg lg = make_lg(4, W, 2, 0);
 	struct rl_lg_state st = { 0 };
 	struct rl_decision d;
 
@@ -110,7 +140,7 @@ static void test_clock_clamp(void **state)
 static void test_bad_cost_and_time(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(4, W, 2);
+	struct rl_lg lg = make_lg(4, W, 2, 0);
 	struct rl_lg_state st = { 0 }, before;
 
 	assert_int_equal(rl_lg_check(&lg, &st, 7, 1, NULL), RL_ALLOWED);
@@ -125,13 +155,13 @@ static void test_bad_cost_and_time(void **state)
 }
 
 /* take hands out this node's units (pushed + pending) and empties
- * pending; apply acknowledges them and sets share = floor((N - G - p) / k)
+ * pending; apply acknowledges them and sets share = part_j(N - G - p)
  * with p admitted meanwhile; failed makes the unacknowledged units pending
  * again; a value sent twice counts once; an ended window takes nothing. */
 static void test_sync_halves(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(100, W, 4);
+	struct rl_lg lg = make_lg(100, W, 4, 3);
 	struct rl_lg_state st = { 0 };
 	int64_t w, mine;
 
@@ -156,7 +186,7 @@ static void test_sync_halves(void **state)
 	assert_true(rl_lg_sync_take(&lg, &st, 14, &w, &mine));
 	assert_int_equal(mine, 23); /* the same value again: idempotent */
 	rl_lg_sync_apply(&lg, &st, 0, mine, 99);
-	assert_int_equal(st.share, 0); /* left 1 -> floor(1 / 4) */
+	assert_int_equal(st.share, 0); /* left 1: node 3's part is 0 */
 	assert_int_equal(st.pending, 0);
 	rl_lg_sync_failed(&st, w + 1, 50); /* another window's: ignored */
 	rl_lg_sync_apply(&lg, &st, w + 1, 50, 0);
@@ -189,7 +219,7 @@ static void test_one_node_is_fixed_window(void **state)
 
 	for (int trace = 0; trace < 200; trace++) {
 		int64_t n = 1 + (int64_t)(rng(&s) % 50), w = 1 + (int64_t)(rng(&s) % 1000);
-		struct rl_lg lg = make_lg(n, w, 1);
+		struct rl_lg lg = make_lg(n, w, 1, 0);
 		struct rl_lg_state st = { 0 };
 		int64_t t = 0, used = 0, used_win = -1;
 
@@ -229,31 +259,33 @@ static void test_in_step_never_over(void **state)
 	for (int trace = 0; trace < 300; trace++) {
 		int64_t k = 1 + (int64_t)(rng(&s) % 16);
 		int64_t n = k + (int64_t)(rng(&s) % 200), w = 1000;
-		struct rl_lg lg = make_lg(n, w, k);
+		struct rl_lg lg[16];
 		struct rl_lg_state st[16];
 		int64_t t = 0, admitted = 0, adm_win = -1;
 
 		memset(st, 0, sizeof(st));
+		for (int j = 0; j < k; j++)
+			lg[j] = make_lg(n, w, k, j);
 		for (int i = 0; i < 2000; i++) {
 			t += (int64_t)(rng(&s) % 20);
 			if (rng(&s) % 8 == 0) {
 				int64_t sw, mine[16], total = 0;
 				for (int j = 0; j < k; j++) {
 					if (st[j].epoch != t / w + 1)
-						assert_int_equal(rl_lg_check(&lg, &st[j], t, RL_COST_MAX, NULL),
+						assert_int_equal(rl_lg_check(&lg[j], &st[j], t, RL_COST_MAX, NULL),
 								 RL_REJECTED);
-					assert_true(rl_lg_sync_take(&lg, &st[j], t, &sw, &mine[j]));
+					assert_true(rl_lg_sync_take(&lg[j], &st[j], t, &sw, &mine[j]));
 					total += mine[j];
 				}
 				for (int j = 0; j < k; j++)
-					rl_lg_sync_apply(&lg, &st[j], t / w, mine[j], total);
+					rl_lg_sync_apply(&lg[j], &st[j], t / w, mine[j], total);
 			}
 			int j = (int)(rng(&s) % (uint64_t)k);
 			int64_t c = 1 + (int64_t)(rng(&s) % 3);
 			if (t / w != adm_win)
 				admitted = 0;
 			adm_win = t / w;
-			if (rl_lg_check(&lg, &st[j], t, c, NULL) == RL_ALLOWED)
+			if (rl_lg_check(&lg[j], &st[j], t, c, NULL) == RL_ALLOWED)
 				admitted += c;
 			if (admitted > n)
 				fail_msg("seed %llu trace %d: %lld units admitted in window %lld, N %lld, k %lld",
@@ -267,6 +299,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_ranges),
+		cmocka_unit_test(test_parts_sum),
 		cmocka_unit_test(test_fresh_share),
 		cmocka_unit_test(test_window_boundary),
 		cmocka_unit_test(test_clock_clamp),

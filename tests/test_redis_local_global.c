@@ -44,20 +44,18 @@ static int group_teardown(void **state)
 			skip(); \
 	} while (0)
 
-static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k)
+static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
 {
 	struct rl_lg lg;
-	assert_int_equal(rl_lg_init(&lg, n, w, k, NULL, 0), RL_OK);
+	assert_int_equal(rl_lg_init(&lg, n, w, k, j, NULL, 0), RL_OK);
 	return lg;
 }
 
-static struct rl_lg_node *node(const struct rl_lg *lg, const char *prefix, int id, int64_t s_ns,
+static struct rl_lg_node *node(const struct rl_lg *lg, const char *prefix, int64_t s_ns,
 			       int timeout_ms)
 {
-	char name[8];
-	snprintf(name, sizeof(name), "n%d", id);
 	struct rl_lg_node_opts o = { "127.0.0.1", H.nodes[0].port, timeout_ms, timeout_ms, s_ns, 64,
-				     prefix, name };
+				     prefix };
 	struct rl_lg_node *n = NULL;
 
 	assert_int_equal(rl_lg_node_create(lg, &o, &n), RL_OK);
@@ -116,9 +114,9 @@ static int check(struct rl_lg_node *n, const char *key, int64_t t, int64_t cost)
 static void test_bad_opts(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(10, 1000 * MS, 2);
+	struct rl_lg lg = make_lg(10, 1000 * MS, 2, 0);
 	struct rl_lg_node *n = (struct rl_lg_node *)1;
-	struct rl_lg_node_opts ok = { "127.0.0.1", 6379, 0, 0, MS, 8, NULL, "n0" }, o;
+	struct rl_lg_node_opts ok = { "127.0.0.1", 6379, 0, 0, MS, 8, NULL }, o;
 
 	o = ok;
 	o.port = 0;
@@ -132,9 +130,6 @@ static void test_bad_opts(void **state)
 	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
 	o = ok;
 	o.host = NULL;
-	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
-	o = ok;
-	o.node_id = "";
 	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
 	o = ok;
 	o.command_timeout_ms = -1;
@@ -159,13 +154,15 @@ static void test_counts_pushed(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg = make_lg(300, 1000 * MS, 3);
+	struct rl_lg lg[3];
 	struct rl_lg_node *n[3];
 	int admitted[3] = { 0 };
 	struct rl_lg_node_stats st;
 
-	for (int i = 0; i < 3; i++)
-		n[i] = node(&lg, "cp:", i, 10 * MS, 500);
+	for (int i = 0; i < 3; i++) {
+		lg[i] = make_lg(300, 1000 * MS, 3, i);
+		n[i] = node(&lg[i], "cp:", 10 * MS, 500);
+	}
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 40 + 20 * i; j++)
 			admitted[i] += check(n[i], "k", 1 * MS + j, 1);
@@ -180,8 +177,8 @@ static void test_counts_pushed(void **state)
 	assert_int_equal(redis_total("cp:{k}:0"), 180);
 	long long ttl = redis_int("PTTL %s", "cp:{k}:0");
 	assert_true(ttl > 1000 && ttl <= 2001);
-	/* node 0 read 40, node 1 100, node 2 180: shares (300 - G) / 3 */
-	int64_t want[3] = { 86, 66, 40 };
+	/* node 0 read G = 40, node 1 100, node 2 180: part_j(300 - G) */
+	int64_t want[3] = { 87, 67, 40 };
 	for (int i = 0; i < 3; i++) {
 		struct rl_decision d;
 		assert_int_equal(rl_lg_node_check(n[i], "k", 1, 21 * MS, 1, &d), RL_ALLOWED);
@@ -241,7 +238,7 @@ static void test_same_as_model(void **state)
 	const char *env = getenv("RL_SEED");
 	uint64_t s0 = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL), s = s0;
 	const int64_t S = 7 * MS, Wn = 100 * MS;
-	struct rl_lg lg = make_lg(50, Wn, MNODES);
+	struct rl_lg lg[MNODES];
 	struct rl_lg_node *n[MNODES];
 	struct model_node m[MNODES];
 	static int64_t store[MK][MWIN][MNODES];
@@ -251,8 +248,10 @@ static void test_same_as_model(void **state)
 	snprintf(prefix, sizeof(prefix), "m%llu:", (unsigned long long)s0);
 	memset(m, 0, sizeof(m));
 	memset(store, 0, sizeof(store));
-	for (int i = 0; i < MNODES; i++)
-		n[i] = node(&lg, prefix, i, S, 1000);
+	for (int i = 0; i < MNODES; i++) {
+		lg[i] = make_lg(50, Wn, MNODES, i);
+		n[i] = node(&lg[i], prefix, S, 1000);
+	}
 	for (int i = 0; i < 3000; i++) {
 		t += (int64_t)(rng(&s) % (2 * MS));
 		int j = (int)(rng(&s) % MNODES), k = (int)(rng(&s) % MK);
@@ -262,8 +261,8 @@ static void test_same_as_model(void **state)
 
 		snprintf(key, sizeof(key), "key%d", k);
 		if (!m[j].synced || t >= m[j].next_sync)
-			model_sync(&lg, &m[j], j, store, t, S);
-		int want = rl_lg_check(&lg, &m[j].st[k], t, c, &dm);
+			model_sync(&lg[j], &m[j], j, store, t, S);
+		int want = rl_lg_check(&lg[j], &m[j].st[k], t, c, &dm);
 		int got = rl_lg_node_check(n[j], key, strlen(key), t, c, &dn);
 		if (got != want || dn.remaining != dm.remaining)
 			fail_msg("seed %llu request %d (node %d %s t %lld c %lld): got %d rem %lld, model %d rem %lld",
@@ -274,14 +273,14 @@ static void test_same_as_model(void **state)
 		bool failed;
 		assert_int_equal(rl_lg_node_sync(n[j], t, &failed), RL_OK);
 		assert_false(failed);
-		model_sync(&lg, &m[j], j, store, t, S);
+		model_sync(&lg[j], &m[j], j, store, t, S);
 	}
 	for (int k = 0; k < MK; k++) {
 		char key[64];
 		snprintf(key, sizeof(key), "%s{key%d}:%lld", prefix, k, (long long)(t / Wn));
 		for (int j = 0; j < MNODES; j++) {
 			char field[8];
-			snprintf(field, sizeof(field), "n%d", j);
+			snprintf(field, sizeof(field), "%d", j);
 			long long v = redis_hget(key, field);
 			assert_int_equal(v < 0 ? 0 : v, store[k][t / Wn][j]);
 		}
@@ -297,8 +296,8 @@ static void test_redis_killed(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg = make_lg(100, 1000 * MS, 2);
-	struct rl_lg_node *n = node(&lg, "kl:", 0, 10 * MS, 200);
+	struct rl_lg lg = make_lg(100, 1000 * MS, 2, 0);
+	struct rl_lg_node *n = node(&lg, "kl:", 10 * MS, 200);
 	struct rl_lg_node_stats st;
 	int admitted = 0;
 
@@ -338,8 +337,8 @@ static void test_redis_stalled(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg = make_lg(100, 1000 * MS, 2);
-	struct rl_lg_node *n = node(&lg, "st:", 0, 10 * MS, 150);
+	struct rl_lg lg = make_lg(100, 1000 * MS, 2, 0);
+	struct rl_lg_node *n = node(&lg, "st:", 10 * MS, 150);
 	struct rl_lg_node_stats st;
 
 	for (int j = 0; j < 5; j++)
@@ -369,8 +368,8 @@ static void test_wrong_type(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg = make_lg(100, 1000 * MS, 2);
-	struct rl_lg_node *n = node(&lg, "wt:", 0, 10 * MS, 500);
+	struct rl_lg lg = make_lg(100, 1000 * MS, 2, 0);
+	struct rl_lg_node *n = node(&lg, "wt:", 10 * MS, 500);
 	struct rl_lg_node_stats st;
 	bool failed = false;
 

@@ -3,7 +3,7 @@
  * the window it counts for, G at the last sync, units admitted since,
  * and the share left.
  *
- * Invariants: for the window epoch - 1, 0 <= share <= floor(N / k),
+ * Invariants: for the window epoch - 1, 0 <= share <= part_j(N),
  * pending >= 0, and pushed + pending (plus what a sync has taken and not
  * yet applied or failed) is exactly the units this node admitted in it;
  * a check changes nothing but last_ns unless it admits; an admission
@@ -15,8 +15,14 @@
 
 #include "arith.h"
 
-int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, char *msg,
-	       size_t msg_len)
+/* Node j's part of x units: the k parts sum to x (local_global.h). */
+static int64_t part(const struct rl_lg *lg, int64_t x)
+{
+	return x / lg->nodes + (lg->index < x % lg->nodes);
+}
+
+int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, int64_t index,
+	       char *msg, size_t msg_len)
 {
 	struct rl_rule rule = rl_rule_make(limit, window_ns);
 	int s = rl_rule_validate(&rule, msg, msg_len);
@@ -29,10 +35,17 @@ int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes
 				 (long long)nodes, RL_LG_NODES_MAX, (long long)limit);
 		return RL_EINVAL;
 	}
+	if (index < 0 || index >= nodes) {
+		if (msg && msg_len)
+			snprintf(msg, msg_len, "node index %lld out of range [0, %lld)", (long long)index,
+				 (long long)nodes);
+		return RL_EINVAL;
+	}
 	lg->limit = limit;
 	lg->window_ns = window_ns;
 	lg->nodes = nodes;
-	lg->fresh_share = limit / nodes;
+	lg->index = index;
+	lg->fresh_share = part(lg, limit);
 	return RL_OK;
 }
 
@@ -101,7 +114,7 @@ void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t wi
 
 	st->pushed = mine;
 	st->global = total;
-	st->share = left > 0 ? left / lg->nodes : 0;
+	st->share = left > 0 ? part(lg, left) : 0;
 }
 
 void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine)

@@ -33,7 +33,8 @@ struct entry {
 struct rl_lg_node {
 	struct rl_lg lg;
 	struct rl_lg_node_opts opts;
-	char *host, *prefix, *node_id;
+	char *host, *prefix;
+	char field[24]; /* the node's index, decimal: its field in each window's hash */
 	redisContext *ctx;
 	bool opened;
 	int64_t next_sync_ns; /* the first check syncs */
@@ -70,8 +71,7 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 	*out = NULL;
 	if (!lg || !opts || !opts->host || opts->port <= 0 || opts->port > 65535 ||
 	    opts->connect_timeout_ms < 0 || opts->command_timeout_ms < 0 ||
-	    opts->sync_interval_ns < 1 || opts->max_keys < 1 || opts->max_keys > (SIZE_MAX >> 4) ||
-	    !opts->node_id || !opts->node_id[0])
+	    opts->sync_interval_ns < 1 || opts->max_keys < 1 || opts->max_keys > (SIZE_MAX >> 4))
 		return RL_EINVAL;
 
 	struct rl_lg_node *n = calloc(1, sizeof(*n));
@@ -88,15 +88,14 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 		n->nbuckets <<= 1;
 	n->host = dup_str(opts->host);
 	n->prefix = dup_str(opts->prefix ? opts->prefix : "rl:lg:");
-	n->node_id = dup_str(opts->node_id);
+	snprintf(n->field, sizeof(n->field), "%lld", (long long)lg->index);
 	n->table = calloc(n->nbuckets, sizeof(*n->table));
-	if (!n->host || !n->prefix || !n->node_id || !n->table) {
+	if (!n->host || !n->prefix || !n->table) {
 		rl_lg_node_destroy(n);
 		return RL_ENOMEM;
 	}
 	n->opts.host = n->host;
 	n->opts.prefix = n->prefix;
-	n->opts.node_id = n->node_id;
 	*out = n;
 	return RL_OK;
 }
@@ -115,7 +114,6 @@ void rl_lg_node_destroy(struct rl_lg_node *n)
 	free(n->table);
 	free(n->host);
 	free(n->prefix);
-	free(n->node_id);
 	free(n);
 }
 
@@ -220,8 +218,8 @@ static int append(redisContext *c, struct rl_lg_node *n, const struct taken *t, 
 	memcpy(key + plen + 1 + t->e->len, "}:", 2);
 	memcpy(key + plen + 3 + t->e->len, wbuf, (size_t)wl);
 
-	const char *hset[4] = { "HSET", key, n->node_id, ubuf };
-	size_t hset_len[4] = { 4, klen, strlen(n->node_id), (size_t)ul };
+	const char *hset[4] = { "HSET", key, n->field, ubuf };
+	size_t hset_len[4] = { 4, klen, strlen(n->field), (size_t)ul };
 	const char *exp[3] = { "PEXPIRE", key, tbuf };
 	size_t exp_len[3] = { 7, klen, (size_t)tl };
 	const char *vals[2] = { "HVALS", key };

@@ -25,6 +25,7 @@ int cli_cmd_breaker(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
 int cli_cmd_sim(int argc, char **argv);
+int cli_cmd_fleet(int argc, char **argv);
 
 /*
  * Walks argv as "--name value" or "--name=value" options ("-h" is "help").

@@ -3,50 +3,52 @@
  * per window of W ns; each node decides from a local share at once and
  * syncs its counts with a shared store (Redis) every S ns, so a fleet
  * pays about one round trip per node per S instead of one per request.
- * Approximate by design; the simulator (`ratelab localglobal`) measures
- * what it costs against one exact central limiter.
+ * Approximate by design; the simulator (`ratelab fleet`) measures what
+ * it costs against one exact central limiter.
  *
- * Model, per key and node. Windows are fixed, [wW, (w+1)W) on the node's
- * clock; the store holds, per window w and node j, m_j(w): the units node
- * j admitted in w as of its last sync, and G(w) = sum over j of m_j(w).
- * A node keeps, for its key's current window:
+ * Model, per key and node. The nodes are numbered j = 0 .. k-1, and
+ * part_j(x) = floor(x / k) + (j < x mod k) is node j's part of x units:
+ * the k parts of x sum to exactly x. Windows are fixed, [wW, (w+1)W) on
+ * the node's clock; the store holds, per window w and node j, m_j(w):
+ * the units node j admitted in w as of its last sync, and
+ * G(w) = sum over j of m_j(w). A node keeps, for its key's current window:
  *   global   G(w) as the store answered at this node's last sync;
  *   pushed   its own m_j(w) the store acknowledged;
  *   pending  units it admitted since, not yet acknowledged;
  *   share    units it may still admit before its next sync.
- * - First request of a window: global = pushed = pending = 0, share =
- *   floor(N / k) (a node knows nothing of the others yet and takes an
- *   equal part).
+ * - First request of a window: global = pushed = pending = 0,
+ *   share = part_j(N) (a node knows nothing of the others yet).
  * - A request of cost c is admitted iff c <= share; then share -= c and
  *   pending += c. Nothing else: no store access on the decision path.
  * - A sync writes m_j(w) = pushed + pending (a value, not an increment:
  *   a sync that timed out but reached the store, or is sent twice,
  *   counts once) and reads back G: then pushed = m_j(w), global = G and
- *   share = floor((N - G - p) / k), at least 0, where p is what was
- *   admitted between taking pending and the answer (0 when the sync is
- *   one blocking round trip). floor: with every node in the
- *   window synced at one G the shares sum to at most N - G, so nodes in
- *   step never over-admit; the price is up to k - 1 units per window a lone busy
- *   node cannot reach, and a lone node's share shrinks by a factor
- *   (k - 1) / k per sync (sticky routing pays false rejects).
+ *   share = part_j(max(0, N - G - p)), where p is what was admitted
+ *   between taking pending and the answer (0 when the sync is one
+ *   blocking round trip). With every node in the window synced at one G
+ *   the shares sum to exactly N - G: nodes in step never over-admit, and
+ *   when all are busy they can use the whole quota. A lone busy node
+ *   (sticky routing) gets only its part of what is left at each sync:
+ *   after m syncs it has reached about N (1 - ((k - 1) / k)^m), so it
+ *   pays false rejects unless S is small against W.
  * - A window that ends drops its unpushed pending (the next window starts
  *   afresh; only nodes whose clocks lag could have used it).
  * - Store unreachable: a node keeps deciding from its shares (a new
- *   window starts at floor(N / k) again), so a fleet admits at most N per
+ *   window starts at part_j(N) again), so a fleet admits at most N per
  *   window in sum from shares that start fresh, but cannot lend one
  *   node's unused part to another; pending units of the current window
- *   are kept and pushed when the store answers again.
+ *   are kept and written when the store answers again.
  * Over-admission comes from nodes out of step: a node's share is computed
  * from G, which misses what others admitted since their last push; a
  * node that enters a window after others synced in it starts from
- * floor(N / k) unaware of G; clock skew shifts a node's windows. All but
+ * part_j(N) unaware of G; clock skew shifts a node's windows. All but
  * the skew shrink with S.
  *
  * Answers (struct rl_decision): remaining = share after this request;
  * retry_after_ns = 0 when admitted, else the wait to the window's end
  * (a new share for sure; a sync may come sooner), or RL_DURATION_MAX_NS
- * when c > floor(N / k), which no share can ever hold; reset_ns = the
- * wait to the window's end; delay_ns = 0.
+ * when c > part_j(N), which no share of this node can ever hold;
+ * reset_ns = the wait to the window's end; delay_ns = 0.
  * Time: a now_ns before the key's last seen time is clamped to it, as in
  * algo.h. Costs: 1 <= c <= RL_COST_MAX, else RL_EINVAL, state unchanged.
  *
@@ -68,12 +70,13 @@ extern "C" {
 
 #define RL_LG_NODES_MAX 4096
 
-/* The shared rule: N units per window W, over k nodes. */
+/* The shared rule, N units per window W over k nodes, as node j sees it. */
 struct rl_lg {
-	int64_t limit;     /* N: units per window, all nodes together */
-	int64_t window_ns; /* W, ns */
-	int64_t nodes;     /* k */
-	int64_t fresh_share; /* floor(N / k): a window's first share */
+	int64_t limit;       /* N: units per window, all nodes together */
+	int64_t window_ns;   /* W, ns */
+	int64_t nodes;       /* k */
+	int64_t index;       /* j, this node's number in [0, k) */
+	int64_t fresh_share; /* part_j(N): a window's first share, units */
 };
 
 /* One key's state at one node; zeroed is a fresh key. */
@@ -87,11 +90,12 @@ struct rl_lg_state {
 };
 _Static_assert(sizeof(struct rl_lg_state) == 48, "an rl_lg_state is 48 bytes");
 
-/* RL_OK, or RL_EINVAL (rule out of rl_rule_validate's ranges, nodes
- * outside [1, RL_LG_NODES_MAX], or nodes > limit: a share of 0) with a
- * one-line reason in msg (when not NULL). */
-int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, char *msg,
-	       size_t msg_len);
+/* For node index of nodes: RL_OK, or RL_EINVAL (rule out of
+ * rl_rule_validate's ranges, nodes outside [1, min(RL_LG_NODES_MAX,
+ * limit)], index outside [0, nodes)) with a one-line reason in msg (when
+ * not NULL). Each node of a fleet has its own index. */
+int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, int64_t index,
+	       char *msg, size_t msg_len);
 
 /* Decides one request of cost units at now_ns (the model above):
  * RL_ALLOWED, RL_REJECTED, RL_EINVAL (cost) or RL_ERANGE (time). */
@@ -120,11 +124,10 @@ void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine);
  * hiredis is found).
  * Keeps a state per key (at most max_keys; states of ended windows are
  * dropped at each sync) and syncs every key at once: one pipelined round
- * trip of "HSET <prefix>{<key>}:<window> <node_id> <mine>",
- * "PEXPIRE ... <2W in ms>" and "HVALS ..." per key (G is the sum of the
- * values; the hash tag keeps a key's windows on one cluster node; the
- * TTL lets ended windows vanish). node_id must differ between the nodes
- * of a fleet.
+ * trip of "HSET <prefix>{<key>}:<window> <j> <mine>" (j: the node's
+ * index, decimal), "PEXPIRE ... <2W in ms>" and "HVALS ..." per key (G
+ * is the sum of the values; the hash tag keeps a key's windows on one
+ * cluster node; the TTL lets ended windows vanish).
  * rl_lg_node_check syncs first when now_ns has reached the next sync
  * time (the previous sync's time + sync_interval_ns), then decides from
  * the local state: only every S-th instant pays a round trip.
@@ -141,7 +144,6 @@ struct rl_lg_node_opts {
 	int64_t sync_interval_ns; /* S >= 1 ns */
 	size_t max_keys;          /* >= 1; a new key beyond it is RL_EFULL */
 	const char *prefix;       /* Redis key prefix; NULL means "rl:lg:" */
-	const char *node_id;      /* this node's field name, unique in the fleet */
 };
 
 struct rl_lg_node_stats {
@@ -155,8 +157,7 @@ struct rl_lg_node_stats {
 
 struct rl_lg_node;
 
-/* RL_OK, RL_EINVAL (opts out of range, node_id NULL or empty) or
- * RL_ENOMEM. Does not need Redis
+/* RL_OK, RL_EINVAL (opts out of range) or RL_ENOMEM. Does not need Redis
  * to be up: the first sync connects. */
 int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts,
 		      struct rl_lg_node **out);
