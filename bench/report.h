@@ -96,6 +96,10 @@ void write_chart_data(const Inputs &in, const std::string &dir);
 std::string tradeoff_table(const Inputs &in);
 std::string full_report(const Inputs &in);
 
+// The local-plus-global section (report_fleet.cc): reads sim/fleet.csv,
+// writes plots/data/fleet.dat; exits 1 when the file is missing.
+std::string fleet_section(const Inputs &in);
+
 // Number formatting: "n/a" for NaN.
 std::string fmt(double v, int decimals);
 

@@ -318,6 +318,7 @@ std::string full_report(const Inputs &in)
 	registry(o, in);
 	breaker(o, in);
 	charts(o, in);
+	o << fleet_section(in);
 	return o.str();
 }
 

@@ -60,6 +60,7 @@ step 2 "simulator: default scenario set -> $RESULTS/sim"
 rm -rf "$RESULTS/sim"
 mkdir -p "$RESULTS/sim" "$RESULTS/bench" "$RESULTS/plots"
 "$BUILD/ratelab" sim --out "$RESULTS/sim"
+bash bench/fleet/run.sh "$BUILD" "$RESULTS"
 
 step 3 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
 RL_BENCH_QUICK=$QUICK "$BUILD/ratelab_bench" \
