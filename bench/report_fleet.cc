@@ -63,7 +63,7 @@ std::string fleet_section(const Inputs &in)
 	std::set<long long> syncs;
 	std::vector<size_t> extra; // skew and outage rows
 	for (size_t i = 0; i < c.rows.size(); i++) {
-		if (c.rows[i].size() != kFleetColumns.size())
+		if (c.rows[i].size() != c.header.size())
 			die(path, "row " + std::to_string(i + 2) + " has the wrong number of fields");
 		Point p{c.num(i, "over_pct"), c.num(i, "false_reject_pct"), c.num(i, "round_trips_per_1k"),
 			c.num(i, "round_trips_saved_pct")};

@@ -84,6 +84,8 @@ int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, voi
 		limit = sc->breaker_limit;
 	else if (limit > RL_LIMIT_MAX || limit < 1)
 		limit = RL_LIMIT_MAX;
+	res->limit = limit;
+	res->window_ns = sc->breaker_window_ns;
 	if ((rc = rl_breaker_init(&r.b, limit, sc->breaker_window_ns, sc->breaker_open_ns, NULL, 0)))
 		return rc;
 	if (on_transition)

@@ -21,6 +21,7 @@ struct sim_breaker_result {
 	int64_t openings;
 	int64_t state_ns[3];   /* time in CLOSED, OPEN, HALF_OPEN, ns; indexed by rl_breaker_state */
 	int64_t max_in_window; /* most allowed in any (t - window, t] */
+	int64_t limit, window_ns; /* the breaker's rule as run */
 };
 
 /* Called at each change of the effective state, and once at 0 with CLOSED. */

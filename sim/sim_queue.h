@@ -17,6 +17,7 @@ struct sim_event {
 	uint32_t key;     /* dense key id */
 	uint32_t attempt; /* 0 for a fresh request, n for its nth retry */
 	uint32_t kind;    /* sim_event_kind */
+	int64_t first_ns; /* arrival and retry: when the request was first sent, ns */
 };
 
 enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_RETRY, SIM_EV_PROBE };

@@ -8,6 +8,7 @@
  */
 #include "sim_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +22,34 @@ struct run {
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
-	int64_t *req, *adm;          /* per key */
+	int64_t *req, *adm, *wrong;  /* per key: requests, admitted, false decisions */
+	int64_t *win;                /* per key: aligned window of the last request, prev, curr admitted */
 	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
+	int64_t own_bound;           /* rl_limiter_max_admitted(lim, W - 1) */
 	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
 	struct sim_result *res;
 };
+
+/* The sliding-counter estimate of key's admitted count before a request at t, against exact. */
+static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
+{
+	int64_t *w = &r->win[3 * (size_t)key], width = r->lim->rule.window_ns, k = t / width;
+
+	if (k != w[0]) {
+		w[1] = k == w[0] + 1 ? w[2] : 0;
+		w[2] = 0;
+		w[0] = k;
+	}
+	if (!exact)
+		return;
+	double est = (double)w[1] * (double)(width - t % width) / (double)width + (double)w[2];
+	r->res->estimate_diff_sum += fabs(est - (double)exact) / (double)exact;
+	r->res->estimate_n++;
+}
 
 static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 {
@@ -57,17 +77,21 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	struct rl_runlog *log = &r->track[key];
 	rl_runlog_expire(log, t - r->lim->rule.window_ns);
 	bool exact = log->total < (uint64_t)r->lim->rule.limit;
+	estimate(r, key, t, (int64_t)log->total);
 	if (v) {
 		int rc = rl_runlog_push(log, t);
 		if (rc)
 			return rc;
+		r->win[3 * (size_t)key + 2]++;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
+		r->res->beyond_bound += (int64_t)log->total > r->own_bound;
 		if (!exact && !r->over[key]) {
 			r->over[key] = 1;
 			r->res->keys_over++;
 		}
 	}
+	r->wrong[key] += v != exact;
 	r->res->false_allows += v && !exact;
 	r->res->false_rejects += !v && exact;
 	r->res->diverged_allows += v && !ref;
@@ -100,11 +124,18 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 	/* Jain's index per source: only a source's uniformly picked keys have equal demand */
 	double sum[SIM_MAX_TRAFFIC] = { 0 }, sum2[SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
 	int64_t k[SIM_MAX_TRAFFIC] = { 0 };
+	/* a heavy key asked for more than its quota over the run */
+	double heavy_above = (double)rule->limit * (double)tr->sc->duration_ns / (double)rule->window_ns;
 
 	for (uint32_t key = 0; key < tr->nkeys; key++) {
 		if (!r->req[key])
 			continue;
 		res->active_keys++;
+		if ((double)r->req[key] > heavy_above) {
+			res->heavy_keys++;
+			res->heavy_requests += r->req[key];
+			res->heavy_false += r->wrong[key];
+		}
 		int64_t b = (int64_t)r->state_size + (int64_t)r->peak_heap[key];
 		bytes += (double)b;
 		if (b > res->state_bytes_max)
@@ -118,12 +149,17 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 		sum2[i] += x * x;
 		k[i]++;
 	}
-	res->jain_index = 1.0;
+	res->jain_index = NAN;
 	for (size_t i = 0; i < tr->nsources; i++) {
+		const struct sim_source *s = &tr->src[i];
+		if (s->cdf || s->spec->type == SIM_TRAFFIC_REPLAY)
+			continue;
 		double j = k[i] >= 2 && sum2[i] > 0 ? sum[i] * sum[i] / ((double)k[i] * sum2[i]) : 1.0;
-		if (j < res->jain_index)
+		if (!(j >= res->jain_index))
 			res->jain_index = j;
 	}
+	res->clients = tr->polite;
+	res->own_bound = r->own_bound;
 	if (res->active_keys) {
 		res->state_bytes_mean = bytes / (double)res->active_keys;
 		double quota = (double)res->active_keys * (double)rule->limit *
@@ -158,10 +194,10 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
-		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
-		.over = calloc(n, 1),
+		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)), .win = calloc(3 * n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
+		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
 	};
-	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.peak_heap || !r.over) {
+	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.win || !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
 		struct sim_decider d = { decide, &r };
@@ -182,6 +218,8 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 	free(r.track);
 	free(r.req);
 	free(r.adm);
+	free(r.wrong);
+	free(r.win);
 	free(r.peak_heap);
 	free(r.over);
 	return rc;

@@ -19,13 +19,32 @@
  *                 length W, i.e. with times in (t - W, t]: exact, from a
  *                 sliding two-pointer (a run log) over each key's admitted
  *                 times; a key is over-admitted when this exceeds N;
+ *   beyond_bound  admissions that left more in (t - W, t] than the
+ *                 algorithm's own documented bound allows
+ *                 (rl_limiter_max_admitted(lim, W - 1), own_bound): a
+ *                 correctness check, 0 unless the algorithm is broken;
+ *   heavy keys    keys that requested more than their quota over the run
+ *                 (N * duration / W, retries included): how many, their
+ *                 requests and their false allows + rejects, which says
+ *                 which sources carry the error;
+ *   estimate diff the sliding-window counter's estimate of the key's
+ *                 admitted count in (t - W, t] before each request,
+ *                 prev * (W - e) / W + curr over the algorithm's own
+ *                 admissions (Cloudflare's 2017 rate approximation), against
+ *                 the exact count: the mean of |estimate - exact| / exact
+ *                 over the requests that find exact > 0 (estimate_diff_sum,
+ *                 estimate_n); the approximation's error on this traffic;
+ *   clients       what the polite (closed-loop) clients experienced
+ *                 (struct sim_clients): served, gave up, the wait from
+ *                 first send to admission;
  *   long-run rate admitted / (active keys * N * duration / W);
  *   Jain's index  the least, over the sources that pick keys uniformly,
  *                 of (sum x)^2 / (k sum x^2), x = admitted / requested,
  *                 over the source's k active keys (equal demand by
  *                 construction; keys of different sources may differ in
  *                 load, so they are never mixed); 1 for a source with
- *                 k < 2, and when there is no such source;
+ *                 k < 2; NaN (not measured) when no source picks keys
+ *                 uniformly;
  *   state bytes   per active key: the algorithm's state_size, plus for
  *                 states that own memory the most heap they held
  *                 (rl_algo.heap_bytes: allocator chunks, headers included).
@@ -46,8 +65,14 @@ struct sim_result {
 	int64_t diverged_allows, diverged_rejects; /* vs the independent sliding_log */
 	int64_t active_keys, keys_over;
 	int64_t max_in_window;
+	int64_t own_bound;    /* the algorithm's bound in a window of length W */
+	int64_t beyond_bound; /* admissions past own_bound: must be 0 */
+	struct sim_clients clients;
+	int64_t heavy_keys, heavy_requests, heavy_false;
+	double estimate_diff_sum; /* sum of |estimate - exact| / exact */
+	int64_t estimate_n;
 	double long_run_rate_ratio;
-	double jain_index;
+	double jain_index;    /* NaN: no uniformly keyed source */
 	double state_bytes_mean;
 	int64_t state_bytes_max;
 	double cpu_s;  /* CPU seconds of the run's thread (timing, not deterministic) */

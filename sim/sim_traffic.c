@@ -326,7 +326,22 @@ static int schedule_next(struct sim_queue *q, struct sim_traffic *tr, uint32_t s
 		return RL_OK;
 	enum sim_event_kind kind = s->spec->type == SIM_TRAFFIC_ADVERSARY ? SIM_EV_PROBE : SIM_EV_ARRIVAL;
 	return sim_queue_push(q, (struct sim_event){ .t_ns = t, .source = src, .key = s->key_base + key,
-						   .kind = kind });
+						   .kind = kind, .first_ns = t });
+}
+
+static void tally_polite(struct sim_clients *c, const struct sim_event *ev, int verdict, int64_t max_retries)
+{
+	int64_t wait = ev->t_ns - ev->first_ns;
+
+	c->requests += ev->attempt == 0;
+	if (verdict) {
+		c->served++;
+		c->wait_ns_sum += wait;
+		if (wait > c->wait_ns_max)
+			c->wait_ns_max = wait;
+	} else {
+		c->gave_up += ev->attempt >= max_retries;
+	}
 }
 
 /* What the source does after the decision on ev (verdict, retry_after_ns). */
@@ -342,6 +357,8 @@ static int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_e
 		if (next.t_ns >= s->round_end_ns || next.t_ns >= sp->stop_ns)
 			return schedule_next(q, tr, ev->source);
 	} else {
+		if (sp->client == SIM_CLIENT_POLITE)
+			tally_polite(&tr->polite, ev, verdict, sp->max_retries);
 		if (verdict || sp->client == SIM_CLIENT_NONE || ev->attempt >= sp->max_retries)
 			return RL_OK;
 		int64_t wait = sp->client == SIM_CLIENT_POLITE ? retry_ns : sp->retry_gap_ns;
@@ -370,6 +387,7 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 
 	sim_queue_init(&q);
 	restart(tr);
+	tr->polite = (struct sim_clients){ 0 };
 	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
 		rc = schedule_next(&q, tr, i);
 	while (rc == RL_OK && sim_queue_pop(&q, &ev)) {

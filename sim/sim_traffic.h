@@ -48,6 +48,21 @@ struct sim_source {
 	size_t trace_len;
 };
 
+/*
+ * What the closed-loop (polite) clients experienced in the last run: each
+ * request counts once, however many times it was retried. wait: from its
+ * first send to the send that was admitted, ns. A request whose retry
+ * would fall at or after the duration is unfinished (neither served nor
+ * given up).
+ */
+struct sim_clients {
+	int64_t requests;    /* first sends */
+	int64_t served;      /* admitted, at once or on a retry */
+	int64_t gave_up;     /* rejected on its last allowed retry */
+	int64_t wait_ns_sum; /* over the served, ns */
+	int64_t wait_ns_max;
+};
+
 struct sim_traffic {
 	const struct sim_scenario *sc;
 	uint64_t seed;
@@ -55,6 +70,7 @@ struct sim_traffic {
 	struct sim_source src[SIM_MAX_TRAFFIC];
 	uint32_t nkeys;          /* keys over all sources */
 	bool progress;           /* report progress of long runs on stderr */
+	struct sim_clients polite; /* the last run's polite clients */
 };
 
 /*

@@ -60,10 +60,17 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	return st->count == 0 || rl_clamp(now_ns, st->last_ns) >= st->end_ns;
 }
 
+/* At most N in each aligned window the interval meets. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * rl_windows_met(span_ns, lim->rule.window_ns));
+}
+
 const struct rl_algo rl_fixed_window_algo = {
 	.name = "fixed_window",
 	.state_size = sizeof(struct rl_fixed_window),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
 };

@@ -73,10 +73,21 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	return st->tat_ns <= rl_clamp(now_ns, st->last_ns);
 }
 
+/*
+ * k admissions from t1 to tk push TAT to at least t1 + k * T, and the kth
+ * needed TAT - tk <= tau before it: (k - 1) * T <= span + tau, so at most
+ * 1 + floor((span + tau) / T), i.e. B + span / T when tau = (B - 1) * T.
+ */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count(1 + ((rl_u128)span_ns + lim->tolerance_ns) / (rl_u128)lim->emission_ns);
+}
+
 const struct rl_algo rl_gcra_algo = {
 	.name = "gcra",
 	.state_size = sizeof(struct rl_gcra),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
 };

@@ -68,11 +68,23 @@ static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns
 	return rl_level_empty(lim, st, now_ns);
 }
 
+/*
+ * The kth admission in [t1, tk] is served no earlier than t1 + (k - 1) * W / N
+ * and waits at most B * W / N: (k - 1) * W / N <= span + B * W / N, so at
+ * most B + 1 + floor(N * span / W).
+ */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.burst + 1 +
+			    (rl_u128)lim->rule.limit * (rl_u128)span_ns / (rl_u128)lim->rule.window_ns);
+}
+
 const struct rl_algo rl_leaky_bucket_algo = {
 	.name = "leaky_bucket",
 	.state_size = sizeof(struct rl_level),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
 	.answers_delay = true,
 };

@@ -118,10 +118,17 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	return st->curr == 0 || now >= st->end_ns + lim->rule.window_ns;
 }
 
+/* prev * (W - e) >= 0, so curr stays <= N: at most N in each aligned window the interval meets. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * rl_windows_met(span_ns, lim->rule.window_ns));
+}
+
 const struct rl_algo rl_sliding_counter_algo = {
 	.name = "sliding_counter",
 	.state_size = sizeof(struct rl_sliding_counter),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
 };

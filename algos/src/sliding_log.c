@@ -94,6 +94,12 @@ static void release_op(void *state)
 	rl_runlog_free(&st->log);
 }
 
+/* At most N in each of the floor(span / W) + 1 half-open pieces of length W that tile the interval. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * ((rl_u128)span_ns / (rl_u128)lim->rule.window_ns + 1));
+}
+
 static size_t heap_op(const void *state)
 {
 	const struct rl_sliding_log *st = state;
@@ -119,4 +125,5 @@ const struct rl_algo rl_sliding_log_algo = {
 	.release = release_op,
 	.heap_bytes = heap_op,
 	.reset_ns = reset_op,
+	.max_admitted = bound_op,
 };

@@ -58,10 +58,18 @@ static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns
 	return rl_level_empty(lim, st, now_ns);
 }
 
+/* B tokens at a, N * span / W refilled during [a, a + span]. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.burst +
+			    (rl_u128)lim->rule.limit * (rl_u128)span_ns / (rl_u128)lim->rule.window_ns);
+}
+
 const struct rl_algo rl_token_bucket_algo = {
 	.name = "token_bucket",
 	.state_size = sizeof(struct rl_level),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
 };

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,11 +42,14 @@ static const char usage[] =
 static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
-	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec\n";
+	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,"
+	"own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,"
+	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct\n";
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
-	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window\n";
+	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window,limit,"
+	"window_ns\n";
 
 struct sim_opts {
 	const char *out;
@@ -207,6 +211,20 @@ static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
 	fprintf(arg, "%lld,%s\n", (long long)t, rl_breaker_state_name(to));
 }
 
+/* The polite clients' columns; empty when the scenario has none. */
+static void write_clients(FILE *f, const struct sim_clients *c)
+{
+	if (!c->requests) {
+		fputs(",,,,,", f);
+		return;
+	}
+	fprintf(f, "%lld,%lld,%.6f,", (long long)c->requests, (long long)c->served, pct(c->gave_up, c->requests));
+	if (c->served)
+		fprintf(f, "%.6f,%.6f,", (double)c->wait_ns_sum / (double)c->served / 1e6, (double)c->wait_ns_max / 1e6);
+	else
+		fputs(",,", f);
+}
+
 struct outputs {
 	const struct sim_opts *so;
 	FILE *summary, *breaker, *diverged;
@@ -241,8 +259,23 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 				(unsigned long long)seed, (long long)r.requests, (long long)r.diverged_allows,
 				pct(r.diverged_allows, r.requests), (long long)r.diverged_rejects,
 				pct(r.diverged_rejects, r.requests));
-		fprintf(o->summary, "%.6f,%.6f,%.1f,%lld,%.0f\n", r.long_run_rate_ratio, r.jain_index,
-			r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		fprintf(o->summary, "%.6f,", r.long_run_rate_ratio);
+		if (!isnan(r.jain_index))
+			fprintf(o->summary, "%.6f", r.jain_index);
+		fprintf(o->summary, ",%.1f,%lld,%.0f,", r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		if (sc->compare)
+			fprintf(o->summary, "%lld,%lld,%.6f,", (long long)r.own_bound, (long long)r.beyond_bound,
+				pct(r.beyond_bound, r.admitted));
+		else
+			fputs(",,,", o->summary);
+		write_clients(o->summary, &r.clients);
+		fprintf(o->summary, "%.6f,%.6f,", pct(r.heavy_keys, r.active_keys), pct(r.heavy_requests, r.requests));
+		if (sc->compare && r.false_allows + r.false_rejects)
+			fprintf(o->summary, "%.6f", pct(r.heavy_false, r.false_allows + r.false_rejects));
+		fputc(',', o->summary);
+		if (r.estimate_n)
+			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
+		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
 		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
@@ -280,10 +313,11 @@ static int run_breaker(struct outputs *o, struct sim_traffic *tr, uint64_t seed)
 		fprintf(stderr, "ratelab sim: %s/breaker: %s\n", sc->name, rl_strerror(rc));
 		return CLI_EXIT_FAIL;
 	}
-	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld\n", sc->name,
+	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", sc->name,
 		(unsigned long long)seed, (long long)r.requests, (long long)r.allowed,
 		pct(r.requests - r.allowed, r.requests), (long long)r.openings, (long long)r.state_ns[0],
-		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window);
+		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window,
+		(long long)r.limit, (long long)r.window_ns);
 	return close_out(f, CLI_EXIT_OK);
 }
 

@@ -22,7 +22,8 @@ static void expire(struct rl_naive_log *st, int64_t horizon)
 
 	while (gone < st->len && st->times[gone] <= horizon)
 		gone++;
-	memmove(st->times, st->times + gone, (size_t)(st->len - gone) * sizeof(st->times[0]));
+	if (gone) /* times may be NULL when nothing is held: memmove's pointers must not be */
+		memmove(st->times, st->times + gone, (size_t)(st->len - gone) * sizeof(st->times[0]));
 	st->len -= gone;
 	if (!st->len) {
 		free(st->times);
@@ -103,6 +104,12 @@ static int64_t reset_op(const struct rl_limiter *lim, const void *state, int64_t
 	return left > 0 ? left : 0;
 }
 
+/* The exact window's bound: N units in each of the floor(span / W) + 1 pieces of length W. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * ((rl_u128)span_ns / (rl_u128)lim->rule.window_ns + 1));
+}
+
 const struct rl_algo rl_naive_log_algo = {
 	.name = "naive_log",
 	.state_size = sizeof(struct rl_naive_log),
@@ -111,4 +118,5 @@ const struct rl_algo rl_naive_log_algo = {
 	.release = release_op,
 	.heap_bytes = heap_op,
 	.reset_ns = reset_op,
+	.max_admitted = bound_op,
 };

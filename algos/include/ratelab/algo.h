@@ -115,6 +115,14 @@ struct rl_algo {
 	 * stands (no request at now_ns), ns; the state is left as it is. */
 	int64_t (*reset_ns)(const struct rl_limiter *lim, const void *state, int64_t now_ns);
 	bool answers_delay; /* answers carry delay_ns (a queueing algorithm) */
+	/*
+	 * The algorithm's own documented bound (stated in its header): the most
+	 * requests one key can have admitted at times inside any closed interval
+	 * [a, a + span_ns], span_ns >= 0, saturated at INT64_MAX. A window of
+	 * length W, (t - W, t] in integer ns, is span_ns = W - 1. An admission
+	 * that exceeds it is a bug, never a tradeoff (the simulator counts them).
+	 */
+	int64_t (*max_admitted)(const struct rl_limiter *lim, int64_t span_ns);
 };
 
 struct rl_limiter {
@@ -163,6 +171,12 @@ static inline int rl_limiter_check_n(const struct rl_limiter *lim, void *state,
 				     int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	return lim->algo->check(lim, state, now_ns, cost, out);
+}
+
+/* lim's algorithm's bound on admissions in any closed interval of span_ns (see struct rl_algo). */
+static inline int64_t rl_limiter_max_admitted(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return lim->algo->max_admitted(lim, span_ns);
 }
 
 static inline void rl_limiter_release(const struct rl_limiter *lim, void *state)

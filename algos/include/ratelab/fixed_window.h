@@ -8,6 +8,10 @@
  * exclusive; admitted iff count + c <= N (inclusive: the request taking the
  * window's last unit passes, the Nth of cost 1 passes and the N+1st not).
  * A cost above N never passes (retry_after_ns = RL_DURATION_MAX_NS).
+ *
+ * Bound (max_admitted): N units in each window a closed interval of length
+ * d ns meets, at most N * (ceil(d / W) + 1): 2N in a window (t - W, t],
+ * W >= 2.
  */
 #ifndef RATELAB_FIXED_WINDOW_H
 #define RATELAB_FIXED_WINDOW_H

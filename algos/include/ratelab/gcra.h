@@ -20,6 +20,9 @@
  * requests instead of B, fewer than token_bucket admits, never more, and
  * the long-run rate is unchanged.
  *
+ * Bound (max_admitted): at most 1 + floor((d + tau) / T) admitted in any
+ * closed interval of length d ns, i.e. B + floor(d / T) with tau uncapped.
+ *
  * 16 bytes per key: the 8-byte TAT and the last seen time that the
  * backwards-clock clamp needs.
  */

@@ -14,6 +14,9 @@
  * RL_DURATION_MAX_NS), as the cost rules fix for every bucket algorithm,
  * although an idle queue could serve B + 1 units: a cost of B passes an
  * idle queue, B + 1 never does.
+ *
+ * Bound (max_admitted): at most B + 1 + floor(N * d / W) units admitted in
+ * any closed interval of length d ns (admitted, not yet served: the queue).
  */
 #ifndef RATELAB_LEAKY_BUCKET_H
 #define RATELAB_LEAKY_BUCKET_H

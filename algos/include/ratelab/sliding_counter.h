@@ -8,6 +8,10 @@
  * in exact 128-bit integers (at c = 1: prev * (W - e) + curr * W < N * W),
  * then curr += c. A cost above N never passes (retry_after_ns =
  * RL_DURATION_MAX_NS). 24 bytes per key.
+ *
+ * Bound (max_admitted): curr never passes N, so N units in each window a
+ * closed interval of length d ns meets, at most N * (ceil(d / W) + 1): 2N
+ * in a window (t - W, t] (W >= 2); it approaches N on steady traffic only.
  */
 #ifndef RATELAB_SLIDING_COUNTER_H
 #define RATELAB_SLIDING_COUNTER_H

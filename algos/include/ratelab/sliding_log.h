@@ -5,7 +5,8 @@
  * (inclusive: the request taking the window's last unit passes; a cost
  * above N never does, retry_after_ns = RL_DURATION_MAX_NS). Admits at most
  * N units in any interval of length W; it is the reference the simulator
- * measures the others against. Memory grows with the distinct admitted
+ * measures the others against. Bound (max_admitted): N * (floor(d / W) + 1)
+ * units in any closed interval of length d ns: N in a window (t - W, t]. Memory grows with the distinct admitted
  * times in the window (runlog.h: one (time, units) run each); the state
  * owns heap memory, freed by the algorithm's release op.
  */

@@ -8,6 +8,10 @@
  * tokens are <= B - c: a cost of B passes a full bucket, a cost above B
  * never passes (retry_after_ns = RL_DURATION_MAX_NS). When rejected,
  * retry_after_ns is the smallest d with tokens(t + d) >= c.
+ *
+ * Bound (max_admitted): at most B + floor(N * d / W) units admitted in any
+ * closed interval of length d ns; B + N - 1 in a window (t - W, t] when
+ * N <= W. A burst of B at one instant is within it: the configured burst.
  */
 #ifndef RATELAB_TOKEN_BUCKET_H
 #define RATELAB_TOKEN_BUCKET_H
