@@ -2,7 +2,8 @@
  * test_redis_local_global.c - the local-plus-global node (local_global.h)
  * against a real redis-server on a free loopback port: the counts it
  * pushes, the TTL, the same decisions as the in-process model with the
- * store modelled in memory (what the simulator runs), and the faults:
+ * store modelled in memory (lg_model.h, as the simulator runs it), and
+ * the faults:
  * Redis killed (SIGKILL) and restarted, Redis stalled (SIGSTOP), a key of
  * the wrong type. Random traces print their seed (RL_SEED replays one).
  */
@@ -16,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "lg_model.h"
 #include "ratelab/local_global.h"
 #include "redis_harness.h"
 
@@ -54,8 +56,13 @@ static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
 static struct rl_lg_node *node(const struct rl_lg *lg, const char *prefix, int64_t s_ns,
 			       int timeout_ms)
 {
-	struct rl_lg_node_opts o = { "127.0.0.1", H.nodes[0].port, timeout_ms, timeout_ms, s_ns, 64,
-				     prefix };
+	struct rl_lg_node_opts o = { .host = "127.0.0.1",
+				     .port = H.nodes[0].port,
+				     .connect_timeout_ms = timeout_ms,
+				     .command_timeout_ms = timeout_ms,
+				     .sync_interval_ns = s_ns,
+				     .max_keys = 64,
+				     .prefix = prefix };
 	struct rl_lg_node *n = NULL;
 
 	assert_int_equal(rl_lg_node_create(lg, &o, &n), RL_OK);
@@ -116,7 +123,9 @@ static void test_bad_opts(void **state)
 	(void)state;
 	struct rl_lg lg = make_lg(10, 1000 * MS, 2, 0);
 	struct rl_lg_node *n = (struct rl_lg_node *)1;
-	struct rl_lg_node_opts ok = { "127.0.0.1", 6379, 0, 0, MS, 8, NULL }, o;
+	struct rl_lg_node_opts ok = { .host = "127.0.0.1", .port = 6379, .sync_interval_ns = MS,
+				      .max_keys = 8 },
+			       o;
 
 	o = ok;
 	o.port = 0;
@@ -191,43 +200,6 @@ static void test_counts_pushed(void **state)
 	}
 }
 
-static uint64_t rng(uint64_t *s)
-{
-	*s += 0x9E3779B97F4A7C15ULL;
-	uint64_t z = *s;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-/* The in-process model of a node and its store (as the simulator runs it). */
-enum { MK = 4, MNODES = 3, MWIN = 64 };
-struct model_node {
-	struct rl_lg_state st[MK];
-	int64_t next_sync;
-	bool synced;
-};
-
-/* store[k][w][j]: node j's units of key k in window w. */
-static void model_sync(const struct rl_lg *lg, struct model_node *m, int j,
-		       int64_t store[MK][MWIN][MNODES], int64_t now, int64_t s_ns)
-{
-	for (int k = 0; k < MK; k++) {
-		int64_t w, mine, total = 0;
-		if (!rl_lg_sync_take(lg, &m->st[k], now, &w, &mine)) {
-			memset(&m->st[k], 0, sizeof(m->st[k])); /* the node drops it */
-			continue;
-		}
-		assert_true(w < MWIN);
-		store[k][w][j] = mine;
-		for (int i = 0; i < MNODES; i++)
-			total += store[k][w][i];
-		rl_lg_sync_apply(lg, &m->st[k], w, mine, total);
-	}
-	m->next_sync = now + s_ns;
-	m->synced = true;
-}
-
 /* Random routing, keys, costs and times over many windows: every verdict
  * and remaining through Redis equals the model's, and Redis ends holding
  * the model store's counts. */
@@ -236,56 +208,29 @@ static void test_same_as_model(void **state)
 	(void)state;
 	NEED_REDIS();
 	const char *env = getenv("RL_SEED");
-	uint64_t s0 = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL), s = s0;
-	const int64_t S = 7 * MS, Wn = 100 * MS;
-	struct rl_lg lg[MNODES];
-	struct rl_lg_node *n[MNODES];
-	struct model_node m[MNODES];
-	static int64_t store[MK][MWIN][MNODES];
+	uint64_t s0 = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+	struct rl_lg lg[LGM_NODES];
+	struct rl_lg_node *n[LGM_NODES];
+	static struct lgm_store store;
 	char prefix[32];
-	int64_t t = 0;
 
 	snprintf(prefix, sizeof(prefix), "m%llu:", (unsigned long long)s0);
-	memset(m, 0, sizeof(m));
-	memset(store, 0, sizeof(store));
-	for (int i = 0; i < MNODES; i++) {
-		lg[i] = make_lg(50, Wn, MNODES, i);
-		n[i] = node(&lg[i], prefix, S, 1000);
+	for (int i = 0; i < LGM_NODES; i++) {
+		lg[i] = make_lg(LGM_LIMIT, LGM_W, LGM_NODES, i);
+		n[i] = node(&lg[i], prefix, LGM_S, 1000);
 	}
-	for (int i = 0; i < 3000; i++) {
-		t += (int64_t)(rng(&s) % (2 * MS));
-		int j = (int)(rng(&s) % MNODES), k = (int)(rng(&s) % MK);
-		int64_t c = 1 + (int64_t)(rng(&s) % 3);
-		char key[8];
-		struct rl_decision dn, dm;
-
-		snprintf(key, sizeof(key), "key%d", k);
-		if (!m[j].synced || t >= m[j].next_sync)
-			model_sync(&lg[j], &m[j], j, store, t, S);
-		int want = rl_lg_check(&lg[j], &m[j].st[k], t, c, &dm);
-		int got = rl_lg_node_check(n[j], key, strlen(key), t, c, &dn);
-		if (got != want || dn.remaining != dm.remaining)
-			fail_msg("seed %llu request %d (node %d %s t %lld c %lld): got %d rem %lld, model %d rem %lld",
-				 (unsigned long long)s0, i, j, key, (long long)t, (long long)c, got,
-				 (long long)dn.remaining, want, (long long)dm.remaining);
-	}
-	for (int j = 0; j < MNODES; j++) {
-		bool failed;
-		assert_int_equal(rl_lg_node_sync(n[j], t, &failed), RL_OK);
-		assert_false(failed);
-		model_sync(&lg[j], &m[j], j, store, t, S);
-	}
-	for (int k = 0; k < MK; k++) {
+	int64_t t = lgm_compare(n, lg, s0, &store);
+	for (int k = 0; k < LGM_KEYS; k++) {
 		char key[64];
-		snprintf(key, sizeof(key), "%s{key%d}:%lld", prefix, k, (long long)(t / Wn));
-		for (int j = 0; j < MNODES; j++) {
+		snprintf(key, sizeof(key), "%s{key%d}:%lld", prefix, k, (long long)(t / LGM_W));
+		for (int j = 0; j < LGM_NODES; j++) {
 			char field[8];
 			snprintf(field, sizeof(field), "%d", j);
 			long long v = redis_hget(key, field);
-			assert_int_equal(v < 0 ? 0 : v, store[k][t / Wn][j]);
+			assert_int_equal(v < 0 ? 0 : v, store.units[k][t / LGM_W][j]);
 		}
 	}
-	for (int i = 0; i < MNODES; i++)
+	for (int i = 0; i < LGM_NODES; i++)
 		rl_lg_node_destroy(n[i]);
 }
 

@@ -1,13 +1,14 @@
 /*
  * redis_local_global.c - model: an rl_lg_node (local_global.h) is a
  * chained hash table of keys, each with its rl_lg_state, and one hiredis
- * connection to the store. A sync pipelines HSET (this node's units in
+ * connection to the store (or a Redis Cluster router, redis_cluster.h). A sync pipelines HSET (this node's units in
  * the window) + PEXPIRE + HVALS (every node's, summed into G) for every
  * key whose window is current and drops the others' states.
  *
  * Invariants: keys (the counter) equals the entries in the table and
  * never exceeds max_keys; ctx is NULL or a connection with no unread
- * replies between calls (one that errs or times out is freed at once);
+ * replies between calls (one that errs or times out is freed at once; the
+ * router keeps the same rule per node);
  * each sync's take is matched by exactly one apply or failed per key, so
  * no admitted unit is pushed twice or lost while its window lasts.
  */
@@ -19,6 +20,8 @@
 #include <sys/time.h>
 
 #include <hiredis/hiredis.h>
+
+#include "redis_cluster.h"
 
 enum { DEFAULT_TIMEOUT_MS = 200, NUM_MAX = 24 };
 
@@ -33,10 +36,11 @@ struct entry {
 struct rl_lg_node {
 	struct rl_lg lg;
 	struct rl_lg_node_opts opts;
-	char *host, *prefix;
+	char *host, *prefix, *seeds;
 	char field[24]; /* the node's index, decimal: its field in each window's hash */
-	redisContext *ctx;
-	bool opened;
+	redisContext *ctx;       /* one server (opts.cluster NULL) */
+	struct rl_rcluster *cluster; /* or a cluster's router, made at the first sync */
+	bool opened, cluster_opened;
 	int64_t next_sync_ns; /* the first check syncs */
 	bool synced_once;
 	struct entry **table;
@@ -69,7 +73,7 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 		      struct rl_lg_node **out)
 {
 	*out = NULL;
-	if (!lg || !opts || !opts->host || opts->port <= 0 || opts->port > 65535 ||
+	if (!lg || !opts || (!opts->cluster && (!opts->host || opts->port <= 0 || opts->port > 65535)) ||
 	    opts->connect_timeout_ms < 0 || opts->command_timeout_ms < 0 ||
 	    opts->sync_interval_ns < 1 || opts->max_keys < 1 || opts->max_keys > (SIZE_MAX >> 4))
 		return RL_EINVAL;
@@ -86,16 +90,18 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 	n->nbuckets = 1;
 	while (n->nbuckets < opts->max_keys)
 		n->nbuckets <<= 1;
-	n->host = dup_str(opts->host);
+	n->host = dup_str(opts->host ? opts->host : "");
+	n->seeds = opts->cluster ? dup_str(opts->cluster) : NULL;
 	n->prefix = dup_str(opts->prefix ? opts->prefix : "rl:lg:");
 	snprintf(n->field, sizeof(n->field), "%lld", (long long)lg->index);
 	n->table = calloc(n->nbuckets, sizeof(*n->table));
-	if (!n->host || !n->prefix || !n->table) {
+	if (!n->host || !n->prefix || !n->table || (opts->cluster && !n->seeds)) {
 		rl_lg_node_destroy(n);
 		return RL_ENOMEM;
 	}
 	n->opts.host = n->host;
 	n->opts.prefix = n->prefix;
+	n->opts.cluster = n->seeds;
 	*out = n;
 	return RL_OK;
 }
@@ -111,7 +117,9 @@ void rl_lg_node_destroy(struct rl_lg_node *n)
 		}
 	if (n->ctx)
 		redisFree(n->ctx);
+	rl_rcluster_destroy(n->cluster);
 	free(n->table);
+	free(n->seeds);
 	free(n->host);
 	free(n->prefix);
 	free(n);
@@ -149,11 +157,19 @@ static void drop_conn(struct rl_lg_node *n)
 	}
 }
 
-/* One key's sync in flight. */
+/* One key's sync in flight: its three commands, HSET, PEXPIRE, HVALS. */
 struct taken {
 	struct entry *e;
 	int64_t window, mine;
+	char *key; /* <prefix>{<key>}:<window>, klen bytes, owned */
+	size_t klen;
+	char units[NUM_MAX], ttl[NUM_MAX];
+	const char *argv[3][4];
+	size_t len[3][4];
 };
+
+enum { CMDS = 3 };
+static const int cmd_argc[CMDS] = { 4, 3, 2 };
 
 /* Drops the states of ended windows; collects the others' pending units. */
 static size_t take_all(struct rl_lg_node *n, int64_t now, struct taken *t)
@@ -165,6 +181,7 @@ static size_t take_all(struct rl_lg_node *n, int64_t now, struct taken *t)
 			struct entry *e = *pe;
 
 			if (rl_lg_sync_take(&n->lg, &e->st, now, &t[m].window, &t[m].mine)) {
+				t[m].key = NULL;
 				t[m++].e = e;
 				pe = &e->next;
 			} else {
@@ -199,38 +216,92 @@ static bool sum_vals(const redisReply *r, int64_t *total)
 	return true;
 }
 
-static int append(redisContext *c, struct rl_lg_node *n, const struct taken *t, int64_t ttl_ms)
+/* Fills t's key and its three commands' arguments. */
+static int build(struct rl_lg_node *n, struct taken *t, int64_t ttl_ms)
 {
-	char wbuf[NUM_MAX], ubuf[NUM_MAX], tbuf[NUM_MAX];
+	char wbuf[NUM_MAX];
 	size_t plen = strlen(n->prefix);
 	int wl = snprintf(wbuf, sizeof(wbuf), "%lld", (long long)t->window);
-	int ul = snprintf(ubuf, sizeof(ubuf), "%lld", (long long)t->mine);
-	int tl = snprintf(tbuf, sizeof(tbuf), "%lld", (long long)ttl_ms);
-	size_t klen = plen + t->e->len + 3 + (size_t)wl;
-	char *key = malloc(klen);
+	int ul = snprintf(t->units, sizeof(t->units), "%lld", (long long)t->mine);
+	int tl = snprintf(t->ttl, sizeof(t->ttl), "%lld", (long long)ttl_ms);
 
-	if (!key)
+	t->klen = plen + t->e->len + 3 + (size_t)wl;
+	t->key = malloc(t->klen);
+	if (!t->key)
 		return RL_ENOMEM;
-	/* <prefix>{<key>}:<window> */
-	memcpy(key, n->prefix, plen);
-	key[plen] = '{';
-	memcpy(key + plen + 1, t->e->key, t->e->len);
-	memcpy(key + plen + 1 + t->e->len, "}:", 2);
-	memcpy(key + plen + 3 + t->e->len, wbuf, (size_t)wl);
+	memcpy(t->key, n->prefix, plen);
+	t->key[plen] = '{';
+	memcpy(t->key + plen + 1, t->e->key, t->e->len);
+	memcpy(t->key + plen + 1 + t->e->len, "}:", 2);
+	memcpy(t->key + plen + 3 + t->e->len, wbuf, (size_t)wl);
 
-	const char *hset[4] = { "HSET", key, n->field, ubuf };
-	size_t hset_len[4] = { 4, klen, strlen(n->field), (size_t)ul };
-	const char *exp[3] = { "PEXPIRE", key, tbuf };
-	size_t exp_len[3] = { 7, klen, (size_t)tl };
-	const char *vals[2] = { "HVALS", key };
-	size_t vals_len[2] = { 5, klen };
-	int s = redisAppendCommandArgv(c, 4, hset, hset_len) == REDIS_OK &&
-			redisAppendCommandArgv(c, 3, exp, exp_len) == REDIS_OK &&
-			redisAppendCommandArgv(c, 2, vals, vals_len) == REDIS_OK
-		? RL_OK
-		: RL_ENOMEM;
-	free(key);
-	return s;
+	const char *hset[4] = { "HSET", t->key, n->field, t->units };
+	size_t hset_len[4] = { 4, t->klen, strlen(n->field), (size_t)ul };
+	const char *exp[3] = { "PEXPIRE", t->key, t->ttl };
+	size_t exp_len[3] = { 7, t->klen, (size_t)tl };
+	const char *vals[2] = { "HVALS", t->key };
+	size_t vals_len[2] = { 5, t->klen };
+
+	memcpy(t->argv[0], hset, sizeof(hset));
+	memcpy(t->len[0], hset_len, sizeof(hset_len));
+	memcpy(t->argv[1], exp, sizeof(exp));
+	memcpy(t->len[1], exp_len, sizeof(exp_len));
+	memcpy(t->argv[2], vals, sizeof(vals));
+	memcpy(t->len[2], vals_len, sizeof(vals_len));
+	return RL_OK;
+}
+
+/* Over the one connection: every command pipelined, then every reply
+ * read into r[0 .. CMDS m). False when the connection failed (the rest
+ * of r stays NULL; the connection is dropped, its stream out of step). */
+static bool exchange_single(struct rl_lg_node *n, struct taken *t, size_t m, redisReply **r)
+{
+	redisContext *c = conn(n);
+
+	if (!c)
+		return false;
+	for (size_t i = 0; i < m; i++)
+		for (int j = 0; j < CMDS; j++)
+			if (redisAppendCommandArgv(c, cmd_argc[j], t[i].argv[j], t[i].len[j]) != REDIS_OK) {
+				drop_conn(n);
+				return false;
+			}
+	n->stats.round_trips++;
+	for (size_t i = 0; i < CMDS * m; i++)
+		if (redisGetReply(c, (void **)&r[i]) != REDIS_OK) {
+			r[i] = NULL;
+			drop_conn(n);
+			return false;
+		}
+	return true;
+}
+
+/* Through the cluster router: one pipelined batch per master. */
+static bool exchange_cluster(struct rl_lg_node *n, struct taken *t, size_t m, redisReply **r)
+{
+	if (!n->cluster) {
+		struct rl_rcluster_opts o = { n->opts.connect_timeout_ms, n->opts.command_timeout_ms, -1 };
+		if (rl_rcluster_create(n->opts.cluster, &o, &n->cluster, NULL, 0) != RL_OK)
+			return false;
+		if (n->cluster_opened)
+			n->stats.reconnects++;
+		n->cluster_opened = true;
+	}
+	struct rl_rcluster_req *reqs = malloc(CMDS * m * sizeof(*reqs));
+	if (!reqs)
+		return false;
+	for (size_t i = 0; i < m; i++)
+		for (int j = 0; j < CMDS; j++)
+			reqs[CMDS * i + (size_t)j] = (struct rl_rcluster_req){ t[i].key, t[i].klen, cmd_argc[j],
+									     t[i].argv[j], t[i].len[j] };
+	struct rl_rcluster_stats before, after;
+	rl_rcluster_get_stats(n->cluster, &before);
+	int s = rl_rcluster_batch(n->cluster, CMDS * m, reqs, r);
+	rl_rcluster_get_stats(n->cluster, &after);
+	n->stats.round_trips++;
+	n->stats.reconnects += after.reconnects - before.reconnects;
+	free(reqs);
+	return s == RL_OK;
 }
 
 int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed)
@@ -245,49 +316,45 @@ int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed)
 				  ? RL_TIME_MAX_NS
 				  : now_ns + n->opts.sync_interval_ns;
 
-	struct taken *t = malloc((n->stats.keys ? n->stats.keys : 1) * sizeof(*t));
-	if (!t)
+	size_t cap = n->stats.keys ? (size_t)n->stats.keys : 1;
+	struct taken *t = malloc(cap * sizeof(*t));
+	redisReply **r = calloc(CMDS * cap, sizeof(*r));
+	if (!t || !r) {
+		free(t);
+		free(r);
 		return RL_ENOMEM;
-	size_t m = take_all(n, now_ns, t), got = 0;
+	}
+	size_t m = take_all(n, now_ns, t);
 	/* Two windows: an ended window's key lingers at most one more W. */
 	int64_t ttl_ms = n->lg.window_ns / 500000 + 1;
-	redisContext *c = m ? conn(n) : NULL;
-	bool ok = m == 0 || c != NULL, key_failed = false;
+	bool ok = true, any_failed = false;
 
-	for (size_t i = 0; ok && i < m; i++)
-		if (append(c, n, &t[i], ttl_ms) != RL_OK)
-			ok = false;
+	for (size_t i = 0; i < m && ok; i++)
+		ok = build(n, &t[i], ttl_ms) == RL_OK;
 	if (m && ok)
-		n->stats.round_trips++;
-	for (; ok && got < m; got++) {
-		redisReply *r[3] = { NULL, NULL, NULL };
-
-		for (int i = 0; i < 3 && ok; i++)
-			if (redisGetReply(c, (void **)&r[i]) != REDIS_OK)
-				ok = false;
+		ok = n->opts.cluster ? exchange_cluster(n, t, m, r) : exchange_single(n, t, m, r);
+	for (size_t i = 0; i < m; i++) {
+		redisReply **ri = &r[CMDS * i];
 		int64_t total;
-		if (ok && sum_vals(r[2], &total))
-			rl_lg_sync_apply(&n->lg, &t[got].e->st, t[got].window, t[got].mine, total);
-		else if (ok) {
-			rl_lg_sync_failed(&t[got].e->st, t[got].window, t[got].mine);
-			key_failed = true;
-		}
-		for (int i = 0; i < 3; i++)
-			if (r[i])
-				freeReplyObject(r[i]);
-		if (!ok)
-			break;
-	}
-	if (!ok) {
-		drop_conn(n); /* its reply stream is out of step */
-		for (size_t i = got; i < m; i++)
+
+		/* Each key stands alone: its HSET and HVALS answered, or it failed. */
+		if (ri[0] && ri[0]->type == REDIS_REPLY_INTEGER && sum_vals(ri[2], &total)) {
+			rl_lg_sync_apply(&n->lg, &t[i].e->st, t[i].window, t[i].mine, total);
+		} else {
 			rl_lg_sync_failed(&t[i].e->st, t[i].window, t[i].mine);
+			any_failed = true;
+		}
+		for (int j = 0; j < CMDS; j++)
+			if (ri[j])
+				freeReplyObject(ri[j]);
+		free(t[i].key);
 	}
-	if (!ok || key_failed) {
+	if (any_failed) {
 		n->stats.sync_failures++;
 		if (failed)
 			*failed = true;
 	}
+	free(r);
 	free(t);
 	return RL_OK;
 }

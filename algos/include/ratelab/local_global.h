@@ -132,24 +132,30 @@ void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine);
  * time (the previous sync's time + sync_interval_ns), then decides from
  * the local state: only every S-th instant pays a round trip.
  * Failures (Redis down, slow beyond command_timeout_ms, an error reply)
- * never fail a check: they are counted (sync_failures) and the node
- * decides by its shares; the connection is reopened at the next sync
- * (reconnects), so the sync interval is the retry backoff.
+ * never fail a check: they are counted (sync_failures, once per sync
+ * with any key failed) and the node decides by its shares; each key's
+ * sync stands alone (others on a live master still apply); the
+ * connection is reopened at the next sync (reconnects), so the sync
+ * interval is the retry backoff.
  */
 struct rl_lg_node_opts {
-	const char *host;         /* Redis server, e.g. "127.0.0.1" */
+	const char *host;         /* Redis server, e.g. "127.0.0.1" (unused with cluster) */
 	int port;
 	int connect_timeout_ms;   /* 0 means 200 */
 	int command_timeout_ms;   /* 0 means 200 */
 	int64_t sync_interval_ns; /* S >= 1 ns */
 	size_t max_keys;          /* >= 1; a new key beyond it is RL_EFULL */
 	const char *prefix;       /* Redis key prefix; NULL means "rl:lg:" */
+	const char *cluster;      /* Redis Cluster seeds "host:port[,host:port...]":
+				     each key's commands go to its slot's master,
+				     one pipelined batch per master; NULL: one server */
 };
 
 struct rl_lg_node_stats {
 	uint64_t checks;        /* decisions made */
 	uint64_t syncs;         /* syncs attempted (each at most one round trip) */
-	uint64_t round_trips;   /* pipelined batches sent to Redis */
+	uint64_t round_trips;   /* syncs that sent their batch (through a cluster:
+				   one per master, in parallel, counted once) */
 	uint64_t sync_failures; /* syncs that failed, fully or for some keys */
 	uint64_t reconnects;    /* connections opened after the first */
 	uint64_t keys;          /* states held now */
