@@ -15,11 +15,13 @@
 
 #include "ratelab/local_global.h"
 
-/* The trace: 3 nodes, 4 keys, N = 50 per 100 ms, S = 7 ms, costs 1..3,
- * gaps up to 2 ms, 3000 requests (about 30 windows). */
+/* The trace: 3 nodes, 4 keys, N = 50 per 10 s, S = 700 ms, costs 1..3,
+ * gaps up to 200 ms, 3000 requests (about 30 windows). Logical time runs
+ * far faster than real time here, while Redis counts a window's TTL (2W)
+ * in real time: W = 10 s keeps every window alive for the whole run. */
 enum { LGM_KEYS = 4, LGM_NODES = 3, LGM_WINDOWS = 64, LGM_REQUESTS = 3000, LGM_LIMIT = 50 };
-#define LGM_W 100000000LL
-#define LGM_S 7000000LL
+#define LGM_W 10000000000LL
+#define LGM_S 700000000LL
 
 struct lgm_store {
 	int64_t units[LGM_KEYS][LGM_WINDOWS][LGM_NODES]; /* node j's units of key k in window w */
@@ -77,7 +79,7 @@ static inline int64_t lgm_compare(struct rl_lg_node **n, const struct rl_lg *lg,
 	memset(m, 0, sizeof(m));
 	memset(store, 0, sizeof(*store));
 	for (int i = 0; i < LGM_REQUESTS; i++) {
-		t += (int64_t)(lgm_rng(&s) % 2000000);
+		t += (int64_t)(lgm_rng(&s) % 200000000);
 		int j = (int)(lgm_rng(&s) % LGM_NODES), k = (int)(lgm_rng(&s) % LGM_KEYS);
 		int64_t c = 1 + (int64_t)(lgm_rng(&s) % 3);
 		char key[8];

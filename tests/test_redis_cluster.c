@@ -516,16 +516,17 @@ static void test_local_global_through_cluster(void **state)
 	struct rl_lg lg[LGM_NODES];
 	struct rl_lg_node *n[LGM_NODES];
 	static struct lgm_store store;
-	char prefix[32];
+	char prefix[64];
 
-	snprintf(prefix, sizeof(prefix), "lgc%llu:", (unsigned long long)s0);
+	snprintf(prefix, sizeof(prefix), "lgc%llu.%d.%.0f:", (unsigned long long)s0, (int)getpid(),
+		 rh_now_s() * 1e6); /* fresh keys for every run, even of one seed */
 	for (int j = 0; j < LGM_NODES; j++) {
 		assert_int_equal(rl_lg_init(&lg[j], LGM_LIMIT, LGM_W, LGM_NODES, j, NULL, 0), RL_OK);
 		n[j] = lg_node(&lg[j], prefix, 1000);
 	}
 	int64_t t = lgm_compare(n, lg, s0, &store);
 	for (int k = 0; k < LGM_KEYS; k++) {
-		char key[64], tag[8];
+		char key[128], tag[8];
 		snprintf(key, sizeof(key), "%s{key%d}:%lld", prefix, k, (long long)(t / LGM_W));
 		snprintf(tag, sizeof(tag), "key%d", k);
 		int owner_node = owner(slot_of(tag));

@@ -212,16 +212,17 @@ static void test_same_as_model(void **state)
 	struct rl_lg lg[LGM_NODES];
 	struct rl_lg_node *n[LGM_NODES];
 	static struct lgm_store store;
-	char prefix[32];
+	char prefix[64];
 
-	snprintf(prefix, sizeof(prefix), "m%llu:", (unsigned long long)s0);
+	snprintf(prefix, sizeof(prefix), "m%llu.%d.%.0f:", (unsigned long long)s0, (int)getpid(),
+		 rh_now_s() * 1e6); /* fresh keys for every run, even of one seed */
 	for (int i = 0; i < LGM_NODES; i++) {
 		lg[i] = make_lg(LGM_LIMIT, LGM_W, LGM_NODES, i);
 		n[i] = node(&lg[i], prefix, LGM_S, 1000);
 	}
 	int64_t t = lgm_compare(n, lg, s0, &store);
 	for (int k = 0; k < LGM_KEYS; k++) {
-		char key[64];
+		char key[128];
 		snprintf(key, sizeof(key), "%s{key%d}:%lld", prefix, k, (long long)(t / LGM_W));
 		for (int j = 0; j < LGM_NODES; j++) {
 			char field[8];

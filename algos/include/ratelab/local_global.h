@@ -127,7 +127,9 @@ void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine);
  * trip of "HSET <prefix>{<key>}:<window> <j> <mine>" (j: the node's
  * index, decimal), "PEXPIRE ... <2W in ms>" and "HVALS ..." per key (G
  * is the sum of the values; the hash tag keeps a key's windows on one
- * cluster node; the TTL lets ended windows vanish).
+ * cluster node; the TTL lets ended windows vanish: Redis counts it in
+ * real time, so a caller replaying logical time faster than real time
+ * needs 2W of real time to cover a window's life).
  * rl_lg_node_check syncs first when now_ns has reached the next sync
  * time (the previous sync's time + sync_interval_ns), then decides from
  * the local state: only every S-th instant pays a round trip.
