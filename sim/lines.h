@@ -13,7 +13,9 @@
 /*
  * Reads the next line that is neither blank (spaces and tabs only) nor a
  * '#' comment. Returns the line without its line ending, for the caller to
- * split in place, or NULL at the end; text keeps an unmodified copy for
+ * split in place, or NULL: at the end (feof(in)), on a read error
+ * (ferror(in)) or out of memory (neither), which every caller must tell
+ * apart, lest an input be silently cut short; text keeps an unmodified copy for
  * messages. Both are valid until the next call; lineno counts every
  * physical line. A line holding a NUL byte is returned with has_nul set:
  * the readers refuse it rather than read it short.

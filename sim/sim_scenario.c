@@ -1,9 +1,11 @@
 /*
- * sim_scenario.c - model: inih calls one handler per key; a counting
- * reader tells the handler its line, so every message names file and line.
- * The reader also sees section headers, which inih only reports with a
- * key, so it opens sources and refuses unknown names even for empty
- * sections. inih goes on after an error; the first message is kept.
+ * sim_scenario.c - model: inih calls one handler per key; the library's
+ * INI reader (ini_reader.h, shared with the tier config) counts lines, so
+ * every message names file and line, and refuses what inih would misread
+ * (long lines, NUL bytes, indentation). It also reports section headers,
+ * which inih only reports with a key, so sources open and unknown names
+ * are refused even for empty sections. inih goes on after a handler's
+ * error; the first message is kept.
  * Fields left unset hold -1 until finish() fills the defaults that depend
  * on other fields (N, W, duration). Invariant: a scenario that loads is
  * valid for the engine: a valid rule, 1 <= bucket, 1 <= duration <=
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ini_reader.h"
 #include "ratelab/algo.h"
 #include "ratelab/parse.h"
 
@@ -28,10 +31,9 @@
 
 struct parse {
 	struct sim_scenario *sc;
-	FILE *in;
+	struct rl_ini_reader rd;   /* its lineno is the line being handled */
 	const char *path;
 	char dir[SIM_PATH_MAX]; /* the file's directory, for replay paths */
-	int line;                  /* line being handled */
 	char section[128];         /* the section last seen */
 	int scenario_line;
 	bool named;                /* name = given */
@@ -48,7 +50,7 @@ static const char *const type_names[] = { "constant", "poisson",   "onoff", "bou
 
 const char *sim_traffic_type_name(enum sim_traffic_type t)
 {
-	return type_names[t];
+	return t >= 0 && (size_t)t < sizeof(type_names) / sizeof(type_names[0]) ? type_names[t] : "unset";
 }
 
 static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -70,6 +72,12 @@ static int fail(struct parse *p, int line, const char *fmt, ...)
 
 static struct sim_traffic_spec blank_traffic(int line);
 
+/* The line being handled (scenario files are far below 2^31 lines: the work cap). */
+static int line_of(const struct parse *p)
+{
+	return (int)p->rd.lineno;
+}
+
 static bool is_traffic_section(const char *section)
 {
 	return strncmp(section, "traffic", 7) == 0 && (section[7] == '\0' || section[7] == ' ' || section[7] == '.');
@@ -84,57 +92,45 @@ static void section_start(struct parse *p, const char *section)
 	if (strcmp(section, "scenario") == 0 || strcmp(section, "breaker") == 0)
 		return;
 	if (!is_traffic_section(section)) {
-		fail(p, p->line, "unknown section [%s] (expected [scenario], [breaker] or [traffic NAME])", section);
+		fail(p, line_of(p), "unknown section [%s] (expected [scenario], [breaker] or [traffic NAME])", section);
 		return;
 	}
 	const char *n = section[7] ? section + 8 : "";
 	n = *n ? n : "traffic";
 	if (strlen(n) >= sizeof(sc->traffic[0].name)) {
-		fail(p, p->line, "[%s]: a source name of at most %zu characters", section,
+		fail(p, line_of(p), "[%s]: a source name of at most %zu characters", section,
 		     sizeof(sc->traffic[0].name) - 1);
 		return;
 	}
 	for (size_t i = 0; i < sc->ntraffic; i++)
 		if (strcmp(sc->traffic[i].name, n) == 0) {
-			fail(p, p->line, "[%s] given twice", section);
+			fail(p, line_of(p), "[%s] given twice", section);
 			return;
 		}
 	if (sc->ntraffic == SIM_MAX_TRAFFIC) {
-		fail(p, p->line, "more than %d [traffic] sections", SIM_MAX_TRAFFIC);
+		fail(p, line_of(p), "more than %d [traffic] sections", SIM_MAX_TRAFFIC);
 		return;
 	}
 	struct sim_traffic_spec *t = &sc->traffic[sc->ntraffic++];
-	*t = blank_traffic(p->line);
+	*t = blank_traffic(line_of(p));
 	snprintf(t->name, sizeof(t->name), "%.*s", (int)sizeof(t->name) - 1, n);
 	p->keyless = true;
 }
 
-/*
- * Reads a line for inih and counts it. Section headers are recognised as
- * inih does: after leading blanks, '[' up to the first ']'.
- */
-static char *reader(char *str, int num, void *stream)
+/* The shared INI reader's on_section: opens the section (refusals are kept in p). */
+static bool on_section(void *arg, const char *name, long line)
 {
-	struct parse *p = stream;
-	char *s = fgets(str, num, p->in);
+	struct parse *p = arg;
 
-	if (!s)
-		return NULL;
-	p->line++;
-	const char *h = s + strspn(s, " \t\r\n\f\v");
-	const char *end = *h == '[' ? strchr(h, ']') : NULL;
-	if (end) {
-		char name[sizeof(p->section)];
-		snprintf(name, sizeof(name), "%.*s", (int)(end - h - 1), h + 1);
-		section_start(p, name);
-	}
-	return s;
+	(void)line; /* p->rd.lineno */
+	section_start(p, name);
+	return true;
 }
 
 static struct sim_traffic_spec blank_traffic(int line)
 {
 	return (struct sim_traffic_spec){
-		.type = UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
+		.type = SIM_TRAFFIC_UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
 		.on_ns = UNSET, .off_ns = UNSET, .period_ns = UNSET, .amplitude_pct = 50,
 		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = SIM_CLIENT_NONE,
 		.max_retries = 3, .retry_gap_ns = UNSET, .line = line,
@@ -144,7 +140,7 @@ static struct sim_traffic_spec blank_traffic(int line)
 static int set_int(struct parse *p, const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
 	if (!rl_parse_i64(v, out) || *out < lo || *out > hi)
-		return fail(p, p->line, "%s = '%s': expected an integer in [%lld, %lld]", name, v,
+		return fail(p, line_of(p), "%s = '%s': expected an integer in [%lld, %lld]", name, v,
 			    (long long)lo, (long long)hi);
 	return 1;
 }
@@ -153,7 +149,7 @@ static int set_dur(struct parse *p, const char *name, const char *v, int64_t lo,
 {
 	/* a bare integer is refused, as in tier configs */
 	if (!rl_parse_duration(v, 0, out) || *out < lo || *out > RL_TIME_MAX_NS)
-		return fail(p, p->line, "%s = '%s': expected a duration of at least %lld ns (an integer "
+		return fail(p, line_of(p), "%s = '%s': expected a duration of at least %lld ns (an integer "
 			    "with unit ns, us, ms, s, m or h)", name, v, (long long)lo);
 	return 1;
 }
@@ -175,11 +171,11 @@ static int set_algos(struct parse *p, const char *v)
 		while (i < n && strcmp(all[i]->name, tok) != 0)
 			i++;
 		if (i == n)
-			return fail(p, p->line, "algos: unknown algorithm '%s'", tok);
+			return fail(p, line_of(p), "algos: unknown algorithm '%s'", tok);
 		p->sc->algo_mask |= 1u << i;
 	}
 	if (!p->sc->algo_mask)
-		return fail(p, p->line, "algos: no algorithm named");
+		return fail(p, line_of(p), "algos: no algorithm named");
 	return 1;
 }
 
@@ -191,7 +187,7 @@ static int set_sweep(struct parse *p, const char *v)
 	p->sc->nsweep = 0;
 	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 		if (p->sc->nsweep == SIM_MAX_SWEEP)
-			return fail(p, p->line, "sweep: more than %d loads", SIM_MAX_SWEEP);
+			return fail(p, line_of(p), "sweep: more than %d loads", SIM_MAX_SWEEP);
 		if (!set_int(p, "sweep", tok, 1, MAX_PCT, &p->sc->sweep_pct[p->sc->nsweep++]))
 			return 0;
 	}
@@ -204,10 +200,10 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 	int64_t seed;
 
 	if (!p->scenario_line)
-		p->scenario_line = p->line;
+		p->scenario_line = line_of(p);
 	if (strcmp(name, "name") == 0) {
 		if (!*v || strlen(v) >= sizeof(sc->name) || strspn(v, NAME_CHARS) != strlen(v))
-			return fail(p, p->line, "name = '%s': expected 1-%zu letters, digits, '_', '-' or '.'",
+			return fail(p, line_of(p), "name = '%s': expected 1-%zu letters, digits, '_', '-' or '.'",
 				    v, sizeof(sc->name) - 1);
 		snprintf(sc->name, sizeof(sc->name), "%s", v);
 		p->named = true;
@@ -231,7 +227,7 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 	}
 	if (strcmp(name, "compare") == 0) {
 		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-			return fail(p, p->line, "compare = '%s': expected on or off", v);
+			return fail(p, line_of(p), "compare = '%s': expected on or off", v);
 		sc->compare = strcmp(v, "on") == 0;
 		return 1;
 	}
@@ -239,7 +235,7 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 		return set_algos(p, v);
 	if (strcmp(name, "sweep") == 0)
 		return set_sweep(p, v);
-	return fail(p, p->line, "[scenario]: unknown key '%s'", name);
+	return fail(p, line_of(p), "[scenario]: unknown key '%s'", name);
 }
 
 static int breaker_key(struct parse *p, const char *name, const char *v)
@@ -252,7 +248,7 @@ static int breaker_key(struct parse *p, const char *name, const char *v)
 		return set_dur(p, name, v, 1, &sc->breaker_window_ns);
 	if (strcmp(name, "open") == 0)
 		return set_dur(p, name, v, 1, &sc->breaker_open_ns);
-	return fail(p, p->line, "[breaker]: unknown key '%s'", name);
+	return fail(p, line_of(p), "[breaker]: unknown key '%s'", name);
 }
 
 static int set_type(struct parse *p, struct sim_traffic_spec *t, const char *v)
@@ -262,7 +258,7 @@ static int set_type(struct parse *p, struct sim_traffic_spec *t, const char *v)
 			t->type = (enum sim_traffic_type)i;
 			return 1;
 		}
-	return fail(p, p->line, "type = '%s': expected constant, poisson, onoff, boundary, adversary, "
+	return fail(p, line_of(p), "type = '%s': expected constant, poisson, onoff, boundary, adversary, "
 		    "diurnal or replay", v);
 }
 
@@ -275,7 +271,7 @@ static int set_client(struct parse *p, struct sim_traffic_spec *t, const char *v
 	else if (strcmp(v, "abusive") == 0)
 		t->client = SIM_CLIENT_ABUSIVE;
 	else
-		return fail(p, p->line, "client = '%s': expected none, polite or abusive", v);
+		return fail(p, line_of(p), "client = '%s': expected none, polite or abusive", v);
 	return 1;
 }
 
@@ -285,7 +281,7 @@ static int set_zipf(struct parse *p, struct sim_traffic_spec *t, const char *v)
 	double z = strtod(v, &end);
 
 	if (!*v || *end || !(z >= 0 && z <= 10))
-		return fail(p, p->line, "zipf = '%s': expected a number in [0, 10]", v);
+		return fail(p, line_of(p), "zipf = '%s': expected a number in [0, 10]", v);
 	t->zipf = z;
 	return 1;
 }
@@ -296,7 +292,7 @@ static int set_file(struct parse *p, struct sim_traffic_spec *t, const char *v)
 			    : snprintf(t->file, sizeof(t->file), "%s/%s", p->dir, v);
 
 	if (!*v || n < 0 || (size_t)n >= sizeof(t->file))
-		return fail(p, p->line, "file = '%s': empty or too long a path", v);
+		return fail(p, line_of(p), "file = '%s': empty or too long a path", v);
 	return 1;
 }
 
@@ -339,7 +335,7 @@ static int traffic_key(struct parse *p, struct sim_traffic_spec *t, const char *
 		return nums[i].dur ? set_dur(p, name, v, nums[i].lo, dst)
 				   : set_int(p, name, v, nums[i].lo, nums[i].hi, dst);
 	}
-	return fail(p, p->line, "[traffic]: unknown key '%s'", name);
+	return fail(p, line_of(p), "[traffic]: unknown key '%s'", name);
 }
 
 /* Refuses a key given twice in one section (the last would silently win). */
@@ -350,12 +346,12 @@ static int first_time(struct parse *p, const char *section, const char *name)
 			 section, name);
 
 	if (n < 0 || (size_t)n >= sizeof(id))
-		return fail(p, p->line, "key '%s' too long", name);
+		return fail(p, line_of(p), "key '%s' too long", name);
 	for (size_t i = 0; i < p->nseen; i++)
 		if (strcmp(p->seen[i], id) == 0)
-			return fail(p, p->line, "[%s]: '%s' given twice", section, name);
+			return fail(p, line_of(p), "[%s]: '%s' given twice", section, name);
 	if (p->nseen == MAX_SEEN)
-		return fail(p, p->line, "more than %d keys", MAX_SEEN);
+		return fail(p, line_of(p), "more than %d keys", MAX_SEEN);
 	memcpy(p->seen[p->nseen++], id, (size_t)n + 1);
 	return 1;
 }
@@ -373,10 +369,10 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (strcmp(section, "breaker") == 0)
 		return breaker_key(p, name, value);
 	if (!is_traffic_section(section))
-		return fail(p, p->line, "'%s' before any section", name);
+		return fail(p, line_of(p), "'%s' before any section", name);
 	struct sim_traffic_spec *t = &sc->traffic[sc->ntraffic - 1];
 	if (p->keyless) {
-		t->line = p->line;
+		t->line = line_of(p);
 		p->keyless = false;
 	}
 	return traffic_key(p, t, name, value);
@@ -387,7 +383,7 @@ static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
 	const struct sim_scenario *sc = p->sc;
 	int64_t w = sc->rule.window_ns;
 
-	if (t->type == (enum sim_traffic_type)UNSET)
+	if (t->type == SIM_TRAFFIC_UNSET)
 		return fail(p, t->line, "[traffic %s]: no type given", t->name);
 	if (t->type == SIM_TRAFFIC_REPLAY && !t->file[0])
 		return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);
@@ -507,7 +503,7 @@ static int finish(struct parse *p)
 	if (sc->breaker_open_ns == UNSET)
 		sc->breaker_open_ns = sc->rule.window_ns;
 	if (sc->ntraffic == 0)
-		return fail(p, p->line, "no [traffic NAME] section");
+		return fail(p, line_of(p), "no [traffic NAME] section");
 	for (size_t i = 0; i < sc->ntraffic; i++)
 		if (!finish_traffic(p, &sc->traffic[i]))
 			return 0;
@@ -544,13 +540,18 @@ int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size
 	else
 		snprintf(p.dir, sizeof(p.dir), ".");
 
-	if (!(p.in = fopen(path, "r"))) {
+	if (!(p.rd.f = fopen(path, "r"))) {
 		snprintf(msg, msg_len, "%s:0: cannot open", path);
 		return RL_EINVAL;
 	}
 	msg[0] = '\0';
-	int rc = ini_parse_stream(reader, &p, handler, &p);
-	fclose(p.in);
+	p.rd.on_section = on_section;
+	p.rd.arg = &p;
+	int rc = ini_parse_stream(rl_ini_read_line, &p.rd, handler, &p);
+	fclose(p.rd.f);
+	/* the reader stops at the first line it refuses: any other error is on an earlier line */
+	if (p.rd.error_line && !p.fail_line && (rc <= 0 || rc >= p.rd.error_line))
+		fail(&p, (int)p.rd.error_line, "%s", p.rd.error);
 	if (rc > 0 && (!p.fail_line || rc < p.fail_line)) {
 		/* inih's first error line is before ours (or ours is none): a line it could not parse */
 		p.fail_line = 0;

@@ -69,6 +69,7 @@
 #define SIM_MAX_REQUESTS 2000000000LL  /* estimated requests per run */
 
 enum sim_traffic_type {
+	SIM_TRAFFIC_UNSET = -1, /* not given: only while loading (a loaded source has a type) */
 	SIM_TRAFFIC_CONSTANT,
 	SIM_TRAFFIC_POISSON,
 	SIM_TRAFFIC_ONOFF,

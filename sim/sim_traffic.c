@@ -8,6 +8,7 @@
  */
 #include "sim_traffic.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,10 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
 		int64_t t;
-		if (sim_split(line, tok, 2) != 2 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
+		if (in.has_nul) {
+			snprintf(msg, msg_len, "%s:%ld: holds a NUL byte", path, in.lineno);
+			rc = RL_EINVAL;
+		} else if (sim_split(line, tok, 2) != 2 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
 			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY' with T an integer number of ns", path,
 				 in.lineno);
 			rc = RL_EINVAL;
@@ -73,6 +77,14 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			s->trace_ns[s->trace_len] = t;
 			s->trace_key[s->trace_len++] = *id - 1;
 		}
+	}
+	/* the reader's NULL is the end only with feof: else a read error or its own out-of-memory */
+	if (rc == RL_OK && ferror(in.in)) {
+		snprintf(msg, msg_len, "%s:%ld: cannot read: %s", path, in.lineno + 1, strerror(errno));
+		rc = RL_EIO;
+	} else if (rc == RL_OK && !feof(in.in)) {
+		snprintf(msg, msg_len, "%s:%ld: out of memory", path, in.lineno);
+		rc = RL_ENOMEM;
 	}
 	s->nkeys = ids.len ? (uint32_t)ids.len : 1;
 	sim_lines_free(&in);
@@ -198,6 +210,8 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 	int64_t w = sc->rule.window_ns, n = s->n++;
 
 	switch (sp->type) {
+	case SIM_TRAFFIC_UNSET:
+		return false; /* never in a loaded scenario */
 	case SIM_TRAFFIC_CONSTANT: {
 		/* arrival n at start + floor(n * W * 100 / den), kept as a running quotient and remainder */
 		int64_t off = s->off_ns;

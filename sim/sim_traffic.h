@@ -83,7 +83,11 @@ struct sim_decider {
 	void *ctx;
 };
 
-/* RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces). */
+/*
+ * RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces):
+ * RL_EINVAL for a bad trace, RL_EIO when reading it failed (never taken
+ * for its end), RL_ENOMEM.
+ */
 int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, uint64_t seed,
 			  char *msg, size_t msg_len);
 void sim_traffic_destroy(struct sim_traffic *tr);

@@ -810,10 +810,25 @@ static void registry_and_sizes(void **u)
 	assert_null(rl_algo_find("GCRA"));
 	assert_null(rl_algo_find("token_bucket "));
 
-	static const int codes[] = { RL_OK, RL_EINVAL, RL_ENOMEM, RL_ERANGE,
-				     RL_EORDER, RL_EFULL, RL_ENOTFOUND };
-	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		assert_true(strlen(rl_strerror(codes[i])) > 0);
+	/* every status of the list: its own message, values 0, -1, -2, ... */
+	static const struct {
+		int code;
+		const char *message;
+	} codes[] = {
+#define STATUS_ROW(name, value, message, meaning) { RL_##name, message },
+		RL_STATUS_LIST(STATUS_ROW)
+#undef STATUS_ROW
+	};
+	assert_int_equal(sizeof(codes) / sizeof(codes[0]), 8);
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		assert_int_equal(codes[i].code, -(int)i);
+		assert_string_equal(rl_strerror(codes[i].code), codes[i].message);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(codes[i].message, codes[j].message);
+	}
+	assert_string_equal(rl_strerror(RL_ENOTFOUND), "not found");
+	assert_string_equal(rl_strerror(-8), "unknown status");
+	assert_string_equal(rl_strerror(1), "unknown status");
 }
 
 /*

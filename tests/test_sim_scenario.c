@@ -216,6 +216,74 @@ static void jain_index_per_source(void **unused)
 	assert_true(res.jain_index > 0.999);
 }
 
+/* Past inih's 199 characters a line is refused on its own line: it was split in two, and every later line miscounted. */
+static void long_line_refused_on_its_line(void **unused)
+{
+	char ini[700], fill[260];
+
+	(void)unused;
+	memset(fill, 'c', 250);
+	fill[250] = '\0';
+	snprintf(ini, sizeof(ini), "[scenario]\n; %s\nlimit = 10\n", fill);
+	refused("s.ini", ini, 2, "line longer than 199 characters");
+	fill[190] = '\0'; /* fits: the lines after it keep their numbers */
+	snprintf(ini, sizeof(ini), "[scenario]\n; %s\nlimit = x\n", fill);
+	refused("s.ini", ini, 3, "limit = 'x'");
+}
+
+/* A NUL byte was a silent cut of the line ("limit = 1\0000" read as limit = 1). */
+static void nul_byte_refused(void **unused)
+{
+	static const char ini[] = "[scenario]\nlimit = 1\0" "00\nwindow = 1s\nduration = 5s\n[traffic a]\ntype = poisson\n";
+	char dir[] = "/tmp/test_sim_scenario_XXXXXX", path[128], msg[700];
+	struct sim_scenario sc;
+
+	(void)unused;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/nul.ini", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(ini, 1, sizeof(ini) - 1, f), sizeof(ini) - 1);
+	fclose(f);
+	int rc = sim_scenario_load(path, &sc, msg, sizeof(msg));
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(rc, RL_EINVAL);
+	assert_non_null(strstr(msg, "nul.ini:2: NUL byte in the line"));
+}
+
+/*
+ * A trace that cannot be read (here a directory: it opens, and every read
+ * fails) is an error, not an empty trace; a NUL byte in a trace line is
+ * refused rather than read short.
+ */
+static void trace_read_error_is_no_end(void **unused)
+{
+	struct sim_scenario sc;
+	struct sim_traffic tr;
+	char msg[700], dir[] = "/tmp/test_sim_trace_XXXXXX", path[128], ini[400];
+
+	(void)unused;
+	loaded("[scenario]\nlimit = 10\nwindow = 1s\nduration = 5s\n[traffic t]\ntype = replay\nfile = /\n", &sc);
+	assert_int_equal(sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg)), RL_EIO);
+	assert_non_null(strstr(msg, "/:1: cannot read: "));
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.txt", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite("0 a\n1 b\0c\n2 a\n", 1, 15, f), 15);
+	fclose(f);
+	snprintf(ini, sizeof(ini), "[scenario]\nlimit = 10\nwindow = 1s\nduration = 5s\n[traffic t]\n"
+		 "type = replay\nfile = %s\n", path);
+	loaded(ini, &sc);
+	int rc = sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg));
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(rc, RL_EINVAL);
+	assert_non_null(strstr(msg, "t.txt:2: holds a NUL byte"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +298,9 @@ int main(void)
 		cmocka_unit_test(first_error_is_reported),
 		cmocka_unit_test(file_name_checked_as_a_name),
 		cmocka_unit_test(jain_index_per_source),
+		cmocka_unit_test(long_line_refused_on_its_line),
+		cmocka_unit_test(nul_byte_refused),
+		cmocka_unit_test(trace_read_error_is_no_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,10 +6,15 @@
 #ifndef RATELAB_COMPAT_H
 #define RATELAB_COMPAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sys/random.h>
+#include <sys/types.h>
 #endif
 
 /*
@@ -25,6 +30,23 @@ static inline size_t rl_malloc_held(const void *p, size_t asked)
 	return malloc_usable_size((void *)p) + sizeof(size_t);
 #else
 	return asked;
+#endif
+}
+
+/*
+ * A secret 64-bit seed from the system's random source: getrandom() on
+ * glibc, else /dev/urandom. False when none could be had.
+ */
+static inline bool rl_random_seed(uint64_t *out)
+{
+#if defined(__GLIBC__)
+	return getrandom(out, sizeof(*out), 0) == (ssize_t)sizeof(*out);
+#else
+	FILE *f = fopen("/dev/urandom", "rb");
+	bool ok = f && fread(out, sizeof(*out), 1, f) == 1;
+	if (f)
+		fclose(f);
+	return ok;
 #endif
 }
 

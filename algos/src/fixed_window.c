@@ -11,8 +11,14 @@
 
 #include "arith.h"
 
-int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
-			    int64_t now_ns, int64_t cost, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -29,9 +35,9 @@ int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window
 		st->count = 0;
 	}
 
-	/* count <= N <= 10^6 and cost <= 10^9: the sum fits in 64 bits */
-	int verdict = st->count + (uint64_t)cost <= (uint64_t)lim->rule.limit ? RL_ALLOWED
-									       : RL_REJECTED;
+	/* count + c <= N; count <= N <= 10^6 and c <= 10^9: no overflow in 64 bits */
+	int verdict = st->count + (uint64_t)(cost - 1) < (uint64_t)lim->rule.limit ? RL_ALLOWED
+										    : RL_REJECTED;
 
 	st->count += (uint32_t)cost & -(uint32_t)verdict;
 	if (out) {
@@ -46,10 +52,22 @@ int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window
 	return verdict;
 }
 
+int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
+			  struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
+			    int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_fixed_window_check_n(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

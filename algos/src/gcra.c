@@ -15,9 +15,11 @@
 #include "arith.h"
 
 /* The answer's division, out of line so that the verdict-only path stays small. */
-static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t t, rl_u128 last,
+static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
 					      int verdict, struct rl_decision *out)
 {
+	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
+
 	/* units still possible at now: debt + k * T <= tol + T */
 	out->remaining = debt <= tol ? (tol - debt) / t + 1 : 0;
 	if (verdict)
@@ -30,8 +32,14 @@ static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t
 	out->delay_ns = 0;
 }
 
-int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-		    int64_t cost, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -46,23 +54,37 @@ int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t no
 	int64_t tol = (int64_t)lim->tolerance_ns;
 	/* the request's units after its first, as emission time: up to 10^27 ns */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
-	int verdict = (rl_u128)debt + last <= (rl_u128)tol ? RL_ALLOWED : RL_REJECTED;
+	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
+	 * non-negative int64 is exact in uint64 (the other half is then void) */
+	int verdict = (last <= (rl_u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
 
 	st->last_ns = now;
 	if (verdict) {
 		/* debt + c * T <= tau + T: no overflow */
 		debt += (int64_t)last + t;
-		st->tat_ns = now + debt;
+		st->tat_ns = tat + (int64_t)last + t;
 	}
 	if (out)
-		explain(debt, tol, t, last, verdict, out);
+		explain(debt, tol, t, cost, verdict, out);
 	return verdict;
+}
+
+int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+		  struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_gcra_check_n(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -18,11 +18,11 @@
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
 static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 queued,
-					      rl_u128 level, int64_t cost, int verdict,
-					      struct rl_decision *out)
+					      int64_t cost, int verdict, struct rl_decision *out)
 {
 	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * w; /* the last unit's place in the request */
+	rl_u128 level = verdict ? queued + last + w : queued; /* after the decision */
 
 	out->remaining = level <= lim->burst_w ? (int64_t)((lim->burst_w - level) / w) + 1 : 0;
 	if (verdict)
@@ -35,8 +35,14 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u
 	out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
 }
 
-int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st,
-			    int64_t now_ns, int64_t cost, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -44,23 +50,36 @@ int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st,
 		return RL_EINVAL;
 
 	rl_u128 w = (uint64_t)lim->rule.window_ns, now_n;
-	rl_u128 take = w * (uint64_t)cost;
+	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
 	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
 	rl_u128 queued = level; /* the admitted request's wait, times N */
-	int verdict = level + take <= lim->burst_w + w && cost <= lim->rule.burst ? RL_ALLOWED
-										 : RL_REJECTED;
+	/* (B >= 1 takes any cost of 1) */
+	int verdict = (level + last <= lim->burst_w) & (cost == 1 || cost <= lim->rule.burst);
+	rl_u128 take = last + w;
 
 	level += take & -(rl_u128)verdict; /* branch-free */
 	rl_level_store(st, now_n, level);
 	if (out)
-		explain(lim, queued, level, cost, verdict, out);
+		explain(lim, queued, cost, verdict, out);
 	return verdict;
+}
+
+int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			  struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			    int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_leaky_bucket_check_n(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

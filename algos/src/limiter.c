@@ -78,20 +78,11 @@ int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int
 const char *rl_strerror(int status)
 {
 	switch (status) {
-	case RL_OK:
-		return "ok";
-	case RL_EINVAL:
-		return "invalid argument";
-	case RL_ENOMEM:
-		return "out of memory";
-	case RL_ERANGE:
-		return "time out of range";
-	case RL_EORDER:
-		return "time went backwards";
-	case RL_EFULL:
-		return "table full";
-	case RL_ENOTFOUND:
-		return "not found";
+#define RL_STATUS_CASE(name, value, message, meaning) \
+	case RL_##name:                               \
+		return message;
+		RL_STATUS_LIST(RL_STATUS_CASE)
+#undef RL_STATUS_CASE
 	}
 	return "unknown status";
 }

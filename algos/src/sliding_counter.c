@@ -39,16 +39,18 @@ static int64_t least_offset(int64_t w, uint32_t c, rl_u128 room)
 }
 
 /*
- * The answer, out of line so that the verdict-only path stays small: used
- * is the weighted count after the decision, e the offset into the window.
+ * The answer, out of line so that the verdict-only path stays small; e is
+ * the offset into the window, st the state after the decision.
  */
 static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
 					      const struct rl_sliding_counter *st, int64_t now,
-					      int64_t e, rl_u128 used, int64_t cost, int verdict,
+					      int64_t e, int64_t cost, int verdict,
 					      struct rl_decision *out)
 {
 	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
 	int64_t to_end = st->end_ns - now;
+	/* the weighted count after the decision */
+	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 
 	out->remaining = used < lim->quota_nw ? (int64_t)rl_ceil_div(lim->quota_nw - used, (rl_u128)w) : 0;
 	out->delay_ns = 0;
@@ -76,8 +78,14 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
 		out->reset_ns = to_end + least_offset(w, st->curr, (rl_u128)w);
 }
 
-int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			       int64_t now_ns, int64_t cost, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -93,19 +101,29 @@ int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_c
 	int verdict = used + last < lim->quota_nw ? RL_ALLOWED : RL_REJECTED;
 
 	st->last_ns = now;
-	if (verdict) {
+	if (verdict)
 		st->curr += (uint32_t)cost; /* curr + c <= N */
-		used += last + (uint64_t)w;
-	}
 	if (out)
-		explain(lim, st, now, e, used, cost, verdict, out);
+		explain(lim, st, now, e, cost, verdict, out);
 	return verdict;
+}
+
+int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			     int64_t now_ns, struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			       int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_sliding_counter_check_n(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

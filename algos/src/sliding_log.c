@@ -31,8 +31,14 @@ static int64_t retry_after(const struct rl_runlog *log, int64_t n, int64_t w, in
 	}
 }
 
-int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st,
-			   int64_t now_ns, int64_t cost, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -73,10 +79,22 @@ size_t rl_sliding_log_heap_bytes(const struct rl_sliding_log *st)
 	return (size_t)st->log.cap * sizeof(struct rl_run);
 }
 
+int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			 struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			   int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_sliding_log_check_n(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

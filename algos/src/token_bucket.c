@@ -13,9 +13,10 @@
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
 static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 level,
-					      rl_u128 take, int verdict, struct rl_decision *out)
+					      int64_t cost, int verdict, struct rl_decision *out)
 {
 	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
+	rl_u128 take = w * (uint64_t)cost;
 
 	out->remaining = (int64_t)((lim->burst_w - level) / w);
 	if (verdict)
@@ -28,8 +29,14 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u
 	out->delay_ns = 0;
 }
 
-int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st,
-			    int64_t now_ns, int64_t cost, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -43,14 +50,26 @@ int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st,
 	level += take & -(rl_u128)verdict; /* branch-free: verdicts alternate under load */
 	rl_level_store(st, now_n, level);
 	if (out)
-		explain(lim, level, take, verdict, out);
+		explain(lim, level, cost, verdict, out);
 	return verdict;
+}
+
+int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			  struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			    int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_token_bucket_check_n(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "ratelab/breaker.h"
+#include "ratelab/rule.h"
 
 #define SPEC_MAX 1000000000LL /* the spec's bound on window, open time and timestamps, s */
 #define NS_PER_S 1000000000LL
@@ -54,7 +55,7 @@ int cli_cmd_breaker(int argc, char **argv)
 		if (!val)
 			return cli_usage_error("breaker", "option --%s needs a value", name);
 		bool ok = dst == &limit ? rl_parse_i64(val, dst) : parse_seconds(val, dst);
-		int64_t max = dst == &limit ? 1000000 : SPEC_MAX;
+		int64_t max = dst == &limit ? RL_LIMIT_MAX : SPEC_MAX;
 		if (!ok || *dst < 1 || *dst > max)
 			return cli_usage_error("breaker", "--%s '%s' is not %s in [1, %lld]", name, val,
 					      dst == &limit ? "an integer" : "a whole number of seconds",

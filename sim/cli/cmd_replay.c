@@ -1,9 +1,9 @@
 /*
  * cmd_replay.c - `ratelab replay --algo A --limit N --window W [--burst B]
  * [--explain] [--headers]` or `ratelab replay --config FILE ...`: decides
- * each line "T KEY" of stdin (T in ns) with the chosen algorithm (or KEY's
- * tier), one state per KEY, and prints 1 (allowed) or 0 (rejected) per
- * request; --explain adds the answer's fields, --headers the HTTP answer.
+ * each line "T KEY [COST]" of stdin (T in ns; COST the request's cost in
+ * units, default 1) with the chosen algorithm (or KEY's tier), one state
+ * per KEY, and prints 1 (allowed) or 0 (rejected) per request; --explain adds the answer's fields, --headers the HTTP answer.
  * States are never dropped here: a replay is exact for any order of times.
  */
 #include <stdlib.h>
@@ -19,7 +19,8 @@ static const char usage[] =
 	"usage: ratelab replay --algo A --limit N --window W [--burst B] [--explain] [--headers]\n"
 	"       ratelab replay --config FILE [--explain] [--headers]\n"
 	"\n"
-	"Reads lines 'T KEY' (T: integer ns in [0, 4*10^18]; KEY: any non-blank token)\n"
+	"Reads lines 'T KEY [COST]' (T: integer ns in [0, 4*10^18]; KEY: any non-blank\n"
+	"token; COST: the request's cost in units, an integer in [1, 10^9], default 1)\n"
 	"and prints per request 1 (allowed) or 0 (rejected).\n"
 	"  --algo A     one of: %s\n"
 	"  --limit N    requests per window, 1..10^6\n"
@@ -206,7 +207,7 @@ int cli_cmd_replay(int argc, char **argv)
 	}
 
 	struct sim_lines in = { .in = stdin };
-	char *line, *tok[2];
+	char *line, *tok[3];
 	bool want = rp.ro.explain || rp.ro.headers;
 
 	cli_stdout_buffered();
@@ -215,15 +216,22 @@ int cli_cmd_replay(int argc, char **argv)
 			status = cli_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
 			break;
 		}
-		int64_t t;
+		int64_t t, cost = 1;
+		int ntok = sim_split(line, tok, 3);
 
-		if (sim_split(line, tok, 2) != 2) {
-			status = cli_usage_error("replay", "line %ld: '%s': expected 'T KEY'", in.lineno, in.text);
+		if (ntok < 2 || ntok > 3) {
+			status = cli_usage_error("replay", "line %ld: '%s': expected %s", in.lineno, in.text,
+						 ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
 			break;
 		}
 		if (!rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
 			status = cli_usage_error("replay", "line %ld: '%s': time '%s' is not an integer number of ns in [0, %lld]",
 						in.lineno, in.text, tok[0], RL_TIME_MAX_NS);
+			break;
+		}
+		if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
+			status = cli_usage_error("replay", "line %ld: '%s': cost '%s' is not an integer in [1, %lld]",
+						 in.lineno, in.text, tok[2], RL_COST_MAX);
 			break;
 		}
 		size_t klen = strlen(tok[1]), m = 0;
@@ -237,7 +245,7 @@ int cli_cmd_replay(int argc, char **argv)
 		int rc = RL_ALLOWED;
 		if (!(tier && tier->unlimited)) {
 			void *state = sim_keymap_get(&rp.maps[m], tok[1], klen);
-			rc = state ? rl_limiter_check(lim, state, t, want ? &d : NULL) : RL_ENOMEM;
+			rc = state ? rl_limiter_check_n(lim, state, t, cost, want ? &d : NULL) : RL_ENOMEM;
 		}
 		if (rc < 0) {
 			fflush(stdout);

@@ -23,7 +23,7 @@
 #define CLI_SCENARIO_DIR "sim/scenarios"
 #endif
 
-#define MAX_FILES 256
+#define MAX_FILES 256 /* scenario files named on the command line */
 
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
@@ -126,28 +126,48 @@ static bool find_default_dir(char *dir, size_t len)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Lists dir's *.ini files, sorted; the names are malloc'd into names. */
-static int list_default(char **names, size_t *n)
+/*
+ * Lists dir's *.ini files, sorted, into *names (malloc'd, *n of them), all
+ * of them: out of memory or a directory read error fails the command.
+ */
+static int list_default(char ***names, size_t *n)
 {
 	char dir[PATH_MAX];
 	DIR *d;
 	struct dirent *e;
+	size_t cap = 0;
+	int status = CLI_EXIT_OK;
 
+	*names = NULL;
+	*n = 0;
 	if (!find_default_dir(dir, sizeof(dir)) || !(d = opendir(dir)))
 		return cli_usage_error("sim", "no scenario given and the default set (sim/scenarios) was not found");
-	*n = 0;
-	while ((e = readdir(d)) && *n < MAX_FILES) {
+	for (errno = 0; (e = readdir(d)); errno = 0) {
 		size_t len = strlen(e->d_name);
 		if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
 			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **grown = realloc(*names, cap * sizeof(*grown));
+			if (!grown)
+				break;
+			*names = grown;
+		}
 		size_t size = strlen(dir) + len + 2;
-		if (!(names[*n] = malloc(size)))
+		if (!((*names)[*n] = malloc(size)))
 			break;
-		snprintf(names[(*n)++], size, "%s/%s", dir, e->d_name);
+		snprintf((*names)[(*n)++], size, "%s/%s", dir, e->d_name);
+	}
+	if (e || errno) {
+		fprintf(stderr, "ratelab sim: listing %s: %s\n", dir, e ? "out of memory" : strerror(errno));
+		status = CLI_EXIT_FAIL;
 	}
 	closedir(d);
-	qsort(names, *n, sizeof(*names), by_name);
-	return *n ? CLI_EXIT_OK : cli_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK && !*n)
+		status = cli_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK)
+		qsort(*names, *n, sizeof(**names), by_name);
+	return status;
 }
 
 static int mkdir_p(const char *path)
@@ -332,7 +352,7 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 
 	if (rc) {
 		fprintf(stderr, "ratelab sim: %s\n", msg);
-		return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		return rc == RL_ENOMEM || rc == RL_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
@@ -363,7 +383,7 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 		if (rc) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return rc == RL_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+			return rc == RL_ENOMEM || rc == RL_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 		}
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {
@@ -386,19 +406,21 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 int cli_cmd_sim(int argc, char **argv)
 {
 	struct sim_opts so = { .out = "results/sim", .timing = true };
-	char *defaults[MAX_FILES];
+	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
 	struct sim_scenario *scs = NULL;
 	int status = parse_opts(argc, argv, &so);
 
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
-	if (!so.nfiles && (status = list_default(defaults, &ndefaults)))
-		return status;
-	status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
-			   : load_all(defaults, ndefaults, &scs, &nsc);
+	if (!so.nfiles)
+		status = list_default(&defaults, &ndefaults);
+	if (!status)
+		status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
+				   : load_all(defaults, ndefaults, &scs, &nsc);
 	for (size_t i = 0; i < ndefaults; i++)
 		free(defaults[i]);
+	free(defaults);
 	if (status) {
 		free(scs);
 		return status;

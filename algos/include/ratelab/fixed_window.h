@@ -17,6 +17,7 @@
 #define RATELAB_FIXED_WINDOW_H
 
 #include "ratelab/algo.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,18 +28,15 @@ struct rl_fixed_window {
 	int64_t end_ns;  /* end of the last seen time's window, ns (exclusive) */
 	uint32_t count;  /* units admitted in that window, <= N */
 };
-_Static_assert(sizeof(struct rl_fixed_window) == 24, "rl_fixed_window is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_fixed_window) == 24, "rl_fixed_window is 24 bytes");
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
 int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
 			    int64_t now_ns, int64_t cost, struct rl_decision *out);
 
-/* One request of cost 1. */
-static inline int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st,
-					int64_t now_ns, struct rl_decision *out)
-{
-	return rl_fixed_window_check_n(lim, st, now_ns, 1, out);
-}
+/* One request of cost 1: rl_fixed_window_check_n with cost 1. */
+int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
+			  struct rl_decision *out);
 
 #ifdef __cplusplus
 }

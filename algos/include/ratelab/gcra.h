@@ -30,6 +30,7 @@
 #define RATELAB_GCRA_H
 
 #include "ratelab/algo.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,18 +43,15 @@ struct rl_gcra {
 	int64_t tat_ns;  /* theoretical arrival time, ns; <= now means a full bucket */
 	int64_t last_ns; /* last seen time, ns */
 };
-_Static_assert(sizeof(struct rl_gcra) == 16, "rl_gcra is 16 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_gcra) == 16, "rl_gcra is 16 bytes");
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-		    int64_t cost, struct rl_decision *out);
+int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out);
 
-/* One request of cost 1. */
-static inline int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st,
-				int64_t now_ns, struct rl_decision *out)
-{
-	return rl_gcra_check_n(lim, st, now_ns, 1, out);
-}
+/* One request of cost 1: rl_gcra_check_n with cost 1. */
+int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+		  struct rl_decision *out);
 
 #ifdef __cplusplus
 }

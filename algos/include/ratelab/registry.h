@@ -106,12 +106,14 @@ const struct rl_tier *rl_registry_default(const struct rl_registry *r);
 size_t rl_registry_client_count(const struct rl_registry *r);
 const char *rl_registry_client_at(const struct rl_registry *r, size_t i, const struct rl_tier **tier);
 
-/* The tier of client (len bytes): its mapping, else the default. */
+/* The tier of client (len bytes; NULL with len 0: the empty id): its mapping, else the default. */
 const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const char *client, size_t len);
 
 /*
  * Decides one request of client at now_ns in its tier. Returns the verdict
- * (also in ans), or RL_ERANGE / RL_EINVAL for a caller's mistake.
+ * (also in ans), or RL_ERANGE / RL_EINVAL for a caller's mistake; then
+ * ans->verdict is RL_REJECTED (an error never reads as allowed). A NULL
+ * client with len 0 is the empty id.
  */
 int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
 		      struct rl_answer *ans);

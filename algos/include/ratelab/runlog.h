@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ratelab/static_assert.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,7 +34,7 @@ struct rl_runlog {
 	uint32_t cap;        /* runs allocated */
 	uint32_t total;      /* sum of the runs' counts */
 };
-_Static_assert(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
 
 /* Drops every run with at <= horizon (the oldest first); keeps the ring. */
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon);

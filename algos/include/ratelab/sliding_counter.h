@@ -17,6 +17,7 @@
 #define RATELAB_SLIDING_COUNTER_H
 
 #include "ratelab/algo.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,19 +29,15 @@ struct rl_sliding_counter {
 	uint32_t prev;   /* units admitted in the window before it, <= N */
 	uint32_t curr;   /* units admitted in it, <= N */
 };
-_Static_assert(sizeof(struct rl_sliding_counter) == 24, "rl_sliding_counter is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_sliding_counter) == 24, "rl_sliding_counter is 24 bytes");
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
 int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 			       int64_t now_ns, int64_t cost, struct rl_decision *out);
 
-/* One request of cost 1. */
-static inline int rl_sliding_counter_check(const struct rl_limiter *lim,
-					   struct rl_sliding_counter *st, int64_t now_ns,
-					   struct rl_decision *out)
-{
-	return rl_sliding_counter_check_n(lim, st, now_ns, 1, out);
-}
+/* One request of cost 1: rl_sliding_counter_check_n with cost 1. */
+int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			     int64_t now_ns, struct rl_decision *out);
 
 #ifdef __cplusplus
 }

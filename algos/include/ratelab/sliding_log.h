@@ -15,6 +15,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/runlog.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,18 +25,15 @@ struct rl_sliding_log {
 	int64_t last_ns;      /* last seen time, ns */
 	struct rl_runlog log; /* admitted (time ns, units) runs */
 };
-_Static_assert(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st,
-			   int64_t now_ns, int64_t cost, struct rl_decision *out);
+int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			   int64_t cost, struct rl_decision *out);
 
-/* One request of cost 1. */
-static inline int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st,
-				       int64_t now_ns, struct rl_decision *out)
-{
-	return rl_sliding_log_check_n(lim, st, now_ns, 1, out);
-}
+/* One request of cost 1: rl_sliding_log_check_n with cost 1. */
+int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			 struct rl_decision *out);
 
 /* Heap bytes the state asked for beyond sizeof(struct rl_sliding_log): its
  * ring's cap * sizeof(struct rl_run). What the allocator holds for them,

@@ -24,15 +24,12 @@ extern "C" {
 #endif
 
 /* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st,
-			    int64_t now_ns, int64_t cost, struct rl_decision *out);
+int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			    int64_t cost, struct rl_decision *out);
 
-/* One request of cost 1. */
-static inline int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
-					int64_t now_ns, struct rl_decision *out)
-{
-	return rl_token_bucket_check_n(lim, st, now_ns, 1, out);
-}
+/* One request of cost 1: rl_token_bucket_check_n with cost 1. */
+int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			  struct rl_decision *out);
 
 #ifdef __cplusplus
 }
