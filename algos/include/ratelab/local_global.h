@@ -63,6 +63,7 @@
 #include <stdint.h>
 
 #include "ratelab/algo.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,7 +89,7 @@ struct rl_lg_state {
 	int64_t pending; /* units admitted here, not yet acknowledged */
 	int64_t share;   /* units admissible here until the next sync */
 };
-_Static_assert(sizeof(struct rl_lg_state) == 48, "an rl_lg_state is 48 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_lg_state) == 48, "an rl_lg_state is 48 bytes");
 
 /* For node index of nodes: RL_OK, or RL_EINVAL (rule out of
  * rl_rule_validate's ranges, nodes outside [1, min(RL_LG_NODES_MAX,
