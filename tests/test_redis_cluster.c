@@ -420,6 +420,56 @@ static void test_batch(void **state)
 	rl_rcluster_destroy(c);
 }
 
+/* A batch while a slot migrates: a key still on the source is answered
+ * there in the pipeline, a key already moved and a new key are answered
+ * by the target after ASK, in request order (INCR twice counts 1, 2). */
+static void test_batch_ask(void **state)
+{
+	(void)state;
+	NEED_CLUSTER();
+	struct rl_rcluster *c = client(-1);
+	struct rl_rcluster_stats st;
+	redisReply *r;
+	uint16_t slot = slot_of("{bask}");
+
+	assert_int_equal(cmd(c, &r, "{bask}old", "SET", "o"), RL_OK);
+	freeReplyObject(r);
+	assert_int_equal(cmd(c, &r, "{bask}moved", "SET", "5"), RL_OK);
+	freeReplyObject(r);
+	int from = owner(slot), to = (from + 1) % H.n;
+	migrate_begin(slot, from, to);
+	migrate_key(from, to, "{bask}moved");
+
+	const char *a0[2] = { "GET", "{bask}old" }, *a1[2] = { "INCR", "{bask}moved" },
+		   *a2[3] = { "SET", "{bask}new", "n" }, *a3[2] = { "INCR", "{bask}moved" };
+	size_t l0[2] = { 3, 9 }, l1[2] = { 4, 11 }, l2[3] = { 3, 9, 1 }, l3[2] = { 4, 11 };
+	struct rl_rcluster_req reqs[4] = { { "{bask}old", 9, 2, a0, l0 },
+					   { "{bask}moved", 11, 2, a1, l1 },
+					   { "{bask}new", 9, 3, a2, l2 },
+					   { "{bask}moved", 11, 2, a3, l3 } };
+	redisReply *rep[4];
+	assert_int_equal(rl_rcluster_batch(c, 4, reqs, rep), RL_OK);
+	assert_int_equal(rep[0]->type, REDIS_REPLY_STRING);
+	assert_string_equal(rep[0]->str, "o");
+	assert_int_equal(rep[1]->type, REDIS_REPLY_INTEGER);
+	assert_int_equal(rep[1]->integer, 6);
+	assert_int_equal(rep[2]->type, REDIS_REPLY_STATUS);
+	assert_int_equal(rep[3]->type, REDIS_REPLY_INTEGER);
+	assert_int_equal(rep[3]->integer, 7);
+	for (int i = 0; i < 4; i++)
+		freeReplyObject(rep[i]);
+	rl_rcluster_get_stats(c, &st);
+	assert_int_equal(st.ask, 3);
+	assert_int_equal(st.moved, 0);
+
+	migrate_key(from, to, "{bask}old");
+	migrate_finish(slot, to);
+	r = direct(to, "GET %s", "{bask}new");
+	assert_int_equal(r->type, REDIS_REPLY_STRING);
+	freeReplyObject(r);
+	rl_rcluster_destroy(c);
+}
+
 /* Malformed seeds are RL_EINVAL; a port nobody listens on is RL_RC_EIO
  * within the connect timeout; a plain (non-cluster) server is
  * RL_RC_EPROTO; every failure names its cause. */
@@ -614,7 +664,7 @@ int main(void)
 		cmocka_unit_test(test_slot_vectors),	 cmocka_unit_test(test_slot_matches_server),
 		cmocka_unit_test(test_routing),		 cmocka_unit_test(test_moved),
 		cmocka_unit_test(test_ask),		 cmocka_unit_test(test_redirect_bound),
-		cmocka_unit_test(test_batch),		 cmocka_unit_test(test_bad_seeds),
+		cmocka_unit_test(test_batch),		 cmocka_unit_test(test_batch_ask),		 cmocka_unit_test(test_bad_seeds),
 		cmocka_unit_test(test_node_stalled),	 cmocka_unit_test(test_local_global_through_cluster),
 		cmocka_unit_test(test_local_global_master_stalled),
 	};
