@@ -41,12 +41,13 @@ static void catch_up(struct brun *r, int64_t t)
 		enter(r, RL_BREAKER_HALF_OPEN, r->b.opened_at + r->b.open_for);
 }
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct brun *r = ctx;
 	enum rl_breaker_state before, after;
 
 	(void)key;
+	(void)cost; /* the breaker counts requests, whatever they cost */
 	catch_up(r, t);
 	int v = rl_breaker_handle(&r->b, t, &before);
 	if (v < 0)

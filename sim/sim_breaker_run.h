@@ -1,7 +1,8 @@
 /*
  * sim_breaker_run.h - the rate-limit circuit breaker (breaker.h, times in
  * ns) in front of one protected service, driven by a scenario's traffic:
- * every request of every key goes through the one breaker.
+ * every request of every key goes through the one breaker, which counts
+ * requests whatever their cost.
  *
  * A rejected polite client or adversary waits until the breaker would
  * half-open (opened_at + open_for - now), the breaker's Retry-After.

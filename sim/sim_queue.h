@@ -15,8 +15,9 @@ struct sim_event {
 	uint64_t seq;     /* push order, breaks ties */
 	uint32_t source;  /* index of the traffic source */
 	uint32_t key;     /* dense key id */
-	uint32_t attempt; /* 0 for a fresh request, n for its nth retry */
-	uint32_t kind;    /* sim_event_kind */
+	uint16_t attempt; /* 0 for a fresh request, n for its nth retry (max_retries <= 1000) */
+	uint16_t kind;    /* sim_event_kind */
+	uint32_t cost;    /* the request's cost, units (1..RL_COST_MAX); a retry keeps it */
 	int64_t first_ns; /* arrival and retry: when the request was first sent, ns */
 };
 

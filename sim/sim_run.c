@@ -1,10 +1,11 @@
 /*
- * sim_run.c - model: the decider the engine calls checks the request with
- * the algorithm under test and with the reference on that key's states,
- * and tallies the comparison. Invariant: per key, track holds exactly the
- * algorithm's admitted times in (t - W, t] at the latest request t, so its
- * total after each admission is the count of the window ending there, and
- * the largest such total is the largest count of any window of length W.
+ * sim_run.c - model: the decider the engine calls checks the request (of
+ * cost c units) with the algorithm under test and with the reference on
+ * that key's states, and tallies the comparison. Invariant: per key, track
+ * holds exactly the algorithm's admitted units in (t - W, t] at the latest
+ * request t, as (time, units) runs, so its total after each admission is
+ * the count of the window ending there, and the largest such total is the
+ * largest count of any window of length W.
  */
 #include "sim_run.h"
 
@@ -23,7 +24,8 @@ struct run {
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
 	int64_t *req, *adm, *wrong;  /* per key: requests, admitted, false decisions */
-	int64_t *win;                /* per key: aligned window of the last request, prev, curr admitted */
+	int64_t *units;              /* per key: units requested */
+	int64_t *win;                /* per key: aligned window of the last request, prev, curr admitted units */
 	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
@@ -51,13 +53,13 @@ static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
 	r->res->estimate_n++;
 }
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct run *r = ctx;
 	struct rl_decision d;
 	void *st = r->states + (size_t)key * r->state_size;
-	int v = rl_limiter_check(r->lim, st, t, retry_ns ? &d : NULL);
-	int ref = r->compare ? rl_sliding_log_check(r->ref, &r->refs[key], t, NULL) : 0;
+	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
+	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 
 	if (v < 0)
 		return v;
@@ -66,23 +68,28 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	if (retry_ns)
 		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
+	r->res->units += cost;
 	r->req[key]++;
+	r->units[key] += cost;
 	if (v) {
 		r->res->admitted++;
+		r->res->admitted_units += cost;
 		r->adm[key]++;
 	}
 	if (!r->compare)
 		goto observe;
-	/* the exact verdict on this request, given what the algorithm admitted before it */
+	/* the exact verdict on this request, given what the algorithm admitted
+	 * before it: would its units leave at most N in (t - W, t]? */
 	struct rl_runlog *log = &r->track[key];
 	rl_runlog_expire(log, t - r->lim->rule.window_ns);
-	bool exact = log->total < (uint64_t)r->lim->rule.limit;
+	bool exact = log->total + (uint64_t)cost <= (uint64_t)r->lim->rule.limit;
 	estimate(r, key, t, (int64_t)log->total);
 	if (v) {
-		int rc = rl_runlog_push(log, t);
+		/* an admitted cost may pass N only for a false allow, and fits 32 bits */
+		int rc = rl_runlog_push_n(log, t, (uint32_t)cost);
 		if (rc)
 			return rc;
-		r->win[3 * (size_t)key + 2]++;
+		r->win[3 * (size_t)key + 2] += cost;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
 		r->res->beyond_bound += (int64_t)log->total > r->own_bound;
@@ -131,7 +138,7 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 		if (!r->req[key])
 			continue;
 		res->active_keys++;
-		if ((double)r->req[key] > heavy_above) {
+		if ((double)r->units[key] > heavy_above) { /* the quota is in units */
 			res->heavy_keys++;
 			res->heavy_requests += r->req[key];
 			res->heavy_false += r->wrong[key];
@@ -164,7 +171,7 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 		res->state_bytes_mean = bytes / (double)res->active_keys;
 		double quota = (double)res->active_keys * (double)rule->limit *
 			       (double)tr->sc->duration_ns / (double)rule->window_ns;
-		res->long_run_rate_ratio = (double)res->admitted / quota;
+		res->long_run_rate_ratio = (double)res->admitted_units / quota;
 	}
 }
 
@@ -194,10 +201,12 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
-		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)), .win = calloc(3 * n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
+		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)),
+		.units = calloc(n, sizeof(int64_t)), .win = calloc(3 * n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
 		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
 	};
-	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.win || !r.peak_heap || !r.over) {
+	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.units || !r.win ||
+	    !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
 		struct sim_decider d = { decide, &r };
@@ -219,6 +228,7 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 	free(r.req);
 	free(r.adm);
 	free(r.wrong);
+	free(r.units);
 	free(r.win);
 	free(r.peak_heap);
 	free(r.over);

@@ -3,19 +3,21 @@
  * sliding-window rule (sliding_log's: at most N admitted with times in
  * (t - W, t]), applied to the same request sequence.
  *
+ * Everything counts units: a request of cost k (sim_scenario.h's cost) is
+ * k units, and the rule is N units per W (at k = 1, requests).
  * Definitions (all per request the algorithm under test decided, retries
- * included), with c = how many requests the algorithm itself admitted for
+ * included), with c = how many units the algorithm itself admitted for
  * this key with times in (t - W, t] before this one:
- *   false allow   the algorithm admits although c >= N: the admission puts
- *                 the key over the exact limit;
- *   false reject  the algorithm rejects although c < N: the exact limiter,
- *                 with the same history, would have admitted it.
+ *   false allow   the algorithm admits although c + k > N: the admission
+ *                 leaves the key over the exact limit;
+ *   false reject  the algorithm rejects although c + k <= N: the exact
+ *                 limiter, with the same history, would have admitted it.
  *   This judges each decision on the algorithm's own history, so one early
  *   difference does not make every later decision count as an error.
  *   Also reported, as diverged_*: the verdicts of an
  *   independent sliding_log fed the same requests and keeping its own
  *   state (an admitted-set comparison, which cascades under saturation);
- *   max_in_window the most requests one key had admitted in a window of
+ *   max_in_window the most units one key had admitted in a window of
  *                 length W, i.e. with times in (t - W, t]: exact, from a
  *                 sliding two-pointer (a run log) over each key's admitted
  *                 times; a key is over-admitted when this exceeds N;
@@ -23,12 +25,12 @@
  *                 algorithm's own documented bound allows
  *                 (rl_limiter_max_admitted(lim, W - 1), own_bound): a
  *                 correctness check, 0 unless the algorithm is broken;
- *   heavy keys    keys that requested more than their quota over the run
- *                 (N * duration / W, retries included): how many, their
- *                 requests and their false allows + rejects, which says
+ *   heavy keys    keys that requested more units than their quota over
+ *                 the run (N * duration / W, retries included): how many,
+ *                 their requests and their false allows + rejects, which says
  *                 which sources carry the error;
  *   estimate diff the sliding-window counter's estimate of the key's
- *                 admitted count in (t - W, t] before each request,
+ *                 admitted units in (t - W, t] before each request,
  *                 prev * (W - e) / W + curr over the algorithm's own
  *                 admissions (Cloudflare's 2017 rate approximation), against
  *                 the exact count: the mean of |estimate - exact| / exact
@@ -37,9 +39,10 @@
  *   clients       what the polite (closed-loop) clients experienced
  *                 (struct sim_clients): served, gave up, the wait from
  *                 first send to admission;
- *   long-run rate admitted / (active keys * N * duration / W);
+ *   long-run rate admitted units / (active keys * N * duration / W);
  *   Jain's index  the least, over the sources that pick keys uniformly,
- *                 of (sum x)^2 / (k sum x^2), x = admitted / requested,
+ *                 of (sum x)^2 / (k sum x^2), x = admitted / requested
+ *                 requests,
  *                 over the source's k active keys (equal demand by
  *                 construction; keys of different sources may differ in
  *                 load, so they are never mixed); 1 for a source with
@@ -60,7 +63,8 @@
 #include "sim_traffic.h"
 
 struct sim_result {
-	int64_t requests, admitted;
+	int64_t requests, admitted;          /* requests (false_* count requests too) */
+	int64_t units, admitted_units;       /* their costs, units (= requests at cost 1) */
 	int64_t false_allows, false_rejects;
 	int64_t diverged_allows, diverged_rejects; /* vs the independent sliding_log */
 	int64_t active_keys, keys_over;

@@ -133,7 +133,8 @@ static struct sim_traffic_spec blank_traffic(int line)
 		.type = SIM_TRAFFIC_UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
 		.on_ns = UNSET, .off_ns = UNSET, .period_ns = UNSET, .amplitude_pct = 50,
 		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = SIM_CLIENT_NONE,
-		.max_retries = 3, .retry_gap_ns = UNSET, .line = line,
+		.max_retries = 3, .retry_gap_ns = UNSET, .cost_kind = SIM_COST_CONSTANT,
+		.cost_min = 1, .cost_max = 1, .line = line,
 	};
 }
 
@@ -286,6 +287,50 @@ static int set_zipf(struct parse *p, struct sim_traffic_spec *t, const char *v)
 	return 1;
 }
 
+/* One integer cost bound, 1..RL_COST_MAX. */
+static int cost_int(const char *tok, int64_t *out)
+{
+	return tok && rl_parse_i64(tok, out) && *out >= 1 && *out <= RL_COST_MAX;
+}
+
+/* cost = constant C | uniform LO HI | pareto ALPHA MIN MAX (sim_scenario.h) */
+static int set_cost(struct parse *p, struct sim_traffic_spec *t, const char *v)
+{
+	char buf[128], *tok[5] = { 0 }, *save = NULL, *end;
+	int n = 0;
+
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		return fail(p, line_of(p), "cost = '%s': too long", v);
+	for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (n < 5)
+			tok[n++] = w;
+		else
+			n = 6;
+	if (n == 2 && strcmp(tok[0], "constant") == 0 && cost_int(tok[1], &t->cost_min)) {
+		t->cost_kind = SIM_COST_CONSTANT;
+		t->cost_max = t->cost_min;
+		return 1;
+	}
+	if (n == 3 && strcmp(tok[0], "uniform") == 0 && cost_int(tok[1], &t->cost_min) &&
+	    cost_int(tok[2], &t->cost_max) && t->cost_min <= t->cost_max) {
+		t->cost_kind = SIM_COST_UNIFORM;
+		return 1;
+	}
+	if (n == 4 && strcmp(tok[0], "pareto") == 0 && cost_int(tok[2], &t->cost_min) &&
+	    cost_int(tok[3], &t->cost_max) && t->cost_min <= t->cost_max) {
+		double a = strtod(tok[1], &end);
+		if (*tok[1] && !*end && a > 0 && a <= 10) {
+			t->cost_kind = SIM_COST_PARETO;
+			t->cost_alpha = a;
+			return 1;
+		}
+	}
+	return fail(p, line_of(p),
+		    "cost = '%s': expected 'constant C', 'uniform LO HI' or 'pareto ALPHA MIN MAX' "
+		    "(integers in [1, %lld], LO <= HI, MIN <= MAX, ALPHA in (0, 10])",
+		    v, RL_COST_MAX);
+}
+
 static int set_file(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	int n = v[0] == '/' ? snprintf(t->file, sizeof(t->file), "%s", v)
@@ -328,6 +373,8 @@ static int traffic_key(struct parse *p, struct sim_traffic_spec *t, const char *
 		return set_zipf(p, t, v);
 	if (strcmp(name, "file") == 0)
 		return set_file(p, t, v);
+	if (strcmp(name, "cost") == 0)
+		return set_cost(p, t, v);
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(name, nums[i].name) != 0)
 			continue;

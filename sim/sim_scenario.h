@@ -30,8 +30,24 @@
  *   count = N  gap = 1ns  every = 2  ; boundary: count per key at kW - gap
  *                            ; and count at kW, for k = every, 2 every, ...
  *   rounds = 6               ; adversary: attack rounds, one fresh key each
- *   file = trace.txt         ; replay: 'T KEY' lines, T ns non-decreasing;
- *                            ; relative to the INI file's directory
+ *   file = trace.txt         ; replay: 'T KEY [COST]' lines, T ns
+ *                            ; non-decreasing; relative to the INI file's
+ *                            ; directory; a line's COST (units, 1..10^9)
+ *                            ; overrides the source's cost
+ *   cost = constant 1        ; each request's cost in units (algo.h), drawn
+ *                            ; per arrival from the source's own stream:
+ *                            ;   constant C          every request costs C
+ *                            ;   uniform LO HI       uniform integer in [LO, HI]
+ *                            ;   pareto ALPHA MIN MAX  heavy-tailed: a Pareto
+ *                            ;     of shape ALPHA (a decimal in (0, 10])
+ *                            ;     truncated to [MIN, MAX], rounded down;
+ *                            ;     P(cost >= x) ~ (MIN / x)^ALPHA
+ *                            ; 1 <= C, LO <= HI, MIN <= MAX <= 10^9. The
+ *                            ; rule then counts units (N units per W); load
+ *                            ; still sets the rate of requests, so the
+ *                            ; offered units are load% * N * the mean cost
+ *                            ; per W. A retry costs what its request did.
+ *                            ; The breaker counts requests, not units.
  *   client = none | polite | abusive ; what a rejected client does:
  *                            ; polite retries after retry_after_ns, abusive
  *                            ; after retry_gap, ignoring it
@@ -81,6 +97,8 @@ enum sim_traffic_type {
 
 enum sim_client { SIM_CLIENT_NONE, SIM_CLIENT_POLITE, SIM_CLIENT_ABUSIVE };
 
+enum sim_cost_kind { SIM_COST_CONSTANT, SIM_COST_UNIFORM, SIM_COST_PARETO };
+
 struct sim_traffic_spec {
 	char name[SIM_NAME_MAX];
 	enum sim_traffic_type type;
@@ -100,6 +118,10 @@ struct sim_traffic_spec {
 	enum sim_client client;
 	int64_t max_retries;   /* retries per rejected request */
 	int64_t retry_gap_ns;  /* abusive: wait before retrying, ns */
+	enum sim_cost_kind cost_kind;
+	int64_t cost_min;      /* units: constant C, uniform LO, pareto MIN */
+	int64_t cost_max;      /* units: constant C, uniform HI, pareto MAX */
+	double cost_alpha;     /* pareto: shape */
 	int line;              /* line of the section's first key (its header if none), for messages */
 };
 

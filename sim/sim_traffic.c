@@ -30,7 +30,7 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	struct sim_keymap ids;
 	size_t cap = 0;
 	int rc = RL_OK;
-	char *line, *tok[2];
+	char *line, *tok[3];
 
 	if (!in.in) {
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
@@ -43,13 +43,18 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 		return RL_ENOMEM;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
-		int64_t t;
+		int64_t t, cost = 0;
+		int ntok = in.has_nul ? 0 : sim_split(line, tok, 3);
 		if (in.has_nul) {
 			snprintf(msg, msg_len, "%s:%ld: holds a NUL byte", path, in.lineno);
 			rc = RL_EINVAL;
-		} else if (sim_split(line, tok, 2) != 2 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY' with T an integer number of ns", path,
-				 in.lineno);
+		} else if (ntok < 2 || ntok > 3 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
+			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY [COST]' with T an integer number of ns",
+				 path, in.lineno);
+			rc = RL_EINVAL;
+		} else if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
+			snprintf(msg, msg_len, "%s:%ld: cost '%s' is not an integer in [1, %lld]", path,
+				 in.lineno, tok[2], RL_COST_MAX);
 			rc = RL_EINVAL;
 		} else if (s->trace_len && t < s->trace_ns[s->trace_len - 1]) {
 			snprintf(msg, msg_len, "%s:%ld: time %lld goes backwards", path, in.lineno, (long long)t);
@@ -64,7 +69,10 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 				uint32_t *ks = realloc(s->trace_key, cap * sizeof(*ks));
 				if (ks)
 					s->trace_key = ks;
-				if (!ts || !ks)
+				uint32_t *cs = realloc(s->trace_cost, cap * sizeof(*cs));
+				if (cs)
+					s->trace_cost = cs;
+				if (!ts || !ks || !cs)
 					id = NULL;
 			}
 			if (!id) {
@@ -75,6 +83,7 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			if (!*id)
 				*id = (uint32_t)ids.len; /* ids start at 1; 0 marks a new key */
 			s->trace_ns[s->trace_len] = t;
+			s->trace_cost[s->trace_len] = (uint32_t)cost;
 			s->trace_key[s->trace_len++] = *id - 1;
 		}
 	}
@@ -155,6 +164,7 @@ void sim_traffic_destroy(struct sim_traffic *tr)
 		free(tr->src[i].cdf);
 		free(tr->src[i].trace_ns);
 		free(tr->src[i].trace_key);
+		free(tr->src[i].trace_cost);
 	}
 	*tr = (struct sim_traffic){ 0 };
 }
@@ -200,11 +210,38 @@ static int64_t round_start(const struct sim_source *s, int64_t w, int64_t r)
 	return first + (1 + 3 * r) * w + offsets[r % 6];
 }
 
+/* A request's cost from the source's distribution (sim_scenario.h), units. */
+static uint32_t draw_cost(struct sim_source *s)
+{
+	const struct sim_traffic_spec *sp = s->spec;
+	int64_t lo = sp->cost_min, hi = sp->cost_max;
+
+	switch (sp->cost_kind) {
+	case SIM_COST_UNIFORM:
+		return (uint32_t)(lo + (int64_t)sim_rng_below(&s->cost_rng, (uint64_t)(hi - lo + 1)));
+	case SIM_COST_PARETO: {
+		/* inverse CDF of the Pareto truncated to [lo, hi]:
+		 * x = lo * (1 - u (1 - (lo/hi)^a))^(-1/a), u in [0, 1) */
+		double a = sp->cost_alpha;
+		double r = sim_exp(a * sim_ln((double)lo / (double)hi)); /* >= e^-208 */
+		double y = 1.0 - sim_rng_unit(&s->cost_rng) * (1.0 - r);
+		double x = (double)lo * sim_exp(-sim_ln(y) / a);
+		int64_t c = x >= (double)hi ? hi : (int64_t)x;
+		return (uint32_t)(c < lo ? lo : c);
+	}
+	case SIM_COST_CONSTANT:
+		break;
+	}
+	return (uint32_t)lo;
+}
+
 /*
  * The source's next arrival after the one it made last: false when it has
- * no more before its stop time.
+ * no more before its stop time. *cost is set for a trace line that names
+ * its cost, else left alone.
  */
-static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, int64_t *t, uint32_t *key)
+static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, int64_t *t, uint32_t *key,
+			 uint32_t *cost)
 {
 	const struct sim_traffic_spec *sp = s->spec;
 	int64_t w = sc->rule.window_ns, n = s->n++;
@@ -292,6 +329,7 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 			return false;
 		*t = s->trace_ns[n];
 		*key = s->trace_key[n];
+		*cost = s->trace_cost[n];
 		return true;
 	}
 	*key = pick_key(s);
@@ -307,6 +345,7 @@ static void restart(struct sim_traffic *tr)
 		const struct sim_traffic_spec *sp = s->spec;
 
 		sim_rng_seed(&s->rng, tr->seed, i);
+		sim_rng_seed(&s->cost_rng, tr->seed, SIM_MAX_TRAFFIC + i);
 		s->n = 0;
 		s->t_ns = sp->start_ns;
 		s->on = true;
@@ -334,13 +373,15 @@ static int schedule_next(struct sim_queue *q, struct sim_traffic *tr, uint32_t s
 {
 	struct sim_source *s = &tr->src[src];
 	int64_t t = 0;
-	uint32_t key = 0;
+	uint32_t key = 0, cost = 0;
 
-	if (!next_arrival(s, tr->sc, &t, &key) || t >= tr->sc->duration_ns)
+	if (!next_arrival(s, tr->sc, &t, &key, &cost) || t >= tr->sc->duration_ns)
 		return RL_OK;
+	if (!cost)
+		cost = draw_cost(s);
 	enum sim_event_kind kind = s->spec->type == SIM_TRAFFIC_ADVERSARY ? SIM_EV_PROBE : SIM_EV_ARRIVAL;
 	return sim_queue_push(q, (struct sim_event){ .t_ns = t, .source = src, .key = s->key_base + key,
-						   .kind = kind, .first_ns = t });
+						   .kind = kind, .first_ns = t, .cost = cost });
 }
 
 static void tally_polite(struct sim_clients *c, const struct sim_event *ev, int verdict, int64_t max_retries)
@@ -411,7 +452,7 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 
 		if (ev.kind == SIM_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
 			break;
-		int verdict = d->decide(d->ctx, ev.t_ns, ev.key, want ? &retry_ns : NULL);
+		int verdict = d->decide(d->ctx, ev.t_ns, ev.key, ev.cost, want ? &retry_ns : NULL);
 		if (verdict < 0) {
 			rc = verdict;
 			break;

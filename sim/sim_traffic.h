@@ -28,6 +28,7 @@
 struct sim_source {
 	const struct sim_traffic_spec *spec;
 	struct sim_rng rng;
+	struct sim_rng cost_rng; /* the costs' own stream: arrivals do not depend on them */
 	uint32_t key_base, nkeys;
 	double *cdf;       /* Zipf: cumulative weights of keys 0..nkeys-1; NULL = uniform */
 	double mean_ns;    /* mean gap of the source's Poisson process (at its peak for diurnal), ns */
@@ -45,6 +46,7 @@ struct sim_source {
 	int64_t round_end_ns; /* adversary: end of the current round, ns */
 	int64_t *trace_ns; /* replay: times, ns */
 	uint32_t *trace_key; /* replay: key ids relative to key_base */
+	uint32_t *trace_cost; /* replay: each line's COST, units; 0 = the source's cost */
 	size_t trace_len;
 };
 
@@ -74,12 +76,13 @@ struct sim_traffic {
 };
 
 /*
- * A decider answers one request: RL_ALLOWED, RL_REJECTED or a negative
- * rl_status. When retry_after_ns is not NULL and the request is rejected,
- * it receives the wait (>= 1 ns) after which a request would be admitted.
+ * A decider answers one request of cost units (1..RL_COST_MAX):
+ * RL_ALLOWED, RL_REJECTED or a negative rl_status. When retry_after_ns is
+ * not NULL and the request is rejected, it receives the wait (>= 1 ns)
+ * after which the request would be admitted (RL_DURATION_MAX_NS: never).
  */
 struct sim_decider {
-	int (*decide)(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns);
+	int (*decide)(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns);
 	void *ctx;
 };
 

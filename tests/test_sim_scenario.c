@@ -57,10 +57,11 @@ static void loaded(const char *ini, struct sim_scenario *sc)
 		fail_msg("%s", msg);
 }
 
-static int admit_all(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+static int admit_all(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	(void)t;
 	(void)key;
+	(void)cost;
 	(void)retry_ns;
 	++*(int64_t *)ctx;
 	return RL_ALLOWED;

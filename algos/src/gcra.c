@@ -112,4 +112,5 @@ const struct rl_algo rl_gcra_algo = {
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,
+	.uses_burst = true,
 };

@@ -106,4 +106,5 @@ const struct rl_algo rl_leaky_bucket_algo = {
 	.release = NULL,
 	.max_admitted = bound_op,
 	.answers_delay = true,
+	.uses_burst = true,
 };

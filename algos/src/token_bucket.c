@@ -91,4 +91,5 @@ const struct rl_algo rl_token_bucket_algo = {
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,
+	.uses_burst = true,
 };

@@ -28,22 +28,74 @@ int cli_cmd_sim(int argc, char **argv);
 int cli_cmd_fleet(int argc, char **argv);
 
 /*
- * Walks argv as "--name value" or "--name=value" options ("-h" is "help").
- * Returns the option's name without "--" (in a buffer valid until the next
- * call), "" for a positional argument (then *value is the argument), or
- * NULL at the end. *value is NULL for a flag, or for an option that takes a
- * value but has none (the next argument is missing or is itself an option).
- * cur starts at 0.
+ * Options. Each command describes its options in a table and parses argv
+ * with cli_parse (getopt_long underneath): long options only, given as
+ * "--name value" or "--name=value"; a flag as "--name" or
+ * "--name=yes|no|true|false|1|0"; "-h" and "--help" print the command's
+ * help; "--" ends the options; every other argument is positional ("-"
+ * among them: standard input). An unknown option, a missing value, a value
+ * given to a flag that is not one of those words, an option given twice or
+ * too many positional arguments is a usage error naming it.
  */
-struct cli_opts {
-	int argc;
-	char **argv;
-	int cur;
-};
-const char *cli_opt_next(struct cli_opts *o, const char **value, bool takes_value(const char *));
+enum cli_opt_kind { CLI_FLAG, CLI_VALUE };
 
-/* A takes_value for commands whose every option but --help takes a value. */
-bool cli_opt_all_but_help(const char *name);
+struct cli_option {
+	const char *name; /* without "--" */
+	enum cli_opt_kind kind;
+};
+
+#define CLI_MAX_OPTS 16
+#define CLI_MAX_POS 256
+
+struct cli_args {
+	/* Per option of the table: its value, "1" for a flag that is on; NULL when not given. */
+	const char *value[CLI_MAX_OPTS];
+	const char *pos[CLI_MAX_POS]; /* the positional arguments, in order */
+	size_t npos;
+};
+
+/* cli_parse's answer when help was asked for: the caller prints it and exits 0. */
+enum { CLI_HELP = -1 };
+
+/*
+ * Parses argv[0..argc) (the arguments after the command's name) against
+ * opts[0..nopts), nopts <= CLI_MAX_OPTS, into *out, allowing at most
+ * max_pos positional arguments. Returns CLI_EXIT_OK, CLI_HELP, or
+ * CLI_EXIT_USAGE after printing the message.
+ */
+int cli_parse(const char *cmd, int argc, char **argv, const struct cli_option *opts, size_t nopts,
+	      size_t max_pos, struct cli_args *out);
+
+/*
+ * Integer and duration option values, checked against [min, max]: on a bad
+ * value, a usage error "--NAME 'TEXT' is not an integer", "... is out of
+ * range [MIN, MAX]", or for a duration without a unit "... has no unit
+ * (a duration needs one of ns, us, ms, s, m, h, e.g. 60s)". what names the
+ * value ("--limit"). Return CLI_EXIT_OK or CLI_EXIT_USAGE.
+ */
+int cli_int(const char *cmd, const char *what, const char *text, int64_t min, int64_t max,
+	    int64_t *out);
+int cli_duration(const char *cmd, const char *what, const char *text, int64_t min_ns,
+		 int64_t max_ns, int64_t *out_ns);
+
+/*
+ * text made safe to quote in a message: control bytes and '\' escaped
+ * (\n, \t, \r, \xNN, \\), cut after CLI_QUOTE_MAX bytes of text with
+ * "...(N bytes)". The result lives in one of 4 static buffers, reused in
+ * turn: up to 4 may be used in one message.
+ */
+#define CLI_QUOTE_MAX 60
+const char *cli_quote(const char *text);
+
+/*
+ * Opens the input named by a positional argument: NULL or "-" is standard
+ * input. Returns CLI_EXIT_OK or CLI_EXIT_USAGE after a message naming the
+ * file and the reason.
+ */
+int cli_open_input(const char *cmd, const char *path, FILE **in);
+
+/* Closes what cli_open_input opened (never stdin). */
+void cli_close_input(FILE *in);
 
 /* Prints "ratelab CMD: message" to stderr after flushing stdout; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,7 +1,9 @@
 /*
- * cmd_breaker.c - `ratelab breaker --limit L --window W --open O`: the
- * spec's circuit breaker driven by lines "handle T" / "state T" (T in
- * seconds) on stdin, one answer line per call in the spec's strings.
+ * cmd_breaker.c - `ratelab breaker --limit L --window W --open O [FILE]`:
+ * the rate-limit circuit breaker driven by lines "handle T" / "state T"
+ * (T in seconds) from FILE or standard input, one answer line per call.
+ * Its durations are seconds, as the breaker's rules fix them: a bare number
+ * is seconds here (and only here).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,64 +16,78 @@
 #define NS_PER_S 1000000000LL
 
 static const char usage[] =
-	"usage: ratelab breaker --limit L --window W --open O\n"
+	"usage: ratelab breaker --limit L --window W --open O [FILE]\n"
 	"\n"
 	"Reads lines 'handle T' or 'state T' (T: integer seconds, 0..10^9,\n"
-	"non-decreasing) and prints per call ALLOWED,STATE / REJECTED,STATE or STATE.\n"
+	"non-decreasing) from FILE, or standard input when FILE is absent or '-', and\n"
+	"prints per call ALLOWED,STATE / REJECTED,STATE or STATE.\n"
 	"  --limit L    accepted requests allowed in the window, 1..10^6\n"
 	"  --window W   sliding window, seconds (or with unit s, m, h), 1..10^9 s\n"
 	"  --open O     time spent OPEN before HALF_OPEN, same form\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
-/* Parses a duration in whole seconds (bare integers are seconds). */
-static bool parse_seconds(const char *s, int64_t *out)
+enum { O_LIMIT, O_WINDOW, O_OPEN, O_COUNT };
+
+static const struct cli_option options[O_COUNT] = {
+	[O_LIMIT] = { "limit", CLI_VALUE },
+	[O_WINDOW] = { "window", CLI_VALUE },
+	[O_OPEN] = { "open", CLI_VALUE },
+};
+
+/* A duration in whole seconds in [1, SPEC_MAX]: bare integers are seconds. */
+static int parse_seconds(const char *what, const char *s, int64_t *out)
 {
+	static const char *const units[] = { "", "ns", "us", "ms", "s", "m", "h" };
+	size_t digits = strspn(s, "0123456789");
+	bool syntax = false;
 	int64_t ns;
 
-	if (!rl_parse_duration(s, NS_PER_S, &ns) || ns % NS_PER_S)
-		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		syntax = syntax || (digits > 0 && strcmp(s + digits, units[i]) == 0);
+	if (!syntax)
+		return cli_usage_error("breaker", "%s %s is not a duration (seconds: bare, or an integer "
+				       "with unit ns, us, ms, s, m or h)", what, cli_quote(s));
+	if (!rl_parse_duration(s, NS_PER_S, &ns) || ns / NS_PER_S < 1 || ns / NS_PER_S > SPEC_MAX)
+		return cli_usage_error("breaker", "%s %s is out of range [1, %lld] seconds", what,
+				       cli_quote(s), SPEC_MAX);
+	if (ns % NS_PER_S)
+		return cli_usage_error("breaker", "%s %s is not a whole number of seconds", what,
+				       cli_quote(s));
 	*out = ns / NS_PER_S;
-	return true;
+	return CLI_EXIT_OK;
 }
 
 int cli_cmd_breaker(int argc, char **argv)
 {
-	struct cli_opts o = { argc, argv, 0 };
-	int64_t limit = 0, window = 0, open_for = 0;
-	const char *name, *val;
-	int at; /* index of the argument being parsed, for messages */
+	struct cli_args a;
+	int64_t limit, window, open_for;
+	int status = cli_parse("breaker", argc, argv, options, O_COUNT, 1, &a);
 
-	while ((at = o.cur, name = cli_opt_next(&o, &val, cli_opt_all_but_help))) {
-		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		}
-		int64_t *dst = strcmp(name, "limit") == 0    ? &limit
-			       : strcmp(name, "window") == 0 ? &window
-			       : strcmp(name, "open") == 0   ? &open_for
-							     : NULL;
-		if (!dst)
-			return cli_usage_error("breaker", "unknown option '%s' (see --help)", o.argv[at]);
-		if (!val)
-			return cli_usage_error("breaker", "option --%s needs a value", name);
-		bool ok = dst == &limit ? rl_parse_i64(val, dst) : parse_seconds(val, dst);
-		int64_t max = dst == &limit ? RL_LIMIT_MAX : SPEC_MAX;
-		if (!ok || *dst < 1 || *dst > max)
-			return cli_usage_error("breaker", "--%s '%s' is not %s in [1, %lld]", name, val,
-					      dst == &limit ? "an integer" : "a whole number of seconds",
-					      (long long)max);
+	if (status == CLI_HELP) {
+		fputs(usage, stdout);
+		return cli_output_end("breaker", CLI_EXIT_OK);
 	}
-	if (!limit || !window || !open_for)
+	if (status)
+		return status;
+	if (!a.value[O_LIMIT] || !a.value[O_WINDOW] || !a.value[O_OPEN])
 		return cli_usage_error("breaker", "--limit, --window and --open are required (see --help)");
+	if ((status = cli_int("breaker", "--limit", a.value[O_LIMIT], 1, RL_LIMIT_MAX, &limit)) ||
+	    (status = parse_seconds("--window", a.value[O_WINDOW], &window)) ||
+	    (status = parse_seconds("--open", a.value[O_OPEN], &open_for)))
+		return status;
 
 	struct rl_breaker b;
 	char msg[128];
 	if (rl_breaker_init(&b, limit, window, open_for, msg, sizeof(msg)))
 		return cli_usage_error("breaker", "%s", msg);
 
-	struct sim_lines in = { .in = stdin };
+	struct sim_lines in = { 0 };
 	char *line, *tok[2];
-	int status = CLI_EXIT_OK;
+
+	if ((status = cli_open_input("breaker", a.npos ? a.pos[0] : NULL, &in.in))) {
+		rl_breaker_destroy(&b);
+		return status;
+	}
 
 	cli_stdout_buffered();
 	while (status == CLI_EXIT_OK && (line = sim_lines_next(&in))) {
@@ -84,20 +100,20 @@ int cli_cmd_breaker(int argc, char **argv)
 		bool handle = n == 2 && strcmp(tok[0], "handle") == 0;
 
 		if (n != 2 || (!handle && strcmp(tok[0], "state") != 0)) {
-			status = cli_usage_error("breaker", "line %ld: '%s': expected 'handle T' or 'state T'",
-						in.lineno, in.text);
+			status = cli_usage_error("breaker", "line %ld: %s: expected 'handle T' or 'state T'",
+						in.lineno, cli_quote(in.text));
 			break;
 		}
 		if (!rl_parse_i64(tok[1], &t) || t < 0 || t > SPEC_MAX) {
-			status = cli_usage_error("breaker", "line %ld: '%s': time '%s' is not an integer in [0, %lld]",
-						in.lineno, in.text, tok[1], SPEC_MAX);
+			status = cli_usage_error("breaker", "line %ld: %s: time %s is not an integer number of seconds in [0, %lld]",
+						in.lineno, cli_quote(in.text), cli_quote(tok[1]), SPEC_MAX);
 			break;
 		}
 		enum rl_breaker_state st;
 		int rc = handle ? rl_breaker_handle(&b, t, &st) : rl_breaker_state_at(&b, t, &st);
 		if (rc == RL_EORDER) {
-			status = cli_usage_error("breaker", "line %ld: '%s': time %lld is before the previous call's %lld",
-						in.lineno, in.text, (long long)t, (long long)b.last);
+			status = cli_usage_error("breaker", "line %ld: %s: time %lld is before the previous call's %lld",
+						in.lineno, cli_quote(in.text), (long long)t, (long long)b.last);
 		} else if (rc < 0) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab breaker: line %ld: %s\n", in.lineno, rl_strerror(rc));
@@ -109,6 +125,7 @@ int cli_cmd_breaker(int argc, char **argv)
 		}
 	}
 	status = cli_lines_end(&in, "breaker", status);
+	cli_close_input(in.in);
 	sim_lines_free(&in);
 	rl_breaker_destroy(&b);
 	return cli_output_end("breaker", status);

@@ -7,6 +7,7 @@
  * run's middle sixth (from 1/3 to 1/2 of the duration); with any of them,
  * exactly one run with the given values and defaults for the rest.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,29 +45,6 @@ static const char header[] =
 	"duration_ns,seed,requests,admitted,central_admitted,over_admitted,false_rejects,"
 	"over_pct,false_reject_pct,round_trips,sync_failures,round_trips_per_1k,"
 	"round_trips_saved_pct\n";
-
-static bool bad(const char *opt, const char *val, const char *want)
-{
-	cli_usage_error("fleet", "--%s '%s': %s", opt, val, want);
-	return false;
-}
-
-static bool parse_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out)
-{
-	if (!rl_parse_i64(val, out) || *out < lo || *out > hi) {
-		char want[96];
-		snprintf(want, sizeof(want), "want an integer in [%lld, %lld]", (long long)lo, (long long)hi);
-		return bad(opt, val, want);
-	}
-	return true;
-}
-
-static bool parse_dur(const char *opt, const char *val, int64_t *out)
-{
-	if (!rl_parse_duration(val, 0, out))
-		return bad(opt, val, "want a duration with a unit (e.g. 10ms, 1s)");
-	return true;
-}
 
 static void row(FILE *f, const struct sim_fleet_config *c, const struct sim_fleet_result *r)
 {
@@ -118,80 +96,105 @@ static size_t grid(const struct sim_fleet_config *base, struct sim_fleet_config 
 
 enum { GRID_MAX = 66 };
 
+enum {
+	O_OUT,
+	O_SEED,
+	O_DURATION,
+	O_KEYS,
+	O_LIMIT,
+	O_WINDOW,
+	O_LOAD,
+	O_NODES,
+	O_SYNC,
+	O_ROUTING,
+	O_SKEW,
+	O_OUTAGE,
+	O_COUNT
+};
+
+static const struct cli_option options[O_COUNT] = {
+	[O_OUT] = { "out", CLI_VALUE },	      [O_SEED] = { "seed", CLI_VALUE },
+	[O_DURATION] = { "duration", CLI_VALUE }, [O_KEYS] = { "keys", CLI_VALUE },
+	[O_LIMIT] = { "limit", CLI_VALUE },	      [O_WINDOW] = { "window", CLI_VALUE },
+	[O_LOAD] = { "load", CLI_VALUE },	      [O_NODES] = { "nodes", CLI_VALUE },
+	[O_SYNC] = { "sync", CLI_VALUE },	      [O_ROUTING] = { "routing", CLI_VALUE },
+	[O_SKEW] = { "skew", CLI_VALUE },	      [O_OUTAGE] = { "outage", CLI_VALUE },
+};
+
+/* --outage FROM+LEN: two durations with units. */
+static int parse_outage(const char *text, struct sim_fleet_config *c)
+{
+	const char *plus = strchr(text, '+');
+	char from[32];
+	size_t fl = plus ? (size_t)(plus - text) : sizeof(from);
+	int64_t len;
+
+	if (fl < sizeof(from)) {
+		memcpy(from, text, fl);
+		from[fl] = '\0';
+	}
+	if (fl >= sizeof(from) || !rl_parse_duration(from, 0, &c->outage_from_ns) ||
+	    !rl_parse_duration(plus + 1, 0, &len) || len > INT64_MAX - c->outage_from_ns)
+		return cli_usage_error("fleet", "--outage %s is not FROM+LEN, two durations with units "
+				       "(e.g. 20s+10s)", cli_quote(text));
+	c->outage_to_ns = c->outage_from_ns + len;
+	return CLI_EXIT_OK;
+}
+
+/* The options' values into c; *single when one of the mode options is given. */
+static int read_options(const struct cli_args *a, struct sim_fleet_config *c, bool *single)
+{
+	const char *const *v = a->value;
+	int64_t x;
+	int s = CLI_EXIT_OK;
+
+	if (!s && v[O_SEED] && !(s = cli_int("fleet", "--seed", v[O_SEED], 0, INT64_MAX, &x)))
+		c->seed = (uint64_t)x;
+	if (!s && v[O_DURATION])
+		s = cli_duration("fleet", "--duration", v[O_DURATION], 1, INT64_MAX, &c->duration_ns);
+	if (!s && v[O_KEYS] && !(s = cli_int("fleet", "--keys", v[O_KEYS], 1, SIM_FLEET_KEYS_MAX, &x)))
+		c->keys = (int)x;
+	if (!s && v[O_LIMIT])
+		s = cli_int("fleet", "--limit", v[O_LIMIT], 1, RL_LIMIT_MAX, &c->limit);
+	if (!s && v[O_WINDOW])
+		s = cli_duration("fleet", "--window", v[O_WINDOW], 1, RL_WINDOW_MAX_NS, &c->window_ns);
+	if (!s && v[O_LOAD])
+		s = cli_int("fleet", "--load", v[O_LOAD], 1, 10000, &c->load_pct);
+	if (!s && v[O_NODES] && !(s = cli_int("fleet", "--nodes", v[O_NODES], 1, SIM_FLEET_NODES_MAX, &x)))
+		c->nodes = (int)x;
+	if (!s && v[O_SYNC])
+		s = cli_duration("fleet", "--sync", v[O_SYNC], 1, RL_TIME_MAX_NS, &c->sync_ns);
+	if (!s && v[O_ROUTING]) {
+		if (strcmp(v[O_ROUTING], "random") == 0)
+			c->routing = SIM_FLEET_RANDOM;
+		else if (strcmp(v[O_ROUTING], "sticky") == 0)
+			c->routing = SIM_FLEET_STICKY;
+		else
+			s = cli_usage_error("fleet", "--routing %s is not random or sticky",
+					    cli_quote(v[O_ROUTING]));
+	}
+	if (!s && v[O_SKEW])
+		s = cli_duration("fleet", "--skew", v[O_SKEW], 0, INT64_MAX, &c->skew_ns);
+	if (!s && v[O_OUTAGE])
+		s = parse_outage(v[O_OUTAGE], c);
+	*single = v[O_NODES] || v[O_SYNC] || v[O_ROUTING] || v[O_SKEW] || v[O_OUTAGE];
+	return s;
+}
+
 int cli_cmd_fleet(int argc, char **argv)
 {
-	struct cli_opts o = { argc, argv, 0 };
 	struct sim_fleet_config c = sim_fleet_defaults();
-	const char *name, *val, *out = NULL;
-	bool single = false;
-	int64_t v;
-	int at;
+	struct cli_args a;
+	bool single;
+	int status = cli_parse("fleet", argc, argv, options, O_COUNT, 0, &a);
 
-	while ((at = o.cur, name = cli_opt_next(&o, &val, cli_opt_all_but_help))) {
-		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
-			return cli_output_end("fleet", CLI_EXIT_OK);
-		}
-		if (!*name)
-			return cli_usage_error("fleet", "unexpected argument '%s' (see --help)", val);
-		if (!val)
-			return cli_usage_error("fleet", "option '%s' needs a value (see --help)", o.argv[at]);
-		bool ok = true;
-		if (strcmp(name, "out") == 0) {
-			out = val;
-		} else if (strcmp(name, "seed") == 0) {
-			ok = parse_int(name, val, 0, INT64_MAX, &v);
-			c.seed = (uint64_t)v;
-		} else if (strcmp(name, "duration") == 0) {
-			ok = parse_dur(name, val, &c.duration_ns);
-		} else if (strcmp(name, "keys") == 0) {
-			ok = parse_int(name, val, 1, SIM_FLEET_KEYS_MAX, &v);
-			c.keys = (int)v;
-		} else if (strcmp(name, "limit") == 0) {
-			ok = parse_int(name, val, 1, RL_LIMIT_MAX, &c.limit);
-		} else if (strcmp(name, "window") == 0) {
-			ok = parse_dur(name, val, &c.window_ns);
-		} else if (strcmp(name, "load") == 0) {
-			ok = parse_int(name, val, 1, 10000, &c.load_pct);
-		} else if (strcmp(name, "nodes") == 0) {
-			ok = parse_int(name, val, 1, SIM_FLEET_NODES_MAX, &v);
-			c.nodes = (int)v;
-			single = true;
-		} else if (strcmp(name, "sync") == 0) {
-			ok = parse_dur(name, val, &c.sync_ns);
-			single = true;
-		} else if (strcmp(name, "routing") == 0) {
-			if (strcmp(val, "random") == 0)
-				c.routing = SIM_FLEET_RANDOM;
-			else if (strcmp(val, "sticky") == 0)
-				c.routing = SIM_FLEET_STICKY;
-			else
-				ok = bad(name, val, "want random or sticky");
-			single = true;
-		} else if (strcmp(name, "skew") == 0) {
-			ok = parse_dur(name, val, &c.skew_ns);
-			single = true;
-		} else if (strcmp(name, "outage") == 0) {
-			const char *plus = strchr(val, '+');
-			char from[32];
-			size_t fl = plus ? (size_t)(plus - val) : sizeof(from);
-			int64_t len;
-			if (fl < sizeof(from)) {
-				memcpy(from, val, fl);
-				from[fl] = '\0';
-			}
-			if (fl >= sizeof(from) || !rl_parse_duration(from, 0, &c.outage_from_ns) ||
-			    !rl_parse_duration(plus + 1, 0, &len) || len > INT64_MAX - c.outage_from_ns)
-				ok = bad(name, val, "want FROM+LEN, two durations with units, e.g. 20s+10s");
-			else
-				c.outage_to_ns = c.outage_from_ns + len;
-			single = true;
-		} else {
-			return cli_usage_error("fleet", "unknown option '%s' (see --help)", o.argv[at]);
-		}
-		if (!ok)
-			return CLI_EXIT_USAGE;
+	if (status == CLI_HELP) {
+		fputs(usage, stdout);
+		return cli_output_end("fleet", CLI_EXIT_OK);
 	}
+	if (status || (status = read_options(&a, &c, &single)))
+		return status;
+	const char *out = a.value[O_OUT];
 
 	struct sim_fleet_config cs[GRID_MAX];
 	size_t n = single ? 1 : grid(&c, cs);
@@ -204,7 +207,7 @@ int cli_cmd_fleet(int argc, char **argv)
 			return cli_usage_error("fleet", "%s", msg);
 	FILE *f = stdout;
 	if (out && !(f = fopen(out, "w"))) {
-		fprintf(stderr, "ratelab fleet: cannot write %s\n", out);
+		fprintf(stderr, "ratelab fleet: cannot write %s: %s\n", cli_quote(out), strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
 	fputs(header, f);
@@ -222,7 +225,7 @@ int cli_cmd_fleet(int argc, char **argv)
 		row(f, &cs[i], &r);
 	}
 	if (f != stdout && fclose(f) != 0) {
-		fprintf(stderr, "ratelab fleet: cannot write %s\n", out);
+		fprintf(stderr, "ratelab fleet: cannot write %s: %s\n", cli_quote(out), strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
 	return cli_output_end("fleet", CLI_EXIT_OK);

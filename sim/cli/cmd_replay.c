@@ -1,9 +1,11 @@
 /*
  * cmd_replay.c - `ratelab replay --algo A --limit N --window W [--burst B]
- * [--explain] [--headers]` or `ratelab replay --config FILE ...`: decides
- * each line "T KEY [COST]" of stdin (T in ns; COST the request's cost in
- * units, default 1) with the chosen algorithm (or KEY's tier), one state
- * per KEY, and prints 1 (allowed) or 0 (rejected) per request; --explain adds the answer's fields, --headers the HTTP answer.
+ * [--explain] [--headers] [TRACE]` or `ratelab replay --config FILE ...
+ * [TRACE]`: decides each line "T KEY [COST]" of TRACE (a file, or standard
+ * input when absent or "-"; T in ns; COST the request's cost in units,
+ * default 1) with the chosen algorithm (or KEY's tier), one state per KEY,
+ * and prints 1 (allowed) or 0 (rejected) per request; --explain adds the
+ * answer's fields, --headers the HTTP answer.
  * States are never dropped here: a replay is exact for any order of times.
  */
 #include <stdlib.h>
@@ -16,16 +18,20 @@
 #include "ratelab/registry.h"
 
 static const char usage[] =
-	"usage: ratelab replay --algo A --limit N --window W [--burst B] [--explain] [--headers]\n"
-	"       ratelab replay --config FILE [--explain] [--headers]\n"
+	"usage: ratelab replay --algo A --limit N --window W [--burst B] [OPTIONS] [TRACE]\n"
+	"       ratelab replay --config FILE [OPTIONS] [TRACE]\n"
 	"\n"
 	"Reads lines 'T KEY [COST]' (T: integer ns in [0, 4*10^18]; KEY: any non-blank\n"
 	"token; COST: the request's cost in units, an integer in [1, 10^9], default 1)\n"
-	"and prints per request 1 (allowed) or 0 (rejected).\n"
+	"from the file TRACE, or standard input when TRACE is absent or '-', and prints\n"
+	"per request 1 (allowed) or 0 (rejected). Options take '--name value' or\n"
+	"'--name=value'; flags also '--name=yes|no'.\n"
 	"  --algo A     one of: %s\n"
 	"  --limit N    requests per window, 1..10^6\n"
-	"  --window W   window; an integer with unit ns, us, ms, s, m or h (bare: ns)\n"
-	"  --burst B    bucket capacity for token_bucket, gcra, leaky_bucket (default N)\n"
+	"  --window W   window: an integer with a unit ns, us, ms, s, m or h (60s, 1m);\n"
+	"               a bare number is refused\n"
+	"  --burst B    bucket capacity, 1..10^9, for the algorithms with a bucket\n"
+	"               (token_bucket, gcra, leaky_bucket; default N); refused for others\n"
 	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
 	"               leaky_bucket)\n"
 	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
@@ -40,16 +46,20 @@ static const char usage[] =
 	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
-static bool takes_value(const char *name)
-{
-	return strcmp(name, "help") != 0 && strcmp(name, "explain") != 0 &&
-	       strcmp(name, "headers") != 0 && strcmp(name, "legacy-headers") != 0;
-}
+enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY, O_COUNT };
+
+static const struct cli_option options[O_COUNT] = {
+	[O_ALGO] = { "algo", CLI_VALUE },       [O_LIMIT] = { "limit", CLI_VALUE },
+	[O_WINDOW] = { "window", CLI_VALUE },   [O_BURST] = { "burst", CLI_VALUE },
+	[O_CONFIG] = { "config", CLI_VALUE },   [O_EXPLAIN] = { "explain", CLI_FLAG },
+	[O_HEADERS] = { "headers", CLI_FLAG },  [O_LEGACY] = { "legacy-headers", CLI_FLAG },
+};
 
 struct replay_opts {
 	const char *algo;
 	const char *limit, *window, *burst;
 	const char *config;
+	const char *trace; /* NULL or "-": standard input */
 	bool explain;
 	bool headers;
 	unsigned http_flags; /* rl_http_flags */
@@ -57,37 +67,22 @@ struct replay_opts {
 
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
-	struct cli_opts o = { argc, argv, 0 };
-	const char *name, *val;
-	int at; /* index of the argument being parsed, for messages */
+	struct cli_args a;
+	int status = cli_parse("replay", argc, argv, options, O_COUNT, 1, &a);
 
-	while ((at = o.cur, name = cli_opt_next(&o, &val, takes_value))) {
-		const char **dst = strcmp(name, "algo") == 0     ? &ro->algo
-				   : strcmp(name, "limit") == 0  ? &ro->limit
-				   : strcmp(name, "window") == 0 ? &ro->window
-				   : strcmp(name, "burst") == 0  ? &ro->burst
-				   : strcmp(name, "config") == 0 ? &ro->config
-								 : NULL;
-		if (strcmp(name, "help") == 0) {
-			printf(usage, rl_algo_names());
-			return -1;
-		}
-		if (strcmp(name, "explain") == 0 && !val) {
-			ro->explain = true;
-			continue;
-		}
-		if ((strcmp(name, "headers") == 0 || strcmp(name, "legacy-headers") == 0) && !val) {
-			ro->headers = true;
-			ro->http_flags = RL_HTTP_LF | (name[0] == 'l' ? RL_HTTP_LEGACY : 0);
-			continue;
-		}
-		if (!dst)
-			return cli_usage_error("replay", "unknown option or argument '%s' (see --help)",
-					      o.argv[at]);
-		if (!val)
-			return cli_usage_error("replay", "option --%s needs a value", name);
-		*dst = val;
-	}
+	if (status == CLI_HELP)
+		printf(usage, rl_algo_names());
+	if (status)
+		return status;
+	ro->algo = a.value[O_ALGO];
+	ro->limit = a.value[O_LIMIT];
+	ro->window = a.value[O_WINDOW];
+	ro->burst = a.value[O_BURST];
+	ro->config = a.value[O_CONFIG];
+	ro->explain = a.value[O_EXPLAIN];
+	ro->headers = a.value[O_HEADERS] || a.value[O_LEGACY];
+	ro->http_flags = RL_HTTP_LF | (a.value[O_LEGACY] ? RL_HTTP_LEGACY : 0);
+	ro->trace = a.npos ? a.pos[0] : NULL;
 	return CLI_EXIT_OK;
 }
 
@@ -95,20 +90,23 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 {
 	struct rl_rule rule;
 	char msg[160];
+	int status;
 
 	if (!ro->algo || !ro->limit || !ro->window)
 		return cli_usage_error("replay", "--algo, --limit and --window are required (see --help)");
 	const struct rl_algo *algo = rl_algo_find(ro->algo);
 	if (!algo)
-		return cli_usage_error("replay", "unknown algorithm '%s' (%s)", ro->algo, rl_algo_names());
-	if (!rl_parse_i64(ro->limit, &rule.limit))
-		return cli_usage_error("replay", "--limit '%s' is not an integer", ro->limit);
-	if (!rl_parse_duration(ro->window, 1, &rule.window_ns))
-		return cli_usage_error("replay", "--window '%s' is not a duration (an integer with unit ns, "
-				      "us, ms, s, m or h)", ro->window);
+		return cli_usage_error("replay", "unknown algorithm %s (%s)", cli_quote(ro->algo),
+				       rl_algo_names());
+	if ((status = cli_int("replay", "--limit", ro->limit, 1, RL_LIMIT_MAX, &rule.limit)) ||
+	    (status = cli_duration("replay", "--window", ro->window, 1, RL_WINDOW_MAX_NS, &rule.window_ns)))
+		return status;
 	rule.burst = rule.limit;
-	if (ro->burst && !rl_parse_i64(ro->burst, &rule.burst))
-		return cli_usage_error("replay", "--burst '%s' is not an integer", ro->burst);
+	if (ro->burst && !algo->uses_burst)
+		return cli_usage_error("replay", "--burst does not apply to %s: it has no bucket (only "
+				       "token_bucket, gcra and leaky_bucket take a burst)", algo->name);
+	if (ro->burst && (status = cli_int("replay", "--burst", ro->burst, 1, RL_BURST_MAX, &rule.burst)))
+		return status;
 	if (rl_limiter_init(lim, algo, &rule, msg, sizeof(msg)))
 		return cli_usage_error("replay", "%s", msg);
 	return CLI_EXIT_OK;
@@ -206,9 +204,14 @@ int cli_cmd_replay(int argc, char **argv)
 		return status;
 	}
 
-	struct sim_lines in = { .in = stdin };
+	struct sim_lines in = { 0 };
 	char *line, *tok[3];
 	bool want = rp.ro.explain || rp.ro.headers;
+
+	if ((status = cli_open_input("replay", rp.ro.trace, &in.in))) {
+		replay_free(&rp);
+		return status;
+	}
 
 	cli_stdout_buffered();
 	while ((line = sim_lines_next(&in))) {
@@ -220,18 +223,18 @@ int cli_cmd_replay(int argc, char **argv)
 		int ntok = sim_split(line, tok, 3);
 
 		if (ntok < 2 || ntok > 3) {
-			status = cli_usage_error("replay", "line %ld: '%s': expected %s", in.lineno, in.text,
-						 ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
+			status = cli_usage_error("replay", "line %ld: %s: expected %s", in.lineno,
+						 cli_quote(in.text), ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
 			break;
 		}
 		if (!rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			status = cli_usage_error("replay", "line %ld: '%s': time '%s' is not an integer number of ns in [0, %lld]",
-						in.lineno, in.text, tok[0], RL_TIME_MAX_NS);
+			status = cli_usage_error("replay", "line %ld: %s: time %s is not an integer number of ns in [0, %lld]",
+						in.lineno, cli_quote(in.text), cli_quote(tok[0]), RL_TIME_MAX_NS);
 			break;
 		}
 		if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
-			status = cli_usage_error("replay", "line %ld: '%s': cost '%s' is not an integer in [1, %lld]",
-						 in.lineno, in.text, tok[2], RL_COST_MAX);
+			status = cli_usage_error("replay", "line %ld: %s: cost %s is not an integer in [1, %lld]",
+						 in.lineno, cli_quote(in.text), cli_quote(tok[2]), RL_COST_MAX);
 			break;
 		}
 		size_t klen = strlen(tok[1]), m = 0;
@@ -270,6 +273,7 @@ int cli_cmd_replay(int argc, char **argv)
 			print_headers(&rp, tier, rc, &d);
 	}
 	status = cli_lines_end(&in, "replay", status);
+	cli_close_input(in.in);
 	sim_lines_free(&in);
 	replay_free(&rp);
 	return cli_output_end("replay", status);

@@ -59,42 +59,38 @@ struct sim_opts {
 	size_t nfiles;
 };
 
-static bool takes_value(const char *name)
-{
-	return strcmp(name, "out") == 0 || strcmp(name, "seed") == 0;
-}
+enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_COUNT };
+
+static const struct cli_option options[O_COUNT] = {
+	[O_OUT] = { "out", CLI_VALUE },
+	[O_SEED] = { "seed", CLI_VALUE },
+	[O_NO_TIMING] = { "no-timing", CLI_FLAG },
+	[O_QUIET] = { "quiet", CLI_FLAG },
+};
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
 {
-	struct cli_opts o = { argc, argv, 0 };
-	const char *name, *val;
+	struct cli_args a;
+	int64_t seed;
+	int status = cli_parse("sim", argc, argv, options, O_COUNT, MAX_FILES, &a);
 
-	while ((name = cli_opt_next(&o, &val, takes_value))) {
-		int64_t seed;
-		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
-			return -1;
-		} else if (!*name) {
-			if (so->nfiles == MAX_FILES)
-				return cli_usage_error("sim", "more than %d scenario files", MAX_FILES);
-			so->files[so->nfiles++] = val;
-		} else if (strcmp(name, "no-timing") == 0 && !val) {
-			so->timing = false;
-		} else if (strcmp(name, "quiet") == 0 && !val) {
-			so->quiet = true;
-		} else if (!takes_value(name)) {
-			return cli_usage_error("sim", "unknown option '%s' (see --help)", o.argv[o.cur - 1]);
-		} else if (!val) {
-			return cli_usage_error("sim", "option --%s needs a value", name);
-		} else if (strcmp(name, "out") == 0) {
-			so->out = val;
-		} else if (!rl_parse_i64(val, &seed) || seed < 0) {
-			return cli_usage_error("sim", "--seed '%s' is not a non-negative integer", val);
-		} else {
-			so->seed = (uint64_t)seed;
-			so->seed_given = true;
-		}
+	if (status == CLI_HELP)
+		fputs(usage, stdout);
+	if (status)
+		return status;
+	if (a.value[O_OUT])
+		so->out = a.value[O_OUT];
+	if (a.value[O_SEED]) {
+		if ((status = cli_int("sim", "--seed", a.value[O_SEED], 0, INT64_MAX, &seed)))
+			return status;
+		so->seed = (uint64_t)seed;
+		so->seed_given = true;
 	}
+	if (a.value[O_NO_TIMING])
+		so->timing = false;
+	so->quiet = a.value[O_QUIET] != NULL;
+	for (size_t i = 0; i < a.npos; i++)
+		so->files[so->nfiles++] = a.pos[i];
 	return CLI_EXIT_OK;
 }
 
@@ -350,10 +346,12 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 	uint64_t seed = o->so->seed_given ? o->so->seed : sc->seed;
 	int status = CLI_EXIT_OK, rc = sim_traffic_create(&tr, sc, seed, msg, sizeof(msg));
 
-	if (rc) {
+	if (rc == RL_ENOMEM || rc == RL_EIO) {
 		fprintf(stderr, "ratelab sim: %s\n", msg);
-		return rc == RL_ENOMEM || rc == RL_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		return CLI_EXIT_FAIL;
 	}
+	if (rc)
+		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
 	for (size_t i = 0; i < n && status == CLI_EXIT_OK; i++)
@@ -380,11 +378,13 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 		int rc = sim_scenario_load(files[i], &base, msg, sizeof(msg));
 		if (rc == RL_OK && (rc = sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
 			sim_traffic_destroy(&tr); /* traces checked before anything is written */
-		if (rc) {
+		if (rc == RL_ENOMEM || rc == RL_EIO) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return rc == RL_ENOMEM || rc == RL_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+			return CLI_EXIT_FAIL;
 		}
+		if (rc)
+			return cli_usage_error("sim", "%s", msg);
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {
 			cap = (*count + add) * 2;

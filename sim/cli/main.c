@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ratelab/version.h"
 
 static const struct {
 	const char *name;
@@ -12,7 +13,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "breaker", cli_cmd_breaker, "drive the rate-limit circuit breaker with handle/state lines" },
-	{ "replay", cli_cmd_replay, "decide a trace of 'T KEY' lines with one algorithm" },
+	{ "replay", cli_cmd_replay, "decide a trace of 'T KEY [COST]' lines with one algorithm" },
 	{ "check", cli_cmd_check, "validate a tiers config file and print the resolved rules" },
 	{ "sim", cli_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
 	{ "fleet", cli_cmd_fleet, "simulate k nodes with local shares synced every S (local plus global)" },
@@ -20,7 +21,8 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fputs("usage: ratelab COMMAND [OPTIONS]   (ratelab COMMAND --help for each)\n\n"
+	fputs("usage: ratelab COMMAND [OPTIONS]   (ratelab COMMAND --help for each)\n"
+	      "       ratelab --version\n\n"
 	      "ratelab: exact rate-limiting algorithms, the rate-limit circuit breaker,\n"
 	      "a simulator and benchmarks.\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -36,6 +38,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return cli_output_end("--help", CLI_EXIT_OK);
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ratelab %s\n", rl_version());
+		return cli_output_end("--version", CLI_EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)

@@ -40,7 +40,7 @@ bad() { # expected message fragment, args...
 	grep -qF -- "$want" "$tmp/err" || fail "$*: message '$(cat "$tmp/err")' lacks '$want'"
 	[ ! -e "$tmp/bad.csv" ] || fail "$*: output written"
 }
-bad "unknown option '--bogus'" --bogus 1
+bad "unknown option or argument '--bogus'" --bogus 1
 bad "--routing 'zigzag'" --routing zigzag
 bad "--nodes '0'" --nodes 0
 bad "--sync '10'" --sync 10

@@ -23,7 +23,7 @@ run_ok gcra $'0 a 2\n0 a 2\n333 a 2\n333 a 4\n' \
 0 remaining=1 retry_after_ns=333 reset_ns=666
 1 remaining=0 retry_after_ns=0 reset_ns=999
 0 remaining=0 retry_after_ns=$never reset_ns=999" \
-	replay --algo gcra --limit 3 --window 999 --explain
+	replay --algo gcra --limit 3 --window 999ns --explain
 
 # leaky_bucket 3 per 999 ns, B = 3: 3 units from an idle queue (the last
 # waits 666 ns); 2 more do not fit until one unit is served (333 ns), 1 does
@@ -33,7 +33,7 @@ run_ok leaky_bucket $'0 a 3\n0 a 2\n0 a 1\n0 a 4\n' \
 0 remaining=1 retry_after_ns=333 reset_ns=999 delay_ns=0
 1 remaining=0 retry_after_ns=0 reset_ns=1332 delay_ns=999
 0 remaining=0 retry_after_ns=$never reset_ns=1332 delay_ns=0" \
-	replay --algo leaky_bucket --limit 3 --window 999 --burst 3 --explain
+	replay --algo leaky_bucket --limit 3 --window 999ns --burst 3 --explain
 
 # fixed_window 5 per 100 ns: 3, then 3 too many, then the window's last 2
 run_ok fixed_window $'10 a 3\n50 a 3\n50 a 2\n100 a 5\n100 a 6\n' \
@@ -42,7 +42,7 @@ run_ok fixed_window $'10 a 3\n50 a 3\n50 a 2\n100 a 5\n100 a 6\n' \
 1 remaining=0 retry_after_ns=0 reset_ns=50
 1 remaining=0 retry_after_ns=0 reset_ns=100
 0 remaining=0 retry_after_ns=$never reset_ns=100" \
-	replay --algo fixed_window --limit 5 --window 100 --explain
+	replay --algo fixed_window --limit 5 --window 100ns --explain
 
 # sliding_log 5 per 100 ns: 2 + 2 units; 2 more fit once the run at 10
 # leaves the window (t = 110)
@@ -52,7 +52,7 @@ run_ok sliding_log $'10 a 2\n20 a 2\n30 a 2\n110 a 2\n110 a 6\n' \
 0 remaining=1 retry_after_ns=80 reset_ns=90
 1 remaining=1 retry_after_ns=0 reset_ns=100
 0 remaining=1 retry_after_ns=$never reset_ns=100" \
-	replay --algo sliding_log --limit 5 --window 100 --explain
+	replay --algo sliding_log --limit 5 --window 100ns --explain
 
 # sliding_counter 4 per 100 ns: 4 at 90; at 110 the previous window weighs
 # 4 * 90, and 2 units fit once 4 * (100 - e) + 100 < 400, e = 26 (t = 126)
@@ -60,7 +60,7 @@ run_ok sliding_counter $'90 a 4\n110 a 2\n126 a 2\n' \
 "1 remaining=0 retry_after_ns=0 reset_ns=86
 0 remaining=1 retry_after_ns=16 reset_ns=66
 1 remaining=0 retry_after_ns=0 reset_ns=125" \
-	replay --algo sliding_counter --limit 4 --window 100 --explain
+	replay --algo sliding_counter --limit 4 --window 100ns --explain
 
 # COST 1 is the same as no COST, for every algorithm, answers and headers
 trace=../../sim/scenarios/traces/sample.trace
@@ -96,7 +96,7 @@ run_ok config $'0 alice 600\n1000 alice 401\n1000 alice 400\n1000 bob 1001\n2000
 
 # Bad costs: exit 2 after the earlier lines' output, naming line and text
 bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" replay "$@"; }
-args=(--algo sliding_log --limit 2 --window 10)
+args=(--algo sliding_log --limit 2 --window 10ns)
 ok2=$'0 a\n0 a 1\n'
 for c in 0 -1 1000000001 99999999999999999999 1.5 2ns +2 abc 0x10; do
 	bad "cost_$c" "${ok2}5 a $c"$'\n'"6 a"$'\n' $'1\n1' "${args[@]}" -- \

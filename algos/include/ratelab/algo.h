@@ -123,6 +123,7 @@ struct rl_algo {
 	 * that exceeds it is a bug, never a tradeoff (the simulator counts them).
 	 */
 	int64_t (*max_admitted)(const struct rl_limiter *lim, int64_t span_ns);
+	bool uses_burst; /* the rule's burst B shapes its decisions (the buckets) */
 };
 
 struct rl_limiter {

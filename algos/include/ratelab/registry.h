@@ -10,7 +10,8 @@
  *   limit     = 10         requests per window, 1..10^6       (required)
  *   window    = 1s         an integer with unit ns, us, ms, s, m or h
  *                                                             (required)
- *   burst     = 20         bucket capacity, 1..10^9           (default: limit)
+ *   burst     = 20         bucket capacity, 1..10^9, for token_bucket, gcra
+ *                          and leaky_bucket only     (default: limit)
  *   on_error  = fail_open  or fail_closed: the verdict when the store cannot
  *                          decide (out of memory, RL_EFULL)   (default fail_open)
  *   max_keys  = 1000000    the tier's store cap, 1..2^32       (default 10^6)
