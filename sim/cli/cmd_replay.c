@@ -169,8 +169,9 @@ static int replay_setup(struct replay *rp)
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
 		if (t && t->unlimited)
 			continue;
-		if (sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size)) {
-			fputs("ratelab replay: out of memory\n", stderr);
+		int rc = sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size);
+		if (rc) {
+			fprintf(stderr, "ratelab replay: %s\n", rl_strerror(rc));
 			return CLI_EXIT_FAIL;
 		}
 	}
