@@ -79,7 +79,7 @@ static int decide_any(const struct rl_limiter *lim, struct rl_gcra *st, int64_t 
 {
 	if (cost == 1)
 		return decide(lim, st, now_ns, 1, out);
-	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > lim->tolerance_ns) {
+	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (rl_u128)lim->tolerance_ns) {
 		struct rl_gcra copy = *st;
 		return decide(lim, &copy, now_ns, cost, out);
 	}
