@@ -5,6 +5,7 @@
 #   make bench   the whole measured report (results/REPORT.md); QUICK=1 for a short run
 #   make deps    install the Debian packages ratelab needs
 #   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
+#   make fuzz    each libFuzzer harness (tests/fuzz) for FUZZ_SECONDS (default 60)
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
 # Redis Cluster routing and local-plus-global tests (issue 13): redis-cli builds the cluster.
@@ -53,7 +54,7 @@ deps:
 	fi
 
 clean:
-	rm -rf build build-asan build-tsan build-bench
+	rm -rf build build-asan build-tsan build-bench build-fuzz
 
 # ---- install (i10): make install PREFIX=/some/where (default /usr/local) ----
 PREFIX ?= /usr/local
@@ -83,3 +84,21 @@ perf-baseline:
 perf-compare:
 	@[ -n "$(BASE)" ] || { echo "usage: make perf-compare BASE=<git rev>" >&2; exit 2; }
 	$(PERF) compare "$(BASE)"
+
+# -- fuzzing (tests/fuzz, issue 9): clang's libFuzzer with ASan+UBSan, every
+# library instrumented (RL_FUZZ). Each harness runs FUZZ_SECONDS on a scratch
+# copy of its committed seed corpus (tests/fuzz/corpus/NAME); a finding fails
+# the target and leaves its reproducer in build-fuzz/artifacts/.
+#   make fuzz                     each harness 60 s
+#   make fuzz FUZZ_SECONDS=20     what CI runs
+DEPS_FUZZ := clang libclang-rt-14-dev
+DEPS += $(DEPS_FUZZ)
+FUZZ_SECONDS ?= 60
+FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario
+
+.PHONY: fuzz
+fuzz:
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRL_FUZZ=ON \
+		-DRL_SANITIZE=address,undefined -DBUILD_TESTING=OFF $(CMAKE_FLAGS) >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target $(FUZZERS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh build-fuzz $(FUZZERS)

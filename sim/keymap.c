@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ratelab/parse.h"
 #include "ratelab/status.h"
 #include "ratelab/store.h"
 
@@ -51,10 +52,16 @@ int sim_keymap_init_seed(struct sim_keymap *m, size_t state_size, uint64_t seed)
 
 int sim_keymap_init(struct sim_keymap *m, size_t state_size)
 {
+	const char *fixed = getenv(SIM_HASH_SEED_ENV);
+	int64_t v;
 	uint64_t seed;
-	int rc = rl_store_random_seed(&seed);
+	int rc = RL_OK;
 
 	*m = (struct sim_keymap){ 0 };
+	if (fixed)
+		rc = rl_parse_i64(fixed, &v) && v >= 0 ? (seed = (uint64_t)v, RL_OK) : RL_EINVAL;
+	else
+		rc = rl_store_random_seed(&seed);
 	return rc ? rc : sim_keymap_init_seed(m, state_size, seed);
 }
 

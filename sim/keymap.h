@@ -25,7 +25,15 @@ struct sim_keymap {
 	size_t arena_len, arena_cap;
 };
 
-/* RL_OK, RL_ENOMEM, or RL_EIO when the system gave no random seed. */
+/*
+ * The seed comes from the system's random source, or from the environment
+ * variable RATELAB_HASH_SEED when it is set (a non-negative integer: the
+ * same layout and instruction counts in every run, as the perf gate
+ * needs; an attacker who knows it can pile keys up again). RL_OK,
+ * RL_ENOMEM, RL_EINVAL (RATELAB_HASH_SEED set but no such integer) or
+ * RL_EIO (no random seed from the system).
+ */
+#define SIM_HASH_SEED_ENV "RATELAB_HASH_SEED"
 int sim_keymap_init(struct sim_keymap *m, size_t state_size);
 /* The same with a given seed: a reproducible layout (tests). */
 int sim_keymap_init_seed(struct sim_keymap *m, size_t state_size, uint64_t seed);

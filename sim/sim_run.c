@@ -17,16 +17,22 @@
 
 #include "ratelab/sliding_log.h"
 
+/* What a run tallies per key: one cache line, so a request touches one line of them. */
+struct key_stats {
+	int64_t req, wrong;      /* requests, false decisions */
+	int64_t units, adm;      /* units requested, units admitted */
+	int64_t win[3];          /* aligned window of the last request; its prev and curr admitted units */
+	size_t peak_heap;        /* for an algorithm whose states own heap */
+};
+_Static_assert(sizeof(struct key_stats) == 64, "struct key_stats is one cache line");
+
 struct run {
 	const struct rl_limiter *lim, *ref;
 	unsigned char *states;       /* nkeys * state_size */
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
-	int64_t *req, *adm, *wrong;  /* per key: requests, admitted, false decisions */
-	int64_t *units;              /* per key: units requested */
-	int64_t *win;                /* per key: aligned window of the last request, prev, curr admitted units */
-	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
+	struct key_stats *ks;        /* per key */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
@@ -39,7 +45,7 @@ struct run {
 /* The sliding-counter estimate of key's admitted count before a request at t, against exact. */
 static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
 {
-	int64_t *w = &r->win[3 * (size_t)key], width = r->lim->rule.window_ns, k = t / width;
+	int64_t *w = r->ks[key].win, width = r->lim->rule.window_ns, k = t / width;
 
 	if (k != w[0]) {
 		w[1] = k == w[0] + 1 ? w[2] : 0;
@@ -68,13 +74,12 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 	if (retry_ns)
 		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
-	r->res->units += cost;
-	r->req[key]++;
-	r->units[key] += cost;
+	struct key_stats *ks = &r->ks[key];
+	ks->req++;
+	ks->units += cost;
 	if (v) {
 		r->res->admitted++;
-		r->res->admitted_units += cost;
-		r->adm[key]++;
+		ks->adm += cost;
 	}
 	if (!r->compare)
 		goto observe;
@@ -89,7 +94,7 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 		int rc = rl_runlog_push_n(log, t, (uint32_t)cost);
 		if (rc)
 			return rc;
-		r->win[3 * (size_t)key + 2] += cost;
+		ks->win[2] += cost;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
 		r->res->beyond_bound += (int64_t)log->total > r->own_bound;
@@ -98,7 +103,7 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 			r->res->keys_over++;
 		}
 	}
-	r->wrong[key] += v != exact;
+	ks->wrong += v != exact;
 	r->res->false_allows += v && !exact;
 	r->res->false_rejects += !v && exact;
 	r->res->diverged_allows += v && !ref;
@@ -106,8 +111,8 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 observe:
 	if (r->owns_heap) {
 		size_t heap = rl_limiter_heap_bytes(r->lim, st);
-		if (heap > r->peak_heap[key])
-			r->peak_heap[key] = heap;
+		if (heap > ks->peak_heap)
+			ks->peak_heap = heap;
 	}
 	const struct sim_hooks *h = r->hooks;
 	if (h) {
@@ -135,15 +140,18 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 	double heavy_above = (double)rule->limit * (double)tr->sc->duration_ns / (double)rule->window_ns;
 
 	for (uint32_t key = 0; key < tr->nkeys; key++) {
-		if (!r->req[key])
+		const struct key_stats *ks = &r->ks[key];
+		res->units += ks->units;
+		res->admitted_units += ks->adm;
+		if (!ks->req)
 			continue;
 		res->active_keys++;
-		if ((double)r->units[key] > heavy_above) { /* the quota is in units */
+		if ((double)ks->units > heavy_above) { /* the quota is in units */
 			res->heavy_keys++;
-			res->heavy_requests += r->req[key];
-			res->heavy_false += r->wrong[key];
+			res->heavy_requests += ks->req;
+			res->heavy_false += ks->wrong;
 		}
-		int64_t b = (int64_t)r->state_size + (int64_t)r->peak_heap[key];
+		int64_t b = (int64_t)r->state_size + (int64_t)ks->peak_heap;
 		bytes += (double)b;
 		if (b > res->state_bytes_max)
 			res->state_bytes_max = b;
@@ -151,7 +159,7 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 		if (s->cdf || s->spec->type == SIM_TRAFFIC_REPLAY)
 			continue;
 		size_t i = (size_t)(s - tr->src);
-		double x = (double)r->adm[key] / (double)r->req[key];
+		double x = (double)ks->adm / (double)ks->units;
 		sum[i] += x;
 		sum2[i] += x * x;
 		k[i]++;
@@ -200,13 +208,13 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 		.lim = &lim, .ref = &ref, .state_size = algo->state_size, .hooks = hooks,
 		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
-		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
-		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)),
-		.units = calloc(n, sizeof(int64_t)), .win = calloc(3 * n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
+		.track = calloc(n, sizeof(*r.track)),
+		.ks = aligned_alloc(sizeof(struct key_stats), n * sizeof(struct key_stats)),
 		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
 	};
-	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.units || !r.win ||
-	    !r.peak_heap || !r.over) {
+	if (r.ks)
+		memset(r.ks, 0, n * sizeof(*r.ks));
+	if (!r.states || !r.refs || !r.track || !r.ks || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
 		struct sim_decider d = { decide, &r };
@@ -225,12 +233,7 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 	free(r.states);
 	free(r.refs);
 	free(r.track);
-	free(r.req);
-	free(r.adm);
-	free(r.wrong);
-	free(r.units);
-	free(r.win);
-	free(r.peak_heap);
+	free(r.ks);
 	free(r.over);
 	return rc;
 }

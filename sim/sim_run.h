@@ -42,7 +42,7 @@
  *   long-run rate admitted units / (active keys * N * duration / W);
  *   Jain's index  the least, over the sources that pick keys uniformly,
  *                 of (sum x)^2 / (k sum x^2), x = admitted / requested
- *                 requests,
+ *                 units,
  *                 over the source's k active keys (equal demand by
  *                 construction; keys of different sources may differ in
  *                 load, so they are never mixed); 1 for a source with

@@ -40,7 +40,8 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	}
 	if ((rc = sim_keymap_init(&ids, sizeof(uint32_t)))) {
 		fclose(in.in);
-		snprintf(msg, msg_len, "%s", rl_strerror(rc));
+		snprintf(msg, msg_len, "key map: %s%s", rl_strerror(rc),
+			 rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
 		return rc;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
@@ -378,8 +379,8 @@ static int schedule_next(struct sim_queue *q, struct sim_traffic *tr, uint32_t s
 
 	if (!next_arrival(s, tr->sc, &t, &key, &cost) || t >= tr->sc->duration_ns)
 		return RL_OK;
-	if (!cost)
-		cost = draw_cost(s);
+	if (!cost) /* constant costs, the common case, without a call */
+		cost = s->spec->cost_kind == SIM_COST_CONSTANT ? (uint32_t)s->spec->cost_min : draw_cost(s);
 	enum sim_event_kind kind = s->spec->type == SIM_TRAFFIC_ADVERSARY ? SIM_EV_PROBE : SIM_EV_ARRIVAL;
 	return sim_queue_push(q, (struct sim_event){ .t_ns = t, .source = src, .key = s->key_base + key,
 						   .kind = kind, .first_ns = t, .cost = cost });

@@ -32,6 +32,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
+#include "ratelab/limit.h"
 #include "ratelab/registry.h"
 #include "ratelab/store.h"
 
@@ -53,6 +54,7 @@ struct perf_ctx {
 	struct rl_store *store;
 	struct rl_registry *reg;
 	struct rl_breaker breaker;
+	struct rl_limit *limit;
 	uint64_t keys[KEY_SEQ_LEN];
 	char ids[16][16]; /* registry client ids */
 	int64_t now_ns, step_ns;
@@ -248,6 +250,42 @@ static int op_empty(struct perf_ctx *c, long i)
 	return 0;
 }
 
+/*
+ * -- limit: the two-line API (limit.h), gcra of the bench rule; the unnamed
+ * key (param 0, its mutex) or param keys named in turn (its store), time as
+ * in hot and store.
+ */
+
+static int setup_limit(struct perf_ctx *c, const struct perf_entry *e)
+{
+	c->limit = rl_limit_new(((const struct rl_algo *)e->arg)->name, PERF_LIMIT, PERF_WINDOW_NS, 0);
+	if (!c->limit) {
+		fprintf(stderr, "perf_driver: rl_limit_new: %s\n", rl_limit_error());
+		return -1;
+	}
+	c->now_ns = PERF_START_NS;
+	c->step_ns = PERF_WINDOW_NS / PERF_LIMIT / 2 / (e->param ? e->param : 1);
+	for (long i = 0; i < KEY_SEQ_LEN; i++)
+		c->keys[i] = (uint64_t)(i % (e->param ? e->param : 1));
+	/* the first keyed call makes the store: set-up, not measured */
+	if (e->param && rl_limit_allow_key_at(c->limit, &c->keys[0], sizeof(uint64_t), c->now_ns, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+static int op_limit(struct perf_ctx *c, long i)
+{
+	(void)i;
+	c->now_ns += c->step_ns;
+	return rl_limit_allow_at(c->limit, c->now_ns, NULL);
+}
+
+static int op_limit_key(struct perf_ctx *c, long i)
+{
+	c->now_ns += c->step_ns;
+	return rl_limit_allow_key_at(c->limit, &c->keys[i % KEY_SEQ_LEN], sizeof(uint64_t), c->now_ns, NULL);
+}
+
 #define HOT_OPS 20000
 #define HOT(algo)                                                                               \
 	{ "hot/" #algo "/verdict", HOT_OPS, "hot/" #algo "/ops/verdict",                        \
@@ -267,6 +305,8 @@ static const struct perf_entry entries[] = {
 	{ "store/gcra/1000", 20000, "store/gcra/1000/uniform", "rl_store_check, 1K uniform keys", setup_store, op_store, &rl_gcra_algo, 1000 },
 	{ "store/gcra/1000000", 20000, "store/gcra/1000000/uniform", "rl_store_check, 1M uniform keys", setup_store, op_store, &rl_gcra_algo, 1000000 },
 	{ "breaker/at_limit", 20000, "breaker/at_limit", "rl_breaker_handle, limit 10^6, at the limit", setup_breaker, op_breaker, NULL, 1000000 },
+	{ "limit/gcra/allow_at", 20000, NULL, "rl_limit_allow_at: the two-line API, unnamed key", setup_limit, op_limit, &rl_gcra_algo, 0 },
+	{ "limit/gcra/allow_key_at", 20000, NULL, "rl_limit_allow_key_at: the two-line API, 1K named keys in turn", setup_limit, op_limit_key, &rl_gcra_algo, 1000 },
 	{ "registry/check/premium", 20000, "registry/check/premium", "rl_registry_check: resolve + the tier's store check", setup_registry, op_registry, NULL, 0 },
 };
 
@@ -296,6 +336,7 @@ static int run(const struct perf_entry *e)
 	rl_registry_destroy(c->reg);
 	if (c->breaker.limit)
 		rl_breaker_destroy(&c->breaker);
+	rl_limit_free(c->limit);
 	printf("ops=%ld\n", e->ops);
 	return 0;
 }

@@ -171,8 +171,9 @@ static int replay_setup(struct replay *rp)
 			continue;
 		int rc = sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size);
 		if (rc) {
-			fprintf(stderr, "ratelab replay: %s\n", rl_strerror(rc));
-			return CLI_EXIT_FAIL;
+			fprintf(stderr, "ratelab replay: key map: %s%s\n", rl_strerror(rc),
+				rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
+			return rc == RL_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		}
 	}
 	return CLI_EXIT_OK;
