@@ -14,6 +14,8 @@ DEPS += $(DEPS_RCLUSTER)
 # i10: curl for the HTTP server example's test.
 DEPS_I10 := curl
 DEPS += $(DEPS_I10)
+DEPS_PEERS := golang-go golang-golang-x-time-dev golang-github-juju-ratelimit-dev libguava-java default-jdk-headless nodejs nginx-core python3
+DEPS += $(DEPS_PEERS)
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
@@ -39,7 +41,7 @@ test-tsan:
 	ctest --test-dir build-tsan --output-on-failure -L concurrency -j $(JOBS)
 
 bench:
-	QUICK=$(QUICK) bash bench/run.sh
+	QUICK=$(QUICK) PEERS=$(PEERS) bash bench/run.sh
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -52,6 +54,7 @@ deps:
 	else \
 		echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
 	fi
+	@$(MAKE) --no-print-directory deps-peers
 
 clean:
 	rm -rf build build-asan build-tsan build-bench build-fuzz
@@ -61,6 +64,14 @@ PREFIX ?= /usr/local
 .PHONY: install
 install: all
 	cmake --install build --prefix $(PREFIX)
+
+# -- peers (bench/peers/): the limiters people deploy, beside ratelab in `make bench`
+# (PEERS=0 skips them). Their Debian packages are DEPS_PEERS; rate-limiter-flexible
+# comes from npm at the version of bench/peers/node/package-lock.json.
+.PHONY: deps-peers
+deps-peers:
+	@command -v npm >/dev/null 2>&1 || { echo "deps: npm missing; run: sudo apt-get install -y npm"; exit 1; }
+	cd bench/peers/node && npm ci --no-audit --no-fund
 
 # -- performance gate (bench/perf, issue 8): exact per-operation figures from
 # callgrind against results/baseline/perf.json; thresholds in bench/perf/perf.py.

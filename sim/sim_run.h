@@ -95,4 +95,13 @@ struct sim_hooks {
 int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
 	       struct sim_result *res);
 
+/*
+ * The same run and measurements with the decisions made by ext (e.g. a
+ * child process through the decider protocol, sim_decider.h); name labels
+ * progress lines. State bytes are not measured (0): the decider's memory
+ * is its own. An error of ext is returned as it came.
+ */
+int sim_run_external(struct sim_traffic *tr, const struct sim_decider *ext, const char *name,
+		     const struct sim_hooks *hooks, struct sim_result *res);
+
 #endif

@@ -102,6 +102,15 @@ void cli_close_input(FILE *in);
 int cli_usage_error(const char *cmd, const char *fmt, ...) RL_PRINTF(2, 3);
 
 /*
+ * sim_lines_next for a command's stdin that may be a pipe driven line by
+ * line (`ratelab sim --decider 'ratelab replay ...'`): before it would wait
+ * for more input, stdout is flushed, so the writer gets every answer to
+ * what it wrote. A regular file is never polled: it streams through full
+ * buffers, at one test per line.
+ */
+char *cli_lines_next(struct sim_lines *r);
+
+/*
  * After the last line: CLI_EXIT_FAIL with a message if reading failed,
  * else status.
  */
