@@ -8,6 +8,9 @@
 #   make fuzz    each libFuzzer harness (tests/fuzz) for FUZZ_SECONDS (default 60)
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+# Redis Cluster routing and local-plus-global tests (issue 13): redis-cli builds the cluster.
+DEPS_RCLUSTER := redis-server redis-tools libhiredis-dev
+DEPS += $(DEPS_RCLUSTER)
 # i10: curl for the HTTP server example's test.
 DEPS_I10 := curl
 DEPS += $(DEPS_I10)

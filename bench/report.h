@@ -170,6 +170,10 @@ std::string full_report(const Inputs &in);
 // and history_vars.gp (the chart's column count).
 void perf_section(std::ostringstream &o, const Inputs &in);
 
+// The local-plus-global section (report_fleet.cc): reads sim/fleet.csv,
+// writes plots/data/fleet.dat; exits 1 when the file is missing.
+std::string fleet_section(const Inputs &in);
+
 // The peers (report_peers.cc): their section of the report (ns/op and bytes
 // per key against the nearest algorithm, accuracy on the same runs, nginx's
 // agreement with leaky_bucket; "not run (PEERS=0)" without peers.json) and

@@ -647,6 +647,7 @@ std::string full_report(const Inputs &in)
 	charts(o, in);
 	perf_section(o, in);
 	o << peers_section(in);
+	o << fleet_section(in);
 	return o.str();
 }
 
