@@ -5,11 +5,17 @@
 #   make bench   the whole measured report (results/REPORT.md); QUICK=1 for a short run
 #   make deps    install the Debian packages ratelab needs
 #   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
+#   make fuzz    each libFuzzer harness (tests/fuzz) for FUZZ_SECONDS (default 60)
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+# Redis Cluster routing and local-plus-global tests (issue 13): redis-cli builds the cluster.
+DEPS_RCLUSTER := redis-server redis-tools libhiredis-dev
+DEPS += $(DEPS_RCLUSTER)
 # i10: curl for the HTTP server example's test.
 DEPS_I10 := curl
 DEPS += $(DEPS_I10)
+DEPS_PEERS := golang-go golang-golang-x-time-dev golang-github-juju-ratelimit-dev libguava-java default-jdk-headless nodejs nginx-core python3
+DEPS += $(DEPS_PEERS)
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
@@ -35,7 +41,7 @@ test-tsan:
 	ctest --test-dir build-tsan --output-on-failure -L concurrency -j $(JOBS)
 
 bench:
-	QUICK=$(QUICK) bash bench/run.sh
+	QUICK=$(QUICK) PEERS=$(PEERS) bash bench/run.sh
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -48,15 +54,24 @@ deps:
 	else \
 		echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
 	fi
+	@$(MAKE) --no-print-directory deps-peers
 
 clean:
-	rm -rf build build-asan build-tsan build-bench
+	rm -rf build build-asan build-tsan build-bench build-fuzz
 
 # ---- install (i10): make install PREFIX=/some/where (default /usr/local) ----
 PREFIX ?= /usr/local
 .PHONY: install
 install: all
 	cmake --install build --prefix $(PREFIX)
+
+# -- peers (bench/peers/): the limiters people deploy, beside ratelab in `make bench`
+# (PEERS=0 skips them). Their Debian packages are DEPS_PEERS; rate-limiter-flexible
+# comes from npm at the version of bench/peers/node/package-lock.json.
+.PHONY: deps-peers
+deps-peers:
+	@command -v npm >/dev/null 2>&1 || { echo "deps: npm missing; run: sudo apt-get install -y npm"; exit 1; }
+	cd bench/peers/node && npm ci --no-audit --no-fund
 
 # -- performance gate (bench/perf, issue 8): exact per-operation figures from
 # callgrind against results/baseline/perf.json; thresholds in bench/perf/perf.py.
@@ -80,3 +95,21 @@ perf-baseline:
 perf-compare:
 	@[ -n "$(BASE)" ] || { echo "usage: make perf-compare BASE=<git rev>" >&2; exit 2; }
 	$(PERF) compare "$(BASE)"
+
+# -- fuzzing (tests/fuzz, issue 9): clang's libFuzzer with ASan+UBSan, every
+# library instrumented (RL_FUZZ). Each harness runs FUZZ_SECONDS on a scratch
+# copy of its committed seed corpus (tests/fuzz/corpus/NAME); a finding fails
+# the target and leaves its reproducer in build-fuzz/artifacts/.
+#   make fuzz                     each harness 60 s
+#   make fuzz FUZZ_SECONDS=20     what CI runs
+DEPS_FUZZ := clang libclang-rt-14-dev
+DEPS += $(DEPS_FUZZ)
+FUZZ_SECONDS ?= 60
+FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario
+
+.PHONY: fuzz
+fuzz:
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRL_FUZZ=ON \
+		-DRL_SANITIZE=address,undefined -DBUILD_TESTING=OFF $(CMAKE_FLAGS) >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target $(FUZZERS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh build-fuzz $(FUZZERS)

@@ -170,6 +170,17 @@ std::string full_report(const Inputs &in);
 // and history_vars.gp (the chart's column count).
 void perf_section(std::ostringstream &o, const Inputs &in);
 
+// The local-plus-global section (report_fleet.cc): reads sim/fleet.csv,
+// writes plots/data/fleet.dat; exits 1 when the file is missing.
+std::string fleet_section(const Inputs &in);
+
+// The peers (report_peers.cc): their section of the report (ns/op and bytes
+// per key against the nearest algorithm, accuracy on the same runs, nginx's
+// agreement with leaky_bucket; "not run (PEERS=0)" without peers.json) and
+// their chart data (peers.dat; peers_run in vars.gp).
+std::string peers_section(const Inputs &in);
+void write_peer_chart_data(const Inputs &in, const std::string &dir);
+
 // Number formatting: "-" for NaN (not measured).
 std::string fmt(double v, int decimals);
 // "median [min-max]" (the range only when it is one), with " (CV x%)" marked

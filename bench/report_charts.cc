@@ -184,6 +184,8 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	  << "breaker_rate = " << num(breaker_limit / breaker_window_s) << "\n"
 	  << "seeds = " << seeds(in).size() << "\n"
 	  << "tradeoff_algos = \"" << placed << "\"\n";
+	v.close();
+	write_peer_chart_data(in, dir);
 }
 
 } // namespace report

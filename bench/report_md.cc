@@ -5,6 +5,7 @@
 // seed-dependent simulator cells the same over the seeds (report.h).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "bench_names.h"
@@ -603,18 +604,27 @@ void charts(std::ostringstream &o, const Inputs &in)
 	     "medians, the ranges are in the keyed table) with the memory floors: at 1M keys the store costs "
 	  << fmt(lo, 2) << "x to " << fmt(hi, 2) << "x the dependent-load floor (medians).\n\n";
 
-	double sl_max = NAN, fixed_lo = NAN, fixed_hi = NAN;
+	// which algorithms' state grows with N is read from the probe's rows, not known by name
+	std::map<std::string, std::pair<double, double>> range; // algo -> (least, most) bytes over N
 	for (size_t i = 0; i < in.bytes_limit.rows.size(); i++) {
 		double b = in.bytes_limit.num(i, "state_bytes");
-		if (in.bytes_limit.at(i, "algo") == "sliding_log") {
-			sl_max = std::isnan(sl_max) ? b : std::max(sl_max, b);
+		auto it = range.try_emplace(in.bytes_limit.at(i, "algo"), b, b).first;
+		it->second = {std::min(it->second.first, b), std::max(it->second.second, b)};
+	}
+	double sl_max = NAN, fixed_lo = NAN, fixed_hi = NAN;
+	std::string growing;
+	for (auto &[algo, r] : range) {
+		if (r.second > r.first) {
+			growing += (growing.empty() ? "" : " and ") + algo;
+			sl_max = std::isnan(sl_max) ? r.second : std::max(sl_max, r.second);
 		} else {
-			fixed_lo = std::isnan(fixed_lo) ? b : std::min(fixed_lo, b);
-			fixed_hi = std::isnan(fixed_hi) ? b : std::max(fixed_hi, b);
+			fixed_lo = std::isnan(fixed_lo) ? r.first : std::min(fixed_lo, r.first);
+			fixed_hi = std::isnan(fixed_hi) ? r.second : std::max(fixed_hi, r.second);
 		}
 	}
 	o << "![bytes per key](plots/bytes_limit.png)\n\nBytes of state per key after N admissions at distinct "
-	     "times in one window, against the limit N (log-log): sliding_log grows linearly to "
+	     "times in one window, against the limit N (log-log): "
+	  << growing << " grows linearly to "
 	  << fmt(sl_max / 1048576.0, 1) << " MiB at N = 10^6 while every other algorithm stays at "
 	  << fmt(fixed_lo, 0) << " to " << fmt(fixed_hi, 0) << " B whatever N (lines of equal size coincide).\n\n";
 
@@ -700,6 +710,8 @@ std::string full_report(const Inputs &in)
 	breaker(o, in);
 	charts(o, in);
 	perf_section(o, in);
+	o << peers_section(in);
+	o << fleet_section(in);
 	return o.str();
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "ratelab_cxx.h"
 #include "report.h"
 
 namespace report {
@@ -131,19 +132,20 @@ Stat cell_over_seeds(const Inputs &in, const std::string &scenario, const std::s
 
 Stat extra_wait_over_seeds(const Inputs &in, const std::string &algo)
 {
-	// per seed: served-weighted mean wait, for algo and for the exact sliding_log
+	// per seed: served-weighted mean wait, for algo and for the simulator's exact reference
+	const std::string ref = rl_sliding_log_algo.name;
 	std::map<std::string, double> wait[2], served[2];
 	const Csv &s = in.summary;
 	for (size_t i = 0; i < s.rows.size(); i++) {
 		const std::string &a = s.at(i, "algo");
-		int which = a == algo ? 0 : a == "sliding_log" ? 1 : -1;
+		int which = a == algo ? 0 : a == ref ? 1 : -1;
 		double w = s.num(i, "client_wait_ms_mean"), n = s.num(i, "client_served");
 		if (which < 0 || std::isnan(w) || std::isnan(n))
 			continue;
 		const std::string &seed = s.at(i, "seed");
 		wait[which][seed] += w * n;
 		served[which][seed] += n;
-		if (a == algo && algo == "sliding_log") {
+		if (a == algo && algo == ref) {
 			wait[1][seed] += w * n;
 			served[1][seed] += n;
 		}

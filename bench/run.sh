@@ -84,6 +84,8 @@ sim_seeds "$RESULTS/sim" >/dev/null
 if compgen -G "sim/scenarios/weighted/*.ini" >/dev/null; then
 	sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini >/dev/null
 fi
+PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS" # the peers (PEERS=0 skips)
+bash bench/fleet/run.sh "$BUILD" "$RESULTS"
 
 step 3 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
 RL_BENCH_QUICK=$QUICK "$BUILD/ratelab_bench" \

@@ -17,16 +17,22 @@
 
 #include "ratelab/sliding_log.h"
 
+/* What a run tallies per key: one cache line, so a request touches one line of them. */
+struct key_stats {
+	int64_t req, wrong;      /* requests, false decisions */
+	int64_t units, adm;      /* units requested, units admitted */
+	int64_t win[3];          /* aligned window of the last request; its prev and curr admitted units */
+	size_t peak_heap;        /* for an algorithm whose states own heap */
+};
+_Static_assert(sizeof(struct key_stats) == 64, "struct key_stats is one cache line");
+
 struct run {
-	const struct rl_limiter *lim, *ref;
+	const struct rl_limiter *lim, *ref; /* lim is NULL for an external decider */
 	unsigned char *states;       /* nkeys * state_size */
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
-	int64_t *req, *adm, *wrong;  /* per key: requests, admitted, false decisions */
-	int64_t *units;              /* per key: units requested */
-	int64_t *win;                /* per key: aligned window of the last request, prev, curr admitted units */
-	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
+	struct key_stats *ks;        /* per key */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
@@ -34,12 +40,13 @@ struct run {
 	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
 	struct sim_result *res;
+	const struct sim_decider *ext; /* the external decider, when lim is NULL */
 };
 
 /* The sliding-counter estimate of key's admitted count before a request at t, against exact. */
 static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
 {
-	int64_t *w = &r->win[3 * (size_t)key], width = r->lim->rule.window_ns, k = t / width;
+	int64_t *w = r->ks[key].win, width = r->ref->rule.window_ns, k = t / width;
 
 	if (k != w[0]) {
 		w[1] = k == w[0] + 1 ? w[2] : 0;
@@ -53,43 +60,31 @@ static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
 	r->res->estimate_n++;
 }
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+/* The measurements of decision v (>= 0) on key at t; ref is the reference's verdict, st the state (NULL: external). */
+static inline int record(struct run *r, void *st, int64_t t, uint32_t key, int64_t cost, int v, int ref)
 {
-	struct run *r = ctx;
-	struct rl_decision d;
-	void *st = r->states + (size_t)key * r->state_size;
-	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
-	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
-
-	if (v < 0)
-		return v;
-	if (ref < 0)
-		return ref;
-	if (retry_ns)
-		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
-	r->res->units += cost;
-	r->req[key]++;
-	r->units[key] += cost;
+	struct key_stats *ks = &r->ks[key];
+	ks->req++;
+	ks->units += cost;
 	if (v) {
 		r->res->admitted++;
-		r->res->admitted_units += cost;
-		r->adm[key]++;
+		ks->adm += cost;
 	}
 	if (!r->compare)
 		goto observe;
 	/* the exact verdict on this request, given what the algorithm admitted
 	 * before it: would its units leave at most N in (t - W, t]? */
 	struct rl_runlog *log = &r->track[key];
-	rl_runlog_expire(log, t - r->lim->rule.window_ns);
-	bool exact = log->total + (uint64_t)cost <= (uint64_t)r->lim->rule.limit;
+	rl_runlog_expire(log, t - r->ref->rule.window_ns);
+	bool exact = log->total + (uint64_t)cost <= (uint64_t)r->ref->rule.limit;
 	estimate(r, key, t, (int64_t)log->total);
 	if (v) {
 		/* an admitted cost may pass N only for a false allow, and fits 32 bits */
 		int rc = rl_runlog_push_n(log, t, (uint32_t)cost);
 		if (rc)
 			return rc;
-		r->win[3 * (size_t)key + 2] += cost;
+		ks->win[2] += cost;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
 		r->res->beyond_bound += (int64_t)log->total > r->own_bound;
@@ -98,7 +93,7 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 			r->res->keys_over++;
 		}
 	}
-	r->wrong[key] += v != exact;
+	ks->wrong += v != exact;
 	r->res->false_allows += v && !exact;
 	r->res->false_rejects += !v && exact;
 	r->res->diverged_allows += v && !ref;
@@ -106,8 +101,8 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 observe:
 	if (r->owns_heap) {
 		size_t heap = rl_limiter_heap_bytes(r->lim, st);
-		if (heap > r->peak_heap[key])
-			r->peak_heap[key] = heap;
+		if (heap > ks->peak_heap)
+			ks->peak_heap = heap;
 	}
 	const struct sim_hooks *h = r->hooks;
 	if (h) {
@@ -124,10 +119,41 @@ observe:
 	return v;
 }
 
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+{
+	struct run *r = ctx;
+	struct rl_decision d;
+	void *st = r->states + (size_t)key * r->state_size;
+	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
+	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
+
+	if (v < 0)
+		return v;
+	if (ref < 0)
+		return ref;
+	if (retry_ns)
+		*retry_ns = d.retry_after_ns;
+	return record(r, st, t, key, cost, v, ref);
+}
+
+/* The same with the external decider's verdict and retry-after. */
+static int decide_external(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+{
+	struct run *r = ctx;
+	int v = r->ext->decide(r->ext->ctx, t, key, cost, retry_ns);
+
+	if (v < 0)
+		return v;
+	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
+	if (ref < 0)
+		return ref;
+	return record(r, NULL, t, key, cost, v, ref);
+}
+
 static void summarise(struct run *r, struct sim_traffic *tr)
 {
 	struct sim_result *res = r->res;
-	const struct rl_rule *rule = &r->lim->rule;
+	const struct rl_rule *rule = &r->ref->rule;
 	/* Jain's index per source: only a source's uniformly picked keys have equal demand */
 	double sum[SIM_MAX_TRAFFIC] = { 0 }, sum2[SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
 	int64_t k[SIM_MAX_TRAFFIC] = { 0 };
@@ -135,15 +161,18 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 	double heavy_above = (double)rule->limit * (double)tr->sc->duration_ns / (double)rule->window_ns;
 
 	for (uint32_t key = 0; key < tr->nkeys; key++) {
-		if (!r->req[key])
+		const struct key_stats *ks = &r->ks[key];
+		res->units += ks->units;
+		res->admitted_units += ks->adm;
+		if (!ks->req)
 			continue;
 		res->active_keys++;
-		if ((double)r->units[key] > heavy_above) { /* the quota is in units */
+		if ((double)ks->units > heavy_above) { /* the quota is in units */
 			res->heavy_keys++;
-			res->heavy_requests += r->req[key];
-			res->heavy_false += r->wrong[key];
+			res->heavy_requests += ks->req;
+			res->heavy_false += ks->wrong;
 		}
-		int64_t b = (int64_t)r->state_size + (int64_t)r->peak_heap[key];
+		int64_t b = (int64_t)r->state_size + (int64_t)ks->peak_heap;
 		bytes += (double)b;
 		if (b > res->state_bytes_max)
 			res->state_bytes_max = b;
@@ -151,7 +180,7 @@ static void summarise(struct run *r, struct sim_traffic *tr)
 		if (s->cdf || s->spec->type == SIM_TRAFFIC_REPLAY)
 			continue;
 		size_t i = (size_t)(s - tr->src);
-		double x = (double)r->adm[key] / (double)r->req[key];
+		double x = (double)ks->adm / (double)ks->units;
 		sum[i] += x;
 		sum2[i] += x * x;
 		k[i]++;
@@ -183,8 +212,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
-	       struct sim_result *res)
+/* With algo, its limiter decides; else ext does (name labels the run). */
+static int run_with(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_decider *ext,
+		    const char *name, const struct sim_hooks *hooks, struct sim_result *res)
 {
 	const struct sim_scenario *sc = tr->sc;
 	struct rl_limiter lim, ref;
@@ -193,24 +223,26 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 	int rc;
 
 	*res = (struct sim_result){ 0 };
-	if ((rc = rl_limiter_init(&lim, algo, &sc->rule, NULL, 0)) ||
+	if ((algo && (rc = rl_limiter_init(&lim, algo, &sc->rule, NULL, 0))) ||
 	    (rc = rl_limiter_init(&ref, &rl_sliding_log_algo, &sc->rule, NULL, 0)))
 		return rc;
 	struct run r = {
-		.lim = &lim, .ref = &ref, .state_size = algo->state_size, .hooks = hooks,
-		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
-		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
-		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
-		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)),
-		.units = calloc(n, sizeof(int64_t)), .win = calloc(3 * n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
-		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
+		.lim = algo ? &lim : NULL, .ext = ext, .ref = &ref, .state_size = algo ? algo->state_size : 0,
+		.hooks = hooks, .bucket_ns = sc->bucket_ns, .res = res,
+		.owns_heap = algo && algo->heap_bytes != NULL, .compare = sc->compare,
+		.states = calloc(n, algo ? algo->state_size : 1), .refs = calloc(n, sizeof(*r.refs)),
+		.track = calloc(n, sizeof(*r.track)),
+		.ks = aligned_alloc(sizeof(struct key_stats), n * sizeof(struct key_stats)),
+		.over = calloc(n, 1), /* an external decider states no bound: none is passed */
+		.own_bound = algo ? rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1) : INT64_MAX,
 	};
-	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.units || !r.win ||
-	    !r.peak_heap || !r.over) {
+	if (r.ks)
+		memset(r.ks, 0, n * sizeof(*r.ks));
+	if (!r.states || !r.refs || !r.track || !r.ks || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
-		struct sim_decider d = { decide, &r };
-		snprintf(label, sizeof(label), "%s/%s", sc->name, algo->name);
+		struct sim_decider d = { algo ? decide : decide_external, &r };
+		snprintf(label, sizeof(label), "%s/%s", sc->name, name);
 		double t0 = now_s();
 		rc = sim_traffic_run(tr, &d, label);
 		res->cpu_s = now_s() - t0;
@@ -218,19 +250,27 @@ int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim
 			summarise(&r, tr);
 	}
 	for (size_t key = 0; r.states && r.refs && r.track && key < n; key++) {
-		rl_limiter_release(&lim, r.states + key * algo->state_size);
+		if (algo)
+			rl_limiter_release(&lim, r.states + key * algo->state_size);
 		rl_limiter_release(&ref, &r.refs[key]);
 		rl_runlog_free(&r.track[key]);
 	}
 	free(r.states);
 	free(r.refs);
 	free(r.track);
-	free(r.req);
-	free(r.adm);
-	free(r.wrong);
-	free(r.units);
-	free(r.win);
-	free(r.peak_heap);
+	free(r.ks);
 	free(r.over);
 	return rc;
+}
+
+int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
+	    struct sim_result *res)
+{
+	return run_with(tr, algo, NULL, algo->name, hooks, res);
+}
+
+int sim_run_external(struct sim_traffic *tr, const struct sim_decider *ext, const char *name,
+		     const struct sim_hooks *hooks, struct sim_result *res)
+{
+	return run_with(tr, NULL, ext, name, hooks, res);
 }

@@ -42,7 +42,7 @@
  *   long-run rate admitted units / (active keys * N * duration / W);
  *   Jain's index  the least, over the sources that pick keys uniformly,
  *                 of (sum x)^2 / (k sum x^2), x = admitted / requested
- *                 requests,
+ *                 units,
  *                 over the source's k active keys (equal demand by
  *                 construction; keys of different sources may differ in
  *                 load, so they are never mixed); 1 for a source with
@@ -94,5 +94,14 @@ struct sim_hooks {
 /* RL_OK, or an rl_status (RL_ENOMEM) from the algorithm or the engine. */
 int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
 	       struct sim_result *res);
+
+/*
+ * The same run and measurements with the decisions made by ext (e.g. a
+ * child process through the decider protocol, sim_decider.h); name labels
+ * progress lines. State bytes are not measured (0): the decider's memory
+ * is its own. An error of ext is returned as it came.
+ */
+int sim_run_external(struct sim_traffic *tr, const struct sim_decider *ext, const char *name,
+		     const struct sim_hooks *hooks, struct sim_result *res);
 
 #endif

@@ -379,8 +379,8 @@ static int schedule_next(struct sim_queue *q, struct sim_traffic *tr, uint32_t s
 
 	if (!next_arrival(s, tr->sc, &t, &key, &cost) || t >= tr->sc->duration_ns)
 		return RL_OK;
-	if (!cost)
-		cost = draw_cost(s);
+	if (!cost) /* constant costs, the common case, without a call */
+		cost = s->spec->cost_kind == SIM_COST_CONSTANT ? (uint32_t)s->spec->cost_min : draw_cost(s);
 	enum sim_event_kind kind = s->spec->type == SIM_TRAFFIC_ADVERSARY ? SIM_EV_PROBE : SIM_EV_ARRIVAL;
 	return sim_queue_push(q, (struct sim_event){ .t_ns = t, .source = src, .key = s->key_base + key,
 						   .kind = kind, .first_ns = t, .cost = cost });

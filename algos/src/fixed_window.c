@@ -63,15 +63,14 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 }
 
 /*
- * Any cost: cost 1 with its arithmetic folded; a cost above N, which is never
- * admitted, decided on a copy so that the key's state is left unchanged
- * (algo.h).
+ * A cost other than 1, out of line so that the cost-1 path (its arithmetic
+ * folded) stays as small as before costs existed; a cost above N, which is
+ * never admitted, decided on a copy so that the key's state is left
+ * unchanged (algo.h).
  */
-static int decide_any(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns, int64_t cost,
-		      struct rl_decision *out)
+static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_fixed_window *st,
+					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if (cost == 1)
-		return decide(lim, st, now_ns, 1, out);
 	if (cost > lim->rule.limit) {
 		struct rl_fixed_window copy = *st;
 		return decide(lim, &copy, now_ns, cost, out);
@@ -88,13 +87,13 @@ int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *
 int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
 			    int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	return decide_any(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return decide_any(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -70,16 +70,15 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 }
 
 /*
- * Any cost: cost 1 with its arithmetic folded; (c - 1) * T above tau, which is never
- * admitted, decided on a copy so that the key's state is left unchanged
- * (algo.h).
+ * A cost other than 1, out of line so that the cost-1 path (its arithmetic
+ * folded) stays as small as before costs existed; (c - 1) * T above tau,
+ * which is never admitted, decided on a copy so that the key's state is
+ * left unchanged (algo.h).
  */
-static int decide_any(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
-		      struct rl_decision *out)
+static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_gcra *st,
+					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if (cost == 1)
-		return decide(lim, st, now_ns, 1, out);
-	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (rl_u128)lim->tolerance_ns) {
+	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (uint64_t)lim->tolerance_ns) {
 		struct rl_gcra copy = *st;
 		return decide(lim, &copy, now_ns, cost, out);
 	}
@@ -95,13 +94,13 @@ int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_
 int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return decide_any(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return decide_any(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -110,12 +110,14 @@ static int never(const struct rl_limiter *lim, const struct rl_sliding_log *st, 
 	return RL_REJECTED;
 }
 
-/* Any cost: cost 1 with its arithmetic folded, a cost above N never admitted. */
-static int decide_any(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
-		      int64_t cost, struct rl_decision *out)
+/*
+ * A cost other than 1, out of line so that the cost-1 path (its arithmetic
+ * folded) stays as small as before costs existed; a cost above N is never
+ * admitted.
+ */
+static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_sliding_log *st,
+					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if (cost == 1)
-		return decide(lim, st, now_ns, 1, out);
 	if (cost > lim->rule.limit)
 		return never(lim, st, now_ns, cost, out);
 	return decide(lim, st, now_ns, cost, out);
@@ -130,13 +132,13 @@ int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st
 int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
 			   int64_t cost, struct rl_decision *out)
 {
-	return decide_any(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return decide_any(lim, st, now_ns, cost, out);
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

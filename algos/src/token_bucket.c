@@ -55,17 +55,14 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 }
 
 /*
- * Any cost: cost 1 with its arithmetic folded; a cost above B, which is never
- * admitted, decided on a copy so that the key's state is left unchanged
- * (algo.h). Out of line: every entry point but the plain verdict (cost 1,
- * no answer) comes here, so that the verdict path is a leaf and saves no
- * callee-saved registers for a call it does not make.
+ * A cost other than 1, or an answer, out of line so that the cost-1 path (its arithmetic
+ * folded) stays as small as before costs existed; a cost above B, which is
+ * never admitted, decided on a copy so that the key's state is left
+ * unchanged (algo.h).
  */
-static RL_NOINLINE int decide_any(const struct rl_limiter *lim, struct rl_level *st,
-				  int64_t now_ns, int64_t cost, struct rl_decision *out)
+static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_level *st,
+					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if (cost == 1)
-		return decide(lim, st, now_ns, 1, out);
 	if (cost > lim->rule.burst) {
 		struct rl_level copy = *st;
 		return decide(lim, &copy, now_ns, cost, out);
@@ -76,19 +73,21 @@ static RL_NOINLINE int decide_any(const struct rl_limiter *lim, struct rl_level 
 int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			  struct rl_decision *out)
 {
-	return out ? decide_any(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, 1, NULL);
+	/* the answer out of line too: the plain verdict stays a leaf, saving no
+	 * callee-saved registers for a call it does not make */
+	return out ? weighted(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			    int64_t cost, struct rl_decision *out)
 {
-	return out || cost != 1 ? decide_any(lim, st, now_ns, cost, out) : decide(lim, st, now_ns, 1, NULL);
+	return cost == 1 && !out ? decide(lim, st, now_ns, 1, NULL) : weighted(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_token_bucket_check_n(lim, st, now_ns, cost, out);
+	return cost == 1 && !out ? decide(lim, st, now_ns, 1, NULL) : weighted(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

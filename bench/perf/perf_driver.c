@@ -11,9 +11,9 @@
  *
  * Invariant: same binary, same arguments, same figures. Every input is
  * fixed or drawn from a fixed seed before the measured loop; time is
- * virtual (passed in, never read from a clock); the registry's random
- * hash seed is pinned by the getrandom() below, which this executable
- * interposes for the static library it links.
+ * virtual (passed in, never read from a clock); the random hash seeds
+ * (the registry's, rl_limit's) are pinned by fixed_random.c's getrandom(),
+ * linked into this executable ahead of the C library's.
  *
  *   perf_driver --list    one line per entry: name TAB ops TAB bench name TAB what
  *   perf_driver NAME      runs entry NAME; prints "ops=N" (exit 2: unknown entry)
@@ -71,27 +71,13 @@ struct perf_entry {
 	long param;         /* keys, answer flag, ... */
 };
 
+/* splitmix64: the key draws. */
 static uint64_t splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
-}
-
-/*
- * The registry seeds its key hash from getrandom(); a fixed seed here makes
- * its stores place keys the same way on every run.
- */
-ssize_t getrandom(void *buf, size_t len, unsigned int flags)
-{
-	uint64_t s = 0x5eed;
-	unsigned char *p = buf;
-
-	(void)flags;
-	for (size_t i = 0; i < len; i++)
-		p[i] = (unsigned char)splitmix(&s);
-	return (ssize_t)len;
 }
 
 static int limiter(struct perf_ctx *c, const struct rl_algo *algo)

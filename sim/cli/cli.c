@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,6 +225,36 @@ int cli_output_end(const char *cmd, int status)
 		return status;
 	fprintf(stderr, "ratelab %s: writing output: %s\n", cmd, strerror(errno));
 	return CLI_EXIT_FAIL;
+}
+
+/*
+ * True when the next read of in would wait for its writer: nothing left in
+ * the stream's buffer (glibc's read pointers; elsewhere taken as empty,
+ * which only flushes more often) and nothing ready on its descriptor.
+ */
+static bool input_would_block(FILE *in)
+{
+#ifdef __GLIBC__
+	if (in->_IO_read_ptr < in->_IO_read_end)
+		return false;
+#endif
+	struct pollfd p = { .fd = fileno(in), .events = POLLIN };
+	return p.fd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+char *cli_lines_next(struct sim_lines *r)
+{
+	static const FILE *checked;
+	static bool may_wait; /* checked is a pipe, a terminal or a socket: a read can wait for its writer */
+
+	if (r->in != checked || r->lineno == 0) {
+		struct stat st;
+		checked = r->in;
+		may_wait = fstat(fileno(r->in), &st) != 0 || !S_ISREG(st.st_mode);
+	}
+	if (may_wait && input_would_block(r->in))
+		fflush(stdout); /* a failed flush leaves stdout's error flag for cli_output_end */
+	return sim_lines_next(r);
 }
 
 void cli_stdout_buffered(void)

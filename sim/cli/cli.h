@@ -26,6 +26,7 @@ int cli_cmd_breaker(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
 int cli_cmd_sim(int argc, char **argv);
+int cli_cmd_fleet(int argc, char **argv);
 
 /*
  * Options. Each command describes its options in a table and parses argv
@@ -99,6 +100,15 @@ void cli_close_input(FILE *in);
 
 /* Prints "ratelab CMD: message" to stderr after flushing stdout; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) RL_PRINTF(2, 3);
+
+/*
+ * sim_lines_next for a command's stdin that may be a pipe driven line by
+ * line (`ratelab sim --decider 'ratelab replay ...'`): before it would wait
+ * for more input, stdout is flushed, so the writer gets every answer to
+ * what it wrote. A regular file is never polled: it streams through full
+ * buffers, at one test per line.
+ */
+char *cli_lines_next(struct sim_lines *r);
 
 /*
  * After the last line: CLI_EXIT_FAIL with a message if reading failed,

@@ -90,7 +90,7 @@ int cli_cmd_breaker(int argc, char **argv)
 	}
 
 	cli_stdout_buffered();
-	while (status == CLI_EXIT_OK && (line = sim_lines_next(&in))) {
+	while (status == CLI_EXIT_OK && (line = cli_lines_next(&in))) {
 		if (in.has_nul) {
 			status = cli_usage_error("breaker", "line %ld: holds a NUL byte", in.lineno);
 			break;

@@ -216,7 +216,7 @@ int cli_cmd_replay(int argc, char **argv)
 	}
 
 	cli_stdout_buffered();
-	while ((line = sim_lines_next(&in))) {
+	while ((line = cli_lines_next(&in))) {
 		if (in.has_nul) {
 			status = cli_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
 			break;

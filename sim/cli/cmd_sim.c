@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "sim_breaker_run.h"
+#include "sim_decider.h"
 #include "sim_run.h"
 
 #ifndef CLI_SCENARIO_DIR
@@ -27,6 +28,7 @@
 
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
+	"       ratelab sim --decider CMD [--decider-name NAME] [--decider-timeout D] [...]\n"
 	"\n"
 	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
 	"algorithm against the exact sliding-log reference, and the circuit breaker.\n"
@@ -37,7 +39,18 @@ static const char usage[] =
 	"                each series starts with '# seed=S scenario=NAME algo=A'\n"
 	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
 	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
-	"  --quiet       no progress lines on stderr\n";
+	"  --quiet       no progress lines on stderr\n"
+	"  --decider CMD the decisions come from CMD (run by /bin/sh -c, once per\n"
+	"                scenario, its rule in RATELAB_LIMIT, RATELAB_WINDOW_NS,\n"
+	"                RATELAB_BURST; RATELAB_SCENARIO names the scenario)\n"
+	"                instead of the built-in algorithms and the breaker: per\n"
+	"                request it reads 'T KEY' (T: ns of simulated time; 'T KEY\n"
+	"                COST' for a cost other than 1) and must answer one line\n"
+	"                '1' or '0', optionally followed by the retry-after in ns\n"
+	"                (or a field retry_after_ns=R), as `ratelab replay\n"
+	"                --explain` does; rows are named peer_NAME\n"
+	"  --decider-name NAME  [a-z0-9_], at most 32 (default: decider)\n"
+	"  --decider-timeout D  the longest wait for one answer (default 10s)\n";
 
 static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
@@ -53,20 +66,33 @@ static const char breaker_header[] =
 
 struct sim_opts {
 	const char *out;
+	const char *decider;    /* NULL: the built-in algorithms */
+	char decider_algo[48];  /* "peer_" NAME */
+	int64_t decider_timeout_ns;
 	uint64_t seed;
 	bool seed_given, timing, quiet;
 	const char *files[MAX_FILES];
 	size_t nfiles;
 };
 
-enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_COUNT };
+enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_DECIDER, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_OUT] = { "out", CLI_VALUE },
 	[O_SEED] = { "seed", CLI_VALUE },
 	[O_NO_TIMING] = { "no-timing", CLI_FLAG },
 	[O_QUIET] = { "quiet", CLI_FLAG },
+	[O_DECIDER] = { "decider", CLI_VALUE },
+	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE },
+	[O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
 };
+
+static bool valid_peer_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= 1 && len <= 32 && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
+}
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
 {
@@ -89,6 +115,20 @@ static int parse_opts(int argc, char **argv, struct sim_opts *so)
 	if (a.value[O_NO_TIMING])
 		so->timing = false;
 	so->quiet = a.value[O_QUIET] != NULL;
+	if (a.value[O_DECIDER]) {
+		if (!a.value[O_DECIDER][strspn(a.value[O_DECIDER], " \t")])
+			return cli_usage_error("sim", "--decider needs a command");
+		so->decider = a.value[O_DECIDER];
+	}
+	if (a.value[O_DECIDER_NAME]) {
+		if (!valid_peer_name(a.value[O_DECIDER_NAME]))
+			return cli_usage_error("sim", "--decider-name '%s': 1 to 32 of a-z, 0-9 and _",
+					       cli_quote(a.value[O_DECIDER_NAME]));
+		snprintf(so->decider_algo, sizeof(so->decider_algo), "peer_%s", a.value[O_DECIDER_NAME]);
+	}
+	if (a.value[O_DECIDER_TIMEOUT] && (status = cli_duration("sim", "--decider-timeout", a.value[O_DECIDER_TIMEOUT],
+								   1000000, 3600000000000LL, &so->decider_timeout_ns)))
+		return status;
 	for (size_t i = 0; i < a.npos; i++)
 		so->files[so->nfiles++] = a.pos[i];
 	return CLI_EXIT_OK;
@@ -248,21 +288,44 @@ struct outputs {
 	FILE *summary, *breaker, *diverged;
 };
 
+/* One run: the built-in algo, or (algo NULL) the external decider. */
 static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_algo *algo,
 		    uint64_t seed)
 {
+	const char *aname = algo ? algo->name : o->so->decider_algo;
+	struct sim_child *child = NULL;
+	char msg[4800];
 	const struct sim_scenario *sc = tr->sc;
 	size_t nb = (size_t)((sc->duration_ns + sc->bucket_ns - 1) / sc->bucket_ns);
 	struct sim_hooks h = { .series_admitted = calloc(nb, sizeof(int64_t)),
 				  .series_rejected = calloc(nb, sizeof(int64_t)), .nbuckets = nb };
 	struct sim_result r;
 	char name[2 * SIM_NAME_MAX + 16];
-	int rc = h.series_admitted && h.series_rejected ? sim_run(tr, algo, &h, &r) : RL_ENOMEM;
+	int rc = h.series_admitted && h.series_rejected ? RL_OK : RL_ENOMEM;
 	FILE *f = NULL;
+
+	if (rc == RL_OK && algo) {
+		rc = sim_run(tr, algo, &h, &r);
+	} else if (rc == RL_OK) {
+		rc = sim_child_start(&child, o->so->decider, sc, o->so->decider_timeout_ns, msg, sizeof(msg));
+		if (rc == RL_OK) {
+			struct sim_decider d = { sim_child_decide, child };
+			rc = sim_run_external(tr, &d, aname, &h, &r);
+			int end = sim_child_finish(child, msg, sizeof(msg));
+			rc = rc ? rc : end;
+		}
+		if (rc && rc != RL_ENOMEM) {
+			free(h.series_admitted);
+			free(h.series_rejected);
+			fflush(stdout);
+			fprintf(stderr, "ratelab sim: %s\n", msg);
+			return CLI_EXIT_FAIL;
+		}
+	}
 
 	if (rc == RL_OK) {
 		double dps = o->so->timing && r.cpu_s > 0 ? (double)r.requests / r.cpu_s : 0;
-		fprintf(o->summary, "%s,%s,%lld,%lld,%lld,%llu,%lld,%lld,", sc->name, algo->name,
+		fprintf(o->summary, "%s,%s,%lld,%lld,%lld,%llu,%lld,%lld,", sc->name, aname,
 			(long long)sc->rule.limit, (long long)sc->rule.window_ns, (long long)sc->rule.burst,
 			(unsigned long long)seed, (long long)r.requests, (long long)r.admitted);
 		if (sc->compare)
@@ -273,18 +336,21 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 		else
 			fputs(",,,,,,,", o->summary); /* not measured: empty fields */
 		if (sc->compare)
-			fprintf(o->diverged, "%s,%s,%llu,%lld,%lld,%.6f,%lld,%.6f\n", sc->name, algo->name,
+			fprintf(o->diverged, "%s,%s,%llu,%lld,%lld,%.6f,%lld,%.6f\n", sc->name, aname,
 				(unsigned long long)seed, (long long)r.requests, (long long)r.diverged_allows,
 				pct(r.diverged_allows, r.requests), (long long)r.diverged_rejects,
 				pct(r.diverged_rejects, r.requests));
 		fprintf(o->summary, "%.6f,", r.long_run_rate_ratio);
 		if (!isnan(r.jain_index))
 			fprintf(o->summary, "%.6f", r.jain_index);
-		fprintf(o->summary, ",%.1f,%lld,%.0f,", r.state_bytes_mean, (long long)r.state_bytes_max, dps);
-		if (sc->compare)
+		if (algo)
+			fprintf(o->summary, ",%.1f,%lld,%.0f,", r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		else /* a decider's memory is its own, and it states no bound: not measured here */
+			fprintf(o->summary, ",,,%.0f,,,,", dps);
+		if (sc->compare && algo)
 			fprintf(o->summary, "%lld,%lld,%.6f,", (long long)r.own_bound, (long long)r.beyond_bound,
 				pct(r.beyond_bound, r.admitted));
-		else
+		else if (algo)
 			fputs(",,,", o->summary);
 		write_clients(o->summary, &r.clients);
 		fprintf(o->summary, "%.6f,%.6f,", pct(r.heavy_keys, r.active_keys), pct(r.heavy_requests, r.requests));
@@ -295,12 +361,12 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
 		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
-		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,
+		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, aname,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
 		       pct(r.false_allows, r.requests), pct(r.false_rejects, r.requests),
 		       (long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
-		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, algo->name);
-		if ((f = open_series(o->so->out, name, sc->name, algo->name, seed, "t_ns,admitted,rejected\n"))) {
+		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, aname);
+		if ((f = open_series(o->so->out, name, sc->name, aname, seed, "t_ns,admitted,rejected\n"))) {
 			for (size_t b = 0; b < nb; b++)
 				fprintf(f, "%lld,%lld,%lld\n", (long long)b * sc->bucket_ns,
 					(long long)h.series_admitted[b], (long long)h.series_rejected[b]);
@@ -309,7 +375,7 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 	free(h.series_admitted);
 	free(h.series_rejected);
 	if (rc) {
-		fprintf(stderr, "ratelab sim: %s/%s: %s\n", sc->name, algo->name, rl_strerror(rc));
+		fprintf(stderr, "ratelab sim: %s/%s: %s\n", sc->name, aname, rl_strerror(rc));
 		return CLI_EXIT_FAIL;
 	}
 	return f ? close_out(f, CLI_EXIT_OK) : CLI_EXIT_FAIL;
@@ -356,10 +422,12 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
-	for (size_t i = 0; i < n && status == CLI_EXIT_OK; i++)
+	if (o->so->decider)
+		status = run_algo(o, &tr, NULL, seed); /* only the decider: its rows alone */
+	for (size_t i = 0; i < n && status == CLI_EXIT_OK && !o->so->decider; i++)
 		if (sc->algo_mask & (1u << i))
 			status = run_algo(o, &tr, all[i], seed);
-	if (status == CLI_EXIT_OK)
+	if (status == CLI_EXIT_OK && !o->so->decider)
 		status = run_breaker(o, &tr, seed);
 	sim_traffic_destroy(&tr);
 	fflush(stdout);
@@ -407,7 +475,8 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 
 int cli_cmd_sim(int argc, char **argv)
 {
-	struct sim_opts so = { .out = "results/sim", .timing = true };
+	struct sim_opts so = { .out = "results/sim", .timing = true, .decider_algo = "peer_decider",
+			       .decider_timeout_ns = 10000000000LL }; /* 10 s */
 	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
 	struct sim_scenario *scs = NULL;

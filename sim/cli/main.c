@@ -16,6 +16,7 @@ static const struct {
 	{ "replay", cli_cmd_replay, "decide a trace of 'T KEY [COST]' lines with one algorithm" },
 	{ "check", cli_cmd_check, "validate a tiers config file and print the resolved rules" },
 	{ "sim", cli_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
+	{ "fleet", cli_cmd_fleet, "simulate k nodes with local shares synced every S (local plus global)" },
 };
 
 static void usage(FILE *f)

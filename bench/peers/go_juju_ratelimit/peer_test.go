@@ -1,0 +1,73 @@
+package main
+
+import (
+	"math/rand"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/juju/ratelimit"
+)
+
+// The start and steps of ratelab's benchmarks (bench/common.h, hot.cc, store.cc).
+var start = time.Unix(0, 1000*int64(time.Second)+int64(time.Second)/3)
+
+var sink int64
+
+// One hot key, the simulated clock advanced by W/N/2 per request (time
+// reaches the bucket through its Clock, the nearest to passing it in):
+// TakeAvailable(1).
+func BenchmarkHot(b *testing.B) {
+	clock := &simClock{now: start}
+	l := newBucket(clock, benchLimit, benchWindow, benchBurst)
+	step := benchWindow / benchLimit / 2
+	var allowed int64
+	for i := 0; i < b.N; i++ {
+		allowed += l.TakeAvailable(1)
+		clock.now = clock.now.Add(step)
+	}
+	sink = allowed
+}
+
+// nkeys keys, the idiomatic map[string]*ratelimit.Bucket (filled first),
+// offered uniformly at random keys (a precomputed sequence) with time
+// advancing by max(1, W / (2 N nkeys)) ns per request, as ratelab's store
+// benchmark.
+func benchKeys(b *testing.B, nkeys int) {
+	clock := &simClock{now: start}
+	keys := make([]string, nkeys)
+	m := make(map[string]*ratelimit.Bucket, nkeys)
+	for i := range keys {
+		keys[i] = "k" + strconv.Itoa(i)
+		m[keys[i]] = newBucket(clock, benchLimit, benchWindow, benchBurst)
+	}
+	seqLen := 1 << 16
+	if nkeys >= 1<<16 {
+		seqLen = 1 << 22
+	}
+	rng := rand.New(rand.NewSource(int64(0x11 + nkeys)))
+	seq := make([]int32, seqLen)
+	for i := range seq {
+		seq[i] = int32(rng.Intn(nkeys))
+	}
+	step := benchWindow / time.Duration(2*benchLimit*nkeys)
+	if step < 1 {
+		step = 1
+	}
+	var allowed int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := keys[seq[i&(seqLen-1)]]
+		l := m[k]
+		if l == nil { // get-or-create, as a server does for a new client
+			l = newBucket(clock, benchLimit, benchWindow, benchBurst)
+			m[k] = l
+		}
+		allowed += l.TakeAvailable(1)
+		clock.now = clock.now.Add(step)
+	}
+	sink = allowed
+}
+
+func BenchmarkKeys1K(b *testing.B) { benchKeys(b, 1000) }
+func BenchmarkKeys1M(b *testing.B) { benchKeys(b, 1000000) }

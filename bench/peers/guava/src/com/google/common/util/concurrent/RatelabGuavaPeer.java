@@ -1,0 +1,209 @@
+/*
+ * Peer driver: Guava RateLimiter (SmoothBursty), driven with simulated time.
+ *
+ * Guava has no public explicit-time API. RateLimiter reads time only through
+ * its SleepingStopwatch, and RateLimiter.create(double, SleepingStopwatch) is
+ * the package-private, @VisibleForTesting factory Guava's own tests use with
+ * a fake stopwatch. This class lives in Guava's package (the jar is not
+ * sealed; both are on the class path, one class loader) so it calls that
+ * factory, and SmoothBursty's constructor for a burst other than 1 s, without
+ * reflection; deciding goes through the public tryAcquire(). The retry-after
+ * of a rejection is queryEarliestAvailable(now) - now, Guava's own answer to
+ * "when could a permit be had". Guava keeps time in whole microseconds: a
+ * time T ns is read as floor(T / 1000) us.
+ *
+ *   decide            the decider protocol of `ratelab sim --decider`
+ *                     (README): "T KEY" in, "1" or "0 RETRY_NS" out; the rule
+ *                     from RATELAB_LIMIT, RATELAB_WINDOW_NS, RATELAB_BURST:
+ *                     N / W permits per second, maxBurstSeconds B * W / N
+ *   bench REPS SCALE  per repetition (after a warm-up of the same size), one
+ *                     line per figure: "hot_ns X", "keys_1k_ns X",
+ *                     "keys_1m_ns X" (System.nanoTime around the loop / ops),
+ *                     then "bytes_per_key X" (heap used after System.gc(),
+ *                     before and after 1M keys in a HashMap<String,
+ *                     RateLimiter>); SCALE 1 is 10M ops per figure
+ */
+package com.google.common.util.concurrent;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.util.HashMap;
+import java.util.SplittableRandom;
+
+public final class RatelabGuavaPeer {
+	/* The benchmarks' rule, as ratelab's (bench/common.h): N = 100 per W = 1 s, burst N. */
+	static final double BENCH_RATE = 100.0;
+	static final long START_NS = 1000L * 1000000000L + 1000000000L / 3;
+
+	/* The simulated clock every limiter reads; tryAcquire() with no timeout only ever "sleeps" 0 us. */
+	static final class SimStopwatch extends RateLimiter.SleepingStopwatch {
+		long nowNs;
+
+		@Override
+		protected long readMicros() {
+			return nowNs / 1000;
+		}
+
+		@Override
+		protected void sleepMicrosUninterruptibly(long micros) {
+			if (micros > 0)
+				throw new IllegalStateException("the simulated stopwatch was asked to sleep " + micros + " us");
+		}
+	}
+
+	static RateLimiter make(SimStopwatch sw, double permitsPerSecond, double maxBurstSeconds) {
+		if (maxBurstSeconds == 1.0)
+			return RateLimiter.create(permitsPerSecond, sw);
+		RateLimiter r = new SmoothRateLimiter.SmoothBursty(sw, maxBurstSeconds);
+		r.setRate(permitsPerSecond);
+		return r;
+	}
+
+	static long envLong(String name) {
+		try {
+			long v = Long.parseLong(System.getenv(name));
+			if (v >= 1)
+				return v;
+		} catch (NumberFormatException e) {
+			/* reported below */
+		}
+		System.err.println("peer guava: " + name + "=" + System.getenv(name) + " is not a positive integer");
+		System.exit(2);
+		return 0;
+	}
+
+	static void decide() throws Exception {
+		long limit = envLong("RATELAB_LIMIT"), window = envLong("RATELAB_WINDOW_NS"), burst = envLong("RATELAB_BURST");
+		double rate = limit * 1e9 / window, burstSeconds = burst / rate;
+		SimStopwatch sw = new SimStopwatch();
+		HashMap<String, RateLimiter> limiters = new HashMap<>();
+		BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+		BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out));
+		String line;
+		for (long lineno = 1; (line = in.readLine()) != null; lineno++) {
+			String[] f = line.trim().split("[ \t]+");
+			long t;
+			try {
+				t = f.length == 2 ? Long.parseLong(f[0]) : -1;
+			} catch (NumberFormatException e) {
+				t = -1;
+			}
+			if (t < 0) {
+				System.err.println("peer guava: line " + lineno + ": '" + line + "': expected 'T KEY'");
+				System.exit(2);
+			}
+			sw.nowNs = t;
+			RateLimiter r = limiters.get(f[1]);
+			if (r == null) {
+				r = make(sw, rate, burstSeconds);
+				limiters.put(f[1], r);
+			}
+			if (r.tryAcquire()) {
+				out.write("1\n");
+			} else {
+				long earliestUs = r.queryEarliestAvailable(t / 1000);
+				out.write("0 " + Math.max(1, earliestUs * 1000 - t) + "\n");
+			}
+			out.flush();
+		}
+	}
+
+	static volatile long sink;
+
+	static double hot(long ops) {
+		SimStopwatch sw = new SimStopwatch();
+		sw.nowNs = START_NS;
+		RateLimiter r = make(sw, BENCH_RATE, 1.0);
+		long step = 1000000000L / 100 / 2, allowed = 0;
+		long t0 = System.nanoTime();
+		for (long i = 0; i < ops; i++) {
+			if (r.tryAcquire())
+				allowed++;
+			sw.nowNs += step;
+		}
+		long t1 = System.nanoTime();
+		sink = allowed;
+		return (double) (t1 - t0) / ops;
+	}
+
+	/* nkeys keys in the idiomatic map, filled first, offered uniformly at random keys. */
+	static double keys(int nkeys, long ops) {
+		SimStopwatch sw = new SimStopwatch();
+		sw.nowNs = START_NS;
+		String[] names = new String[nkeys];
+		HashMap<String, RateLimiter> m = new HashMap<>(nkeys * 2);
+		for (int i = 0; i < nkeys; i++) {
+			names[i] = "k" + i;
+			m.put(names[i], make(sw, BENCH_RATE, 1.0));
+		}
+		int seqLen = nkeys >= 1 << 16 ? 1 << 22 : 1 << 16;
+		int[] seq = new int[seqLen];
+		SplittableRandom rng = new SplittableRandom(0x11 + nkeys);
+		for (int i = 0; i < seqLen; i++)
+			seq[i] = rng.nextInt(nkeys);
+		long step = Math.max(1, 1000000000L / (2L * 100 * nkeys)), allowed = 0;
+		long t0 = System.nanoTime();
+		for (long i = 0; i < ops; i++) {
+			String k = names[seq[(int) (i & (seqLen - 1))]];
+			RateLimiter r = m.get(k);
+			if (r == null) { /* get-or-create, as a server does for a new client */
+				r = make(sw, BENCH_RATE, 1.0);
+				m.put(k, r);
+			}
+			if (r.tryAcquire())
+				allowed++;
+			sw.nowNs += step;
+		}
+		long t1 = System.nanoTime();
+		sink = allowed;
+		return (double) (t1 - t0) / ops;
+	}
+
+	static long heapUsed() {
+		Runtime rt = Runtime.getRuntime();
+		for (int i = 0; i < 4; i++)
+			System.gc();
+		return rt.totalMemory() - rt.freeMemory();
+	}
+
+	static double bytesPerKey() {
+		int n = 1000000;
+		String[] names = new String[n];
+		for (int i = 0; i < n; i++)
+			names[i] = "k" + i;
+		SimStopwatch sw = new SimStopwatch();
+		sw.nowNs = START_NS;
+		long before = heapUsed();
+		HashMap<String, RateLimiter> m = new HashMap<>();
+		for (int i = 0; i < n; i++)
+			m.put(names[i], make(sw, BENCH_RATE, 1.0));
+		long after = heapUsed();
+		sink = m.size() + names.length;
+		return (double) (after - before) / n;
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length == 1 && args[0].equals("decide")) {
+			decide();
+			return;
+		}
+		if (args.length != 3 || !args[0].equals("bench")) {
+			System.err.println("usage: RatelabGuavaPeer decide | bench REPS SCALE");
+			System.exit(2);
+		}
+		int reps = Integer.parseInt(args[1]);
+		double scale = Double.parseDouble(args[2]);
+		long ops = (long) (10000000 * scale);
+		hot(ops); /* warm-up: the JIT compiles the loops before anything is timed */
+		keys(1000, ops);
+		keys(1000000, ops / 4);
+		for (int rep = 0; rep < reps; rep++) {
+			System.out.printf("hot_ns %.3f%n", hot(ops));
+			System.out.printf("keys_1k_ns %.3f%n", keys(1000, ops));
+			System.out.printf("keys_1m_ns %.3f%n", keys(1000000, ops));
+		}
+		System.out.printf("bytes_per_key %.1f%n", bytesPerKey());
+	}
+}

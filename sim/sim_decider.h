@@ -1,0 +1,64 @@
+/*
+ * sim_decider.h - an external decider: a child process that makes the
+ * simulator's decisions through the decider protocol, so any limiter, in
+ * any language, is scored exactly as the built-in algorithms are.
+ *
+ * The protocol (also in the README). The child is started with
+ * `/bin/sh -c CMD`, once per scenario, with the scenario's rule in its
+ * environment: RATELAB_LIMIT (N), RATELAB_WINDOW_NS (W, ns), RATELAB_BURST
+ * (B) and RATELAB_SCENARIO (the scenario's name). For each request, in
+ * order of simulated time, the simulator writes one line `T KEY\n` to the
+ * child's stdin (T: integer ns of simulated time, non-decreasing; KEY: the
+ * key's decimal id, one limiter state per KEY) - `T KEY COST\n` for a
+ * request of a weighted scenario whose cost is not 1 (COST units, as
+ * `ratelab replay` reads them) - and waits for one answer line on the
+ * child's stdout before it goes on:
+ *     V [R] [NAME=VALUE ...]
+ * V is 1 (admitted) or 0 (rejected); R, optional, is the retry-after in
+ * integer ns (a rejected request's wait until the key's next request would
+ * be admitted; ignored when admitted); a field retry_after_ns=R stands
+ * for R, and other NAME=VALUE fields are ignored, so `ratelab replay
+ * --explain` answers in the protocol as it is. Without R a polite client
+ * retries 1 ns later (the engine's least wait). After the last request
+ * the child's stdin is closed; it must exit with status 0.
+ *
+ * The child must flush each answer before it reads on. Anything else ends
+ * the run with a message: the child exiting or closing its stdout early,
+ * an answer that is not of the form above, no answer within the timeout,
+ * a non-zero exit status at the end.
+ */
+#ifndef RATELAB_SIM_DECIDER_H
+#define RATELAB_SIM_DECIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_scenario.h"
+
+struct sim_child;
+
+/*
+ * Starts CMD for scenario sc; answers must come within timeout_ns.
+ * RL_OK, or RL_ENOMEM / RL_EINVAL with a message in msg.
+ */
+int sim_child_start(struct sim_child **c, const char *cmd, const struct sim_scenario *sc,
+		       int64_t timeout_ns, char *msg, size_t msg_len);
+
+/*
+ * A sim_decider's decide for ctx = the child: RL_ALLOWED or
+ * RL_REJECTED (with *retry_after_ns when not NULL), or RL_EINVAL when the
+ * child failed; sim_child_error then says how.
+ */
+int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns);
+
+/* The message of the child's first failure, or NULL. */
+const char *sim_child_error(const struct sim_child *c);
+
+/*
+ * Closes the child's stdin and waits for it (killing it after the
+ * timeout), then frees c. RL_OK when it exited with status 0 and no
+ * failure came before; else RL_EINVAL with a message in msg.
+ */
+int sim_child_finish(struct sim_child *c, char *msg, size_t msg_len);
+
+#endif
