@@ -55,7 +55,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 }
 
 /*
- * A cost other than 1, or an answer, out of line so that the cost-1 path (its arithmetic
+ * A cost other than 1, out of line so that the cost-1 path (its arithmetic
  * folded) stays as small as before costs existed; a cost above B, which is
  * never admitted, decided on a copy so that the key's state is left
  * unchanged (algo.h).
@@ -70,24 +70,34 @@ static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, stru
 	return decide(lim, st, now_ns, cost, out);
 }
 
+/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
+ * saving no callee-saved registers for a call it does not make. */
+static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+				struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
 int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			  struct rl_decision *out)
 {
-	/* the answer out of line too: the plain verdict stays a leaf, saving no
-	 * callee-saved registers for a call it does not make */
-	return out ? weighted(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			    int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 && !out ? decide(lim, st, now_ns, 1, NULL) : weighted(lim, st, now_ns, cost, out);
+	if (cost != 1)
+		return weighted(lim, st, now_ns, cost, out);
+	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 && !out ? decide(lim, st, now_ns, 1, NULL) : weighted(lim, st, now_ns, cost, out);
+	if (cost != 1)
+		return weighted(lim, st, now_ns, cost, out);
+	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
