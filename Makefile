@@ -7,6 +7,11 @@
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
 JOBS ?= 2
+
+# Redis backend (ratelab/redis.h): the server the tests start, redis-cli and
+# redis-benchmark, the hiredis client library.
+DEPS_REDIS := redis-server redis-tools libhiredis-dev
+DEPS += $(DEPS_REDIS)
 CMAKE_FLAGS ?=
 
 .PHONY: all test test-plain test-asan test-tsan bench deps clean

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "keymap.h"
 #include "ratelab/algo.h"
 #include "ratelab/http.h"
 #include "ratelab/registry.h"
+#include "replay.h"
 
 static const char usage[] =
 	"usage: ratelab replay --algo A --limit N --window W [--burst B] [--explain] [--headers]\n"
@@ -38,6 +38,16 @@ static const char usage[] =
 	"               rejected; none for an unlimited tier), then one empty line.\n"
 	"               The policy is the tier's name, or \"default\" without --config\n"
 	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset\n"
+	"  --redis HOST:PORT decide in Redis (the state shared by every client of the\n"
+	"               server; see README \"Redis\"); prints what the in-process replay\n"
+	"               prints, and 'ratelab replay: redis HOST:PORT: decided=D\n"
+	"               fallbacks=F reconnects=R errors=E' on stderr at the end\n"
+	"  --redis-batch K   pipeline K lines per round trip, 1..10000 (default 1)\n"
+	"  --redis-prefix P  prefix of the Redis keys (default rl:); state persists in\n"
+	"               Redis between runs: a fresh prefix is a fresh replay\n"
+	"  --redis-timeout MS  a batch's budget in ms, 1..60000 (default 5000; a\n"
+	"               tier's redis_timeout overrides it); past it, the tier's\n"
+	"               on_error decides\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
 static bool takes_value(const char *name)
@@ -45,15 +55,6 @@ static bool takes_value(const char *name)
 	return strcmp(name, "help") != 0 && strcmp(name, "explain") != 0 &&
 	       strcmp(name, "headers") != 0 && strcmp(name, "legacy-headers") != 0;
 }
-
-struct replay_opts {
-	const char *algo;
-	const char *limit, *window, *burst;
-	const char *config;
-	bool explain;
-	bool headers;
-	unsigned http_flags; /* rl_http_flags */
-};
 
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
@@ -67,6 +68,10 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 				   : strcmp(name, "window") == 0 ? &ro->window
 				   : strcmp(name, "burst") == 0  ? &ro->burst
 				   : strcmp(name, "config") == 0 ? &ro->config
+				   : strcmp(name, "redis") == 0  ? &ro->redis
+				   : strcmp(name, "redis-batch") == 0 ? &ro->redis_batch
+				   : strcmp(name, "redis-prefix") == 0 ? &ro->redis_prefix
+				   : strcmp(name, "redis-timeout") == 0 ? &ro->redis_timeout
 								 : NULL;
 		if (strcmp(name, "help") == 0) {
 			fputs(usage, stdout);
@@ -114,15 +119,6 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 		return rl_usage_error("replay", "%s", msg);
 	return RL_EXIT_OK;
 }
-
-/* One keymap per limited tier (or the one limiter without --config). */
-struct replay {
-	struct replay_opts ro;
-	struct rl_limiter lim; /* without --config */
-	struct rl_registry *reg;
-	size_t nmaps;
-	struct rl_keymap *maps;
-};
 
 static void release_state(void *state, void *lim)
 {
@@ -195,6 +191,45 @@ static void print_headers(const struct replay *rp, const struct rl_tier *tier, i
 	putchar('\n');
 }
 
+void rl_replay_print(const struct replay *rp, const struct rl_tier *tier, int rc,
+		     const struct rl_decision *d)
+{
+	const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
+
+	if (!rp->ro.explain) {
+		fputs(rc ? "1\n" : "0\n", stdout);
+	} else if (tier && tier->unlimited) {
+		printf("1 tier=%s\n", tier->name);
+	} else {
+		printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d->remaining,
+		       (long long)d->retry_after_ns, (long long)d->reset_ns);
+		if (lim->algo == &rl_leaky_bucket_algo)
+			printf(" delay_ns=%lld", (long long)d->delay_ns);
+		if (tier)
+			printf(" tier=%s", tier->name);
+		putchar('\n');
+	}
+	if (rp->ro.headers)
+		print_headers(rp, tier, rc, d);
+}
+
+int rl_replay_parse(const struct replay *rp, const struct rl_lines *in, char *line, int64_t *t,
+		    char **key, const struct rl_tier **tier)
+{
+	char *tok[2];
+
+	if (in->has_nul)
+		return rl_usage_error("replay", "line %ld: holds a NUL byte", in->lineno);
+	if (rl_split(line, tok, 2) != 2)
+		return rl_usage_error("replay", "line %ld: '%s': expected 'T KEY'", in->lineno, in->text);
+	if (!rl_parse_i64(tok[0], t) || *t < 0 || *t > RL_TIME_MAX_NS)
+		return rl_usage_error("replay", "line %ld: '%s': time '%s' is not an integer number of ns in [0, %lld]",
+				      in->lineno, in->text, tok[0], RL_TIME_MAX_NS);
+	*key = tok[1];
+	*tier = rp->reg ? rl_registry_resolve(rp->reg, tok[1], strlen(tok[1])) : NULL;
+	return RL_EXIT_OK;
+}
+
 int rl_cmd_replay(int argc, char **argv)
 {
 	struct replay rp = { 0 };
@@ -207,38 +242,33 @@ int rl_cmd_replay(int argc, char **argv)
 		return status;
 	}
 
+	if (rp.ro.redis) {
+		status = rl_replay_redis(&rp);
+		replay_free(&rp);
+		return status;
+	}
+	if (rp.ro.redis_batch || rp.ro.redis_prefix || rp.ro.redis_timeout) {
+		replay_free(&rp);
+		return rl_usage_error("replay", "--redis-batch, --redis-prefix and --redis-timeout need --redis");
+	}
+
 	struct rl_lines in = { .in = stdin };
-	char *line, *tok[2];
+	char *line, *key;
 	bool want = rp.ro.explain || rp.ro.headers;
 
 	rl_stdout_buffered();
 	while ((line = rl_lines_next(&in))) {
-		if (in.has_nul) {
-			status = rl_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
-			break;
-		}
 		int64_t t;
+		const struct rl_tier *tier;
 
-		if (rl_split(line, tok, 2) != 2) {
-			status = rl_usage_error("replay", "line %ld: '%s': expected 'T KEY'", in.lineno, in.text);
+		if ((status = rl_replay_parse(&rp, &in, line, &t, &key, &tier)))
 			break;
-		}
-		if (!rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			status = rl_usage_error("replay", "line %ld: '%s': time '%s' is not an integer number of ns in [0, %lld]",
-						in.lineno, in.text, tok[0], RL_TIME_MAX_NS);
-			break;
-		}
-		size_t klen = strlen(tok[1]), m = 0;
-		const struct rl_tier *tier = NULL;
-		if (rp.reg) {
-			tier = rl_registry_resolve(rp.reg, tok[1], klen);
-			m = (size_t)(tier - rl_registry_tier_at(rp.reg, 0));
-		}
+		size_t klen = strlen(key), m = tier ? (size_t)(tier - rl_registry_tier_at(rp.reg, 0)) : 0;
 		const struct rl_limiter *lim = tier ? &tier->limiter : &rp.lim;
 		struct rl_decision d = { 0 };
 		int rc = RL_ALLOWED;
 		if (!(tier && tier->unlimited)) {
-			void *state = rl_keymap_get(&rp.maps[m], tok[1], klen);
+			void *state = rl_keymap_get(&rp.maps[m], key, klen);
 			rc = state ? rl_limiter_check(lim, state, t, want ? &d : NULL) : RL_ENOMEM;
 		}
 		if (rc < 0) {
@@ -247,21 +277,7 @@ int rl_cmd_replay(int argc, char **argv)
 			status = RL_EXIT_FAIL;
 			break;
 		}
-		if (!rp.ro.explain) {
-			fputs(rc ? "1\n" : "0\n", stdout);
-		} else if (tier && tier->unlimited) {
-			printf("1 tier=%s\n", tier->name);
-		} else {
-			printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d.remaining,
-			       (long long)d.retry_after_ns, (long long)d.reset_ns);
-			if (lim->algo == &rl_leaky_bucket_algo)
-				printf(" delay_ns=%lld", (long long)d.delay_ns);
-			if (tier)
-				printf(" tier=%s", tier->name);
-			putchar('\n');
-		}
-		if (rp.ro.headers)
-			print_headers(&rp, tier, rc, &d);
+		rl_replay_print(&rp, tier, rc, &d);
 	}
 	status = rl_lines_end(&in, "replay", status);
 	rl_lines_free(&in);

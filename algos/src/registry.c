@@ -38,7 +38,8 @@ enum section { SEC_NONE, SEC_TIER, SEC_CLIENTS, SEC_DEFAULTS };
 
 /* Which keys a tier section set: bits of these. */
 enum { K_ALGORITHM = 1, K_LIMIT = 2, K_WINDOW = 4, K_BURST = 8, K_UNLIMITED = 16,
-       K_ON_ERROR = 32, K_MAX_KEYS = 64, K_WHEN_FULL = 128 };
+       K_ON_ERROR = 32, K_MAX_KEYS = 64, K_WHEN_FULL = 128,
+       K_REDIS_TIMEOUT = 256 };
 
 struct client {
 	char *id;
@@ -305,6 +306,15 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 			t->when_full = RL_FULL_FAIL_CLOSED;
 		else
 			return fail(p, p->lineno, "when_full '%s' is not evict, fail_open or fail_closed", value);
+	} else if (strcmp(name, "redis_timeout") == 0) {
+		/* the Redis backend's budget per decision (redis.h), whole ms */
+		if (!set_once(p, K_REDIS_TIMEOUT, name))
+			return false;
+		if (!rl_parse_duration(value, 1000000, &v) || v < 1000000 || v > 60000000000LL ||
+		    v % 1000000)
+			return fail(p, p->lineno, "redis_timeout '%s' is not a whole number of ms in "
+				    "[1ms, 60s] (bare: ms)", value);
+		t->redis_timeout_ms = v / 1000000;
 	} else {
 		return fail(p, p->lineno, "unknown key '%s' in [tier %s] (algorithm, limit, window, burst, "
 			    "unlimited, on_error, max_keys, when_full)", name, t->name);
@@ -415,6 +425,8 @@ static bool finish(struct parse *p)
 			if (k & (K_ALGORITHM | K_LIMIT | K_WINDOW | K_BURST | K_MAX_KEYS | K_WHEN_FULL))
 				return fail(p, t->line, "tier '%s' is unlimited: it takes no algorithm, limit, "
 					    "window, burst, max_keys or when_full", t->name);
+			if (k & K_REDIS_TIMEOUT)
+				return fail(p, t->line, "tier '%s' is unlimited: it takes no redis_timeout", t->name);
 			continue;
 		}
 		const char *missing = !(k & K_ALGORITHM) ? "algorithm" : !(k & K_LIMIT) ? "limit"
