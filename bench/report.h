@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,6 +96,8 @@ void write_chart_data(const Inputs &in, const std::string &dir);
 // Markdown: the tradeoff table alone (README) and the whole report.
 std::string tradeoff_table(const Inputs &in);
 std::string full_report(const Inputs &in);
+// The Redis backend's section (report_redis.cc): "not run" without results/bench/redis.json.
+void redis_section(std::ostringstream &o, const Inputs &in);
 
 // Number formatting: "n/a" for NaN.
 std::string fmt(double v, int decimals);

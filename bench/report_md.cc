@@ -317,6 +317,7 @@ std::string full_report(const Inputs &in)
 	keyed(o, in);
 	registry(o, in);
 	breaker(o, in);
+	redis_section(o, in);
 	charts(o, in);
 	return o.str();
 }

@@ -71,6 +71,8 @@ RL_BENCH_QUICK=$QUICK "$BUILD/ratelab_bench" \
 step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
 "$BUILD/ratelab_bytes_limit" >"$RESULTS/bench/bytes_vs_limit.csv"
 
+bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
+
 step 5 "report -> $RESULTS/REPORT.md"
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
 cpuinfo() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -1; }
