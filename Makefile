@@ -4,8 +4,12 @@
 #                concurrency tests under TSan
 #   make bench   the whole measured report (results/REPORT.md); QUICK=1 for a short run
 #   make deps    install the Debian packages ratelab needs
+#   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+# i10: curl for the HTTP server example's test.
+DEPS_I10 := curl
+DEPS += $(DEPS_I10)
 JOBS ?= 2
 
 # Redis backend (ratelab/redis.h): the server the tests start, redis-cli and
@@ -52,3 +56,9 @@ deps:
 
 clean:
 	rm -rf build build-asan build-tsan build-bench
+
+# ---- install (i10): make install PREFIX=/some/where (default /usr/local) ----
+PREFIX ?= /usr/local
+.PHONY: install
+install: all
+	cmake --install build --prefix $(PREFIX)

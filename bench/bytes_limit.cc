@@ -1,8 +1,9 @@
 // bytes_limit.cc - bytes per key against the limit N: one key of each
 // algorithm is offered N requests at N distinct times inside one window
-// (all admitted), and its state is measured - algo->state_size plus, for
-// sliding_log, rl_sliding_log_heap_bytes, cross-checked with the
-// allocator's growth (mallinfo2). Writes CSV to stdout:
+// (all admitted), and its state is measured - algo->state_size plus the
+// heap the state holds (rl_limiter_heap_bytes: allocator chunks, headers
+// included), cross-checked with the allocator's growth (mallinfo2).
+// Writes CSV to stdout:
 //   algo,limit,state_bytes,malloc_bytes
 #include <cstdio>
 #include <cstring>
@@ -34,12 +35,7 @@ int main()
 					return 1;
 				}
 			}
-			size_t bytes = algo->state_size;
-			if (algo == &rl_sliding_log_algo) {
-				rl_sliding_log sl;
-				std::memcpy(&sl, state.data(), sizeof sl);
-				bytes += rl_sliding_log_heap_bytes(&sl);
-			}
+			size_t bytes = algo->state_size + rl_limiter_heap_bytes(&lim, state.data());
 			size_t grown = rlbench::malloc_bytes() - before;
 			std::printf("%s,%lld,%zu,%zu\n", algo->name, static_cast<long long>(limit), bytes,
 				    algo->state_size + grown);

@@ -27,20 +27,20 @@ using rlbench::kStartNs;
 using CheckFn = int (*)(const rl_limiter *, void *, int64_t, rl_decision *);
 
 // The direct entry point of each algorithm, typed state cast from void *.
-const std::map<std::string, CheckFn> &direct_checks()
+const std::map<const rl_algo *, CheckFn> &direct_checks()
 {
-	static const std::map<std::string, CheckFn> table = {
-		{"token_bucket", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+	static const std::map<const rl_algo *, CheckFn> table = {
+		{&rl_token_bucket_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 			 return rl_token_bucket_check(l, static_cast<rl_level *>(s), t, o); }},
-		{"gcra", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+		{&rl_gcra_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 			 return rl_gcra_check(l, static_cast<rl_gcra *>(s), t, o); }},
-		{"leaky_bucket", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+		{&rl_leaky_bucket_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 			 return rl_leaky_bucket_check(l, static_cast<rl_level *>(s), t, o); }},
-		{"fixed_window", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+		{&rl_fixed_window_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 			 return rl_fixed_window_check(l, static_cast<rl_fixed_window *>(s), t, o); }},
-		{"sliding_log", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+		{&rl_sliding_log_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 			 return rl_sliding_log_check(l, static_cast<rl_sliding_log *>(s), t, o); }},
-		{"sliding_counter", [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+		{&rl_sliding_counter_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 			 return rl_sliding_counter_check(l, static_cast<rl_sliding_counter *>(s), t, o); }},
 	};
 	return table;
@@ -76,7 +76,7 @@ void bm_hot(benchmark::State &state, const rl_algo *algo, bool direct, bool answ
 {
 	rl_limiter lim = rlbench::make_limiter(algo);
 	HotState st(algo->state_size);
-	CheckFn check = direct ? direct_checks().at(algo->name) : lim.algo->check;
+	CheckFn check = direct ? direct_checks().at(algo) : nullptr;
 	rl_decision dec;
 	rl_decision *out = answer ? &dec : nullptr;
 	int64_t now = kStartNs, allowed = 0;
@@ -97,7 +97,7 @@ void bm_clock(benchmark::State &state, const rl_algo *algo)
 {
 	rl_limiter lim = rlbench::make_limiter(algo);
 	HotState st(algo->state_size);
-	CheckFn check = direct_checks().at(algo->name);
+	CheckFn check = direct_checks().at(algo);
 	int64_t allowed = 0;
 
 	for (auto _ : state) {

@@ -1,11 +1,20 @@
 // report.h - the report generator's inputs, read once: the benchmark JSON,
 // the simulator's and the probe's CSV files, the machine description and
-// the study notes' qualitative columns. Missing inputs are empty, and every
-// figure drawn from them then reads "n/a".
+// the study notes' qualitative columns. A run the report needs and does not
+// find stops the generator (require_inputs: a message naming it, exit 1);
+// a figure that was not measured is empty in the CSV files and "-" here.
+//
+// Statistics: a timed figure is the median of its repetitions with their
+// min-max range and coefficient of variation (CV, stddev / mean); a figure
+// whose CV exceeds 5% is marked. A simulator figure that depends on the seed
+// is the median over the seeds run, with its min-max range. A ranking or a
+// target verdict is stated only where the ranges do not overlap.
 #ifndef RATELAB_BENCH_REPORT_H
 #define RATELAB_BENCH_REPORT_H
 
+#include <cmath>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -14,11 +23,23 @@
 
 namespace report {
 
-// One benchmark's result: ns per op (the median of the repetitions when
-// there are several; CPU time, or real time for the threaded runs) and its
-// user counters.
+// A figure measured several times: the median, the range and the CV of
+// the samples (n of them; min = max = median and cv NaN when n < 2).
+struct Stat {
+	double median = NAN, min = NAN, max = NAN, cv = NAN;
+	size_t n = 0;
+
+	static Stat of(std::vector<double> samples); // NaN samples are dropped
+	bool measured() const { return n > 0; }
+	bool noisy() const { return cv > 0.05; }     // CV above 5%
+	// The ranges overlap: neither is strictly below the other.
+	bool overlaps(const Stat &o) const { return !(max < o.min || o.max < min); }
+};
+
+// One benchmark's result: ns per op over the repetitions (CPU time, or real
+// time for the threaded runs) and its user counters (the first repetition's).
 struct Run {
-	double ns = 0;
+	Stat ns;
 	std::map<std::string, double> counters;
 };
 
@@ -27,8 +48,10 @@ struct Bench {
 	std::map<std::string, std::string> context;
 	int repetitions = 1;
 
-	// ns/op of run name, NaN when absent.
+	// ns/op of run name (the median), NaN when absent.
 	double ns(const std::string &name) const;
+	// ns/op of run name with its spread; n = 0 when absent.
+	Stat stat(const std::string &name) const;
 	// A counter of run name, NaN when absent.
 	double counter(const std::string &name, const std::string &key) const;
 };
@@ -50,32 +73,78 @@ struct Algo {
 	size_t state_size;
 };
 
+// An external limiter measured by its own driver (results/bench/peers.json),
+// simulated as the summary's rows named "peer_<name>".
+struct Peer {
+	std::string name, nearest, note;
+	Stat hot_ns, keys_1k_ns, keys_1m_ns;
+	double bytes_per_key = NAN;
+};
+
 struct Inputs {
 	std::string results;                       // the results/ directory
-	std::vector<Algo> algos;                   // rl_algo_all order
+	std::vector<Algo> algos;                   // rl_algo_all order, then the summary's other rows (peers)
 	Bench bench;                               // results/bench/bench.json
 	Csv summary, breaker, bytes_limit, quals;  // sim summary, sim breaker, probe, notes
+	Csv diverged;                              // sim: against an independent sliding_log
+	std::map<std::string, Peer> peers;         // by summary row name (peer_<name>)
+	bool peers_run = false;                    // results/bench/peers.json exists
 	std::vector<std::pair<std::string, std::string>> env; // results/bench/env.txt
 	std::string mode;                          // "full" or "quick"
 	std::string series_dir;                    // results/sim/series
 };
 
-// The columns summary.csv must have, in this order.
+// The columns summary.csv must have (others may follow).
 extern const std::vector<std::string> kSummaryColumns;
 
 Bench load_bench(const std::string &path);
-// Reads a CSV file; with want non-empty, a header other than want is an
-// error (message on stderr, exit 1). A missing file gives an empty Csv.
+// results/bench/peers.json (the contract's format); absent file: not run.
+std::map<std::string, Peer> load_peers(const std::string &path, bool *found);
+// Reads a CSV file; a header lacking a column of want is an error (message
+// on stderr, exit 1; more columns are fine). A missing file gives an empty Csv.
 Csv load_csv(const std::string &path, const std::vector<std::string> &want = {});
 std::vector<std::pair<std::string, std::string>> load_env(const std::string &path);
 
-// The per-algorithm figures of the tradeoff table.
+// Stops the generator (exit 1, a message naming each) when a run the report
+// needs is missing: the benchmarks, the simulator's summary, the boundary,
+// load sweep, population and breaker scenarios, every algorithm's hot and
+// 1M-key store runs. Optional parts (peers, the 10M-key runs of a quick
+// run) are reported as not run instead.
+void require_inputs(const Inputs &in);
+
+// The simulator's seeds in the summary, ascending.
+std::vector<long long> seeds(const Inputs &in);
+
+// Per seed, sum(column num) / sum(column den) over the rows of algo whose
+// scenario passes keep (all when keep is empty), times scale; its Stat over
+// the seeds. Rows where either column is empty are skipped; a seed with no
+// such row gives no sample.
+Stat over_seeds(const Inputs &in, const std::string &algo, const std::string &num, const std::string &den,
+		double scale, const std::function<bool(const std::string &)> &keep = {});
+// Per seed, the largest value of column col over algo's rows (kept as above).
+Stat max_over_seeds(const Inputs &in, const std::string &algo, const std::string &col,
+		    const std::function<bool(const std::string &)> &keep = {});
+// Per seed, the value of column col in the row (scenario, algo).
+Stat cell_over_seeds(const Inputs &in, const std::string &scenario, const std::string &algo, const std::string &col);
+// Per seed, the polite clients' mean wait (ms) of algo minus sliding_log's
+// in the same scenario, served-weighted over the scenarios with polite clients.
+Stat extra_wait_over_seeds(const Inputs &in, const std::string &algo);
+
+// The per-algorithm figures of the tradeoff table (simulator figures over
+// the seeds; timed figures over the repetitions).
 struct Figures {
 	std::string algo;
-	size_t state_bytes = 0;
-	double false_allow_pct = 0, false_reject_pct = 0, worst_ratio = 0; // simulator, all scenarios
-	double allin_1m = 0, malloc_1m = 0;  // store bytes per key at 1M keys
-	double ns_hot = 0, ns_1m = 0;        // hot key (direct, verdict); store at 1M uniform keys
+	bool peer = false;
+	double state_bytes = NAN;
+	Stat over_n_pct;       // admissions that left more than N in (t - W, t], % of requests
+	Stat worst_ratio;      // the largest count in any window of length W over N, worst scenario
+	Stat rate_at_top;      // long-run admitted rate / N at the load sweep's highest load
+	Stat beyond_bound_pct; // admissions past the algorithm's own bound, % (must be 0)
+	Stat false_reject_pct; // rejected while under N in (t - W, t], % of requests
+	Stat extra_wait_ms;    // polite clients' mean wait minus sliding_log's, ms
+	Stat diverged_pct;     // decided unlike an independent sliding_log, % of requests
+	double allin_1m = NAN, malloc_1m = NAN; // store bytes per key at 1M keys
+	Stat ns_hot, ns_1m;    // hot key (direct, verdict); store at 1M uniform keys
 };
 std::vector<Figures> figures(const Inputs &in);
 
@@ -83,6 +152,7 @@ std::vector<Figures> figures(const Inputs &in);
 // attack, the sweep of offered load (NAME_050, NAME_100, ...: load in % of N)
 // and the breaker's bursty run (a series/breaker_<scenario>.csv file).
 std::string boundary_scenario(const Inputs &in);
+std::string population_scenario(const Inputs &in); // "population", "" when absent
 std::vector<std::pair<int, std::string>> load_sweep(const Inputs &in);
 std::string breaker_scenario(const Inputs &in);
 
@@ -99,8 +169,14 @@ std::string full_report(const Inputs &in);
 // The Redis backend's section (report_redis.cc): "not run" without results/bench/redis.json.
 void redis_section(std::ostringstream &o, const Inputs &in);
 
-// Number formatting: "n/a" for NaN.
+// Number formatting: "-" for NaN (not measured).
 std::string fmt(double v, int decimals);
+// "median [min-max]" (the range only when it is one), with " (CV x%)" marked
+// when the CV exceeds 5%; "-" when not measured.
+std::string fmt(const Stat &s, int decimals);
+// A verdict on "figure <= limit" from its range: met, **missed**, or within
+// noise when the range straddles the limit; "not measured".
+std::string verdict(const Stat &s, double limit);
 
 } // namespace report
 

@@ -2,13 +2,18 @@
 // written into results/plots/data:
 //   vars.gp        gnuplot variables: the algorithms, the scenarios chosen,
 //                  the rule of the boundary scenario, the time-series folder
-//   tradeoff.dat   per algorithm a block: ns/op hot, error % (false allow +
-//                  false reject), bytes per key (all-in at 1M keys, else
-//                  the state's size); the legend title heads each block
-//   keys.dat       keys, ns/op per algorithm (uniform), median memory floor
-//                  (dependent, independent) over the algorithms' store sizes
+//   tradeoff.dat   one line per algorithm: name, ns/op hot (median, min,
+//                  max over the repetitions), over-N admissions % and false
+//                  rejects % (median, min, max over the seeds), bytes per
+//                  key (all-in at 1M keys, else the state's size)
+//   load_sweep.dat per algorithm a block (its name heads it): offered load %,
+//                  over-N % and false reject % (median, min, max over seeds)
+//   keys.dat       keys, ns/op per algorithm (uniform, median), median memory
+//                  floor (dependent, independent) over the algorithms' stores
 //   sc_error.dat   offered load %, sliding_counter false allow/reject/total %
+//                  (medians over the seeds); vars.gp: the population's total
 //   breaker.dat    t (s), state (0 CLOSED, 1 HALF_OPEN, 2 OPEN)
+//   offered.dat    t (s), requests per second offered in each time bucket
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -65,14 +70,30 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 {
 	std::vector<Figures> figs = figures(in);
 
-	// One block per algorithm, its legend title in the block's header line.
 	std::ofstream t = open_out(dir + "/tradeoff.dat");
+	std::string placed; // the algorithms in tradeoff.dat, in its order
+	t << "algo ns ns_min ns_max over over_min over_max rej rej_min rej_max bytes\n";
 	for (const Figures &f : figs) {
-		double bytes = std::isnan(f.allin_1m) ? static_cast<double>(f.state_bytes) : f.allin_1m;
-		char title[96];
-		std::snprintf(title, sizeof title, "\"%s, %.0f B/key\" ns_hot error_pct bytes_per_key", f.algo.c_str(), bytes);
-		t << title << '\n' << num(f.ns_hot) << ' ' << num(f.false_allow_pct + f.false_reject_pct) << ' '
-		  << num(bytes) << "\n\n\n";
+		if (!f.ns_hot.measured())
+			continue; // no timing: no point to place
+		placed += (placed.empty() ? "" : " ") + f.algo;
+		double bytes = std::isnan(f.allin_1m) ? f.state_bytes : f.allin_1m;
+		t << f.algo << ' ' << num(f.ns_hot.median) << ' ' << num(f.ns_hot.min) << ' ' << num(f.ns_hot.max) << ' '
+		  << num(f.over_n_pct.median) << ' ' << num(f.over_n_pct.min) << ' ' << num(f.over_n_pct.max) << ' '
+		  << num(f.false_reject_pct.median) << ' ' << num(f.false_reject_pct.min) << ' '
+		  << num(f.false_reject_pct.max) << ' ' << num(bytes) << '\n';
+	}
+
+	std::ofstream ls = open_out(dir + "/load_sweep.dat");
+	for (const Figures &f : figs) {
+		ls << "\"" << f.algo << "\" over over_min over_max rej rej_min rej_max\n";
+		for (auto &[load, name] : load_sweep(in)) {
+			Stat o = cell_over_seeds(in, name, f.algo, "false_allow_pct");
+			Stat r = cell_over_seeds(in, name, f.algo, "false_reject_pct");
+			ls << load << ' ' << num(o.median) << ' ' << num(o.min) << ' ' << num(o.max) << ' ' << num(r.median)
+			   << ' ' << num(r.min) << ' ' << num(r.max) << '\n';
+		}
+		ls << "\n\n";
 	}
 
 	std::ofstream k = open_out(dir + "/keys.dat");
@@ -96,22 +117,42 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	double sweep_limit = NAN;
 	std::ofstream sc = open_out(dir + "/sc_error.dat");
 	sc << "load_pct false_allow_pct false_reject_pct total_pct\n";
-	for (auto &[load, name] : sweep)
-		for (size_t i = 0; i < in.summary.rows.size(); i++)
-			if (in.summary.at(i, "scenario") == name && in.summary.at(i, "algo") == "sliding_counter") {
-				sweep_limit = in.summary.num(i, "limit");
-				double fa = in.summary.num(i, "false_allow_pct"), fr = in.summary.num(i, "false_reject_pct");
-				sc << load << ' ' << num(fa) << ' ' << num(fr) << ' ' << num(fa + fr) << '\n';
-			}
+	for (auto &[load, name] : sweep) {
+		Stat fa = cell_over_seeds(in, name, "sliding_counter", "false_allow_pct");
+		Stat fr = cell_over_seeds(in, name, "sliding_counter", "false_reject_pct");
+		sweep_limit = cell_over_seeds(in, name, "sliding_counter", "limit").median;
+		sc << load << ' ' << num(fa.median) << ' ' << num(fr.median) << ' ' << num(fa.median + fr.median) << '\n';
+	}
+	std::string pop = population_scenario(in);
+	double pop_total = cell_over_seeds(in, pop, "sliding_counter", "false_allow_pct").median +
+			   cell_over_seeds(in, pop, "sliding_counter", "false_reject_pct").median;
 
 	std::ofstream b = open_out(dir + "/breaker.dat");
 	b << "t_s state\n";
 	std::string bs = breaker_scenario(in);
-	if (!bs.empty()) {
-		Csv series = load_csv(in.series_dir + "/breaker_" + bs + ".csv");
-		for (size_t i = 0; i < series.rows.size(); i++)
-			b << num(series.num(i, "t_ns") / 1e9) << ' ' << state_code(series.at(i, "state")) << '\n';
+	Csv series = load_csv(in.series_dir + "/breaker_" + bs + ".csv");
+	for (size_t i = 0; i < series.rows.size(); i++)
+		b << num(series.num(i, "t_ns") / 1e9) << ' ' << state_code(series.at(i, "state")) << '\n';
+	// What was offered to the breaker: the same scenario's requests per bucket (admitted + rejected)
+	// under sliding_log, the same arrivals the breaker saw for sources that do not retry.
+	std::ofstream of = open_out(dir + "/offered.dat");
+	of << "t_s per_s\n";
+	Csv offered = load_csv(in.series_dir + "/" + bs + "__sliding_log.csv");
+	if (offered.rows.size() < 2) {
+		std::fprintf(stderr, "report: missing: %s/%s__sliding_log.csv (the breaker chart's offered traffic)\n",
+			     in.series_dir.c_str(), bs.c_str());
+		std::exit(1);
 	}
+	double bucket_s = (offered.num(1, "t_ns") - offered.num(0, "t_ns")) / 1e9;
+	for (size_t i = 0; i < offered.rows.size(); i++)
+		of << num(offered.num(i, "t_ns") / 1e9) << ' '
+		   << num((offered.num(i, "admitted") + offered.num(i, "rejected")) / bucket_s) << '\n';
+	double breaker_limit = NAN, breaker_window_s = NAN;
+	for (size_t i = 0; i < in.breaker.rows.size(); i++)
+		if (in.breaker.at(i, "scenario") == bs && in.breaker.col("limit") >= 0) {
+			breaker_limit = in.breaker.num(i, "limit");
+			breaker_window_s = in.breaker.num(i, "window_ns") / 1e9;
+		}
 
 	std::string bnd = boundary_scenario(in);
 	double limit = NAN, window_ns = NAN, bucket_ns = NAN;
@@ -136,7 +177,11 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	  << "breaker_scenario = \"" << bs << "\"\n"
 	  << "bytes_limit = \"" << in.bytes_limit.path << "\"\n"
 	  << "sweep = \"" << (sweep.empty() ? "" : sweep.front().second) << "\"\n"
-	  << "sweep_limit = " << num(sweep_limit) << "\n";
+	  << "sweep_limit = " << num(sweep_limit) << "\n"
+	  << "population_total = " << num(pop_total) << "\n"
+	  << "breaker_rate = " << num(breaker_limit / breaker_window_s) << "\n"
+	  << "seeds = " << seeds(in).size() << "\n"
+	  << "tradeoff_algos = \"" << placed << "\"\n";
 }
 
 } // namespace report

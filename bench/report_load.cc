@@ -16,12 +16,19 @@ const std::vector<std::string> kSummaryColumns = {
 	"scenario", "algo", "limit", "window_ns", "burst", "seed", "requests", "admitted",
 	"false_allows", "false_allow_pct", "false_rejects", "false_reject_pct",
 	"keys_over_admitted_pct", "max_in_window", "max_window_ratio", "long_run_rate_ratio",
-	"jain_index", "state_bytes_mean", "state_bytes_max", "decisions_per_sec"};
+	"jain_index", "state_bytes_mean", "state_bytes_max", "decisions_per_sec", "own_bound", "beyond_bound",
+	"beyond_bound_pct", "client_requests", "client_served", "client_gave_up_pct", "client_wait_ms_mean",
+	"client_wait_ms_max", "heavy_keys_pct", "heavy_requests_pct", "heavy_false_pct", "estimate_diff_pct"};
 
 double Bench::ns(const std::string &name) const
 {
+	return stat(name).median;
+}
+
+Stat Bench::stat(const std::string &name) const
+{
 	auto it = runs.find(name);
-	return it == runs.end() ? NAN : it->second.ns;
+	return it == runs.end() ? Stat{} : it->second.ns;
 }
 
 double Bench::counter(const std::string &name, const std::string &key) const
@@ -94,25 +101,30 @@ Bench load_bench(const std::string &path)
 	for (auto &[k, v] : j["context"].items())
 		b.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
 
-	// Medians first when present; single runs fill in the rest.
-	for (int pass = 0; pass < 2; pass++)
-		for (const auto &e : j["benchmarks"]) {
-			std::string run_type = e.value("run_type", "iteration");
-			bool median = run_type == "aggregate" && e.value("aggregate_name", "") == "median";
-			if ((pass == 0) != median || (pass == 1 && run_type != "iteration"))
-				continue;
-			std::string name = e.value("run_name", e.value("name", ""));
-			if (b.runs.count(name))
-				continue;
-			b.repetitions = std::max(b.repetitions, e.value("repetitions", 1));
-			bool real = name.find("real_time") != std::string::npos;
-			Run r;
-			r.ns = e.value(real ? "real_time" : "cpu_time", NAN) * unit_to_ns(e.value("time_unit", "ns"));
-			for (auto &[k, v] : e.items())
-				if (!is_builtin(k) && v.is_number())
-					r.counters[k] = v.get<double>();
-			b.runs[name] = r;
-		}
+	// Every repetition (run_type "iteration") is a sample; a file written with
+	// aggregates only gives its medians, as one sample each.
+	std::map<std::string, std::vector<double>> samples, medians;
+	for (const auto &e : j["benchmarks"]) {
+		std::string run_type = e.value("run_type", "iteration");
+		bool median = run_type == "aggregate" && e.value("aggregate_name", "") == "median";
+		if (run_type != "iteration" && !median)
+			continue;
+		if (e.contains("error_occurred") && e["error_occurred"].is_boolean() && e["error_occurred"].get<bool>())
+			continue;
+		std::string name = e.value("run_name", e.value("name", ""));
+		b.repetitions = std::max(b.repetitions, e.value("repetitions", 1));
+		bool real = name.find("real_time") != std::string::npos;
+		const auto &v = e[real ? "real_time" : "cpu_time"];
+		double ns = v.is_number() ? v.get<double>() * unit_to_ns(e.value("time_unit", "ns")) : NAN;
+		(median ? medians : samples)[name].push_back(ns);
+		Run &r = b.runs[name];
+		if (r.counters.empty())
+			for (auto &[k, c] : e.items())
+				if (!is_builtin(k) && c.is_number())
+					r.counters[k] = c.get<double>();
+	}
+	for (auto &[name, r] : b.runs)
+		r.ns = Stat::of(samples.count(name) ? samples[name] : medians[name]);
 	return b;
 }
 
@@ -153,10 +165,12 @@ Csv load_csv(const std::string &path, const std::vector<std::string> &want)
 			c.header = split(line, ',');
 			break;
 		}
-	if (!want.empty() && c.header != want) {
-		std::fprintf(stderr, "report: %s: unexpected header \"%s\"\n", path.c_str(), line.c_str());
-		std::exit(1);
-	}
+	for (const std::string &w : want)
+		if (c.col(w) < 0) {
+			std::fprintf(stderr, "report: %s: no column %s in the header \"%s\"\n", path.c_str(), w.c_str(),
+				     line.c_str());
+			std::exit(1);
+		}
 	while (std::getline(f, line))
 		if (!line.empty())
 			c.rows.push_back(split(line, ','));
@@ -176,10 +190,51 @@ std::vector<std::pair<std::string, std::string>> load_env(const std::string &pat
 	return env;
 }
 
+std::map<std::string, Peer> load_peers(const std::string &path, bool *found)
+{
+	std::map<std::string, Peer> peers;
+	std::ifstream f(path);
+	*found = static_cast<bool>(f);
+	if (!f)
+		return peers;
+	nlohmann::json j;
+	try {
+		j = nlohmann::json::parse(f);
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "report: %s: %s\n", path.c_str(), e.what());
+		std::exit(1);
+	}
+	auto stat = [](const nlohmann::json &p, const char *key) {
+		Stat s;
+		if (!p.contains(key) || !p[key].is_object())
+			return s;
+		const auto &o = p[key];
+		auto get = [&](const char *k) { return o.contains(k) && o[k].is_number() ? o[k].get<double>() : NAN; };
+		s.median = get("median");
+		s.min = get("min");
+		s.max = get("max");
+		s.n = std::isnan(s.median) ? 0 : static_cast<size_t>(o.value("reps", 1));
+		return s;
+	};
+	for (const auto &p : j.value("peers", nlohmann::json::array())) {
+		Peer r;
+		r.name = p.value("name", "");
+		r.nearest = p.value("nearest", "");
+		r.note = p.value("note", "");
+		r.hot_ns = stat(p, "hot_ns");
+		r.keys_1k_ns = stat(p, "keys_1k_ns");
+		r.keys_1m_ns = stat(p, "keys_1m_ns");
+		if (p.contains("bytes_per_key") && p["bytes_per_key"].is_number())
+			r.bytes_per_key = p["bytes_per_key"].get<double>();
+		peers["peer_" + r.name] = r;
+	}
+	return peers;
+}
+
 std::string fmt(double v, int decimals)
 {
 	if (std::isnan(v))
-		return "n/a";
+		return "-";
 	char buf[64];
 	std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
 	return buf;

@@ -63,12 +63,24 @@ int main(int argc, char **argv)
 		in.algos.push_back({all[i]->name, all[i]->state_size});
 	in.bench = report::load_bench(in.results + "/bench/bench.json");
 	in.summary = report::load_csv(in.results + "/sim/summary.csv", report::kSummaryColumns);
+	in.diverged = report::load_csv(in.results + "/sim/diverged.csv");
+	in.peers = report::load_peers(in.results + "/bench/peers.json", &in.peers_run);
+	// the summary's other rows (peer_<name> from `ratelab sim --decider`) after the library's own
+	for (size_t i = 0; i < in.summary.rows.size(); i++) {
+		const std::string &a = in.summary.at(i, "algo");
+		bool known = false;
+		for (const report::Algo &k : in.algos)
+			known = known || k.name == a;
+		if (!known)
+			in.algos.push_back({a, 0});
+	}
 	in.breaker = report::load_csv(in.results + "/sim/breaker.csv");
 	in.bytes_limit = report::load_csv(in.results + "/bench/bytes_vs_limit.csv");
 	in.quals = report::load_csv(argv[2]);
 	in.env = report::load_env(in.results + "/bench/env.txt");
 	in.series_dir = in.results + "/sim/series";
 
+	report::require_inputs(in);
 	std::string data = in.results + "/plots/data";
 	mkdir((in.results + "/plots").c_str(), 0755);
 	mkdir(data.c_str(), 0755);

@@ -5,7 +5,10 @@
 # the README's tradeoff table) and draws the charts into results/plots.
 #
 #   QUICK=1 bash bench/run.sh   reduced set (no 10M-key store, short
-#                               min_time, one repetition): under 2 minutes
+#                               min_time, 3 repetitions, 2 simulator
+#                               seeds): about 2 minutes
+# The full run repeats every benchmark 5 times and the simulator over 5
+# seeds; the report quotes medians with their ranges (bench/report.h).
 #
 # A missing tool or library stops it with the apt-get command that fixes it.
 set -euo pipefail
@@ -46,9 +49,9 @@ if ! echo 'set terminal pngcairo' | gnuplot >/dev/null 2>&1; then
 fi
 
 if [ "$QUICK" = 1 ]; then
-	MODE=quick MIN_TIME=0.02 REPS=1
+	MODE=quick MIN_TIME=0.02 REPS=3 SEEDS="1 2"
 else
-	MODE=full MIN_TIME=0.25 REPS=5
+	MODE=full MIN_TIME=0.25 REPS=5 SEEDS="1 2 3 4 5"
 fi
 echo "bench: $MODE run; results in $RESULTS/"
 
@@ -56,16 +59,37 @@ step 1 "build (Release, -DRL_BENCH=ON) in $BUILD"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRL_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit ratelab_report
 
-step 2 "simulator: default scenario set -> $RESULTS/sim"
+step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim"
 rm -rf "$RESULTS/sim"
 mkdir -p "$RESULTS/sim" "$RESULTS/bench" "$RESULTS/plots"
-"$BUILD/ratelab" sim --out "$RESULTS/sim"
+# sim_seeds OUT [SCENARIO.ini ...]: the first seed writes OUT (its series
+# too), every other seed's rows are appended to OUT's CSV files.
+sim_seeds() {
+	local out=$1 first=1 s f
+	shift
+	for s in $SEEDS; do
+		if [ $first = 1 ]; then
+			"$BUILD/ratelab" sim --quiet --seed "$s" --out "$out" "$@"
+			first=0
+			continue
+		fi
+		"$BUILD/ratelab" sim --quiet --seed "$s" --out "$out/seed_$s" "$@"
+		for f in summary diverged breaker; do
+			tail -n +2 "$out/seed_$s/$f.csv" >>"$out/$f.csv"
+		done
+		rm -rf "$out/seed_$s"
+	done
+}
+sim_seeds "$RESULTS/sim" >/dev/null
+if compgen -G "sim/scenarios/weighted/*.ini" >/dev/null; then
+	sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini >/dev/null
+fi
 
 step 3 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
 RL_BENCH_QUICK=$QUICK "$BUILD/ratelab_bench" \
 	--benchmark_min_time="$MIN_TIME" \
 	--benchmark_repetitions="$REPS" \
-	--benchmark_report_aggregates_only="$([ "$REPS" -gt 1 ] && echo true || echo false)" \
+	--benchmark_display_aggregates_only="$([ "$REPS" -gt 1 ] && echo true || echo false)" \
 	--benchmark_out="$RESULTS/bench/bench.json" --benchmark_out_format=json
 
 step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"

@@ -1,13 +1,27 @@
-# breaker.gp - the rate-limit circuit breaker's state over time under bursty
-# traffic. gnuplot -e "data='DIR'; out='DIR'" plots/breaker.gp
+# breaker.gp - the rate-limit circuit breaker's state over time (bottom)
+# under the traffic offered to it (top: requests per second per time
+# bucket, with the breaker's limit per second).
+# gnuplot -e "data='DIR'; out='DIR'" plots/breaker.gp
 load data.'/vars.gp'
 load 'plots/style.gp'
-set terminal pngcairo noenhanced size 1200,450 font "DejaVu Sans,12"
+set terminal pngcairo noenhanced size 1200,700 font "DejaVu Sans,12"
 set output out.'/breaker.png'
-set title sprintf("Circuit breaker state under bursty traffic (scenario %s)", breaker_scenario)
+set datafile missing "NaN"
+set grid
+set multiplot layout 2,1 title sprintf("Circuit breaker under bursty traffic (scenario %s)", breaker_scenario)
+set lmargin 12
+set title "offered traffic"
+set ylabel "requests / s"
+set key top right box opaque
+set format x ""
+plot data.'/offered.dat' using 1:2 skip 1 with steps lw 2 lc rgb "#1f5fa8" title "offered", \
+     breaker_rate with lines dt 2 lw 2 lc rgb "black" title "breaker limit / window"
+set title "breaker state"
+set format x "%g"
 set xlabel "t (s)"
+set ylabel ""
 set ytics ("CLOSED" 0, "HALF_OPEN" 1, "OPEN" 2)
 set yrange [-0.3:2.3]
-set grid
 set key off
 plot data.'/breaker.dat' using 1:2 skip 1 with steps lw 2 lc rgb "#aa3333"
+unset multiplot

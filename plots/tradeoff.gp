@@ -1,22 +1,27 @@
-# tradeoff.gp - error (false allow + false reject %, simulator) against
-# hot-key ns/op, one point per algorithm (named in the legend with its bytes
-# per key), point size growing with bytes per key; translucent fills with a
-# solid ring so that coinciding algorithms stay visible.
+# tradeoff.gp - two panels against hot-key ns/op, one point per algorithm,
+# labelled with its name (alternately above and below, so that neighbours
+# stay legible) and in the legend: (a) over-N admissions and (b) false
+# rejects, % of requests. Error bars: x min-max over the benchmark
+# repetitions, y min-max over the simulator seeds.
 # gnuplot -e "data='DIR'; out='DIR'" plots/tradeoff.gp
 load data.'/vars.gp'
-set terminal pngcairo noenhanced size 1000,650 font "DejaVu Sans,12"
+set terminal pngcairo noenhanced size 1500,650 font "DejaVu Sans,12"
 load 'plots/style.gp'
 set output out.'/tradeoff.png'
-set title "Error against cost per check (point size grows with bytes per key, all-in at 1M keys)"
-set xlabel "ns/op, hot key, time passed in, verdict only"
-set ylabel "error: false allow + false reject, % of requests"
-set grid
-set key outside right top title "algorithm, bytes/key" box
-set offsets graph 0.1, graph 0.1, graph 0.1, graph 0.1
 set datafile missing "NaN"
-array fill[6] = ["#701f5fa8", "#70d9731a", "#702e9a45", "#70c0332b", "#707a4fa8", "#706b6b6b"]
-size(b) = 1.5 + 1.5 * log(b / 8) / log(2)
-plot for [i=0:words(algos)-1] data.'/tradeoff.dat' index i using 1:2:(size($3)) \
-       with points pt 7 ps variable lc rgb fill[i % 6 + 1] notitle, \
-     for [i=0:words(algos)-1] data.'/tradeoff.dat' index i using 1:2:(size($3)) \
-       with points pt 6 ps variable lw 2 lc (i + 1) title columnheader(1)
+set grid
+set key inside top right vertical box opaque
+set offsets graph 0.1, graph 0.45, graph 0.35, graph 0.35
+set xlabel "ns/op, hot key, time passed in, verdict only (median, bars min-max)"
+set ylabel "% of requests"
+n = words(tradeoff_algos)
+set multiplot layout 1,2 title sprintf("Accuracy against cost per check (%d simulator seed(s), median and min-max)", seeds)
+do for [panel=1:2] {
+	y = panel == 1 ? 5 : 8
+	set title panel == 1 ? "(a) over-N admissions: left more than N in (t - W, t]" : "(b) false rejects: rejected while under N in (t - W, t]"
+	plot for [i=0:n-1] data.'/tradeoff.dat' skip 1 every ::i::i using 2:y:3:4:(column(y + 1)):(column(y + 2)) \
+	       with xyerrorbars lc (i + 1) pt 7 ps 1.5 title word(tradeoff_algos, i + 1), \
+	     data.'/tradeoff.dat' skip 1 every 2 using 2:y:1 with labels rotate by 50 offset char 0.8, char 0.8 left notitle, \
+	     data.'/tradeoff.dat' skip 1 every 2::1 using 2:y:1 with labels rotate by -50 offset char 0.8, char -0.8 left notitle
+}
+unset multiplot

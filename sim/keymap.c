@@ -21,7 +21,7 @@ static uint64_t hash_bytes(const char *key, size_t len)
 	return h ? h : 1;
 }
 
-static int alloc_slots(struct rl_keymap *m, size_t cap)
+static int alloc_slots(struct sim_keymap *m, size_t cap)
 {
 	m->hashes = calloc(cap, sizeof(*m->hashes));
 	m->key_at = malloc(cap * sizeof(*m->key_at));
@@ -31,7 +31,7 @@ static int alloc_slots(struct rl_keymap *m, size_t cap)
 	return m->hashes && m->key_at && m->key_len && m->states ? RL_OK : RL_ENOMEM;
 }
 
-static void free_slots(struct rl_keymap *m)
+static void free_slots(struct sim_keymap *m)
 {
 	free(m->hashes);
 	free(m->key_at);
@@ -39,9 +39,9 @@ static void free_slots(struct rl_keymap *m)
 	free(m->states);
 }
 
-int rl_keymap_init(struct rl_keymap *m, size_t state_size)
+int sim_keymap_init(struct sim_keymap *m, size_t state_size)
 {
-	*m = (struct rl_keymap){ .state_size = (state_size + 15) & ~(size_t)15 };
+	*m = (struct sim_keymap){ .state_size = (state_size + 15) & ~(size_t)15 };
 	if (alloc_slots(m, 64)) {
 		free_slots(m);
 		return RL_ENOMEM;
@@ -49,14 +49,14 @@ int rl_keymap_init(struct rl_keymap *m, size_t state_size)
 	return RL_OK;
 }
 
-void rl_keymap_destroy(struct rl_keymap *m)
+void sim_keymap_destroy(struct sim_keymap *m)
 {
 	free_slots(m);
 	free(m->arena);
-	*m = (struct rl_keymap){ 0 };
+	*m = (struct sim_keymap){ 0 };
 }
 
-static size_t probe(const struct rl_keymap *m, uint64_t h, const char *key, size_t len)
+static size_t probe(const struct sim_keymap *m, uint64_t h, const char *key, size_t len)
 {
 	size_t i = h & (m->cap - 1);
 
@@ -66,9 +66,9 @@ static size_t probe(const struct rl_keymap *m, uint64_t h, const char *key, size
 	return i;
 }
 
-static int grow(struct rl_keymap *m)
+static int grow(struct sim_keymap *m)
 {
-	struct rl_keymap old = *m;
+	struct sim_keymap old = *m;
 
 	if (alloc_slots(m, old.cap * 2)) {
 		free_slots(m);
@@ -90,7 +90,7 @@ static int grow(struct rl_keymap *m)
 	return RL_OK;
 }
 
-void *rl_keymap_get(struct rl_keymap *m, const char *key, size_t len)
+void *sim_keymap_get(struct sim_keymap *m, const char *key, size_t len)
 {
 	uint64_t h = hash_bytes(key, len);
 	size_t i = probe(m, h, key, len);
@@ -123,7 +123,7 @@ void *rl_keymap_get(struct rl_keymap *m, const char *key, size_t len)
 	return m->states + i * m->state_size;
 }
 
-void rl_keymap_each(struct rl_keymap *m, void (*fn)(void *state, void *arg), void *arg)
+void sim_keymap_each(struct sim_keymap *m, void (*fn)(void *state, void *arg), void *arg)
 {
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->hashes[i])

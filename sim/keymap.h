@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rl_keymap {
+struct sim_keymap {
 	size_t state_size;   /* bytes per state, rounded up to 16 */
 	size_t cap;          /* slots, a power of two */
 	size_t len;          /* keys held */
@@ -22,16 +22,16 @@ struct rl_keymap {
 	size_t arena_len, arena_cap;
 };
 
-int rl_keymap_init(struct rl_keymap *m, size_t state_size);
-void rl_keymap_destroy(struct rl_keymap *m);
+int sim_keymap_init(struct sim_keymap *m, size_t state_size);
+void sim_keymap_destroy(struct sim_keymap *m);
 
 /*
  * The state of key (len bytes), inserted zeroed when absent; NULL when out
  * of memory. The pointer is valid until the next insertion.
  */
-void *rl_keymap_get(struct rl_keymap *m, const char *key, size_t len);
+void *sim_keymap_get(struct sim_keymap *m, const char *key, size_t len);
 
 /* Calls fn on every state. */
-void rl_keymap_each(struct rl_keymap *m, void (*fn)(void *state, void *arg), void *arg);
+void sim_keymap_each(struct sim_keymap *m, void (*fn)(void *state, void *arg), void *arg);
 
 #endif

@@ -17,9 +17,9 @@ struct brun {
 	enum rl_breaker_state cur; /* the effective state since `since` */
 	int64_t since_ns;
 	struct rl_runlog allowed;  /* allowed times in (t - window, t] */
-	rl_sim_transition_fn fn;
+	sim_transition_fn fn;
 	void *arg;
-	struct rl_sim_breaker_result *res;
+	struct sim_breaker_result *res;
 };
 
 static void enter(struct brun *r, enum rl_breaker_state to, int64_t t)
@@ -41,12 +41,13 @@ static void catch_up(struct brun *r, int64_t t)
 		enter(r, RL_BREAKER_HALF_OPEN, r->b.opened_at + r->b.open_for);
 }
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct brun *r = ctx;
 	enum rl_breaker_state before, after;
 
 	(void)key;
+	(void)cost; /* the breaker counts requests, whatever they cost */
 	catch_up(r, t);
 	int v = rl_breaker_handle(&r->b, t, &before);
 	if (v < 0)
@@ -70,27 +71,29 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	return v;
 }
 
-int rl_sim_run_breaker(struct rl_sim_traffic *tr, rl_sim_transition_fn on_transition, void *arg,
-		       struct rl_sim_breaker_result *res)
+int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, void *arg,
+		       struct sim_breaker_result *res)
 {
-	const struct rl_scenario *sc = tr->sc;
+	const struct sim_scenario *sc = tr->sc;
 	struct brun r = { .cur = RL_BREAKER_CLOSED, .fn = on_transition, .arg = arg, .res = res };
-	char label[RL_SIM_NAME_MAX + 16];
+	char label[SIM_NAME_MAX + 16];
 	int rc;
 
-	*res = (struct rl_sim_breaker_result){ 0 };
+	*res = (struct sim_breaker_result){ 0 };
 	int64_t limit = sc->rule.limit * (int64_t)tr->nkeys;
 	if (sc->breaker_limit)
 		limit = sc->breaker_limit;
 	else if (limit > RL_LIMIT_MAX || limit < 1)
 		limit = RL_LIMIT_MAX;
+	res->limit = limit;
+	res->window_ns = sc->breaker_window_ns;
 	if ((rc = rl_breaker_init(&r.b, limit, sc->breaker_window_ns, sc->breaker_open_ns, NULL, 0)))
 		return rc;
 	if (on_transition)
 		on_transition(arg, 0, RL_BREAKER_CLOSED);
-	struct rl_sim_decider d = { decide, &r };
+	struct sim_decider d = { decide, &r };
 	snprintf(label, sizeof(label), "%s/breaker", sc->name);
-	rc = rl_sim_traffic_run(tr, &d, label);
+	rc = sim_traffic_run(tr, &d, label);
 	if (rc == RL_OK) {
 		catch_up(&r, sc->duration_ns);
 		res->state_ns[r.cur] += sc->duration_ns - r.since_ns;

@@ -1,7 +1,8 @@
 /*
  * sim_breaker_run.h - the rate-limit circuit breaker (breaker.h, times in
  * ns) in front of one protected service, driven by a scenario's traffic:
- * every request of every key goes through the one breaker.
+ * every request of every key goes through the one breaker, which counts
+ * requests whatever their cost.
  *
  * A rejected polite client or adversary waits until the breaker would
  * half-open (opened_at + open_for - now), the breaker's Retry-After.
@@ -16,18 +17,19 @@
 #include "ratelab/breaker.h"
 #include "sim_traffic.h"
 
-struct rl_sim_breaker_result {
+struct sim_breaker_result {
 	int64_t requests, allowed;
 	int64_t openings;
 	int64_t state_ns[3];   /* time in CLOSED, OPEN, HALF_OPEN, ns; indexed by rl_breaker_state */
 	int64_t max_in_window; /* most allowed in any (t - window, t] */
+	int64_t limit, window_ns; /* the breaker's rule as run */
 };
 
 /* Called at each change of the effective state, and once at 0 with CLOSED. */
-typedef void (*rl_sim_transition_fn)(void *arg, int64_t t_ns, enum rl_breaker_state to);
+typedef void (*sim_transition_fn)(void *arg, int64_t t_ns, enum rl_breaker_state to);
 
 /* RL_OK or an rl_status. */
-int rl_sim_run_breaker(struct rl_sim_traffic *tr, rl_sim_transition_fn on_transition, void *arg,
-		       struct rl_sim_breaker_result *res);
+int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, void *arg,
+		       struct sim_breaker_result *res);
 
 #endif

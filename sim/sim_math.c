@@ -14,7 +14,7 @@
 #define SQRT_HALF 0.7071067811865475244
 #define TWO_PI 6.2831853071795864769
 
-double rl_sim_ln(double x)
+double sim_ln(double x)
 {
 	int e;
 	double m = frexp(x, &e); /* x = m * 2^e, 0.5 <= m < 1 */
@@ -31,7 +31,7 @@ double rl_sim_ln(double x)
 	return (double)e * LN2 + 2 * s * sum;
 }
 
-double rl_sim_exp(double x)
+double sim_exp(double x)
 {
 	/* x = k ln2 + r, |r| <= ln2 / 2 */
 	double kf = x / LN2;
@@ -46,7 +46,7 @@ double rl_sim_exp(double x)
 	return ldexp(sum, k);
 }
 
-double rl_sim_sin_turns(double turns)
+double sim_sin_turns(double turns)
 {
 	double sign = 1;
 

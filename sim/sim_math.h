@@ -11,12 +11,12 @@
 #define RATELAB_SIM_MATH_H
 
 /* Natural logarithm; x > 0 and finite. */
-double rl_sim_ln(double x);
+double sim_ln(double x);
 
 /* e^x for -700 <= x <= 700. */
-double rl_sim_exp(double x);
+double sim_exp(double x);
 
 /* sin(2 * pi * turns) for 0 <= turns < 1. */
-double rl_sim_sin_turns(double turns);
+double sim_sin_turns(double turns);
 
 #endif

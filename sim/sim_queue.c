@@ -9,27 +9,27 @@
 
 #include "ratelab/status.h"
 
-static int earlier(const struct rl_event *a, const struct rl_event *b)
+static int earlier(const struct sim_event *a, const struct sim_event *b)
 {
 	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
 }
 
-void rl_queue_init(struct rl_queue *q)
+void sim_queue_init(struct sim_queue *q)
 {
-	*q = (struct rl_queue){ 0 };
+	*q = (struct sim_queue){ 0 };
 }
 
-void rl_queue_destroy(struct rl_queue *q)
+void sim_queue_destroy(struct sim_queue *q)
 {
 	free(q->ev);
-	*q = (struct rl_queue){ 0 };
+	*q = (struct sim_queue){ 0 };
 }
 
-int rl_queue_push(struct rl_queue *q, struct rl_event e)
+int sim_queue_push(struct sim_queue *q, struct sim_event e)
 {
 	if (q->len == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 64;
-		struct rl_event *ev = realloc(q->ev, cap * sizeof(*ev));
+		struct sim_event *ev = realloc(q->ev, cap * sizeof(*ev));
 		if (!ev)
 			return RL_ENOMEM;
 		q->ev = ev;
@@ -48,12 +48,12 @@ int rl_queue_push(struct rl_queue *q, struct rl_event e)
 	return RL_OK;
 }
 
-int rl_queue_pop(struct rl_queue *q, struct rl_event *e)
+int sim_queue_pop(struct sim_queue *q, struct sim_event *e)
 {
 	if (q->len == 0)
 		return 0;
 	*e = q->ev[0];
-	struct rl_event last = q->ev[--q->len];
+	struct sim_event last = q->ev[--q->len];
 	size_t i = 0, n = q->len;
 	for (;;) {
 		size_t c = 2 * i + 1;

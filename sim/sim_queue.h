@@ -2,7 +2,7 @@
  * sim_queue.h - the simulator's event queue: a binary min-heap ordered by
  * (time, sequence number). The sequence number is assigned at push, so
  * events at the same ns leave in the order they were scheduled: ties are
- * deterministic. Single-threaded; rl_queue_init / rl_queue_destroy.
+ * deterministic. Single-threaded; sim_queue_init / sim_queue_destroy.
  */
 #ifndef RATELAB_SIM_QUEUE_H
 #define RATELAB_SIM_QUEUE_H
@@ -10,30 +10,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rl_event {
+struct sim_event {
 	int64_t t_ns;     /* virtual time, ns */
 	uint64_t seq;     /* push order, breaks ties */
 	uint32_t source;  /* index of the traffic source */
 	uint32_t key;     /* dense key id */
-	uint32_t attempt; /* 0 for a fresh request, n for its nth retry */
-	uint32_t kind;    /* rl_event_kind */
+	uint16_t attempt; /* 0 for a fresh request, n for its nth retry (max_retries <= 1000) */
+	uint16_t kind;    /* sim_event_kind */
+	uint32_t cost;    /* the request's cost, units (1..RL_COST_MAX); a retry keeps it */
+	int64_t first_ns; /* arrival and retry: when the request was first sent, ns */
 };
 
-enum rl_event_kind { RL_EV_ARRIVAL, RL_EV_RETRY, RL_EV_PROBE };
+enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_RETRY, SIM_EV_PROBE };
 
-struct rl_queue {
-	struct rl_event *ev; /* heap array, ev[0] the earliest */
+struct sim_queue {
+	struct sim_event *ev; /* heap array, ev[0] the earliest */
 	size_t len, cap;
 	uint64_t next_seq;
 };
 
-void rl_queue_init(struct rl_queue *q);
-void rl_queue_destroy(struct rl_queue *q);
+void sim_queue_init(struct sim_queue *q);
+void sim_queue_destroy(struct sim_queue *q);
 
 /* Schedules e (its seq is assigned here). RL_OK or RL_ENOMEM. */
-int rl_queue_push(struct rl_queue *q, struct rl_event e);
+int sim_queue_push(struct sim_queue *q, struct sim_event e);
 
 /* Removes the earliest event into *e; 0 when the queue is empty. */
-int rl_queue_pop(struct rl_queue *q, struct rl_event *e);
+int sim_queue_pop(struct sim_queue *q, struct sim_event *e);
 
 #endif

@@ -2,7 +2,7 @@
  * sim_rng.c - model: xoshiro256** (Blackman and Vigna) seeded with four
  * outputs of splitmix64 started at seed ^ mix(stream). Invariant: the
  * state is never all zero (splitmix64 outputs of distinct inputs), and each
- * variate consumes a fixed number of draws except rl_rng_below's rare
+ * variate consumes a fixed number of draws except sim_rng_below's rare
  * rejections, which depend only on the stream itself.
  */
 #include "sim_rng.h"
@@ -19,7 +19,7 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void rl_rng_seed(struct rl_rng *r, uint64_t seed, uint64_t stream)
+void sim_rng_seed(struct sim_rng *r, uint64_t seed, uint64_t stream)
 {
 	uint64_t x = stream * 0xd1342543de82ef95ull + 1;
 
@@ -28,30 +28,30 @@ void rl_rng_seed(struct rl_rng *r, uint64_t seed, uint64_t stream)
 		r->s[i] = splitmix64(&x);
 }
 
-uint64_t rl_rng_below(struct rl_rng *r, uint64_t n)
+uint64_t sim_rng_below(struct sim_rng *r, uint64_t n)
 {
-	unsigned __int128 m = (unsigned __int128)rl_rng_next(r) * n;
+	unsigned __int128 m = (unsigned __int128)sim_rng_next(r) * n;
 	uint64_t low = (uint64_t)m;
 
 	if (low < n) {
 		uint64_t floor = (0 - n) % n; /* 2^64 mod n */
 		while (low < floor) {
-			m = (unsigned __int128)rl_rng_next(r) * n;
+			m = (unsigned __int128)sim_rng_next(r) * n;
 			low = (uint64_t)m;
 		}
 	}
 	return (uint64_t)(m >> 64);
 }
 
-double rl_rng_unit(struct rl_rng *r)
+double sim_rng_unit(struct sim_rng *r)
 {
-	return (double)(rl_rng_next(r) >> 11) * 0x1p-53;
+	return (double)(sim_rng_next(r) >> 11) * 0x1p-53;
 }
 
-int64_t rl_rng_exp_ns(struct rl_rng *r, double mean_ns)
+int64_t sim_rng_exp_ns(struct sim_rng *r, double mean_ns)
 {
-	double u = (double)((rl_rng_next(r) >> 11) + 1) * 0x1p-53; /* (0, 1] */
-	double gap = -rl_sim_ln(u) * mean_ns + 0.5;
+	double u = (double)((sim_rng_next(r) >> 11) + 1) * 0x1p-53; /* (0, 1] */
+	double gap = -sim_ln(u) * mean_ns + 0.5;
 
 	if (!(gap < (double)RL_TIME_MAX_NS))
 		return RL_TIME_MAX_NS;

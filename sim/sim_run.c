@@ -1,13 +1,15 @@
 /*
- * sim_run.c - model: the decider the engine calls checks the request with
- * the algorithm under test and with the reference on that key's states,
- * and tallies the comparison. Invariant: per key, track holds exactly the
- * algorithm's admitted times in (t - W, t] at the latest request t, so its
- * total after each admission is the count of the window ending there, and
- * the largest such total is the largest count of any window of length W.
+ * sim_run.c - model: the decider the engine calls checks the request (of
+ * cost c units) with the algorithm under test and with the reference on
+ * that key's states, and tallies the comparison. Invariant: per key, track
+ * holds exactly the algorithm's admitted units in (t - W, t] at the latest
+ * request t, as (time, units) runs, so its total after each admission is
+ * the count of the window ending there, and the largest such total is the
+ * largest count of any window of length W.
  */
 #include "sim_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,23 +23,43 @@ struct run {
 	size_t state_size;
 	struct rl_sliding_log *refs; /* the reference's per-key states */
 	struct rl_runlog *track;     /* the algorithm's admitted times in the window, per key */
-	int64_t *req, *adm;          /* per key */
-	size_t *peak_heap;           /* per key, sliding_log under test only */
+	int64_t *req, *adm, *wrong;  /* per key: requests, admitted, false decisions */
+	int64_t *units;              /* per key: units requested */
+	int64_t *win;                /* per key: aligned window of the last request, prev, curr admitted units */
+	size_t *peak_heap;           /* per key, for an algorithm whose states own heap */
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
-	bool is_log;
+	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
-	const struct rl_sim_hooks *hooks;
+	int64_t own_bound;           /* rl_limiter_max_admitted(lim, W - 1) */
+	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
-	struct rl_sim_result *res;
+	struct sim_result *res;
 };
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+/* The sliding-counter estimate of key's admitted count before a request at t, against exact. */
+static void estimate(struct run *r, uint32_t key, int64_t t, int64_t exact)
+{
+	int64_t *w = &r->win[3 * (size_t)key], width = r->lim->rule.window_ns, k = t / width;
+
+	if (k != w[0]) {
+		w[1] = k == w[0] + 1 ? w[2] : 0;
+		w[2] = 0;
+		w[0] = k;
+	}
+	if (!exact)
+		return;
+	double est = (double)w[1] * (double)(width - t % width) / (double)width + (double)w[2];
+	r->res->estimate_diff_sum += fabs(est - (double)exact) / (double)exact;
+	r->res->estimate_n++;
+}
+
+static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct run *r = ctx;
 	struct rl_decision d;
 	void *st = r->states + (size_t)key * r->state_size;
-	int v = rl_limiter_check(r->lim, st, t, retry_ns ? &d : NULL);
-	int ref = r->compare ? rl_sliding_log_check(r->ref, &r->refs[key], t, NULL) : 0;
+	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
+	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 
 	if (v < 0)
 		return v;
@@ -46,39 +68,48 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
 	if (retry_ns)
 		*retry_ns = d.retry_after_ns;
 	r->res->requests++;
+	r->res->units += cost;
 	r->req[key]++;
+	r->units[key] += cost;
 	if (v) {
 		r->res->admitted++;
+		r->res->admitted_units += cost;
 		r->adm[key]++;
 	}
 	if (!r->compare)
 		goto observe;
-	/* the exact verdict on this request, given what the algorithm admitted before it */
+	/* the exact verdict on this request, given what the algorithm admitted
+	 * before it: would its units leave at most N in (t - W, t]? */
 	struct rl_runlog *log = &r->track[key];
 	rl_runlog_expire(log, t - r->lim->rule.window_ns);
-	bool exact = log->total < (uint64_t)r->lim->rule.limit;
+	bool exact = log->total + (uint64_t)cost <= (uint64_t)r->lim->rule.limit;
+	estimate(r, key, t, (int64_t)log->total);
 	if (v) {
-		int rc = rl_runlog_push(log, t);
+		/* an admitted cost may pass N only for a false allow, and fits 32 bits */
+		int rc = rl_runlog_push_n(log, t, (uint32_t)cost);
 		if (rc)
 			return rc;
+		r->win[3 * (size_t)key + 2] += cost;
 		if ((int64_t)log->total > r->res->max_in_window)
 			r->res->max_in_window = log->total;
+		r->res->beyond_bound += (int64_t)log->total > r->own_bound;
 		if (!exact && !r->over[key]) {
 			r->over[key] = 1;
 			r->res->keys_over++;
 		}
 	}
+	r->wrong[key] += v != exact;
 	r->res->false_allows += v && !exact;
 	r->res->false_rejects += !v && exact;
 	r->res->diverged_allows += v && !ref;
 	r->res->diverged_rejects += !v && ref;
 observe:
-	if (r->is_log) {
-		size_t heap = rl_sliding_log_heap_bytes(st);
+	if (r->owns_heap) {
+		size_t heap = rl_limiter_heap_bytes(r->lim, st);
 		if (heap > r->peak_heap[key])
 			r->peak_heap[key] = heap;
 	}
-	const struct rl_sim_hooks *h = r->hooks;
+	const struct sim_hooks *h = r->hooks;
 	if (h) {
 		size_t b = (size_t)(t / r->bucket_ns);
 		if (b < h->nbuckets) {
@@ -93,24 +124,31 @@ observe:
 	return v;
 }
 
-static void summarise(struct run *r, struct rl_sim_traffic *tr)
+static void summarise(struct run *r, struct sim_traffic *tr)
 {
-	struct rl_sim_result *res = r->res;
+	struct sim_result *res = r->res;
 	const struct rl_rule *rule = &r->lim->rule;
 	/* Jain's index per source: only a source's uniformly picked keys have equal demand */
-	double sum[RL_SIM_MAX_TRAFFIC] = { 0 }, sum2[RL_SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
-	int64_t k[RL_SIM_MAX_TRAFFIC] = { 0 };
+	double sum[SIM_MAX_TRAFFIC] = { 0 }, sum2[SIM_MAX_TRAFFIC] = { 0 }, bytes = 0;
+	int64_t k[SIM_MAX_TRAFFIC] = { 0 };
+	/* a heavy key asked for more than its quota over the run */
+	double heavy_above = (double)rule->limit * (double)tr->sc->duration_ns / (double)rule->window_ns;
 
 	for (uint32_t key = 0; key < tr->nkeys; key++) {
 		if (!r->req[key])
 			continue;
 		res->active_keys++;
+		if ((double)r->units[key] > heavy_above) { /* the quota is in units */
+			res->heavy_keys++;
+			res->heavy_requests += r->req[key];
+			res->heavy_false += r->wrong[key];
+		}
 		int64_t b = (int64_t)r->state_size + (int64_t)r->peak_heap[key];
 		bytes += (double)b;
 		if (b > res->state_bytes_max)
 			res->state_bytes_max = b;
-		const struct rl_sim_source *s = rl_sim_traffic_source_of(tr, key);
-		if (s->cdf || s->spec->type == RL_TRAFFIC_REPLAY)
+		const struct sim_source *s = sim_traffic_source_of(tr, key);
+		if (s->cdf || s->spec->type == SIM_TRAFFIC_REPLAY)
 			continue;
 		size_t i = (size_t)(s - tr->src);
 		double x = (double)r->adm[key] / (double)r->req[key];
@@ -118,17 +156,22 @@ static void summarise(struct run *r, struct rl_sim_traffic *tr)
 		sum2[i] += x * x;
 		k[i]++;
 	}
-	res->jain_index = 1.0;
+	res->jain_index = NAN;
 	for (size_t i = 0; i < tr->nsources; i++) {
+		const struct sim_source *s = &tr->src[i];
+		if (s->cdf || s->spec->type == SIM_TRAFFIC_REPLAY)
+			continue;
 		double j = k[i] >= 2 && sum2[i] > 0 ? sum[i] * sum[i] / ((double)k[i] * sum2[i]) : 1.0;
-		if (j < res->jain_index)
+		if (!(j >= res->jain_index))
 			res->jain_index = j;
 	}
+	res->clients = tr->polite;
+	res->own_bound = r->own_bound;
 	if (res->active_keys) {
 		res->state_bytes_mean = bytes / (double)res->active_keys;
 		double quota = (double)res->active_keys * (double)rule->limit *
 			       (double)tr->sc->duration_ns / (double)rule->window_ns;
-		res->long_run_rate_ratio = (double)res->admitted / quota;
+		res->long_run_rate_ratio = (double)res->admitted_units / quota;
 	}
 }
 
@@ -140,34 +183,36 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
-	       struct rl_sim_result *res)
+int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
+	       struct sim_result *res)
 {
-	const struct rl_scenario *sc = tr->sc;
+	const struct sim_scenario *sc = tr->sc;
 	struct rl_limiter lim, ref;
 	size_t n = tr->nkeys ? tr->nkeys : 1;
-	char label[2 * RL_SIM_NAME_MAX + 2];
+	char label[2 * SIM_NAME_MAX + 2];
 	int rc;
 
-	*res = (struct rl_sim_result){ 0 };
+	*res = (struct sim_result){ 0 };
 	if ((rc = rl_limiter_init(&lim, algo, &sc->rule, NULL, 0)) ||
 	    (rc = rl_limiter_init(&ref, &rl_sliding_log_algo, &sc->rule, NULL, 0)))
 		return rc;
 	struct run r = {
 		.lim = &lim, .ref = &ref, .state_size = algo->state_size, .hooks = hooks,
-		.bucket_ns = sc->bucket_ns, .res = res, .is_log = algo == &rl_sliding_log_algo, .compare = sc->compare,
+		.bucket_ns = sc->bucket_ns, .res = res, .owns_heap = algo->heap_bytes != NULL, .compare = sc->compare,
 		.states = calloc(n, algo->state_size), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)), .req = calloc(n, sizeof(int64_t)),
-		.adm = calloc(n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
-		.over = calloc(n, 1),
+		.adm = calloc(n, sizeof(int64_t)), .wrong = calloc(n, sizeof(int64_t)),
+		.units = calloc(n, sizeof(int64_t)), .win = calloc(3 * n, sizeof(int64_t)), .peak_heap = calloc(n, sizeof(size_t)),
+		.over = calloc(n, 1), .own_bound = rl_limiter_max_admitted(&lim, sc->rule.window_ns - 1),
 	};
-	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.peak_heap || !r.over) {
+	if (!r.states || !r.refs || !r.track || !r.req || !r.adm || !r.wrong || !r.units || !r.win ||
+	    !r.peak_heap || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
-		struct rl_sim_decider d = { decide, &r };
+		struct sim_decider d = { decide, &r };
 		snprintf(label, sizeof(label), "%s/%s", sc->name, algo->name);
 		double t0 = now_s();
-		rc = rl_sim_traffic_run(tr, &d, label);
+		rc = sim_traffic_run(tr, &d, label);
 		res->cpu_s = now_s() - t0;
 		if (rc == RL_OK)
 			summarise(&r, tr);
@@ -182,6 +227,9 @@ int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const stru
 	free(r.track);
 	free(r.req);
 	free(r.adm);
+	free(r.wrong);
+	free(r.units);
+	free(r.win);
 	free(r.peak_heap);
 	free(r.over);
 	return rc;

@@ -3,31 +3,54 @@
  * sliding-window rule (sliding_log's: at most N admitted with times in
  * (t - W, t]), applied to the same request sequence.
  *
+ * Everything counts units: a request of cost k (sim_scenario.h's cost) is
+ * k units, and the rule is N units per W (at k = 1, requests).
  * Definitions (all per request the algorithm under test decided, retries
- * included), with c = how many requests the algorithm itself admitted for
+ * included), with c = how many units the algorithm itself admitted for
  * this key with times in (t - W, t] before this one:
- *   false allow   the algorithm admits although c >= N: the admission puts
- *                 the key over the exact limit;
- *   false reject  the algorithm rejects although c < N: the exact limiter,
- *                 with the same history, would have admitted it.
+ *   false allow   the algorithm admits although c + k > N: the admission
+ *                 leaves the key over the exact limit;
+ *   false reject  the algorithm rejects although c + k <= N: the exact
+ *                 limiter, with the same history, would have admitted it.
  *   This judges each decision on the algorithm's own history, so one early
  *   difference does not make every later decision count as an error.
  *   Also reported, as diverged_*: the verdicts of an
  *   independent sliding_log fed the same requests and keeping its own
  *   state (an admitted-set comparison, which cascades under saturation);
- *   max_in_window the most requests one key had admitted in a window of
+ *   max_in_window the most units one key had admitted in a window of
  *                 length W, i.e. with times in (t - W, t]: exact, from a
  *                 sliding two-pointer (a run log) over each key's admitted
  *                 times; a key is over-admitted when this exceeds N;
- *   long-run rate admitted / (active keys * N * duration / W);
+ *   beyond_bound  admissions that left more in (t - W, t] than the
+ *                 algorithm's own documented bound allows
+ *                 (rl_limiter_max_admitted(lim, W - 1), own_bound): a
+ *                 correctness check, 0 unless the algorithm is broken;
+ *   heavy keys    keys that requested more units than their quota over
+ *                 the run (N * duration / W, retries included): how many,
+ *                 their requests and their false allows + rejects, which says
+ *                 which sources carry the error;
+ *   estimate diff the sliding-window counter's estimate of the key's
+ *                 admitted units in (t - W, t] before each request,
+ *                 prev * (W - e) / W + curr over the algorithm's own
+ *                 admissions (Cloudflare's 2017 rate approximation), against
+ *                 the exact count: the mean of |estimate - exact| / exact
+ *                 over the requests that find exact > 0 (estimate_diff_sum,
+ *                 estimate_n); the approximation's error on this traffic;
+ *   clients       what the polite (closed-loop) clients experienced
+ *                 (struct sim_clients): served, gave up, the wait from
+ *                 first send to admission;
+ *   long-run rate admitted units / (active keys * N * duration / W);
  *   Jain's index  the least, over the sources that pick keys uniformly,
- *                 of (sum x)^2 / (k sum x^2), x = admitted / requested,
+ *                 of (sum x)^2 / (k sum x^2), x = admitted / requested
+ *                 requests,
  *                 over the source's k active keys (equal demand by
  *                 construction; keys of different sources may differ in
  *                 load, so they are never mixed); 1 for a source with
- *                 k < 2, and when there is no such source;
+ *                 k < 2; NaN (not measured) when no source picks keys
+ *                 uniformly;
  *   state bytes   per active key: the algorithm's state_size, plus for
- *                 sliding_log the peak heap its log held.
+ *                 states that own memory the most heap they held
+ *                 (rl_algo.heap_bytes: allocator chunks, headers included).
  * With the scenario's compare off, only requests, admitted, the long-run
  * rate, Jain's index and state bytes are measured.
  */
@@ -39,21 +62,28 @@
 #include "ratelab/algo.h"
 #include "sim_traffic.h"
 
-struct rl_sim_result {
-	int64_t requests, admitted;
+struct sim_result {
+	int64_t requests, admitted;          /* requests (false_* count requests too) */
+	int64_t units, admitted_units;       /* their costs, units (= requests at cost 1) */
 	int64_t false_allows, false_rejects;
 	int64_t diverged_allows, diverged_rejects; /* vs the independent sliding_log */
 	int64_t active_keys, keys_over;
 	int64_t max_in_window;
+	int64_t own_bound;    /* the algorithm's bound in a window of length W */
+	int64_t beyond_bound; /* admissions past own_bound: must be 0 */
+	struct sim_clients clients;
+	int64_t heavy_keys, heavy_requests, heavy_false;
+	double estimate_diff_sum; /* sum of |estimate - exact| / exact */
+	int64_t estimate_n;
 	double long_run_rate_ratio;
-	double jain_index;
+	double jain_index;    /* NaN: no uniformly keyed source */
 	double state_bytes_mean;
 	int64_t state_bytes_max;
 	double cpu_s;  /* CPU seconds of the run's thread (timing, not deterministic) */
 };
 
 /* Optional observers of a run; any field may be NULL / 0. */
-struct rl_sim_hooks {
+struct sim_hooks {
 	void (*on_decision)(void *arg, int64_t t_ns, uint32_t key, int verdict);
 	void *arg;
 	int64_t *series_admitted; /* per time bucket of the scenario, nbuckets long */
@@ -62,7 +92,7 @@ struct rl_sim_hooks {
 };
 
 /* RL_OK, or an rl_status (RL_ENOMEM) from the algorithm or the engine. */
-int rl_sim_run(struct rl_sim_traffic *tr, const struct rl_algo *algo, const struct rl_sim_hooks *hooks,
-	       struct rl_sim_result *res);
+int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
+	       struct sim_result *res);
 
 #endif

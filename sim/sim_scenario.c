@@ -1,9 +1,11 @@
 /*
- * sim_scenario.c - model: inih calls one handler per key; a counting
- * reader tells the handler its line, so every message names file and line.
- * The reader also sees section headers, which inih only reports with a
- * key, so it opens sources and refuses unknown names even for empty
- * sections. inih goes on after an error; the first message is kept.
+ * sim_scenario.c - model: inih calls one handler per key; the library's
+ * INI reader (ini_reader.h, shared with the tier config) counts lines, so
+ * every message names file and line, and refuses what inih would misread
+ * (long lines, NUL bytes, indentation). It also reports section headers,
+ * which inih only reports with a key, so sources open and unknown names
+ * are refused even for empty sections. inih goes on after a handler's
+ * error; the first message is kept.
  * Fields left unset hold -1 until finish() fills the defaults that depend
  * on other fields (N, W, duration). Invariant: a scenario that loads is
  * valid for the engine: a valid rule, 1 <= bucket, 1 <= duration <=
@@ -17,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "ini_reader.h"
 #include "ratelab/algo.h"
+#include "ratelab/parse.h"
 
 #define UNSET (-1)
 #define MAX_KEYS 10000000LL /* keys per source */
@@ -27,17 +30,16 @@
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 
 struct parse {
-	struct rl_scenario *sc;
-	FILE *in;
+	struct sim_scenario *sc;
+	struct rl_ini_reader rd;   /* its lineno is the line being handled */
 	const char *path;
-	char dir[RL_SIM_PATH_MAX]; /* the file's directory, for replay paths */
-	int line;                  /* line being handled */
+	char dir[SIM_PATH_MAX]; /* the file's directory, for replay paths */
 	char section[128];         /* the section last seen */
 	int scenario_line;
 	bool named;                /* name = given */
 	bool keyless;              /* the last source opened has no key yet */
 	size_t nseen;              /* keys given so far, as "SOURCE/SECTION/KEY" */
-	char seen[MAX_SEEN][RL_SIM_NAME_MAX + 160];
+	char seen[MAX_SEEN][SIM_NAME_MAX + 160];
 	int fail_line;             /* line of the first error; 0: none yet */
 	char *msg;
 	size_t msg_len;
@@ -46,9 +48,9 @@ struct parse {
 static const char *const type_names[] = { "constant", "poisson",   "onoff", "boundary",
 					  "adversary", "diurnal", "replay" };
 
-const char *rl_traffic_type_name(enum rl_traffic_type t)
+const char *sim_traffic_type_name(enum sim_traffic_type t)
 {
-	return type_names[t];
+	return t >= 0 && (size_t)t < sizeof(type_names) / sizeof(type_names[0]) ? type_names[t] : "unset";
 }
 
 static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -68,7 +70,13 @@ static int fail(struct parse *p, int line, const char *fmt, ...)
 	return 0;
 }
 
-static struct rl_traffic_spec blank_traffic(int line);
+static struct sim_traffic_spec blank_traffic(int line);
+
+/* The line being handled (scenario files are far below 2^31 lines: the work cap). */
+static int line_of(const struct parse *p)
+{
+	return (int)p->rd.lineno;
+}
 
 static bool is_traffic_section(const char *section)
 {
@@ -78,73 +86,62 @@ static bool is_traffic_section(const char *section)
 /* A section header: opens a source for [traffic NAME]; refuses unknown names, keys or not. */
 static void section_start(struct parse *p, const char *section)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 
 	snprintf(p->section, sizeof(p->section), "%s", section);
 	if (strcmp(section, "scenario") == 0 || strcmp(section, "breaker") == 0)
 		return;
 	if (!is_traffic_section(section)) {
-		fail(p, p->line, "unknown section [%s] (expected [scenario], [breaker] or [traffic NAME])", section);
+		fail(p, line_of(p), "unknown section [%s] (expected [scenario], [breaker] or [traffic NAME])", section);
 		return;
 	}
 	const char *n = section[7] ? section + 8 : "";
 	n = *n ? n : "traffic";
 	if (strlen(n) >= sizeof(sc->traffic[0].name)) {
-		fail(p, p->line, "[%s]: a source name of at most %zu characters", section,
+		fail(p, line_of(p), "[%s]: a source name of at most %zu characters", section,
 		     sizeof(sc->traffic[0].name) - 1);
 		return;
 	}
 	for (size_t i = 0; i < sc->ntraffic; i++)
 		if (strcmp(sc->traffic[i].name, n) == 0) {
-			fail(p, p->line, "[%s] given twice", section);
+			fail(p, line_of(p), "[%s] given twice", section);
 			return;
 		}
-	if (sc->ntraffic == RL_SIM_MAX_TRAFFIC) {
-		fail(p, p->line, "more than %d [traffic] sections", RL_SIM_MAX_TRAFFIC);
+	if (sc->ntraffic == SIM_MAX_TRAFFIC) {
+		fail(p, line_of(p), "more than %d [traffic] sections", SIM_MAX_TRAFFIC);
 		return;
 	}
-	struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic++];
-	*t = blank_traffic(p->line);
+	struct sim_traffic_spec *t = &sc->traffic[sc->ntraffic++];
+	*t = blank_traffic(line_of(p));
 	snprintf(t->name, sizeof(t->name), "%.*s", (int)sizeof(t->name) - 1, n);
 	p->keyless = true;
 }
 
-/*
- * Reads a line for inih and counts it. Section headers are recognised as
- * inih does: after leading blanks, '[' up to the first ']'.
- */
-static char *reader(char *str, int num, void *stream)
+/* The shared INI reader's on_section: opens the section (refusals are kept in p). */
+static bool on_section(void *arg, const char *name, long line)
 {
-	struct parse *p = stream;
-	char *s = fgets(str, num, p->in);
+	struct parse *p = arg;
 
-	if (!s)
-		return NULL;
-	p->line++;
-	const char *h = s + strspn(s, " \t\r\n\f\v");
-	const char *end = *h == '[' ? strchr(h, ']') : NULL;
-	if (end) {
-		char name[sizeof(p->section)];
-		snprintf(name, sizeof(name), "%.*s", (int)(end - h - 1), h + 1);
-		section_start(p, name);
-	}
-	return s;
+	(void)line; /* p->rd.lineno */
+	section_start(p, name);
+	return true;
 }
 
-static struct rl_traffic_spec blank_traffic(int line)
+static struct sim_traffic_spec blank_traffic(int line)
 {
-	return (struct rl_traffic_spec){
-		.type = UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
+	return (struct sim_traffic_spec){
+		.type = SIM_TRAFFIC_UNSET, .load_pct = 100, .keys = 1, .start_ns = 0, .stop_ns = UNSET,
 		.on_ns = UNSET, .off_ns = UNSET, .period_ns = UNSET, .amplitude_pct = 50,
-		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = RL_CLIENT_NONE,
-		.max_retries = 3, .retry_gap_ns = UNSET, .line = line,
+		.count = UNSET, .gap_ns = 1, .every = 2, .rounds = 6, .client = SIM_CLIENT_NONE,
+		.max_retries = 3, .retry_gap_ns = UNSET, .cost_kind = SIM_COST_CONSTANT,
+		.cost_min = 1, .cost_max = 1, .line = line,
 	};
 }
 
 static int set_int(struct parse *p, const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
 	if (!rl_parse_i64(v, out) || *out < lo || *out > hi)
-		return fail(p, p->line, "%s = '%s': expected an integer in [%lld, %lld]", name, v,
+		return fail(p, line_of(p), "%s = '%s': expected an integer in [%lld, %lld]", name, v,
 			    (long long)lo, (long long)hi);
 	return 1;
 }
@@ -153,7 +150,7 @@ static int set_dur(struct parse *p, const char *name, const char *v, int64_t lo,
 {
 	/* a bare integer is refused, as in tier configs */
 	if (!rl_parse_duration(v, 0, out) || *out < lo || *out > RL_TIME_MAX_NS)
-		return fail(p, p->line, "%s = '%s': expected a duration of at least %lld ns (an integer "
+		return fail(p, line_of(p), "%s = '%s': expected a duration of at least %lld ns (an integer "
 			    "with unit ns, us, ms, s, m or h)", name, v, (long long)lo);
 	return 1;
 }
@@ -175,11 +172,11 @@ static int set_algos(struct parse *p, const char *v)
 		while (i < n && strcmp(all[i]->name, tok) != 0)
 			i++;
 		if (i == n)
-			return fail(p, p->line, "algos: unknown algorithm '%s'", tok);
+			return fail(p, line_of(p), "algos: unknown algorithm '%s'", tok);
 		p->sc->algo_mask |= 1u << i;
 	}
 	if (!p->sc->algo_mask)
-		return fail(p, p->line, "algos: no algorithm named");
+		return fail(p, line_of(p), "algos: no algorithm named");
 	return 1;
 }
 
@@ -190,8 +187,8 @@ static int set_sweep(struct parse *p, const char *v)
 	snprintf(buf, sizeof(buf), "%s", v);
 	p->sc->nsweep = 0;
 	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		if (p->sc->nsweep == RL_SIM_MAX_SWEEP)
-			return fail(p, p->line, "sweep: more than %d loads", RL_SIM_MAX_SWEEP);
+		if (p->sc->nsweep == SIM_MAX_SWEEP)
+			return fail(p, line_of(p), "sweep: more than %d loads", SIM_MAX_SWEEP);
 		if (!set_int(p, "sweep", tok, 1, MAX_PCT, &p->sc->sweep_pct[p->sc->nsweep++]))
 			return 0;
 	}
@@ -200,14 +197,14 @@ static int set_sweep(struct parse *p, const char *v)
 
 static int scenario_key(struct parse *p, const char *name, const char *v)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 	int64_t seed;
 
 	if (!p->scenario_line)
-		p->scenario_line = p->line;
+		p->scenario_line = line_of(p);
 	if (strcmp(name, "name") == 0) {
 		if (!*v || strlen(v) >= sizeof(sc->name) || strspn(v, NAME_CHARS) != strlen(v))
-			return fail(p, p->line, "name = '%s': expected 1-%zu letters, digits, '_', '-' or '.'",
+			return fail(p, line_of(p), "name = '%s': expected 1-%zu letters, digits, '_', '-' or '.'",
 				    v, sizeof(sc->name) - 1);
 		snprintf(sc->name, sizeof(sc->name), "%s", v);
 		p->named = true;
@@ -231,7 +228,7 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 	}
 	if (strcmp(name, "compare") == 0) {
 		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-			return fail(p, p->line, "compare = '%s': expected on or off", v);
+			return fail(p, line_of(p), "compare = '%s': expected on or off", v);
 		sc->compare = strcmp(v, "on") == 0;
 		return 1;
 	}
@@ -239,12 +236,12 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 		return set_algos(p, v);
 	if (strcmp(name, "sweep") == 0)
 		return set_sweep(p, v);
-	return fail(p, p->line, "[scenario]: unknown key '%s'", name);
+	return fail(p, line_of(p), "[scenario]: unknown key '%s'", name);
 }
 
 static int breaker_key(struct parse *p, const char *name, const char *v)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 
 	if (strcmp(name, "limit") == 0)
 		return set_int(p, name, v, 1, RL_LIMIT_MAX, &sc->breaker_limit);
@@ -252,55 +249,99 @@ static int breaker_key(struct parse *p, const char *name, const char *v)
 		return set_dur(p, name, v, 1, &sc->breaker_window_ns);
 	if (strcmp(name, "open") == 0)
 		return set_dur(p, name, v, 1, &sc->breaker_open_ns);
-	return fail(p, p->line, "[breaker]: unknown key '%s'", name);
+	return fail(p, line_of(p), "[breaker]: unknown key '%s'", name);
 }
 
-static int set_type(struct parse *p, struct rl_traffic_spec *t, const char *v)
+static int set_type(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
 		if (strcmp(v, type_names[i]) == 0) {
-			t->type = (enum rl_traffic_type)i;
+			t->type = (enum sim_traffic_type)i;
 			return 1;
 		}
-	return fail(p, p->line, "type = '%s': expected constant, poisson, onoff, boundary, adversary, "
+	return fail(p, line_of(p), "type = '%s': expected constant, poisson, onoff, boundary, adversary, "
 		    "diurnal or replay", v);
 }
 
-static int set_client(struct parse *p, struct rl_traffic_spec *t, const char *v)
+static int set_client(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	if (strcmp(v, "none") == 0)
-		t->client = RL_CLIENT_NONE;
+		t->client = SIM_CLIENT_NONE;
 	else if (strcmp(v, "polite") == 0)
-		t->client = RL_CLIENT_POLITE;
+		t->client = SIM_CLIENT_POLITE;
 	else if (strcmp(v, "abusive") == 0)
-		t->client = RL_CLIENT_ABUSIVE;
+		t->client = SIM_CLIENT_ABUSIVE;
 	else
-		return fail(p, p->line, "client = '%s': expected none, polite or abusive", v);
+		return fail(p, line_of(p), "client = '%s': expected none, polite or abusive", v);
 	return 1;
 }
 
-static int set_zipf(struct parse *p, struct rl_traffic_spec *t, const char *v)
+static int set_zipf(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	char *end;
 	double z = strtod(v, &end);
 
 	if (!*v || *end || !(z >= 0 && z <= 10))
-		return fail(p, p->line, "zipf = '%s': expected a number in [0, 10]", v);
+		return fail(p, line_of(p), "zipf = '%s': expected a number in [0, 10]", v);
 	t->zipf = z;
 	return 1;
 }
 
-static int set_file(struct parse *p, struct rl_traffic_spec *t, const char *v)
+/* One integer cost bound, 1..RL_COST_MAX. */
+static int cost_int(const char *tok, int64_t *out)
+{
+	return tok && rl_parse_i64(tok, out) && *out >= 1 && *out <= RL_COST_MAX;
+}
+
+/* cost = constant C | uniform LO HI | pareto ALPHA MIN MAX (sim_scenario.h) */
+static int set_cost(struct parse *p, struct sim_traffic_spec *t, const char *v)
+{
+	char buf[128], *tok[5] = { 0 }, *save = NULL, *end;
+	int n = 0;
+
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		return fail(p, line_of(p), "cost = '%s': too long", v);
+	for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (n < 5)
+			tok[n++] = w;
+		else
+			n = 6;
+	if (n == 2 && strcmp(tok[0], "constant") == 0 && cost_int(tok[1], &t->cost_min)) {
+		t->cost_kind = SIM_COST_CONSTANT;
+		t->cost_max = t->cost_min;
+		return 1;
+	}
+	if (n == 3 && strcmp(tok[0], "uniform") == 0 && cost_int(tok[1], &t->cost_min) &&
+	    cost_int(tok[2], &t->cost_max) && t->cost_min <= t->cost_max) {
+		t->cost_kind = SIM_COST_UNIFORM;
+		return 1;
+	}
+	if (n == 4 && strcmp(tok[0], "pareto") == 0 && cost_int(tok[2], &t->cost_min) &&
+	    cost_int(tok[3], &t->cost_max) && t->cost_min <= t->cost_max) {
+		double a = strtod(tok[1], &end);
+		if (*tok[1] && !*end && a > 0 && a <= 10) {
+			t->cost_kind = SIM_COST_PARETO;
+			t->cost_alpha = a;
+			return 1;
+		}
+	}
+	return fail(p, line_of(p),
+		    "cost = '%s': expected 'constant C', 'uniform LO HI' or 'pareto ALPHA MIN MAX' "
+		    "(integers in [1, %lld], LO <= HI, MIN <= MAX, ALPHA in (0, 10])",
+		    v, RL_COST_MAX);
+}
+
+static int set_file(struct parse *p, struct sim_traffic_spec *t, const char *v)
 {
 	int n = v[0] == '/' ? snprintf(t->file, sizeof(t->file), "%s", v)
 			    : snprintf(t->file, sizeof(t->file), "%s/%s", p->dir, v);
 
 	if (!*v || n < 0 || (size_t)n >= sizeof(t->file))
-		return fail(p, p->line, "file = '%s': empty or too long a path", v);
+		return fail(p, line_of(p), "file = '%s': empty or too long a path", v);
 	return 1;
 }
 
-static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *name, const char *v)
+static int traffic_key(struct parse *p, struct sim_traffic_spec *t, const char *name, const char *v)
 {
 	static const struct {
 		const char *name;
@@ -308,20 +349,20 @@ static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *n
 		int64_t lo, hi;
 		int dur;
 	} nums[] = {
-		{ "load", offsetof(struct rl_traffic_spec, load_pct), 1, MAX_PCT, 0 },
-		{ "keys", offsetof(struct rl_traffic_spec, keys), 1, MAX_KEYS, 0 },
-		{ "start", offsetof(struct rl_traffic_spec, start_ns), 0, 0, 1 },
-		{ "stop", offsetof(struct rl_traffic_spec, stop_ns), 1, 0, 1 },
-		{ "on", offsetof(struct rl_traffic_spec, on_ns), 1, 0, 1 },
-		{ "off", offsetof(struct rl_traffic_spec, off_ns), 1, 0, 1 },
-		{ "period", offsetof(struct rl_traffic_spec, period_ns), 1, 0, 1 },
-		{ "amplitude", offsetof(struct rl_traffic_spec, amplitude_pct), 0, 100, 0 },
-		{ "count", offsetof(struct rl_traffic_spec, count), 1, RL_LIMIT_MAX * 10, 0 },
-		{ "gap", offsetof(struct rl_traffic_spec, gap_ns), 1, 0, 1 },
-		{ "every", offsetof(struct rl_traffic_spec, every), 1, 1000000, 0 },
-		{ "rounds", offsetof(struct rl_traffic_spec, rounds), 1, 1000, 0 },
-		{ "max_retries", offsetof(struct rl_traffic_spec, max_retries), 0, 1000, 0 },
-		{ "retry_gap", offsetof(struct rl_traffic_spec, retry_gap_ns), 1, 0, 1 },
+		{ "load", offsetof(struct sim_traffic_spec, load_pct), 1, MAX_PCT, 0 },
+		{ "keys", offsetof(struct sim_traffic_spec, keys), 1, MAX_KEYS, 0 },
+		{ "start", offsetof(struct sim_traffic_spec, start_ns), 0, 0, 1 },
+		{ "stop", offsetof(struct sim_traffic_spec, stop_ns), 1, 0, 1 },
+		{ "on", offsetof(struct sim_traffic_spec, on_ns), 1, 0, 1 },
+		{ "off", offsetof(struct sim_traffic_spec, off_ns), 1, 0, 1 },
+		{ "period", offsetof(struct sim_traffic_spec, period_ns), 1, 0, 1 },
+		{ "amplitude", offsetof(struct sim_traffic_spec, amplitude_pct), 0, 100, 0 },
+		{ "count", offsetof(struct sim_traffic_spec, count), 1, RL_LIMIT_MAX * 10, 0 },
+		{ "gap", offsetof(struct sim_traffic_spec, gap_ns), 1, 0, 1 },
+		{ "every", offsetof(struct sim_traffic_spec, every), 1, 1000000, 0 },
+		{ "rounds", offsetof(struct sim_traffic_spec, rounds), 1, 1000, 0 },
+		{ "max_retries", offsetof(struct sim_traffic_spec, max_retries), 0, 1000, 0 },
+		{ "retry_gap", offsetof(struct sim_traffic_spec, retry_gap_ns), 1, 0, 1 },
 	};
 
 	if (strcmp(name, "type") == 0)
@@ -332,6 +373,8 @@ static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *n
 		return set_zipf(p, t, v);
 	if (strcmp(name, "file") == 0)
 		return set_file(p, t, v);
+	if (strcmp(name, "cost") == 0)
+		return set_cost(p, t, v);
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(name, nums[i].name) != 0)
 			continue;
@@ -339,7 +382,7 @@ static int traffic_key(struct parse *p, struct rl_traffic_spec *t, const char *n
 		return nums[i].dur ? set_dur(p, name, v, nums[i].lo, dst)
 				   : set_int(p, name, v, nums[i].lo, nums[i].hi, dst);
 	}
-	return fail(p, p->line, "[traffic]: unknown key '%s'", name);
+	return fail(p, line_of(p), "[traffic]: unknown key '%s'", name);
 }
 
 /* Refuses a key given twice in one section (the last would silently win). */
@@ -350,12 +393,12 @@ static int first_time(struct parse *p, const char *section, const char *name)
 			 section, name);
 
 	if (n < 0 || (size_t)n >= sizeof(id))
-		return fail(p, p->line, "key '%s' too long", name);
+		return fail(p, line_of(p), "key '%s' too long", name);
 	for (size_t i = 0; i < p->nseen; i++)
 		if (strcmp(p->seen[i], id) == 0)
-			return fail(p, p->line, "[%s]: '%s' given twice", section, name);
+			return fail(p, line_of(p), "[%s]: '%s' given twice", section, name);
 	if (p->nseen == MAX_SEEN)
-		return fail(p, p->line, "more than %d keys", MAX_SEEN);
+		return fail(p, line_of(p), "more than %d keys", MAX_SEEN);
 	memcpy(p->seen[p->nseen++], id, (size_t)n + 1);
 	return 1;
 }
@@ -363,7 +406,7 @@ static int first_time(struct parse *p, const char *section, const char *name)
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 
 	/* the reader opened the section and refused a bad one; later keys only repeat that */
 	if (p->fail_line || !first_time(p, section, name))
@@ -373,23 +416,23 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (strcmp(section, "breaker") == 0)
 		return breaker_key(p, name, value);
 	if (!is_traffic_section(section))
-		return fail(p, p->line, "'%s' before any section", name);
-	struct rl_traffic_spec *t = &sc->traffic[sc->ntraffic - 1];
+		return fail(p, line_of(p), "'%s' before any section", name);
+	struct sim_traffic_spec *t = &sc->traffic[sc->ntraffic - 1];
 	if (p->keyless) {
-		t->line = p->line;
+		t->line = line_of(p);
 		p->keyless = false;
 	}
 	return traffic_key(p, t, name, value);
 }
 
-static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
+static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
 {
-	const struct rl_scenario *sc = p->sc;
+	const struct sim_scenario *sc = p->sc;
 	int64_t w = sc->rule.window_ns;
 
-	if (t->type == (enum rl_traffic_type)UNSET)
+	if (t->type == SIM_TRAFFIC_UNSET)
 		return fail(p, t->line, "[traffic %s]: no type given", t->name);
-	if (t->type == RL_TRAFFIC_REPLAY && !t->file[0])
+	if (t->type == SIM_TRAFFIC_REPLAY && !t->file[0])
 		return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);
 	if (t->stop_ns == UNSET || t->stop_ns > sc->duration_ns)
 		t->stop_ns = sc->duration_ns;
@@ -405,13 +448,13 @@ static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
 		t->count = sc->rule.limit;
 	if (t->retry_gap_ns == UNSET)
 		t->retry_gap_ns = w / 100 > 0 ? w / 100 : 1;
-	if (t->type == RL_TRAFFIC_ADVERSARY && t->keys < t->rounds)
+	if (t->type == SIM_TRAFFIC_ADVERSARY && t->keys < t->rounds)
 		t->keys = t->rounds;
-	if (t->type == RL_TRAFFIC_BOUNDARY && t->gap_ns >= w)
+	if (t->type == SIM_TRAFFIC_BOUNDARY && t->gap_ns >= w)
 		return fail(p, t->line, "[traffic %s]: gap must be shorter than the window", t->name);
 	/* the engine steps boundary attacks by every * W ns; past RL_TIME_MAX_NS it would overflow */
 	int64_t span;
-	if (t->type == RL_TRAFFIC_BOUNDARY && (__builtin_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
+	if (t->type == SIM_TRAFFIC_BOUNDARY && (__builtin_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
 		return fail(p, t->line, "[traffic %s]: every * window exceeds %lld ns", t->name,
 			    (long long)RL_TIME_MAX_NS);
 	return 1;
@@ -425,30 +468,30 @@ static int finish_traffic(struct parse *p, struct rl_traffic_spec *t)
  * largest the estimate stays below 10^38 < 2^128.
  * Replay traces are already bounded by their file.
  */
-static rl_u128 requests_of(const struct rl_scenario *sc, const struct rl_traffic_spec *t, int64_t load_pct)
+static rl_u128 requests_of(const struct sim_scenario *sc, const struct sim_traffic_spec *t, int64_t load_pct)
 {
 	const struct rl_rule *r = &sc->rule;
 	rl_u128 active = (rl_u128)(t->stop_ns - t->start_ns), n;
 
 	switch (t->type) {
-	case RL_TRAFFIC_BOUNDARY:
+	case SIM_TRAFFIC_BOUNDARY:
 		n = (rl_u128)2 * (rl_u128)t->count * (rl_u128)t->keys *
 		    (active / ((rl_u128)t->every * (rl_u128)r->window_ns) + 1);
 		break;
-	case RL_TRAFFIC_ADVERSARY:
+	case SIM_TRAFFIC_ADVERSARY:
 		n = (rl_u128)t->rounds * 2 * ((rl_u128)r->burst + 2 * (rl_u128)r->limit);
 		break;
-	case RL_TRAFFIC_REPLAY:
+	case SIM_TRAFFIC_REPLAY:
 		n = 0;
 		break;
 	default:
 		n = (rl_u128)t->keys * (rl_u128)r->limit * (rl_u128)load_pct * active /
 		    ((rl_u128)100 * (rl_u128)r->window_ns);
-		if (t->type == RL_TRAFFIC_DIURNAL)
+		if (t->type == SIM_TRAFFIC_DIURNAL)
 			n = n * (rl_u128)(100 + t->amplitude_pct) / 100;
 		break;
 	}
-	if (t->client != RL_CLIENT_NONE)
+	if (t->client != SIM_CLIENT_NONE)
 		n *= (rl_u128)(1 + t->max_retries);
 	return n;
 }
@@ -456,34 +499,34 @@ static rl_u128 requests_of(const struct rl_scenario *sc, const struct rl_traffic
 /* Refuses scenarios whose work would outgrow memory or any sensible run time. */
 static int check_work(struct parse *p)
 {
-	const struct rl_scenario *sc = p->sc;
+	const struct sim_scenario *sc = p->sc;
 	rl_u128 requests = 0;
 	int64_t keys = 0, load_pct;
 
 	for (size_t i = 0; i < sc->ntraffic; i++) {
-		const struct rl_traffic_spec *t = &sc->traffic[i];
+		const struct sim_traffic_spec *t = &sc->traffic[i];
 		load_pct = t->load_pct;
 		for (size_t j = 0; j < sc->nsweep; j++)
 			if (sc->sweep_pct[j] > load_pct)
 				load_pct = sc->sweep_pct[j];
 		rl_u128 n = requests_of(sc, t, load_pct);
 		/* clamped, so eight sources cannot wrap the sum */
-		requests += n > (rl_u128)RL_SIM_MAX_REQUESTS ? (rl_u128)RL_SIM_MAX_REQUESTS + 1 : n;
+		requests += n > (rl_u128)SIM_MAX_REQUESTS ? (rl_u128)SIM_MAX_REQUESTS + 1 : n;
 		keys += t->keys;
 	}
-	if (keys > RL_SIM_MAX_KEYS_ALL)
+	if (keys > SIM_MAX_KEYS_ALL)
 		return fail(p, p->scenario_line, "[scenario]: %lld keys in all, more than %lld", (long long)keys,
-			    (long long)RL_SIM_MAX_KEYS_ALL);
-	if (requests > (rl_u128)RL_SIM_MAX_REQUESTS)
+			    (long long)SIM_MAX_KEYS_ALL);
+	if (requests > (rl_u128)SIM_MAX_REQUESTS)
 		return fail(p, p->scenario_line, "[scenario]: about %.3g requests per run, more than %lld "
 			    "(lower limit, load, keys or duration, or raise window)", (double)requests,
-			    (long long)RL_SIM_MAX_REQUESTS);
+			    (long long)SIM_MAX_REQUESTS);
 	return 1;
 }
 
 static int finish(struct parse *p)
 {
-	struct rl_scenario *sc = p->sc;
+	struct sim_scenario *sc = p->sc;
 	char why[160];
 
 	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET || sc->duration_ns == UNSET)
@@ -507,14 +550,14 @@ static int finish(struct parse *p)
 	if (sc->breaker_open_ns == UNSET)
 		sc->breaker_open_ns = sc->rule.window_ns;
 	if (sc->ntraffic == 0)
-		return fail(p, p->line, "no [traffic NAME] section");
+		return fail(p, line_of(p), "no [traffic NAME] section");
 	for (size_t i = 0; i < sc->ntraffic; i++)
 		if (!finish_traffic(p, &sc->traffic[i]))
 			return 0;
 	return check_work(p);
 }
 
-static void default_name(struct rl_scenario *sc, const char *path)
+static void default_name(struct sim_scenario *sc, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -525,13 +568,13 @@ static void default_name(struct rl_scenario *sc, const char *path)
 	sc->name[len] = '\0';
 }
 
-int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t msg_len)
+int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size_t msg_len)
 {
 	size_t nalgos;
 	struct parse p = { .sc = sc, .path = path, .msg = msg, .msg_len = msg_len };
 
 	rl_algo_all(&nalgos);
-	*sc = (struct rl_scenario){
+	*sc = (struct sim_scenario){
 		.rule = { UNSET, UNSET, UNSET }, .duration_ns = UNSET, .bucket_ns = UNSET, .seed = 1, .compare = true,
 		.algo_mask = (1u << nalgos) - 1, .breaker_limit = UNSET, .breaker_window_ns = UNSET,
 		.breaker_open_ns = UNSET,
@@ -544,13 +587,18 @@ int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t
 	else
 		snprintf(p.dir, sizeof(p.dir), ".");
 
-	if (!(p.in = fopen(path, "r"))) {
+	if (!(p.rd.f = fopen(path, "r"))) {
 		snprintf(msg, msg_len, "%s:0: cannot open", path);
 		return RL_EINVAL;
 	}
 	msg[0] = '\0';
-	int rc = ini_parse_stream(reader, &p, handler, &p);
-	fclose(p.in);
+	p.rd.on_section = on_section;
+	p.rd.arg = &p;
+	int rc = ini_parse_stream(rl_ini_read_line, &p.rd, handler, &p);
+	fclose(p.rd.f);
+	/* the reader stops at the first line it refuses: any other error is on an earlier line */
+	if (p.rd.error_line && !p.fail_line && (rc <= 0 || rc >= p.rd.error_line))
+		fail(&p, (int)p.rd.error_line, "%s", p.rd.error);
 	if (rc > 0 && (!p.fail_line || rc < p.fail_line)) {
 		/* inih's first error line is before ours (or ours is none): a line it could not parse */
 		p.fail_line = 0;
@@ -563,7 +611,7 @@ int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t
 	return finish(&p) ? RL_OK : RL_EINVAL;
 }
 
-void rl_scenario_at_load(const struct rl_scenario *base, int64_t load_pct, struct rl_scenario *out)
+void sim_scenario_at_load(const struct sim_scenario *base, int64_t load_pct, struct sim_scenario *out)
 {
 	*out = *base;
 	snprintf(out->name, sizeof(out->name), "%.*s_%03lld", (int)(sizeof(out->name) - 12), base->name,

@@ -19,7 +19,7 @@
  *   [breaker]                ; the rate-limit circuit breaker run
  *   limit = 100  window = 1s  open = 1s      ; defaults N * keys (the sum of
  *                            ; the per-key quotas, at most 10^6), W, W
- *   [traffic NAME]           ; one section per source (up to RL_SIM_MAX_TRAFFIC)
+ *   [traffic NAME]           ; one section per source (up to SIM_MAX_TRAFFIC)
  *   type = constant | poisson | onoff | boundary | adversary | diurnal | replay
  *   load = 100               ; offered rate per key, percent of N per W
  *   keys = 1                 ; keys this source drives (its own, disjoint)
@@ -30,16 +30,32 @@
  *   count = N  gap = 1ns  every = 2  ; boundary: count per key at kW - gap
  *                            ; and count at kW, for k = every, 2 every, ...
  *   rounds = 6               ; adversary: attack rounds, one fresh key each
- *   file = trace.txt         ; replay: 'T KEY' lines, T ns non-decreasing;
- *                            ; relative to the INI file's directory
+ *   file = trace.txt         ; replay: 'T KEY [COST]' lines, T ns
+ *                            ; non-decreasing; relative to the INI file's
+ *                            ; directory; a line's COST (units, 1..10^9)
+ *                            ; overrides the source's cost
+ *   cost = constant 1        ; each request's cost in units (algo.h), drawn
+ *                            ; per arrival from the source's own stream:
+ *                            ;   constant C          every request costs C
+ *                            ;   uniform LO HI       uniform integer in [LO, HI]
+ *                            ;   pareto ALPHA MIN MAX  heavy-tailed: a Pareto
+ *                            ;     of shape ALPHA (a decimal in (0, 10])
+ *                            ;     truncated to [MIN, MAX], rounded down;
+ *                            ;     P(cost >= x) ~ (MIN / x)^ALPHA
+ *                            ; 1 <= C, LO <= HI, MIN <= MAX <= 10^9. The
+ *                            ; rule then counts units (N units per W); load
+ *                            ; still sets the rate of requests, so the
+ *                            ; offered units are load% * N * the mean cost
+ *                            ; per W. A retry costs what its request did.
+ *                            ; The breaker counts requests, not units.
  *   client = none | polite | abusive ; what a rejected client does:
  *                            ; polite retries after retry_after_ns, abusive
  *                            ; after retry_gap, ignoring it
  *   max_retries = 3  retry_gap = W/100
  *
  * Work is capped so that a scenario that loads runs in bounded time and
- * memory: at most RL_SIM_MAX_KEYS_ALL keys over all sources, and at most
- * RL_SIM_MAX_REQUESTS requests per run (per algorithm), estimated from
+ * memory: at most SIM_MAX_KEYS_ALL keys over all sources, and at most
+ * SIM_MAX_REQUESTS requests per run (per algorithm), estimated from
  * the numbers above (keys * N * load% * active time / W per source, the
  * largest sweep load, diurnal at its peak, boundary 2 * count * keys per
  * attack, adversary 2 (B + 2N) per round, times 1 + max_retries for
@@ -61,28 +77,31 @@
 
 #include "ratelab/rule.h"
 
-#define RL_SIM_MAX_TRAFFIC 8
-#define RL_SIM_MAX_SWEEP 32
-#define RL_SIM_NAME_MAX 64
-#define RL_SIM_PATH_MAX 512
-#define RL_SIM_MAX_KEYS_ALL 20000000LL    /* keys over all sources */
-#define RL_SIM_MAX_REQUESTS 2000000000LL  /* estimated requests per run */
+#define SIM_MAX_TRAFFIC 8
+#define SIM_MAX_SWEEP 32
+#define SIM_NAME_MAX 64
+#define SIM_PATH_MAX 512
+#define SIM_MAX_KEYS_ALL 20000000LL    /* keys over all sources */
+#define SIM_MAX_REQUESTS 2000000000LL  /* estimated requests per run */
 
-enum rl_traffic_type {
-	RL_TRAFFIC_CONSTANT,
-	RL_TRAFFIC_POISSON,
-	RL_TRAFFIC_ONOFF,
-	RL_TRAFFIC_BOUNDARY,
-	RL_TRAFFIC_ADVERSARY,
-	RL_TRAFFIC_DIURNAL,
-	RL_TRAFFIC_REPLAY,
+enum sim_traffic_type {
+	SIM_TRAFFIC_UNSET = -1, /* not given: only while loading (a loaded source has a type) */
+	SIM_TRAFFIC_CONSTANT,
+	SIM_TRAFFIC_POISSON,
+	SIM_TRAFFIC_ONOFF,
+	SIM_TRAFFIC_BOUNDARY,
+	SIM_TRAFFIC_ADVERSARY,
+	SIM_TRAFFIC_DIURNAL,
+	SIM_TRAFFIC_REPLAY,
 };
 
-enum rl_client { RL_CLIENT_NONE, RL_CLIENT_POLITE, RL_CLIENT_ABUSIVE };
+enum sim_client { SIM_CLIENT_NONE, SIM_CLIENT_POLITE, SIM_CLIENT_ABUSIVE };
 
-struct rl_traffic_spec {
-	char name[RL_SIM_NAME_MAX];
-	enum rl_traffic_type type;
+enum sim_cost_kind { SIM_COST_CONSTANT, SIM_COST_UNIFORM, SIM_COST_PARETO };
+
+struct sim_traffic_spec {
+	char name[SIM_NAME_MAX];
+	enum sim_traffic_type type;
 	int64_t load_pct;      /* offered rate per key, percent of N per W */
 	int64_t keys;          /* keys driven by this source */
 	double zipf;           /* key popularity exponent; 0 = uniform */
@@ -95,16 +114,20 @@ struct rl_traffic_spec {
 	int64_t gap_ns;        /* boundary: how far before kW the first side is, ns */
 	int64_t every;         /* boundary: windows between attacks */
 	int64_t rounds;        /* adversary: attack rounds */
-	char file[RL_SIM_PATH_MAX]; /* replay: resolved path */
-	enum rl_client client;
+	char file[SIM_PATH_MAX]; /* replay: resolved path */
+	enum sim_client client;
 	int64_t max_retries;   /* retries per rejected request */
 	int64_t retry_gap_ns;  /* abusive: wait before retrying, ns */
+	enum sim_cost_kind cost_kind;
+	int64_t cost_min;      /* units: constant C, uniform LO, pareto MIN */
+	int64_t cost_max;      /* units: constant C, uniform HI, pareto MAX */
+	double cost_alpha;     /* pareto: shape */
 	int line;              /* line of the section's first key (its header if none), for messages */
 };
 
-struct rl_scenario {
-	char name[RL_SIM_NAME_MAX];
-	char file[RL_SIM_PATH_MAX];
+struct sim_scenario {
+	char name[SIM_NAME_MAX];
+	char file[SIM_PATH_MAX];
 	struct rl_rule rule;
 	int64_t duration_ns;
 	int64_t bucket_ns;
@@ -115,23 +138,23 @@ struct rl_scenario {
 	int64_t breaker_window_ns;
 	int64_t breaker_open_ns;
 	size_t ntraffic;
-	struct rl_traffic_spec traffic[RL_SIM_MAX_TRAFFIC];
+	struct sim_traffic_spec traffic[SIM_MAX_TRAFFIC];
 	size_t nsweep;
-	int64_t sweep_pct[RL_SIM_MAX_SWEEP];
+	int64_t sweep_pct[SIM_MAX_SWEEP];
 };
 
 /*
  * Reads and validates a scenario. RL_OK, or RL_EINVAL with "FILE:LINE:
  * message" in msg (line 0 when the file cannot be opened).
  */
-int rl_scenario_load(const char *path, struct rl_scenario *sc, char *msg, size_t msg_len);
+int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size_t msg_len);
 
 /*
  * The scenario's sweep expanded: *out receives base with every source's
  * load set to load_pct, named "NAME_%03d", and no sweep.
  */
-void rl_scenario_at_load(const struct rl_scenario *base, int64_t load_pct, struct rl_scenario *out);
+void sim_scenario_at_load(const struct sim_scenario *base, int64_t load_pct, struct sim_scenario *out);
 
-const char *rl_traffic_type_name(enum rl_traffic_type t);
+const char *sim_traffic_type_name(enum sim_traffic_type t);
 
 #endif

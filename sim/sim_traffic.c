@@ -8,49 +8,59 @@
  */
 #include "sim_traffic.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
 #include "keymap.h"
+#include "lines.h"
 #include "ratelab/algo.h"
+#include "ratelab/parse.h"
 #include "sim_math.h"
 #include "sim_queue.h"
 
 #define PROGRESS_EVERY (1u << 22) /* events between looks at the wall clock */
 
-static int load_trace(struct rl_sim_source *s, const char *ini, char *msg, size_t msg_len)
+static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t msg_len)
 {
 	const char *path = s->spec->file;
-	struct rl_lines in = { .in = fopen(path, "r") };
-	struct rl_keymap ids;
+	struct sim_lines in = { .in = fopen(path, "r") };
+	struct sim_keymap ids;
 	size_t cap = 0;
 	int rc = RL_OK;
-	char *line, *tok[2];
+	char *line, *tok[3];
 
 	if (!in.in) {
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
 			 s->spec->name, path);
 		return RL_EINVAL;
 	}
-	if (rl_keymap_init(&ids, sizeof(uint32_t))) {
+	if (sim_keymap_init(&ids, sizeof(uint32_t))) {
 		fclose(in.in);
 		snprintf(msg, msg_len, "out of memory");
 		return RL_ENOMEM;
 	}
-	while (rc == RL_OK && (line = rl_lines_next(&in))) {
-		int64_t t;
-		if (rl_split(line, tok, 2) != 2 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY' with T an integer number of ns", path,
-				 in.lineno);
+	while (rc == RL_OK && (line = sim_lines_next(&in))) {
+		int64_t t, cost = 0;
+		int ntok = in.has_nul ? 0 : sim_split(line, tok, 3);
+		if (in.has_nul) {
+			snprintf(msg, msg_len, "%s:%ld: holds a NUL byte", path, in.lineno);
+			rc = RL_EINVAL;
+		} else if (ntok < 2 || ntok > 3 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
+			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY [COST]' with T an integer number of ns",
+				 path, in.lineno);
+			rc = RL_EINVAL;
+		} else if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
+			snprintf(msg, msg_len, "%s:%ld: cost '%s' is not an integer in [1, %lld]", path,
+				 in.lineno, tok[2], RL_COST_MAX);
 			rc = RL_EINVAL;
 		} else if (s->trace_len && t < s->trace_ns[s->trace_len - 1]) {
 			snprintf(msg, msg_len, "%s:%ld: time %lld goes backwards", path, in.lineno, (long long)t);
 			rc = RL_EINVAL;
 		} else {
-			uint32_t *id = rl_keymap_get(&ids, tok[1], strlen(tok[1]));
+			uint32_t *id = sim_keymap_get(&ids, tok[1], strlen(tok[1]));
 			if (s->trace_len == cap) {
 				cap = cap ? cap * 2 : 1024;
 				int64_t *ts = realloc(s->trace_ns, cap * sizeof(*ts));
@@ -59,7 +69,10 @@ static int load_trace(struct rl_sim_source *s, const char *ini, char *msg, size_
 				uint32_t *ks = realloc(s->trace_key, cap * sizeof(*ks));
 				if (ks)
 					s->trace_key = ks;
-				if (!ts || !ks)
+				uint32_t *cs = realloc(s->trace_cost, cap * sizeof(*cs));
+				if (cs)
+					s->trace_cost = cs;
+				if (!ts || !ks || !cs)
 					id = NULL;
 			}
 			if (!id) {
@@ -70,17 +83,26 @@ static int load_trace(struct rl_sim_source *s, const char *ini, char *msg, size_
 			if (!*id)
 				*id = (uint32_t)ids.len; /* ids start at 1; 0 marks a new key */
 			s->trace_ns[s->trace_len] = t;
+			s->trace_cost[s->trace_len] = (uint32_t)cost;
 			s->trace_key[s->trace_len++] = *id - 1;
 		}
 	}
+	/* the reader's NULL is the end only with feof: else a read error or its own out-of-memory */
+	if (rc == RL_OK && ferror(in.in)) {
+		snprintf(msg, msg_len, "%s:%ld: cannot read: %s", path, in.lineno + 1, strerror(errno));
+		rc = RL_EIO;
+	} else if (rc == RL_OK && !feof(in.in)) {
+		snprintf(msg, msg_len, "%s:%ld: out of memory", path, in.lineno);
+		rc = RL_ENOMEM;
+	}
 	s->nkeys = ids.len ? (uint32_t)ids.len : 1;
-	rl_lines_free(&in);
-	rl_keymap_destroy(&ids);
+	sim_lines_free(&in);
+	sim_keymap_destroy(&ids);
 	fclose(in.in);
 	return rc;
 }
 
-static int make_zipf(struct rl_sim_source *s)
+static int make_zipf(struct sim_source *s)
 {
 	double sum = 0;
 
@@ -88,34 +110,34 @@ static int make_zipf(struct rl_sim_source *s)
 	if (!s->cdf)
 		return RL_ENOMEM;
 	for (uint32_t i = 0; i < s->nkeys; i++) {
-		sum += rl_sim_exp(-s->spec->zipf * rl_sim_ln((double)i + 1));
+		sum += sim_exp(-s->spec->zipf * sim_ln((double)i + 1));
 		s->cdf[i] = sum;
 	}
 	return RL_OK;
 }
 
-int rl_sim_traffic_create(struct rl_sim_traffic *tr, const struct rl_scenario *sc, uint64_t seed,
+int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, uint64_t seed,
 			  char *msg, size_t msg_len)
 {
 	uint64_t keys = 0;
 
-	*tr = (struct rl_sim_traffic){ .sc = sc, .seed = seed, .nsources = sc->ntraffic };
+	*tr = (struct sim_traffic){ .sc = sc, .seed = seed, .nsources = sc->ntraffic };
 	for (size_t i = 0; i < sc->ntraffic; i++) {
-		struct rl_sim_source *s = &tr->src[i];
-		const struct rl_traffic_spec *spec = &sc->traffic[i];
+		struct sim_source *s = &tr->src[i];
+		const struct sim_traffic_spec *spec = &sc->traffic[i];
 		int rc = RL_OK;
 
 		s->spec = spec;
 		s->nkeys = (uint32_t)spec->keys;
-		if (spec->type == RL_TRAFFIC_REPLAY)
+		if (spec->type == SIM_TRAFFIC_REPLAY)
 			rc = load_trace(s, sc->file, msg, msg_len);
-		else if (spec->zipf > 0 && spec->type != RL_TRAFFIC_BOUNDARY && spec->type != RL_TRAFFIC_ADVERSARY)
+		else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY)
 			rc = make_zipf(s);
 		if (rc == RL_ENOMEM)
 			snprintf(msg, msg_len, "out of memory");
 		if (rc) {
 			tr->nsources = i + 1;
-			rl_sim_traffic_destroy(tr);
+			sim_traffic_destroy(tr);
 			return rc;
 		}
 		s->key_base = (uint32_t)keys;
@@ -123,30 +145,31 @@ int rl_sim_traffic_create(struct rl_sim_traffic *tr, const struct rl_scenario *s
 		if (keys > UINT32_MAX) {
 			snprintf(msg, msg_len, "%s: more than 2^32 keys in all", sc->file);
 			tr->nsources = i + 1;
-			rl_sim_traffic_destroy(tr);
+			sim_traffic_destroy(tr);
 			return RL_EINVAL;
 		}
 		/* per-key offered rate load% * N / W, over all of the source's keys */
 		s->mean_ns = (double)sc->rule.window_ns * 100.0 /
 			     ((double)spec->keys * (double)sc->rule.limit * (double)spec->load_pct);
-		if (spec->type == RL_TRAFFIC_DIURNAL)
+		if (spec->type == SIM_TRAFFIC_DIURNAL)
 			s->mean_ns = s->mean_ns * 100.0 / (100.0 + (double)spec->amplitude_pct);
 	}
 	tr->nkeys = (uint32_t)keys;
 	return RL_OK;
 }
 
-void rl_sim_traffic_destroy(struct rl_sim_traffic *tr)
+void sim_traffic_destroy(struct sim_traffic *tr)
 {
 	for (size_t i = 0; i < tr->nsources; i++) {
 		free(tr->src[i].cdf);
 		free(tr->src[i].trace_ns);
 		free(tr->src[i].trace_key);
+		free(tr->src[i].trace_cost);
 	}
-	*tr = (struct rl_sim_traffic){ 0 };
+	*tr = (struct sim_traffic){ 0 };
 }
 
-const struct rl_sim_source *rl_sim_traffic_source_of(const struct rl_sim_traffic *tr, uint32_t key)
+const struct sim_source *sim_traffic_source_of(const struct sim_traffic *tr, uint32_t key)
 {
 	size_t i = 0;
 
@@ -155,13 +178,13 @@ const struct rl_sim_source *rl_sim_traffic_source_of(const struct rl_sim_traffic
 	return &tr->src[i];
 }
 
-static uint32_t pick_key(struct rl_sim_source *s)
+static uint32_t pick_key(struct sim_source *s)
 {
 	if (s->nkeys == 1)
 		return 0;
 	if (!s->cdf)
-		return (uint32_t)rl_rng_below(&s->rng, s->nkeys);
-	double u = rl_rng_unit(&s->rng) * s->cdf[s->nkeys - 1];
+		return (uint32_t)sim_rng_below(&s->rng, s->nkeys);
+	double u = sim_rng_unit(&s->rng) * s->cdf[s->nkeys - 1];
 	uint32_t lo = 0, hi = s->nkeys - 1; /* the first i with cdf[i] > u */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -179,7 +202,7 @@ static int64_t add_sat(int64_t t, int64_t d)
 }
 
 /* The adversary's round r: start offsets cycle so some round straddles a window edge. */
-static int64_t round_start(const struct rl_sim_source *s, int64_t w, int64_t r)
+static int64_t round_start(const struct sim_source *s, int64_t w, int64_t r)
 {
 	const int64_t offsets[] = { w - 1, w / 2, 1, w / 4, 3 * (w / 4), 0 };
 	int64_t first = (s->spec->start_ns + w - 1) / w * w;
@@ -187,17 +210,46 @@ static int64_t round_start(const struct rl_sim_source *s, int64_t w, int64_t r)
 	return first + (1 + 3 * r) * w + offsets[r % 6];
 }
 
+/* A request's cost from the source's distribution (sim_scenario.h), units. */
+static uint32_t draw_cost(struct sim_source *s)
+{
+	const struct sim_traffic_spec *sp = s->spec;
+	int64_t lo = sp->cost_min, hi = sp->cost_max;
+
+	switch (sp->cost_kind) {
+	case SIM_COST_UNIFORM:
+		return (uint32_t)(lo + (int64_t)sim_rng_below(&s->cost_rng, (uint64_t)(hi - lo + 1)));
+	case SIM_COST_PARETO: {
+		/* inverse CDF of the Pareto truncated to [lo, hi]:
+		 * x = lo * (1 - u (1 - (lo/hi)^a))^(-1/a), u in [0, 1) */
+		double a = sp->cost_alpha;
+		double r = sim_exp(a * sim_ln((double)lo / (double)hi)); /* >= e^-208 */
+		double y = 1.0 - sim_rng_unit(&s->cost_rng) * (1.0 - r);
+		double x = (double)lo * sim_exp(-sim_ln(y) / a);
+		int64_t c = x >= (double)hi ? hi : (int64_t)x;
+		return (uint32_t)(c < lo ? lo : c);
+	}
+	case SIM_COST_CONSTANT:
+		break;
+	}
+	return (uint32_t)lo;
+}
+
 /*
  * The source's next arrival after the one it made last: false when it has
- * no more before its stop time.
+ * no more before its stop time. *cost is set for a trace line that names
+ * its cost, else left alone.
  */
-static bool next_arrival(struct rl_sim_source *s, const struct rl_scenario *sc, int64_t *t, uint32_t *key)
+static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, int64_t *t, uint32_t *key,
+			 uint32_t *cost)
 {
-	const struct rl_traffic_spec *sp = s->spec;
+	const struct sim_traffic_spec *sp = s->spec;
 	int64_t w = sc->rule.window_ns, n = s->n++;
 
 	switch (sp->type) {
-	case RL_TRAFFIC_CONSTANT: {
+	case SIM_TRAFFIC_UNSET:
+		return false; /* never in a loaded scenario */
+	case SIM_TRAFFIC_CONSTANT: {
 		/* arrival n at start + floor(n * W * 100 / den), kept as a running quotient and remainder */
 		int64_t off = s->off_ns;
 		if (off >= sp->stop_ns - sp->start_ns)
@@ -217,13 +269,13 @@ static bool next_arrival(struct rl_sim_source *s, const struct rl_scenario *sc, 
 		}
 		return true;
 	}
-	case RL_TRAFFIC_POISSON:
-		*t = s->t_ns = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->mean_ns));
+	case SIM_TRAFFIC_POISSON:
+		*t = s->t_ns = add_sat(s->t_ns, sim_rng_exp_ns(&s->rng, s->mean_ns));
 		break;
-	case RL_TRAFFIC_ONOFF:
+	case SIM_TRAFFIC_ONOFF:
 		for (;;) {
 			if (s->on) {
-				int64_t c = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->mean_ns));
+				int64_t c = add_sat(s->t_ns, sim_rng_exp_ns(&s->rng, s->mean_ns));
 				if (c < s->switch_ns) {
 					*t = s->t_ns = c;
 					break;
@@ -234,23 +286,23 @@ static bool next_arrival(struct rl_sim_source *s, const struct rl_scenario *sc, 
 			/* memoryless: restarting the arrival clock at the switch is exact */
 			s->t_ns = s->switch_ns;
 			s->on = !s->on;
-			s->switch_ns = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->on ? sp->on_ns : sp->off_ns));
+			s->switch_ns = add_sat(s->t_ns, sim_rng_exp_ns(&s->rng, s->on ? sp->on_ns : sp->off_ns));
 		}
 		break;
-	case RL_TRAFFIC_DIURNAL:
+	case SIM_TRAFFIC_DIURNAL:
 		/* thinning (Lewis-Shedler): candidates at the peak rate, kept with rate(t) / peak */
 		for (;;) {
-			s->t_ns = add_sat(s->t_ns, rl_rng_exp_ns(&s->rng, s->mean_ns));
+			s->t_ns = add_sat(s->t_ns, sim_rng_exp_ns(&s->rng, s->mean_ns));
 			if (s->t_ns >= sp->stop_ns)
 				return false;
 			double turns = (double)((s->t_ns - sp->start_ns) % sp->period_ns) / (double)sp->period_ns;
 			double a = (double)sp->amplitude_pct / 100.0;
-			if (rl_rng_unit(&s->rng) * (1.0 + a) < 1.0 + a * rl_sim_sin_turns(turns))
+			if (sim_rng_unit(&s->rng) * (1.0 + a) < 1.0 + a * sim_sin_turns(turns))
 				break;
 		}
 		*t = s->t_ns;
 		break;
-	case RL_TRAFFIC_BOUNDARY: {
+	case SIM_TRAFFIC_BOUNDARY: {
 		int64_t per_side = sp->count * s->nkeys;
 		int64_t i = n % (2 * per_side);
 		int64_t edge;
@@ -263,40 +315,42 @@ static bool next_arrival(struct rl_sim_source *s, const struct rl_scenario *sc, 
 		*key = (uint32_t)(i % s->nkeys);
 		return *t < sp->stop_ns;
 	}
-	case RL_TRAFFIC_ADVERSARY:
+	case SIM_TRAFFIC_ADVERSARY:
 		if (n >= sp->rounds)
 			return false;
 		*t = round_start(s, w, n);
 		*key = (uint32_t)(n % s->nkeys);
 		s->round_end_ns = add_sat(*t, 2 * w);
 		return *t < sp->stop_ns;
-	case RL_TRAFFIC_REPLAY:
+	case SIM_TRAFFIC_REPLAY:
 		while ((size_t)n < s->trace_len && s->trace_ns[n] < sp->start_ns)
 			n = s->n++;
 		if ((size_t)n >= s->trace_len || s->trace_ns[n] >= sp->stop_ns)
 			return false;
 		*t = s->trace_ns[n];
 		*key = s->trace_key[n];
+		*cost = s->trace_cost[n];
 		return true;
 	}
 	*key = pick_key(s);
 	return *t < sp->stop_ns;
 }
 
-static void restart(struct rl_sim_traffic *tr)
+static void restart(struct sim_traffic *tr)
 {
-	const struct rl_scenario *sc = tr->sc;
+	const struct sim_scenario *sc = tr->sc;
 
 	for (size_t i = 0; i < tr->nsources; i++) {
-		struct rl_sim_source *s = &tr->src[i];
-		const struct rl_traffic_spec *sp = s->spec;
+		struct sim_source *s = &tr->src[i];
+		const struct sim_traffic_spec *sp = s->spec;
 
-		rl_rng_seed(&s->rng, tr->seed, i);
+		sim_rng_seed(&s->rng, tr->seed, i);
+		sim_rng_seed(&s->cost_rng, tr->seed, SIM_MAX_TRAFFIC + i);
 		s->n = 0;
 		s->t_ns = sp->start_ns;
 		s->on = true;
-		s->switch_ns = add_sat(sp->start_ns, rl_rng_exp_ns(&s->rng, (double)sp->on_ns));
-		if (sp->type == RL_TRAFFIC_BOUNDARY) {
+		s->switch_ns = add_sat(sp->start_ns, sim_rng_exp_ns(&s->rng, (double)sp->on_ns));
+		if (sp->type == SIM_TRAFFIC_BOUNDARY) {
 			/* the first k, a multiple of every, with kW - gap >= start; the scenario
 			 * keeps span = every * W <= RL_TIME_MAX_NS, so start + gap + span fits */
 			int64_t span = sc->rule.window_ns * sp->every;
@@ -315,40 +369,59 @@ static void restart(struct rl_sim_traffic *tr)
 	}
 }
 
-static int schedule_next(struct rl_queue *q, struct rl_sim_traffic *tr, uint32_t src)
+static int schedule_next(struct sim_queue *q, struct sim_traffic *tr, uint32_t src)
 {
-	struct rl_sim_source *s = &tr->src[src];
+	struct sim_source *s = &tr->src[src];
 	int64_t t = 0;
-	uint32_t key = 0;
+	uint32_t key = 0, cost = 0;
 
-	if (!next_arrival(s, tr->sc, &t, &key) || t >= tr->sc->duration_ns)
+	if (!next_arrival(s, tr->sc, &t, &key, &cost) || t >= tr->sc->duration_ns)
 		return RL_OK;
-	enum rl_event_kind kind = s->spec->type == RL_TRAFFIC_ADVERSARY ? RL_EV_PROBE : RL_EV_ARRIVAL;
-	return rl_queue_push(q, (struct rl_event){ .t_ns = t, .source = src, .key = s->key_base + key,
-						   .kind = kind });
+	if (!cost)
+		cost = draw_cost(s);
+	enum sim_event_kind kind = s->spec->type == SIM_TRAFFIC_ADVERSARY ? SIM_EV_PROBE : SIM_EV_ARRIVAL;
+	return sim_queue_push(q, (struct sim_event){ .t_ns = t, .source = src, .key = s->key_base + key,
+						   .kind = kind, .first_ns = t, .cost = cost });
+}
+
+static void tally_polite(struct sim_clients *c, const struct sim_event *ev, int verdict, int64_t max_retries)
+{
+	int64_t wait = ev->t_ns - ev->first_ns;
+
+	c->requests += ev->attempt == 0;
+	if (verdict) {
+		c->served++;
+		c->wait_ns_sum += wait;
+		if (wait > c->wait_ns_max)
+			c->wait_ns_max = wait;
+	} else {
+		c->gave_up += ev->attempt >= max_retries;
+	}
 }
 
 /* What the source does after the decision on ev (verdict, retry_after_ns). */
-static int react(struct rl_queue *q, struct rl_sim_traffic *tr, const struct rl_event *ev, int verdict,
+static int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_event *ev, int verdict,
 		 int64_t retry_ns)
 {
-	struct rl_sim_source *s = &tr->src[ev->source];
-	const struct rl_traffic_spec *sp = s->spec;
-	struct rl_event next = *ev;
+	struct sim_source *s = &tr->src[ev->source];
+	const struct sim_traffic_spec *sp = s->spec;
+	struct sim_event next = *ev;
 
-	if (ev->kind == RL_EV_PROBE) {
+	if (ev->kind == SIM_EV_PROBE) {
 		next.t_ns = verdict ? ev->t_ns : add_sat(ev->t_ns, retry_ns > 0 ? retry_ns : 1);
 		if (next.t_ns >= s->round_end_ns || next.t_ns >= sp->stop_ns)
 			return schedule_next(q, tr, ev->source);
 	} else {
-		if (verdict || sp->client == RL_CLIENT_NONE || ev->attempt >= sp->max_retries)
+		if (sp->client == SIM_CLIENT_POLITE)
+			tally_polite(&tr->polite, ev, verdict, sp->max_retries);
+		if (verdict || sp->client == SIM_CLIENT_NONE || ev->attempt >= sp->max_retries)
 			return RL_OK;
-		int64_t wait = sp->client == RL_CLIENT_POLITE ? retry_ns : sp->retry_gap_ns;
+		int64_t wait = sp->client == SIM_CLIENT_POLITE ? retry_ns : sp->retry_gap_ns;
 		next.t_ns = add_sat(ev->t_ns, wait > 0 ? wait : 1);
 		next.attempt++;
-		next.kind = RL_EV_RETRY;
+		next.kind = SIM_EV_RETRY;
 	}
-	return next.t_ns < tr->sc->duration_ns ? rl_queue_push(q, next) : RL_OK;
+	return next.t_ns < tr->sc->duration_ns ? sim_queue_push(q, next) : RL_OK;
 }
 
 static double wall_s(void)
@@ -359,26 +432,27 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int rl_sim_traffic_run(struct rl_sim_traffic *tr, const struct rl_sim_decider *d, const char *label)
+int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const char *label)
 {
-	struct rl_queue q;
-	struct rl_event ev;
+	struct sim_queue q;
+	struct sim_event ev;
 	int rc = RL_OK;
 	uint32_t since = 0;
 	double last = tr->progress ? wall_s() : 0;
 
-	rl_queue_init(&q);
+	sim_queue_init(&q);
 	restart(tr);
+	tr->polite = (struct sim_clients){ 0 };
 	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
 		rc = schedule_next(&q, tr, i);
-	while (rc == RL_OK && rl_queue_pop(&q, &ev)) {
-		const struct rl_traffic_spec *sp = tr->src[ev.source].spec;
-		bool want = ev.kind == RL_EV_PROBE || (sp->client == RL_CLIENT_POLITE && ev.attempt < sp->max_retries);
+	while (rc == RL_OK && sim_queue_pop(&q, &ev)) {
+		const struct sim_traffic_spec *sp = tr->src[ev.source].spec;
+		bool want = ev.kind == SIM_EV_PROBE || (sp->client == SIM_CLIENT_POLITE && ev.attempt < sp->max_retries);
 		int64_t retry_ns = 0;
 
-		if (ev.kind == RL_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
+		if (ev.kind == SIM_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
 			break;
-		int verdict = d->decide(d->ctx, ev.t_ns, ev.key, want ? &retry_ns : NULL);
+		int verdict = d->decide(d->ctx, ev.t_ns, ev.key, ev.cost, want ? &retry_ns : NULL);
 		if (verdict < 0) {
 			rc = verdict;
 			break;
@@ -394,6 +468,6 @@ int rl_sim_traffic_run(struct rl_sim_traffic *tr, const struct rl_sim_decider *d
 			}
 		}
 	}
-	rl_queue_destroy(&q);
+	sim_queue_destroy(&q);
 	return rc;
 }

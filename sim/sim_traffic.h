@@ -25,9 +25,10 @@
 #include "sim_rng.h"
 #include "sim_scenario.h"
 
-struct rl_sim_source {
-	const struct rl_traffic_spec *spec;
-	struct rl_rng rng;
+struct sim_source {
+	const struct sim_traffic_spec *spec;
+	struct sim_rng rng;
+	struct sim_rng cost_rng; /* the costs' own stream: arrivals do not depend on them */
 	uint32_t key_base, nkeys;
 	double *cdf;       /* Zipf: cumulative weights of keys 0..nkeys-1; NULL = uniform */
 	double mean_ns;    /* mean gap of the source's Poisson process (at its peak for diurnal), ns */
@@ -45,41 +46,63 @@ struct rl_sim_source {
 	int64_t round_end_ns; /* adversary: end of the current round, ns */
 	int64_t *trace_ns; /* replay: times, ns */
 	uint32_t *trace_key; /* replay: key ids relative to key_base */
+	uint32_t *trace_cost; /* replay: each line's COST, units; 0 = the source's cost */
 	size_t trace_len;
 };
 
-struct rl_sim_traffic {
-	const struct rl_scenario *sc;
+/*
+ * What the closed-loop (polite) clients experienced in the last run: each
+ * request counts once, however many times it was retried. wait: from its
+ * first send to the send that was admitted, ns. A request whose retry
+ * would fall at or after the duration is unfinished (neither served nor
+ * given up).
+ */
+struct sim_clients {
+	int64_t requests;    /* first sends */
+	int64_t served;      /* admitted, at once or on a retry */
+	int64_t gave_up;     /* rejected on its last allowed retry */
+	int64_t wait_ns_sum; /* over the served, ns */
+	int64_t wait_ns_max;
+};
+
+struct sim_traffic {
+	const struct sim_scenario *sc;
 	uint64_t seed;
 	size_t nsources;
-	struct rl_sim_source src[RL_SIM_MAX_TRAFFIC];
+	struct sim_source src[SIM_MAX_TRAFFIC];
 	uint32_t nkeys;          /* keys over all sources */
 	bool progress;           /* report progress of long runs on stderr */
+	struct sim_clients polite; /* the last run's polite clients */
 };
 
 /*
- * A decider answers one request: RL_ALLOWED, RL_REJECTED or a negative
- * rl_status. When retry_after_ns is not NULL and the request is rejected,
- * it receives the wait (>= 1 ns) after which a request would be admitted.
+ * A decider answers one request of cost units (1..RL_COST_MAX):
+ * RL_ALLOWED, RL_REJECTED or a negative rl_status. When retry_after_ns is
+ * not NULL and the request is rejected, it receives the wait (>= 1 ns)
+ * after which the request would be admitted (RL_DURATION_MAX_NS: never).
  */
-struct rl_sim_decider {
-	int (*decide)(void *ctx, int64_t t_ns, uint32_t key, int64_t *retry_after_ns);
+struct sim_decider {
+	int (*decide)(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns);
 	void *ctx;
 };
 
-/* RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces). */
-int rl_sim_traffic_create(struct rl_sim_traffic *tr, const struct rl_scenario *sc, uint64_t seed,
+/*
+ * RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces):
+ * RL_EINVAL for a bad trace, RL_EIO when reading it failed (never taken
+ * for its end), RL_ENOMEM.
+ */
+int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, uint64_t seed,
 			  char *msg, size_t msg_len);
-void rl_sim_traffic_destroy(struct rl_sim_traffic *tr);
+void sim_traffic_destroy(struct sim_traffic *tr);
 
 /* The source that owns key. */
-const struct rl_sim_source *rl_sim_traffic_source_of(const struct rl_sim_traffic *tr, uint32_t key);
+const struct sim_source *sim_traffic_source_of(const struct sim_traffic *tr, uint32_t key);
 
 /*
  * Runs the scenario's traffic through d until the queue is empty (no event
  * at or after the duration is delivered). Returns RL_OK or the first error
  * the decider or the queue returned. label names the run in progress lines.
  */
-int rl_sim_traffic_run(struct rl_sim_traffic *tr, const struct rl_sim_decider *d, const char *label);
+int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const char *label);
 
 #endif

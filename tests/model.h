@@ -11,21 +11,27 @@
  *   gcra             not modelled apart: the issue says it decides as
  *                    token_bucket does (exactly so when N divides W; when
  *                    not, as a token bucket of 1 per ceil(W/N) ns).
- *   leaky_bucket     each admitted request's service start, exactly:
- *                    s_i = max(t_i, s_{i-1} + W/N), kept times N so it is an
- *                    integer; admit iff the delay s_i - t_i <= B * W / N.
- *   fixed_window,    a plain array of every accepted timestamp, scanned in
- *   sliding_log,     full for each decision: fixed_window counts those with
- *   sliding_counter  floor(x/W) == floor(t/W); sliding_log those with
+ *   leaky_bucket     when the last admitted request's service ends,
+ *                    exactly: e = s + c * W/N with s = max(t, e_prev), kept
+ *                    times N so it is an integer; admit iff the last unit's
+ *                    wait s + (c - 1) * W/N - t <= B * W / N and c <= B.
+ *   fixed_window,    a plain array of every accepted unit's timestamp (a
+ *   sliding_log,     request of cost c adds its time c times), scanned in
+ *   sliding_counter  full for each decision: fixed_window counts those with
+ *                    floor(x/W) == floor(t/W); sliding_log those with
  *                    t - W < x <= t; sliding_counter recomputes prev and
  *                    curr from the list and admits iff
- *                    prev * (W - e) + curr * W < N * W.
+ *                    prev * (W - e) + (curr + c - 1) * W < N * W.
+ * A request costs c units (cost.md's rules): token_bucket admits iff
+ * tokens >= c and takes c; fixed_window and sliding_log iff count + c <= N.
  *   breaker          a plain array of accepted timestamps plus the state
  *                    and the time it opened, per the spec's rules.
  *
  * The answers are found by brute force on copies of the model:
- *   remaining   how many more requests a copy admits at the same instant;
- *   retry_after the smallest d >= 1 such that a copy admits at t + d
+ *   remaining   how many more cost-1 requests a copy admits at the same
+ *               instant (whole units);
+ *   retry_after the smallest d >= 1 such that a copy admits a request of
+ *               the same cost at t + d
  *               (admission is monotone in d when nothing else arrives, so
  *               doubling then bisection finds it; d - 1 is checked too);
  *   reset       the smallest d >= 0 at which a copy's remaining (before any
@@ -49,7 +55,9 @@ typedef __int128 m_i128;
 typedef unsigned __int128 m_u128;
 
 #define M_TIME_MAX 4000000000000000000LL
+#define M_EINVAL (-1)
 #define M_ERANGE (-3)
+#define M_COST_MAX 1000000000LL
 
 /* ------------------------------------------------------------------ */
 /* A tiny deterministic PRNG (splitmix64) for the random traces.       */
@@ -98,9 +106,11 @@ struct m_key {
 	/* token_bucket: tokens * W at time tb_at (meaningful once seen) */
 	m_u128 tok_w;
 	m_i128 tb_at;
-	/* leaky_bucket: the last admitted request's service start, times N */
+	/* leaky_bucket: when the last admitted request's service ends, times N */
 	int lb_any;
-	m_i128 lb_srv_n;
+	m_i128 lb_end_n;
+	/* the cost m_admits_at asks about (the last request's) */
+	int64_t probe_cost;
 	/* window algorithms: every accepted timestamp, oldest first */
 	m_i128 *acc;
 	size_t len, cap;
@@ -189,24 +199,26 @@ static inline struct m_counts m_count(const struct m_lim *m, const struct m_key 
 	return c;
 }
 
-/* The window algorithms' rules, on the counts at t. */
-static inline int m_window_ok(const struct m_lim *m, m_i128 t, struct m_counts c)
+/* The window algorithms' rules for a request of cost units, on the counts at t. */
+static inline int m_window_ok(const struct m_lim *m, m_i128 t, struct m_counts c, int64_t cost)
 {
 	if (m->kind == M_SLIDING_COUNTER) {
 		m_u128 n = (m_u128)m->n, w = (m_u128)m->w;
 		m_u128 e = (m_u128)(t - m_floor_div(t, m->w) * m->w);
-		return (m_u128)c.prev * (w - e) + (m_u128)c.curr * w < n * w;
+		return (m_u128)c.prev * (w - e) + ((m_u128)c.curr + (m_u128)cost - 1) * w < n * w;
 	}
-	return c.in_window < m->n;
+	return c.in_window + cost <= m->n;
 }
 
 /*
- * Decides a request at t (t >= the key's last seen time); with commit the
- * request is recorded. *delay_n receives leaky_bucket's delay times N.
+ * Decides a request of cost units at t (t >= the key's last seen time);
+ * with commit the request is recorded. *delay_n receives leaky_bucket's
+ * delay times N.
  */
-static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int commit,
-			   m_i128 *delay_n)
+static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int64_t cost,
+			   int commit, m_i128 *delay_n)
 {
+	m_u128 c = (m_u128)cost;
 	m_u128 n = (m_u128)m->n, w = (m_u128)m->w, b = (m_u128)m->b;
 
 	switch (m->kind) {
@@ -218,9 +230,9 @@ static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int
 			if (tok > full)
 				tok = full;
 		}
-		int ok = tok >= w; /* at least one whole token */
+		int ok = tok >= c * w; /* at least c whole tokens */
 		if (commit) {
-			k->tok_w = ok ? tok - w : tok;
+			k->tok_w = ok ? tok - c * w : tok;
 			k->tb_at = t;
 		}
 		return ok;
@@ -228,14 +240,15 @@ static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int
 	case M_LEAKY_BUCKET: {
 		m_i128 arrive_n = t * (m_i128)n;
 		m_i128 serve_n = arrive_n;
-		if (k->lb_any && k->lb_srv_n + (m_i128)w > serve_n)
-			serve_n = k->lb_srv_n + (m_i128)w;
-		m_i128 wait_n = serve_n - arrive_n;
-		int ok = wait_n <= (m_i128)(b * w);
+		if (k->lb_any && k->lb_end_n > serve_n)
+			serve_n = k->lb_end_n;
+		m_i128 last_wait_n = serve_n + (m_i128)((c - 1) * w) - arrive_n;
+		/* cost.md: a cost above B is never admitted */
+		int ok = last_wait_n <= (m_i128)(b * w) && c <= b;
 		if (delay_n)
-			*delay_n = wait_n;
+			*delay_n = serve_n - arrive_n;
 		if (commit && ok) {
-			k->lb_srv_n = serve_n;
+			k->lb_end_n = serve_n + (m_i128)(c * w);
 			k->lb_any = 1;
 		}
 		return ok;
@@ -243,8 +256,8 @@ static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int
 	case M_FIXED_WINDOW:
 	case M_SLIDING_LOG:
 	case M_SLIDING_COUNTER: {
-		int ok = m_window_ok(m, t, m_count(m, k, t));
-		if (commit && ok)
+		int ok = m_window_ok(m, t, m_count(m, k, t), cost);
+		for (int64_t u = 0; commit && ok && u < cost; u++)
 			m_push(k, t);
 		return ok;
 	}
@@ -273,7 +286,7 @@ static inline int64_t m_capacity(const struct m_lim *m, const struct m_key *k, m
 	int64_t max = m_max_capacity(m), got = 0;
 
 	if (!m_is_window(m)) {
-		while (got <= max && m_decide(m, &c, t, 1, NULL))
+		while (got <= max && m_decide(m, &c, t, 1, 1, NULL))
 			got++;
 		return got;
 	}
@@ -284,16 +297,16 @@ static inline int64_t m_capacity(const struct m_lim *m, const struct m_key *k, m
 		struct m_counts now = base;
 		now.in_window += got;
 		now.curr += got;
-		if (got > max || !m_window_ok(m, t, now))
+		if (got > max || !m_window_ok(m, t, now, 1))
 			return got;
 		got++;
 	}
 }
 
-/* Would a copy of k admit a request at t? */
+/* Would a copy of k admit a request of k->probe_cost at t? */
 static inline int m_admits_at(const struct m_lim *m, struct m_key *k, m_i128 t)
 {
-	return m_decide(m, k, t, 0, NULL);
+	return m_decide(m, k, t, k->probe_cost, 0, NULL);
 }
 
 static inline int m_full_at(const struct m_lim *m, struct m_key *k, m_i128 t)
@@ -339,25 +352,29 @@ static inline int64_t m_search(const struct m_lim *m, struct m_key *k, m_i128 t,
 	return (int64_t)hi;
 }
 
-/* One request at t for key k: the model's decision and its answers. */
-static inline int m_check(const struct m_lim *m, struct m_key *k, int64_t t, struct m_answer *a)
+/* One request of cost units at t for key k: the model's decision and its answers. */
+static inline int m_check_n(const struct m_lim *m, struct m_key *k, int64_t t, int64_t cost,
+			    struct m_answer *a)
 {
 	memset(a, 0, sizeof(*a));
 	if (t < 0 || t > M_TIME_MAX)
 		return a->verdict = M_ERANGE;
+	if (cost < 1 || cost > M_COST_MAX)
+		return a->verdict = M_EINVAL;
 
 	m_i128 now = t;
 	if (k->seen && now < k->last)
 		now = k->last; /* a time going backwards counts as the last seen one */
 
 	m_i128 wait_n = 0;
-	int ok = m_decide(m, k, now, 1, &wait_n);
+	int ok = m_decide(m, k, now, cost, 1, &wait_n);
 
 	k->seen = 1;
 	k->last = now;
 	a->verdict = ok;
 	a->t_eff = (int64_t)now;
 	a->remaining = m_capacity(m, k, now);
+	k->probe_cost = cost;
 	a->retry_after_ns = ok ? 0 : m_search(m, k, now, 1, m_admits_at);
 	a->reset_ns = m_search(m, k, now, 0, m_full_at);
 	if (m->kind == M_LEAKY_BUCKET && ok) {
@@ -365,6 +382,12 @@ static inline int m_check(const struct m_lim *m, struct m_key *k, int64_t t, str
 		a->delay_ns = d > INT64_MAX ? INT64_MAX : (int64_t)d;
 	}
 	return ok;
+}
+
+/* One request of cost 1. */
+static inline int m_check(const struct m_lim *m, struct m_key *k, int64_t t, struct m_answer *a)
+{
+	return m_check_n(m, k, t, 1, a);
 }
 
 /* ------------------------------------------------------------------ */

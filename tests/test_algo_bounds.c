@@ -799,16 +799,76 @@ static void registry_and_sizes(void **u)
 		assert_non_null(all[i]->check);
 		assert_non_null(all[i]->is_idle);
 		assert_int_equal(all[i]->release != NULL, want[i].owns_memory);
+		assert_int_equal(all[i]->heap_bytes != NULL, want[i].owns_memory);
+		assert_int_equal(all[i]->reset_ns != NULL, want[i].owns_memory);
+		assert_int_equal(all[i]->answers_delay, strcmp(want[i].name, "leaky_bucket") == 0);
 	}
+	assert_string_equal(rl_algo_names(),
+			    "token_bucket, gcra, leaky_bucket, fixed_window, sliding_log, sliding_counter");
 	assert_null(rl_algo_find("nope"));
 	assert_null(rl_algo_find(""));
 	assert_null(rl_algo_find("GCRA"));
 	assert_null(rl_algo_find("token_bucket "));
 
-	static const int codes[] = { RL_OK, RL_EINVAL, RL_ENOMEM, RL_ERANGE,
-				     RL_EORDER, RL_EFULL, RL_ENOTFOUND };
-	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		assert_true(strlen(rl_strerror(codes[i])) > 0);
+	/* every status of the list: its own message, values 0, -1, -2, ... */
+	static const struct {
+		int code;
+		const char *message;
+	} codes[] = {
+#define STATUS_ROW(name, value, message, meaning) { RL_##name, message },
+		RL_STATUS_LIST(STATUS_ROW)
+#undef STATUS_ROW
+	};
+	assert_int_equal(sizeof(codes) / sizeof(codes[0]), 8);
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		assert_int_equal(codes[i].code, -(int)i);
+		assert_string_equal(rl_strerror(codes[i].code), codes[i].message);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(codes[i].message, codes[j].message);
+	}
+	assert_string_equal(rl_strerror(RL_ENOTFOUND), "not found");
+	assert_string_equal(rl_strerror(-8), "unknown status");
+	assert_string_equal(rl_strerror(1), "unknown status");
+}
+
+/*
+ * rl_limiter_reset_ns, the store's eviction order: leaves the state as it
+ * was; for plain states it is the reset of a check on a copy; for
+ * sliding_log the wait until its newest admission leaves the window.
+ */
+static void reset_ns_leaves_state(void **u)
+{
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	const int64_t sec = 1000000000;
+
+	(void)u;
+	for (size_t a = 0; a < count; a++) {
+		struct fx f, copy;
+		fx_init(&f, all[a]->name, 3, 10 * sec, 3);
+		fx_init(&copy, all[a]->name, 3, 10 * sec, 3);
+		if (all[a]->reset_ns)
+			assert_int_equal(rl_limiter_reset_ns(&f.lim, f.st, 0), 0); /* nothing admitted */
+		at(&f, 1 * sec);
+		at(&f, 4 * sec);
+		unsigned char before[RL_ALGO_MAX_STATE];
+		memcpy(before, f.st, all[a]->state_size);
+		int64_t r = rl_limiter_reset_ns(&f.lim, f.st, 6 * sec);
+		assert_memory_equal(before, f.st, all[a]->state_size);
+		if (all[a]->reset_ns) {
+			assert_int_equal(r, 4 * sec + 10 * sec - 6 * sec);
+		} else {
+			struct rl_decision d;
+			at(&copy, 1 * sec);
+			at(&copy, 4 * sec);
+			assert_true(rl_limiter_check(&copy.lim, copy.st, 6 * sec, &d) >= 0);
+			assert_int_equal(r, d.reset_ns);
+		}
+		assert_int_equal(rl_limiter_reset_ns(&f.lim, f.st, -1), RL_ERANGE);
+		assert_int_equal(rl_limiter_reset_ns(&f.lim, f.st, RL_TIME_MAX_NS + 1), RL_ERANGE);
+		fx_free(&f);
+		fx_free(&copy);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -881,6 +941,7 @@ int main(void)
 		cmocka_unit_test(rule_validation),
 		cmocka_unit_test(time_out_of_range),
 		cmocka_unit_test(registry_and_sizes),
+		cmocka_unit_test(reset_ns_leaves_state),
 		cmocka_unit_test(sliding_log_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

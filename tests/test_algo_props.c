@@ -9,7 +9,12 @@
  * next to window edges, times going backwards, out-of-range times, rules
  * with N not dividing W (which token_bucket, leaky_bucket, fixed_window and
  * the sliding algorithms must handle exactly), large windows near the top
- * of the time range, and calls without an answer (out == NULL).
+ * of the time range, and calls without an answer (out == NULL). Two traces
+ * in three carry request costs (rl_limiter_check_n, cost.md): mostly 1, and
+ * random costs up to and past the largest admissible one (B or N), exactly
+ * it and one past it, huge ones up to RL_COST_MAX, and invalid ones
+ * (RL_EINVAL, no state change); the costs come from a stream of their own,
+ * so the cost-1 traces are the same as before costs existed.
  *
  * A failure prints the seed and the trace index. Reproduce with
  *   RL_SEED=<seed> [RL_TRACE=<index>] ./test_algo_props
@@ -191,21 +196,57 @@ struct impl_key {
 };
 
 static void fail_trace(const struct prop_case *pc, long trace, const struct rl_rule *rule,
-		       int req, int key, int64_t t, const char *what, long long got,
+		       int req, int key, int64_t t, int64_t cost, const char *what, long long got,
 		       long long want)
 {
 	print_error("MISMATCH %s: seed=0x%llx trace=%ld (reproduce: RL_SEED=0x%llx RL_TRACE=%ld)\n"
-		    "  rule N=%lld W=%lld B=%lld; request #%d key %d at t=%lld: %s: impl %lld, model %lld\n",
+		    "  rule N=%lld W=%lld B=%lld; request #%d key %d at t=%lld cost %lld: %s: impl %lld, model %lld\n",
 		    pc->algo_name, (unsigned long long)g_seed, trace, (unsigned long long)g_seed,
 		    trace, (long long)rule->limit, (long long)rule->window_ns, (long long)rule->burst,
-		    req, key, (long long)t, what, got, want);
+		    req, key, (long long)t, (long long)cost, what, got, want);
 	fail_msg("%s disagrees with its model (seed 0x%llx, trace %ld)", pc->algo_name,
 		 (unsigned long long)g_seed, trace);
+}
+
+/*
+ * A request's cost: cap is the most one request can ever take (B for the
+ * buckets, N for the windows); invalid costs now and then.
+ */
+static int64_t pick_cost(struct m_rng *r, int64_t cap)
+{
+	static const int64_t invalid[] = { 0, -1, RL_COST_MAX + 1, INT64_MIN, INT64_MAX };
+
+	switch (m_rng_range(r, 0, 19)) {
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+		return m_rng_range(r, 1, cap + 1);
+	case 12:
+		return m_rng_range(r, 1, 2 * cap);
+	case 13:
+		return cap;
+	case 14:
+		return cap + 1;
+	case 15:
+		return m_rng_range(r, 2, 4);
+	case 16:
+		return m_rng_range(r, cap + 2, RL_COST_MAX);
+	case 17:
+		return RL_COST_MAX;
+	case 18:
+		return invalid[m_rng_range(r, 0, 4)];
+	default:
+		return 1;
+	}
 }
 
 static void run_trace(const struct prop_case *pc, long trace)
 {
 	struct m_rng r = { g_seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(trace + 1)) };
+	/* costs from their own stream: r draws exactly what it drew before */
+	struct m_rng rc = { g_seed ^ (0xc2b2ae3d27d4eb4fULL * (uint64_t)(trace + 1)) };
+	int weighted = m_rng_range(&rc, 0, 2) != 0;
 	const struct rl_algo *algo = rl_algo_find(pc->algo_name);
 	struct rl_limiter lim;
 	struct rl_rule rule;
@@ -215,6 +256,8 @@ static void run_trace(const struct prop_case *pc, long trace)
 	assert_non_null(algo);
 	pick_rule(&r, pc, &rule, &m);
 	assert_int_equal(rl_limiter_init(&lim, algo, &rule, msg, sizeof(msg)), RL_OK);
+	int64_t cap = pc->model == M_TOKEN_BUCKET || pc->model == M_LEAKY_BUCKET ? rule.burst
+										 : rule.limit;
 
 	int nkeys = (int)m_rng_range(&r, 1, MAX_KEYS);
 	int nreq = (int)m_rng_range(&r, 5, rule.limit > 16 ? 40 : 70);
@@ -256,24 +299,27 @@ static void run_trace(const struct prop_case *pc, long trace)
 		struct m_answer want;
 		struct rl_decision got = { -7, -7, -7, -7 };
 		int with_out = m_rng_range(&r, 0, 7) != 0;
-		int v = rl_limiter_check(&lim, ik[key].state, at, with_out ? &got : NULL);
+		int64_t cost = weighted ? pick_cost(&rc, cap) : 1;
+		struct rl_decision *o = with_out ? &got : NULL;
+		int v = weighted ? rl_limiter_check_n(&lim, ik[key].state, at, cost, o)
+				 : rl_limiter_check(&lim, ik[key].state, at, o);
 
-		m_check(&m, &mk[key], at, &want);
+		m_check_n(&m, &mk[key], at, cost, &want);
 		if (v != want.verdict)
-			fail_trace(pc, trace, &rule, q, key, at, "verdict", v, want.verdict);
+			fail_trace(pc, trace, &rule, q, key, at, cost, "verdict", v, want.verdict);
 		if (v >= 0 && with_out) {
 			if (got.remaining != want.remaining)
-				fail_trace(pc, trace, &rule, q, key, at, "remaining", got.remaining,
-					   want.remaining);
+				fail_trace(pc, trace, &rule, q, key, at, cost, "remaining",
+					   got.remaining, want.remaining);
 			if (got.retry_after_ns != want.retry_after_ns)
-				fail_trace(pc, trace, &rule, q, key, at, "retry_after_ns",
+				fail_trace(pc, trace, &rule, q, key, at, cost, "retry_after_ns",
 					   got.retry_after_ns, want.retry_after_ns);
 			if (got.reset_ns != want.reset_ns)
-				fail_trace(pc, trace, &rule, q, key, at, "reset_ns", got.reset_ns,
-					   want.reset_ns);
+				fail_trace(pc, trace, &rule, q, key, at, cost, "reset_ns",
+					   got.reset_ns, want.reset_ns);
 			if (got.delay_ns != want.delay_ns)
-				fail_trace(pc, trace, &rule, q, key, at, "delay_ns", got.delay_ns,
-					   want.delay_ns);
+				fail_trace(pc, trace, &rule, q, key, at, cost, "delay_ns",
+					   got.delay_ns, want.delay_ns);
 		}
 		if (v >= 0) {
 			/* is_idle must never drop a key whose quota is not all back */
@@ -285,11 +331,11 @@ static void run_trace(const struct prop_case *pc, long trace)
 				int idle = algo->is_idle(&lim, ik[key].state, probe[p]);
 				int full = m_full_at(&m, &mk[key], probe[p]);
 				if (idle && !full)
-					fail_trace(pc, trace, &rule, q, key, probe[p],
+					fail_trace(pc, trace, &rule, q, key, probe[p], cost,
 						   "is_idle at a time the quota is not back", idle, full);
 				/* exact for all but sliding_counter, whose test is conservative */
 				if (p == 1 && pc->model != M_SLIDING_COUNTER && !idle)
-					fail_trace(pc, trace, &rule, q, key, probe[p],
+					fail_trace(pc, trace, &rule, q, key, probe[p], cost,
 						   "is_idle at t + reset_ns", idle, 1);
 			}
 		}

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -62,11 +63,37 @@ static void durations(void **u)
 			fail_msg("'%s' was accepted", bad[i]);
 }
 
+/*
+ * Regression: a duration's digits are whatever rl_parse_i64 accepts, so 32
+ * or more digits with leading zeros are a number too (they were refused).
+ */
+static void duration_digits_as_integers(void **u)
+{
+	(void)u;
+	static const char zeros40[] = "0000000000000000000000000000000000000000";
+	char buf[128];
+	int64_t v, ns;
+
+	snprintf(buf, sizeof(buf), "%s7", zeros40);
+	assert_true(rl_parse_i64(buf, &v) && v == 7);
+	snprintf(buf, sizeof(buf), "%s7s", zeros40);
+	assert_true(rl_parse_duration(buf, 0, &ns));
+	assert_int_equal(ns, 7000000000);
+	snprintf(buf, sizeof(buf), "%s9223372036854775807ns", zeros40);
+	assert_true(rl_parse_duration(buf, 0, &ns) && ns == INT64_MAX);
+	snprintf(buf, sizeof(buf), "%s9223372036854775808ns", zeros40);
+	assert_false(rl_parse_duration(buf, 0, &ns));
+	snprintf(buf, sizeof(buf), "%s12", zeros40);
+	assert_true(rl_parse_duration(buf, 1000, &ns) && ns == 12000);
+	assert_false(rl_parse_duration("99999999999999999999999999999999s", 0, &ns));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(integers),
 		cmocka_unit_test(durations),
+		cmocka_unit_test(duration_digits_as_integers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -397,10 +397,42 @@ static void test_long_line_and_missing_file(void **unused)
 	assert_null(r);
 }
 
+/*
+ * A NULL client of length 0 is the empty id: resolved to the default tier
+ * without memcmp(NULL, ..., 0) (undefined; UBSan's nonnull check) while
+ * clients are mapped. An error leaves a verdict that is not "allowed".
+ */
+static void test_null_client_and_error_verdict(void **unused)
+{
+	struct rl_registry *r = NULL;
+	char err[256];
+	struct rl_answer a;
+
+	(void)unused;
+	assert_int_equal(rl_registry_load(&r, write_tmp("[tier free]\nalgorithm = gcra\nlimit = 1\nwindow = 1s\n"
+							   "[tier open]\nunlimited = true\n"
+							   "[clients]\nopen = alice\n[defaults]\ntier = free\n"),
+					  err, sizeof(err)), RL_OK);
+	assert_string_equal(rl_registry_resolve(r, NULL, 0)->name, "free");
+	assert_int_equal(rl_registry_check(r, NULL, 0, SEC, &a), RL_ALLOWED);
+	assert_string_equal(a.tier->name, "free");
+	assert_int_equal(rl_registry_check(r, "", 0, SEC, &a), RL_REJECTED); /* the same key: "" */
+	assert_int_equal(rl_registry_check(r, NULL, 1, SEC, &a), RL_EINVAL);
+
+	assert_int_equal(rl_registry_check(r, "bob", 3, -1, &a), RL_ERANGE);
+	assert_int_equal(a.verdict, RL_REJECTED);
+	assert_int_equal(rl_registry_check(r, "alice", 5, RL_TIME_MAX_NS + 1, &a), RL_ERANGE);
+	assert_int_equal(a.verdict, RL_REJECTED); /* unlimited, but no verdict for a bad time */
+	assert_int_equal(rl_registry_check(r, "alice", 5, SEC, &a), RL_ALLOWED);
+	assert_int_equal(a.verdict, RL_ALLOWED);
+	rl_registry_destroy(r);
+}
+
 int main(void)
 {
 	const char *src = __FILE__, *slash = strrchr(src, '/');
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_client_and_error_verdict),
 		cmocka_unit_test(test_example_file),
 		cmocka_unit_test(test_redis_timeout_key),
 		cmocka_unit_test(test_on_error),

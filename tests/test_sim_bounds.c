@@ -68,7 +68,7 @@ static int64_t max_in_closed(const struct admitted *a, int64_t d)
 	return best;
 }
 
-static void load(const char *ini, struct rl_scenario *sc)
+static void load(const char *ini, struct sim_scenario *sc)
 {
 	char path[] = "/tmp/test_sim_XXXXXX";
 	char msg[600];
@@ -77,24 +77,24 @@ static void load(const char *ini, struct rl_scenario *sc)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, ini, strlen(ini)), (ssize_t)strlen(ini));
 	close(fd);
-	int rc = rl_scenario_load(path, sc, msg, sizeof(msg));
+	int rc = sim_scenario_load(path, sc, msg, sizeof(msg));
 	if (rc)
 		fprintf(stderr, "%s\n", msg);
 	unlink(path);
 	assert_int_equal(rc, 0);
 }
 
-static void run(const struct rl_scenario *sc, const char *algo, uint64_t seed, struct admitted *a,
-		struct rl_sim_result *res)
+static void run(const struct sim_scenario *sc, const char *algo, uint64_t seed, struct admitted *a,
+		struct sim_result *res)
 {
-	struct rl_sim_traffic tr;
+	struct sim_traffic tr;
 	char msg[600];
-	struct rl_sim_hooks h = { .on_decision = record, .arg = a };
+	struct sim_hooks h = { .on_decision = record, .arg = a };
 
 	memset(a, 0, sizeof(*a));
-	assert_int_equal(rl_sim_traffic_create(&tr, sc, seed, msg, sizeof(msg)), 0);
-	assert_int_equal(rl_sim_run(&tr, rl_algo_find(algo), &h, res), 0);
-	rl_sim_traffic_destroy(&tr);
+	assert_int_equal(sim_traffic_create(&tr, sc, seed, msg, sizeof(msg)), 0);
+	assert_int_equal(sim_run(&tr, rl_algo_find(algo), &h, res), 0);
+	sim_traffic_destroy(&tr);
 }
 
 static const char bursty[] =
@@ -107,9 +107,9 @@ static void buckets_respect_b_plus_nd_over_w(void **unused)
 	(void)unused;
 	const char *algos[] = { "token_bucket", "gcra" };
 	const int64_t ds[] = { 0, 1, 99999999, 100000000, 250000000, 500000000, 1000000000, 3000000000 };
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	struct admitted a;
-	struct rl_sim_result res;
+	struct sim_result res;
 
 	load(bursty, &sc);
 	for (int i = 0; i < 2; i++) {
@@ -131,9 +131,9 @@ static const char boundary[] =
 static void boundary_attack_fixed_window_2n_sliding_log_n(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	struct admitted a;
-	struct rl_sim_result res;
+	struct sim_result res;
 
 	load(boundary, &sc);
 	run(&sc, "fixed_window", 1, &a, &res);
@@ -157,9 +157,9 @@ static const char adversary[] =
 static void adversary_finds_known_worst_cases(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	struct admitted a;
-	struct rl_sim_result res;
+	struct sim_result res;
 	int64_t n, b, w;
 
 	load(adversary, &sc);
@@ -194,9 +194,9 @@ static const char mixed[] =
 static void same_seed_same_run(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	struct admitted a1, a2;
-	struct rl_sim_result r1, r2;
+	struct sim_result r1, r2;
 
 	load(mixed, &sc);
 	run(&sc, "sliding_counter", 11, &a1, &r1);
@@ -218,13 +218,13 @@ static void bad_scenario_names_file_and_line(void **unused)
 	char path[] = "/tmp/test_sim_XXXXXX";
 	const char ini[] = "[scenario]\nlimit = 10\nwindow = 1 s\n";
 	char msg[600], want[64];
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, ini, strlen(ini)), (ssize_t)strlen(ini));
 	close(fd);
-	assert_int_equal(rl_scenario_load(path, &sc, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(sim_scenario_load(path, &sc, msg, sizeof(msg)), RL_EINVAL);
 	snprintf(want, sizeof(want), "%s:3: window", path);
 	assert_non_null(strstr(msg, want));
 	unlink(path);

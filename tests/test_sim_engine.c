@@ -24,14 +24,14 @@
 static void poisson_gaps_match_theory(void **unused)
 {
 	(void)unused;
-	struct rl_rng r;
+	struct sim_rng r;
 	const double mean = 1e6; /* ns: 1000 arrivals per second */
 	const int n = 400000;
 	double sum = 0, sum2 = 0;
 
-	rl_rng_seed(&r, SEED, 0);
+	sim_rng_seed(&r, SEED, 0);
 	for (int i = 0; i < n; i++) {
-		double g = (double)rl_rng_exp_ns(&r, mean);
+		double g = (double)sim_rng_exp_ns(&r, mean);
 		sum += g;
 		sum2 += g * g;
 	}
@@ -45,12 +45,12 @@ static void poisson_gaps_match_theory(void **unused)
 static void uniform_below_is_in_range_and_unbiased(void **unused)
 {
 	(void)unused;
-	struct rl_rng r;
+	struct sim_rng r;
 	int counts[7] = { 0 };
 
-	rl_rng_seed(&r, SEED, 1);
+	sim_rng_seed(&r, SEED, 1);
 	for (int i = 0; i < 70000; i++) {
-		uint64_t v = rl_rng_below(&r, 7);
+		uint64_t v = sim_rng_below(&r, 7);
 		assert_true(v < 7);
 		counts[v]++;
 	}
@@ -61,16 +61,16 @@ static void uniform_below_is_in_range_and_unbiased(void **unused)
 static void streams_are_reproducible_and_distinct(void **unused)
 {
 	(void)unused;
-	struct rl_rng a, b, c;
+	struct sim_rng a, b, c;
 
-	rl_rng_seed(&a, SEED, 3);
-	rl_rng_seed(&b, SEED, 3);
-	rl_rng_seed(&c, SEED, 4);
+	sim_rng_seed(&a, SEED, 3);
+	sim_rng_seed(&b, SEED, 3);
+	sim_rng_seed(&c, SEED, 4);
 	int same_as_other = 0;
 	for (int i = 0; i < 1000; i++) {
-		uint64_t x = rl_rng_next(&a);
-		assert_int_equal(x, rl_rng_next(&b));
-		same_as_other += x == rl_rng_next(&c);
+		uint64_t x = sim_rng_next(&a);
+		assert_int_equal(x, sim_rng_next(&b));
+		same_as_other += x == sim_rng_next(&c);
 	}
 	assert_int_equal(same_as_other, 0);
 }
@@ -79,30 +79,30 @@ static void math_agrees_with_libm(void **unused)
 {
 	(void)unused;
 	for (double x = 1e-300; x < 1e300; x *= 1.7)
-		assert_true(fabs(rl_sim_ln(x) - log(x)) <= 1e-15 * fmax(1.0, fabs(log(x))));
+		assert_true(fabs(sim_ln(x) - log(x)) <= 1e-15 * fmax(1.0, fabs(log(x))));
 	for (double x = -700; x <= 700; x += 0.37)
-		assert_true(fabs(rl_sim_exp(x) - exp(x)) <= 1e-14 * exp(x));
+		assert_true(fabs(sim_exp(x) - exp(x)) <= 1e-14 * exp(x));
 	for (double t = 0; t < 1; t += 0.001)
-		assert_true(fabs(rl_sim_sin_turns(t) - sin(6.283185307179586 * t)) < 1e-14);
+		assert_true(fabs(sim_sin_turns(t) - sin(6.283185307179586 * t)) < 1e-14);
 }
 
 static void queue_orders_by_time_then_push_order(void **unused)
 {
 	(void)unused;
-	struct rl_queue q;
-	struct rl_event e;
+	struct sim_queue q;
+	struct sim_event e;
 	const int64_t times[] = { 50, 10, 50, 30, 10, 50, 0 };
 
-	rl_queue_init(&q);
+	sim_queue_init(&q);
 	for (uint32_t i = 0; i < 7; i++)
-		assert_int_equal(rl_queue_push(&q, (struct rl_event){ .t_ns = times[i], .key = i }), 0);
+		assert_int_equal(sim_queue_push(&q, (struct sim_event){ .t_ns = times[i], .key = i }), 0);
 	const uint32_t want[] = { 6, 1, 4, 3, 0, 2, 5 };
 	for (int i = 0; i < 7; i++) {
-		assert_int_equal(rl_queue_pop(&q, &e), 1);
+		assert_int_equal(sim_queue_pop(&q, &e), 1);
 		assert_int_equal(e.key, want[i]);
 	}
-	assert_int_equal(rl_queue_pop(&q, &e), 0);
-	rl_queue_destroy(&q);
+	assert_int_equal(sim_queue_pop(&q, &e), 0);
+	sim_queue_destroy(&q);
 }
 
 int main(void)

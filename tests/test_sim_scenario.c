@@ -19,7 +19,7 @@
 #include "sim_run.h"
 
 /* Loads ini from a file named name (in a fresh directory); the status, the message in msg. */
-static int load_named(const char *name, const char *ini, struct rl_scenario *sc, char *msg, size_t len,
+static int load_named(const char *name, const char *ini, struct sim_scenario *sc, char *msg, size_t len,
 		      char *path, size_t path_len)
 {
 	char dir[] = "/tmp/test_sim_scenario_XXXXXX";
@@ -30,7 +30,7 @@ static int load_named(const char *name, const char *ini, struct rl_scenario *sc,
 	assert_non_null(f);
 	assert_int_equal(fputs(ini, f) >= 0, 1);
 	fclose(f);
-	int rc = rl_scenario_load(path, sc, msg, len);
+	int rc = sim_scenario_load(path, sc, msg, len);
 	unlink(path);
 	rmdir(dir);
 	return rc;
@@ -39,7 +39,7 @@ static int load_named(const char *name, const char *ini, struct rl_scenario *sc,
 /* Expects the scenario refused with "PATH:LINE: ...want...". */
 static void refused(const char *name, const char *ini, int line, const char *want)
 {
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	char msg[700], path[128], prefix[160];
 
 	assert_int_equal(load_named(name, ini, &sc, msg, sizeof(msg), path, sizeof(path)), RL_EINVAL);
@@ -48,7 +48,7 @@ static void refused(const char *name, const char *ini, int line, const char *wan
 		fail_msg("message '%s', expected '%s' ... '%s'", msg, prefix, want);
 }
 
-static void loaded(const char *ini, struct rl_scenario *sc)
+static void loaded(const char *ini, struct sim_scenario *sc)
 {
 	char msg[700], path[128];
 	int rc = load_named("s.ini", ini, sc, msg, sizeof(msg), path, sizeof(path));
@@ -57,26 +57,27 @@ static void loaded(const char *ini, struct rl_scenario *sc)
 		fail_msg("%s", msg);
 }
 
-static int admit_all(void *ctx, int64_t t, uint32_t key, int64_t *retry_ns)
+static int admit_all(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	(void)t;
 	(void)key;
+	(void)cost;
 	(void)retry_ns;
 	++*(int64_t *)ctx;
 	return RL_ALLOWED;
 }
 
 /* Runs the scenario's traffic through a decider admitting everything; the requests seen. */
-static int64_t run_traffic(const struct rl_scenario *sc)
+static int64_t run_traffic(const struct sim_scenario *sc)
 {
-	struct rl_sim_traffic tr;
+	struct sim_traffic tr;
 	char msg[700];
 	int64_t seen = 0;
-	struct rl_sim_decider d = { admit_all, &seen };
+	struct sim_decider d = { admit_all, &seen };
 
-	assert_int_equal(rl_sim_traffic_create(&tr, sc, sc->seed, msg, sizeof(msg)), RL_OK);
-	assert_int_equal(rl_sim_traffic_run(&tr, &d, sc->name), RL_OK);
-	rl_sim_traffic_destroy(&tr);
+	assert_int_equal(sim_traffic_create(&tr, sc, sc->seed, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(sim_traffic_run(&tr, &d, sc->name), RL_OK);
+	sim_traffic_destroy(&tr);
 	return seen;
 }
 
@@ -92,7 +93,7 @@ static void boundary_every_times_window_overflow_refused(void **unused)
 static void every_on_other_sources_is_harmless(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 
 	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 30h\n"
 	       "[traffic a]\ntype = constant\nevery = 1000000\n", &sc);
@@ -103,7 +104,7 @@ static void every_on_other_sources_is_harmless(void **unused)
 static void boundary_at_the_largest_span_runs(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 
 	/* 3h = 1.08e13 ns; 370000 * 3h = 3.996e18 ns <= RL_TIME_MAX_NS < 1111111h */
 	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 1111111h\n"
@@ -149,7 +150,7 @@ static void key_given_twice_refused(void **unused)
 	refused("d.ini", OK_HEAD "[traffic a]\ntype = poisson\nload = 50\nload = 60\n", 8, "'load' given twice");
 	refused("e.ini", OK_HEAD "limit = 20\n[traffic a]\ntype = poisson\n", 5, "'limit' given twice");
 	/* one key in two sources is no repeat */
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	loaded(OK_HEAD "[traffic a]\ntype = poisson\nload = 50\n[traffic b]\ntype = poisson\nload = 60\n", &sc);
 	assert_int_equal(sc.ntraffic, 2);
 	assert_int_equal(sc.traffic[1].load_pct, 60);
@@ -186,7 +187,7 @@ static void first_error_is_reported(void **unused)
 static void file_name_checked_as_a_name(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
+	struct sim_scenario sc;
 	char msg[700], path[128];
 	const char ini[] = OK_HEAD "[traffic a]\ntype = poisson\n";
 
@@ -202,18 +203,86 @@ static void file_name_checked_as_a_name(void **unused)
 static void jain_index_per_source(void **unused)
 {
 	(void)unused;
-	struct rl_scenario sc;
-	struct rl_sim_traffic tr;
-	struct rl_sim_result res;
+	struct sim_scenario sc;
+	struct sim_traffic tr;
+	struct sim_result res;
 	char msg[700];
 
 	loaded("[scenario]\nlimit = 10\nwindow = 1s\nduration = 10s\nalgos = sliding_log\n"
 	       "[traffic light]\ntype = constant\nkeys = 2\nload = 50\n"
 	       "[traffic heavy]\ntype = constant\nkeys = 2\nload = 400\n", &sc);
-	assert_int_equal(rl_sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg)), RL_OK);
-	assert_int_equal(rl_sim_run(&tr, rl_algo_find("sliding_log"), NULL, &res), RL_OK);
-	rl_sim_traffic_destroy(&tr);
+	assert_int_equal(sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(sim_run(&tr, rl_algo_find("sliding_log"), NULL, &res), RL_OK);
+	sim_traffic_destroy(&tr);
 	assert_true(res.jain_index > 0.999);
+}
+
+/* Past inih's 199 characters a line is refused on its own line: it was split in two, and every later line miscounted. */
+static void long_line_refused_on_its_line(void **unused)
+{
+	char ini[700], fill[260];
+
+	(void)unused;
+	memset(fill, 'c', 250);
+	fill[250] = '\0';
+	snprintf(ini, sizeof(ini), "[scenario]\n; %s\nlimit = 10\n", fill);
+	refused("s.ini", ini, 2, "line longer than 199 characters");
+	fill[190] = '\0'; /* fits: the lines after it keep their numbers */
+	snprintf(ini, sizeof(ini), "[scenario]\n; %s\nlimit = x\n", fill);
+	refused("s.ini", ini, 3, "limit = 'x'");
+}
+
+/* A NUL byte was a silent cut of the line ("limit = 1\0000" read as limit = 1). */
+static void nul_byte_refused(void **unused)
+{
+	static const char ini[] = "[scenario]\nlimit = 1\0" "00\nwindow = 1s\nduration = 5s\n[traffic a]\ntype = poisson\n";
+	char dir[] = "/tmp/test_sim_scenario_XXXXXX", path[128], msg[700];
+	struct sim_scenario sc;
+
+	(void)unused;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/nul.ini", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(ini, 1, sizeof(ini) - 1, f), sizeof(ini) - 1);
+	fclose(f);
+	int rc = sim_scenario_load(path, &sc, msg, sizeof(msg));
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(rc, RL_EINVAL);
+	assert_non_null(strstr(msg, "nul.ini:2: NUL byte in the line"));
+}
+
+/*
+ * A trace that cannot be read (here a directory: it opens, and every read
+ * fails) is an error, not an empty trace; a NUL byte in a trace line is
+ * refused rather than read short.
+ */
+static void trace_read_error_is_no_end(void **unused)
+{
+	struct sim_scenario sc;
+	struct sim_traffic tr;
+	char msg[700], dir[] = "/tmp/test_sim_trace_XXXXXX", path[128], ini[400];
+
+	(void)unused;
+	loaded("[scenario]\nlimit = 10\nwindow = 1s\nduration = 5s\n[traffic t]\ntype = replay\nfile = /\n", &sc);
+	assert_int_equal(sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg)), RL_EIO);
+	assert_non_null(strstr(msg, "/:1: cannot read: "));
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.txt", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite("0 a\n1 b\0c\n2 a\n", 1, 15, f), 15);
+	fclose(f);
+	snprintf(ini, sizeof(ini), "[scenario]\nlimit = 10\nwindow = 1s\nduration = 5s\n[traffic t]\n"
+		 "type = replay\nfile = %s\n", path);
+	loaded(ini, &sc);
+	int rc = sim_traffic_create(&tr, &sc, sc.seed, msg, sizeof(msg));
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(rc, RL_EINVAL);
+	assert_non_null(strstr(msg, "t.txt:2: holds a NUL byte"));
 }
 
 int main(void)
@@ -230,6 +299,9 @@ int main(void)
 		cmocka_unit_test(first_error_is_reported),
 		cmocka_unit_test(file_name_checked_as_a_name),
 		cmocka_unit_test(jain_index_per_source),
+		cmocka_unit_test(long_line_refused_on_its_line),
+		cmocka_unit_test(nul_byte_refused),
+		cmocka_unit_test(trace_read_error_is_no_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 -- fixed_window.lua - algos/src/fixed_window.c in Redis: windows
--- [kW, (k+1)W); admit iff fewer than N were admitted in t's window.
+-- [kW, (k+1)W); a request of cost c is admitted iff the units admitted in
+-- t's window plus c are at most N.
 local ALG = 'fixed_window'
 local err, st = load(ALG, { 'last', 'end', 'count' })
 if err then return err end
@@ -12,9 +13,10 @@ if cmp(now, wend) >= 0 then
 	wend = add(sub(now, r), w)
 	count = 0
 end
-local verdict = count < limit and 1 or 0
-count = count + verdict
+local verdict = count + costn <= limit and 1 or 0
+if verdict == 1 then count = count + costn end
 local to_end = sub(wend, now)
-return finish(ALG, verdict, small(limit - count), verdict == 1 and ZERO or to_end,
-	count > 0 and to_end or ZERO, ZERO,
+local retry = ZERO
+if verdict == 0 then retry = costn > limit and INT64_MAX or to_end end
+return finish(ALG, verdict, small(limit - count), retry, count > 0 and to_end or ZERO, ZERO,
 	{ 'last', str(now), 'end', str(wend), 'count', tostring(count) })

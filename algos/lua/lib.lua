@@ -151,7 +151,8 @@ local TIME_MAX = num('4000000000000000000')
 local function sat(a) return min(a, INT64_MAX) end
 
 -- Arguments: ARGV[1] the time in ns, or '' for Redis's TIME; ARGV[2..4]
--- N, W, B (validated by the client); ARGV[5] the TTL grace, ms.
+-- N, W, B (validated by the client); ARGV[5] the TTL grace, ms; ARGV[6]
+-- the request's cost in units, 1..10^9 (the algorithms' scripts).
 local now
 if ARGV[1] == '' then
 	local t = redis.call('TIME')
@@ -162,6 +163,8 @@ end
 if cmp(now, TIME_MAX) > 0 then return redis.error_reply('ratelab: time out of range') end
 local n, w, b = num(ARGV[2]), num(ARGV[3]), num(ARGV[4])
 local grace = tonumber(ARGV[5])
+local costn = tonumber(ARGV[6]) or 1
+local cost = small(costn)
 local key = KEYS[1]
 
 -- The key's fields (nil for a fresh key), after checking that the key holds
@@ -177,10 +180,10 @@ local function load(alg, fields)
 end
 
 -- Stores the state (a flat list field, value, ...) with a TTL of the time
--- back to full quota (reset, ns, rounded up to ms) plus the grace, or drops
+-- back to full quota (reset, ns, saturated, rounded up to ms) plus the grace, or drops
 -- the key when that is 0; returns the answer as strings.
 local function finish(alg, verdict, remaining, retry, reset, delay, fields, extra_key)
-	local ttl = tonum(ceil_div(reset, num('1000000'))) + grace
+	local ttl = tonum(ceil_div(sat(reset), num('1000000'))) + grace
 	if ttl > 0 then
 		redis.call('HSET', key, 'alg', alg, unpack(fields))
 		redis.call('PEXPIRE', key, ttl)

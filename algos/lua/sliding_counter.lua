@@ -1,5 +1,6 @@
 -- sliding_counter.lua - algos/src/sliding_counter.c in Redis: with
--- e = t mod W, admit iff prev * (W - e) + curr * W < N * W.
+-- e = t mod W, a request of cost c is admitted iff
+-- prev * (W - e) + (curr + c - 1) * W < N * W, then curr += c.
 local ALG = 'sliding_counter'
 local err, st = load(ALG, { 'last', 'end', 'prev', 'curr' })
 if err then return err end
@@ -17,10 +18,10 @@ end
 local e = sub(now, sub(wend, w))
 local quota = mul(n, w)
 local used = add(mul(small(prev), sub(w, e)), mul(small(curr), w))
-local verdict = cmp(used, quota) < 0 and 1 or 0
+local verdict = cmp(add(used, mul(small(costn - 1), w)), quota) < 0 and 1 or 0
 if verdict == 1 then
-	curr = curr + 1
-	used = add(used, w)
+	curr = curr + costn
+	used = add(used, mul(cost, w))
 end
 
 -- The least offset e' into a window whose weighted count is c with
@@ -34,10 +35,14 @@ end
 local to_end = sub(wend, now)
 local remaining = cmp(used, quota) < 0 and ceil_div(sub(quota, used), w) or ZERO
 local retry = ZERO
-if verdict == 0 then
+if verdict == 0 and costn > limit then
+	retry = INT64_MAX
+elseif verdict == 0 then
+	-- within this window, as prev's weight fades, if curr leaves room for c...
 	local at = w
-	if curr < limit then at = least_offset(prev, mul(small(limit - curr), w)) end
-	retry = cmp(at, w) < 0 and sub(at, e) or add(to_end, least_offset(curr, quota))
+	if curr + costn <= limit then at = least_offset(prev, mul(small(limit - curr - costn + 1), w)) end
+	-- ...else early in the next, where curr becomes the weighted count
+	retry = cmp(at, w) < 0 and sub(at, e) or add(to_end, least_offset(curr, mul(small(limit - costn + 1), w)))
 end
 local reset
 if cmp(used, w) < 0 then

@@ -1,6 +1,7 @@
--- sliding_log.lua - algos/src/sliding_log.c in Redis: admit iff fewer than
--- N admitted times x satisfy t - W < x <= t. The admitted times are a list
--- at KEYS[2] of runs "time:count", oldest first (times never decrease:
+-- sliding_log.lua - algos/src/sliding_log.c in Redis: a request of cost c
+-- is admitted iff the units admitted at times x with t - W < x <= t, plus
+-- c, are at most N. The admitted units are a list at KEYS[2] of runs
+-- "time:units", oldest first (times never decrease:
 -- the clock is clamped), the key's hash holds last and total.
 local ALG = 'sliding_log'
 local err, st = load(ALG, { 'last', 'total' })
@@ -27,20 +28,33 @@ if cmp(now, w) >= 0 then
 		total = total - c
 	end
 end
-local verdict = total < limit and 1 or 0
+local verdict = total + costn <= limit and 1 or 0
 if verdict == 1 then
 	local tail = total > 0 and redis.call('LINDEX', lkey, -1)
 	local at, c
 	if tail then at, c = run(tail) end
 	if tail and cmp(at, now) == 0 then
-		redis.call('LSET', lkey, -1, str(now) .. ':' .. (c + 1))
+		redis.call('LSET', lkey, -1, str(now) .. ':' .. (c + costn))
 	else
-		redis.call('RPUSH', lkey, str(now) .. ':1')
+		redis.call('RPUSH', lkey, str(now) .. ':' .. costn)
 	end
-	total = total + 1
+	total = total + costn
 end
 local retry, reset = ZERO, ZERO
-if verdict == 0 then retry = sub(add(run(redis.call('LINDEX', lkey, 0)), w), now) end
+if verdict == 0 and costn > limit then
+	retry = INT64_MAX
+elseif verdict == 0 then
+	-- the oldest run whose expiry leaves room for c
+	local left = total
+	for _, s in ipairs(redis.call('LRANGE', lkey, 0, -1)) do
+		local at, c = run(s)
+		left = left - c
+		if left + costn <= limit then
+			retry = sub(add(at, w), now)
+			break
+		end
+	end
+end
 if total > 0 then reset = sub(add(run(redis.call('LINDEX', lkey, -1)), w), now) end
 return finish(ALG, verdict, small(limit - total), retry, reset, ZERO,
 	{ 'last', str(now), 'total', tostring(total) }, lkey)

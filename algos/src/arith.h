@@ -19,9 +19,30 @@ static inline int64_t rl_sat_ns(rl_u128 v)
 	return v > (rl_u128)RL_DURATION_MAX_NS ? RL_DURATION_MAX_NS : (int64_t)v;
 }
 
+/* A non-negative 128-bit count as int64, saturated at INT64_MAX. */
+static inline int64_t rl_sat_count(rl_u128 v)
+{
+	return v > (rl_u128)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/*
+ * How many windows [kW, (k+1)W) a closed interval of span_ns >= 0 can
+ * meet: ceil(span / W) + 1 (it meets one more than it covers when it starts
+ * at a window's last ns).
+ */
+static inline rl_u128 rl_windows_met(int64_t span_ns, int64_t window_ns)
+{
+	return rl_ceil_div((rl_u128)span_ns, (rl_u128)window_ns) + 1;
+}
+
 static inline int rl_time_ok(int64_t now_ns)
 {
 	return (uint64_t)now_ns <= (uint64_t)RL_TIME_MAX_NS;
+}
+
+static inline int rl_cost_ok(int64_t cost)
+{
+	return (uint64_t)cost - 1 < (uint64_t)RL_COST_MAX;
 }
 
 /* The backwards-clock rule: a time before the key's last seen one counts as it. */

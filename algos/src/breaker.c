@@ -1,5 +1,5 @@
 /*
- * breaker.c - model: the rate-limit circuit breaker of the spec text, a
+ * breaker.c - model: the rate-limit circuit breaker of breaker.h, a
  * sliding-window log of admitted requests (as runs) plus an open timer.
  *
  * Invariant: while CLOSED the log holds exactly the admitted times in

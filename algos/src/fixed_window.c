@@ -1,8 +1,9 @@
 /*
  * fixed_window.c - model: time is cut into windows [kW, (k+1)W); a request
- * is admitted iff fewer than N were admitted in its window.
+ * of cost c is admitted iff the units admitted in its window plus c are at
+ * most N.
  *
- * Invariant: at most N admitted per window, hence at most 2N in any
+ * Invariant: at most N units admitted per window, hence at most 2N in any
  * interval of length W (N at the end of one window, N at the start of the
  * next) and at most N * (ceil(d / W) + 1) in any interval of length d.
  */
@@ -10,11 +11,19 @@
 
 #include "arith.h"
 
-int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st,
-			  int64_t now_ns, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (!rl_cost_ok(cost))
+		return RL_EINVAL;
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 	int64_t w = lim->rule.window_ns;
@@ -26,21 +35,39 @@ int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *
 		st->count = 0;
 	}
 
-	int verdict = st->count < (uint64_t)lim->rule.limit ? RL_ALLOWED : RL_REJECTED;
+	/* count + c <= N; count <= N <= 10^6 and c <= 10^9: no overflow in 64 bits */
+	int verdict = st->count + (uint64_t)(cost - 1) < (uint64_t)lim->rule.limit ? RL_ALLOWED
+										    : RL_REJECTED;
 
-	st->count += (uint32_t)verdict;
+	st->count += (uint32_t)cost & -(uint32_t)verdict;
 	if (out) {
 		out->remaining = lim->rule.limit - st->count;
-		out->retry_after_ns = verdict ? 0 : st->end_ns - now;
+		/* a fresh window takes any c <= N; c > N never passes */
+		out->retry_after_ns = verdict			? 0
+				      : cost > lim->rule.limit ? RL_DURATION_MAX_NS
+							       : st->end_ns - now;
 		out->reset_ns = st->count ? st->end_ns - now : 0;
 		out->delay_ns = 0;
 	}
 	return verdict;
 }
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
+			  struct rl_decision *out)
 {
-	return rl_fixed_window_check(lim, st, now_ns, out);
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
+			    int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -51,10 +78,17 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	return st->count == 0 || rl_clamp(now_ns, st->last_ns) >= st->end_ns;
 }
 
+/* At most N in each aligned window the interval meets. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * rl_windows_met(span_ns, lim->rule.window_ns));
+}
+
 const struct rl_algo rl_fixed_window_algo = {
 	.name = "fixed_window",
 	.state_size = sizeof(struct rl_fixed_window),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
 };

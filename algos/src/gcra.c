@@ -1,34 +1,50 @@
 /*
  * gcra.c - model: the generic cell rate algorithm (ATM Forum's virtual
  * scheduling form). T = ceil(W / N) ns, tau = min((B - 1) * T, horizon)
- * (gcra.h). A request at t is admitted iff TAT - t <= tau; then
- * TAT = max(TAT, t) + T.
+ * (gcra.h). A request of cost c at t is admitted iff
+ * TAT' - t <= tau + T with TAT' = max(TAT, t) + c * T, i.e. iff
+ * debt + (c - 1) * T <= tau with debt = max(TAT, t) - t; then TAT = TAT'.
  *
  * Invariant: in any interval of length d at most B + d / T <= B + N * d / W
- * requests are admitted, and TAT <= t + tau + T <= INT64_MAX, so it never
- * overflows; when N divides W and tau is not capped every decision equals
- * token_bucket's.
+ * units are admitted, and TAT <= t + tau + T <= INT64_MAX, so it never
+ * overflows ((c - 1) * T is compared in 128 bits); when N divides W and tau
+ * is not capped every decision equals token_bucket's.
  */
 #include "ratelab/gcra.h"
 
 #include "arith.h"
 
 /* The answer's division, out of line so that the verdict-only path stays small. */
-static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t t, int verdict,
-					      struct rl_decision *out)
+static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
+					      int verdict, struct rl_decision *out)
 {
-	/* admissions still possible at now: debt + k * T <= tol + T */
+	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
+
+	/* units still possible at now: debt + k * T <= tol + T */
 	out->remaining = debt <= tol ? (tol - debt) / t + 1 : 0;
-	out->retry_after_ns = verdict ? 0 : debt - tol;
+	if (verdict)
+		out->retry_after_ns = 0;
+	else if (last > (rl_u128)tol) /* (c - 1) * T > tau: never */
+		out->retry_after_ns = RL_DURATION_MAX_NS;
+	else /* the smallest d with debt - d + (c - 1) * T <= tau */
+		out->retry_after_ns = debt - (tol - (int64_t)last);
 	out->reset_ns = debt;
 	out->delay_ns = 0;
 }
 
-int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-		  struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (!rl_cost_ok(cost))
+		return RL_EINVAL;
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 	int64_t t = lim->emission_ns;
@@ -36,21 +52,39 @@ int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
 	int64_t debt = tat - now;
 	int64_t tol = (int64_t)lim->tolerance_ns;
-	int verdict = debt <= tol ? RL_ALLOWED : RL_REJECTED;
+	/* the request's units after its first, as emission time: up to 10^27 ns */
+	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
+	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
+	 * non-negative int64 is exact in uint64 (the other half is then void) */
+	int verdict = (last <= (rl_u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
 
 	st->last_ns = now;
 	if (verdict) {
-		debt += t;
-		st->tat_ns = tat + t;
+		/* debt + c * T <= tau + T: no overflow */
+		debt += (int64_t)last + t;
+		st->tat_ns = tat + (int64_t)last + t;
 	}
 	if (out)
-		explain(debt, tol, t, verdict, out);
+		explain(debt, tol, t, cost, verdict, out);
 	return verdict;
 }
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+		  struct rl_decision *out)
 {
-	return rl_gcra_check(lim, st, now_ns, out);
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -61,10 +95,22 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	return st->tat_ns <= rl_clamp(now_ns, st->last_ns);
 }
 
+/*
+ * k admissions from t1 to tk push TAT to at least t1 + k * T, and the kth
+ * needed TAT - tk <= tau before it: (k - 1) * T <= span + tau, so at most
+ * 1 + floor((span + tau) / T), i.e. B + span / T when tau = (B - 1) * T.
+ */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count(1 + ((rl_u128)span_ns + lim->tolerance_ns) / (rl_u128)lim->emission_ns);
+}
+
 const struct rl_algo rl_gcra_algo = {
 	.name = "gcra",
 	.state_size = sizeof(struct rl_gcra),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
+	.uses_burst = true,
 };

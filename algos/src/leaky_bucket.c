@@ -1,12 +1,15 @@
 /*
- * leaky_bucket.c - model: nginx limit_req without nodelay. Admitted
- * requests are served in order, one per W/N ns; request i is served at
- * s_i = max(t_i, s_{i-1} + W/N) and admitted iff its delay s_i - t_i is at
- * most B * W / N, i.e. at most B admitted requests wait behind the one in
- * service. Kept as the queue's level times W (level.h), which drains by
- * exactly N per ns: the delay is level / N; admit iff level <= B * W.
+ * leaky_bucket.c - model: nginx limit_req without nodelay, a request of
+ * cost c taking c service slots of W/N ns each. Admitted requests are
+ * served in order; request i starts service at s_i = max(t_i, e_{i-1}),
+ * where e_{i-1} = s_{i-1} + c_{i-1} * W / N ends the previous admitted
+ * one's, and is admitted iff its last unit's wait
+ * s_i + (c_i - 1) * W / N - t_i is at most B * W / N and c_i <= B. Kept as
+ * the queue's level times W (level.h), which drains by exactly N per ns:
+ * the delay s_i - t_i is level / N; admit iff
+ * level + (c - 1) * W <= B * W, then level += c * W.
  *
- * Invariant: in any interval of length d at most B + 1 + N * d / W requests
+ * Invariant: in any interval of length d at most B + 1 + N * d / W units
  * are admitted, and they leave at most one per W/N ns.
  */
 #include "ratelab/leaky_bucket.h"
@@ -15,42 +18,84 @@
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
 static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 queued,
-					      rl_u128 level, int verdict, struct rl_decision *out)
+					      int64_t cost, int verdict, struct rl_decision *out)
 {
 	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
+	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * w; /* the last unit's place in the request */
+	rl_u128 level = verdict ? queued + last + w : queued; /* after the decision */
 
 	out->remaining = level <= lim->burst_w ? (int64_t)((lim->burst_w - level) / w) + 1 : 0;
-	out->retry_after_ns = verdict ? 0 : rl_sat_ns(rl_ceil_div(level - lim->burst_w, n));
+	if (verdict)
+		out->retry_after_ns = 0;
+	else if (cost > lim->rule.burst)
+		out->retry_after_ns = RL_DURATION_MAX_NS;
+	else /* the smallest d with level - d * N + (c - 1) * W <= B * W */
+		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - lim->burst_w, n));
 	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
 	out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
 }
 
-int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
-			  int64_t now_ns, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (!rl_cost_ok(cost))
+		return RL_EINVAL;
 
-	rl_u128 now_n;
+	rl_u128 w = (uint64_t)lim->rule.window_ns, now_n;
+	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
 	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
 	rl_u128 queued = level; /* the admitted request's wait, times N */
-	int verdict = level <= lim->burst_w ? RL_ALLOWED : RL_REJECTED;
+	/* (B >= 1 takes any cost of 1) */
+	int verdict = (level + last <= lim->burst_w) & (cost == 1 || cost <= lim->rule.burst);
+	rl_u128 take = last + w;
 
-	level += (rl_u128)(uint64_t)lim->rule.window_ns & -(rl_u128)verdict; /* branch-free */
+	level += take & -(rl_u128)verdict; /* branch-free */
 	rl_level_store(st, now_n, level);
 	if (out)
-		explain(lim, queued, level, verdict, out);
+		explain(lim, queued, cost, verdict, out);
 	return verdict;
 }
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			  struct rl_decision *out)
 {
-	return rl_leaky_bucket_check(lim, st, now_ns, out);
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			    int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
 {
 	return rl_level_empty(lim, st, now_ns);
+}
+
+/*
+ * The kth admission in [t1, tk] is served no earlier than t1 + (k - 1) * W / N
+ * and waits at most B * W / N: (k - 1) * W / N <= span + B * W / N, so at
+ * most B + 1 + floor(N * span / W).
+ */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.burst + 1 +
+			    (rl_u128)lim->rule.limit * (rl_u128)span_ns / (rl_u128)lim->rule.window_ns);
 }
 
 const struct rl_algo rl_leaky_bucket_algo = {
@@ -59,4 +104,7 @@ const struct rl_algo rl_leaky_bucket_algo = {
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
+	.answers_delay = true,
+	.uses_burst = true,
 };

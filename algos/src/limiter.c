@@ -1,6 +1,7 @@
 /*
- * limiter.c - the algorithm registry, rule validation and the constants a
- * limiter derives once from its rule.
+ * limiter.c - rule validation, the constants a limiter derives once from
+ * its rule, and the operations every algorithm gets from its ops table.
+ * (The list of algorithms is algo_list.c.)
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,25 +9,6 @@
 #include "arith.h"
 #include "ratelab/algo.h"
 #include "ratelab/gcra.h"
-
-static const struct rl_algo *const all_algos[] = {
-	&rl_token_bucket_algo, &rl_gcra_algo,        &rl_leaky_bucket_algo,
-	&rl_fixed_window_algo, &rl_sliding_log_algo, &rl_sliding_counter_algo,
-};
-
-const struct rl_algo *const *rl_algo_all(size_t *count)
-{
-	*count = sizeof(all_algos) / sizeof(all_algos[0]);
-	return all_algos;
-}
-
-const struct rl_algo *rl_algo_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(all_algos) / sizeof(all_algos[0]); i++)
-		if (strcmp(all_algos[i]->name, name) == 0)
-			return all_algos[i];
-	return NULL;
-}
 
 static int out_of_range(char *msg, size_t msg_len, const char *field, int64_t value,
 			long long max)
@@ -74,23 +56,33 @@ int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 	return RL_OK;
 }
 
+int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_algo *algo = lim->algo;
+
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+	if (algo->reset_ns)
+		return algo->reset_ns(lim, state, now_ns);
+	/* A plain-bytes state (algo.h): a check on a private copy tells. */
+	_Alignas(16) unsigned char copy[RL_ALGO_MAX_STATE];
+	struct rl_decision d;
+
+	if (algo->state_size > sizeof(copy))
+		return RL_EINVAL;
+	memcpy(copy, state, algo->state_size);
+	int rc = algo->check(lim, copy, now_ns, 1, &d);
+	return rc < 0 ? rc : d.reset_ns;
+}
+
 const char *rl_strerror(int status)
 {
 	switch (status) {
-	case RL_OK:
-		return "ok";
-	case RL_EINVAL:
-		return "invalid argument";
-	case RL_ENOMEM:
-		return "out of memory";
-	case RL_ERANGE:
-		return "time out of range";
-	case RL_EORDER:
-		return "time went backwards";
-	case RL_EFULL:
-		return "table full";
-	case RL_ENOTFOUND:
-		return "not found";
+#define RL_STATUS_CASE(name, value, message, meaning) \
+	case RL_##name:                               \
+		return message;
+		RL_STATUS_LIST(RL_STATUS_CASE)
+#undef RL_STATUS_CASE
 	}
 	return "unknown status";
 }

@@ -40,10 +40,10 @@ bool rl_parse_duration(const char *s, int64_t bare_unit_ns, int64_t *out_ns)
 		      { "m", 60000000000 },
 		      { "h", 3600000000000 } };
 	size_t digits = strspn(s, "0123456789");
-	int64_t unit = bare_unit_ns, v;
-	char num[32];
+	int64_t unit = bare_unit_ns;
+	uint64_t v = 0;
 
-	if (digits == 0 || digits >= sizeof(num))
+	if (digits == 0)
 		return false;
 	if (s[digits]) {
 		size_t i = 0;
@@ -55,10 +55,14 @@ bool rl_parse_duration(const char *s, int64_t bare_unit_ns, int64_t *out_ns)
 	}
 	if (unit == 0)
 		return false;
-	memcpy(num, s, digits);
-	num[digits] = '\0';
-	if (!rl_parse_i64(num, &v) || v > INT64_MAX / unit)
+	/* The digits as rl_parse_i64 reads them: any number of leading zeros. */
+	for (size_t i = 0; i < digits; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > (uint64_t)(INT64_MAX / unit))
 		return false;
-	*out_ns = v * unit;
+	*out_ns = (int64_t)v * unit;
 	return true;
 }

@@ -6,9 +6,9 @@
  */
 #include "ratelab/runlog.h"
 
-#include <malloc.h>
 #include <stdlib.h>
 
+#include "compat.h"
 #include "ratelab/status.h"
 
 #define RUNLOG_MIN_CAP 4u
@@ -59,11 +59,11 @@ void rl_runlog_clear(struct rl_runlog *log)
 	log->head = log->len = log->total = 0;
 }
 
-int rl_runlog_push(struct rl_runlog *log, int64_t at)
+int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units)
 {
 	if (log->len && rl_runlog_newest(log)->at == at) {
-		log->runs[(log->head + log->len - 1) & (log->cap - 1)].count++;
-		log->total++;
+		log->runs[(log->head + log->len - 1) & (log->cap - 1)].count += units;
+		log->total += units;
 		return RL_OK;
 	}
 	if (log->len == log->cap) {
@@ -72,17 +72,15 @@ int rl_runlog_push(struct rl_runlog *log, int64_t at)
 		if (rc)
 			return rc;
 	}
-	log->runs[(log->head + log->len) & (log->cap - 1)] = (struct rl_run){ at, 1 };
+	log->runs[(log->head + log->len) & (log->cap - 1)] = (struct rl_run){ at, units };
 	log->len++;
-	log->total++;
+	log->total += units;
 	return RL_OK;
 }
 
 size_t rl_runlog_heap_bytes(const struct rl_runlog *log)
 {
-	/* glibc's chunk: the usable bytes (the request rounded up to 16, less
-	 * the header) and the one-word size header before them */
-	return log->runs ? malloc_usable_size(log->runs) + sizeof(size_t) : 0;
+	return log->runs ? rl_malloc_held(log->runs, (size_t)log->cap * sizeof(*log->runs)) : 0;
 }
 
 void rl_runlog_free(struct rl_runlog *log)

@@ -1,11 +1,13 @@
 /*
  * sliding_counter.c - model: the sliding window's count estimated from two
  * fixed windows, the previous one weighted by its overlap with (t - W, t]:
- * admit iff prev * (W - e) + curr * W < N * W, with e = t mod W.
+ * a request of cost c is admitted iff
+ * prev * (W - e) + (curr + c - 1) * W < N * W, with e = t mod W and prev,
+ * curr in units; then curr += c.
  *
- * Invariant: curr < N before each admission, so at most N per fixed window
- * and at most 2N in any interval of length W; if arrivals in the previous
- * window were uniform, the estimate is the exact sliding count.
+ * Invariant: curr + c <= N for each admission, so at most N units per
+ * fixed window and at most 2N in any interval of length W; if arrivals in
+ * the previous window were uniform, the estimate is the exact sliding count.
  */
 #include "ratelab/sliding_counter.h"
 
@@ -37,29 +39,37 @@ static int64_t least_offset(int64_t w, uint32_t c, rl_u128 room)
 }
 
 /*
- * The answer, out of line so that the verdict-only path stays small: used
- * is the weighted count after the decision, e the offset into the window.
+ * The answer, out of line so that the verdict-only path stays small; e is
+ * the offset into the window, st the state after the decision.
  */
 static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
 					      const struct rl_sliding_counter *st, int64_t now,
-					      int64_t e, rl_u128 used, int verdict,
+					      int64_t e, int64_t cost, int verdict,
 					      struct rl_decision *out)
 {
-	int64_t w = lim->rule.window_ns;
+	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
 	int64_t to_end = st->end_ns - now;
+	/* the weighted count after the decision */
+	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 
 	out->remaining = used < lim->quota_nw ? (int64_t)rl_ceil_div(lim->quota_nw - used, (rl_u128)w) : 0;
 	out->delay_ns = 0;
 	out->retry_after_ns = 0;
-	if (!verdict) {
-		/* Within this window, as prev's weight fades, if curr leaves room... */
+	if (!verdict && cost > n) {
+		out->retry_after_ns = RL_DURATION_MAX_NS; /* (c - 1) * W >= N * W always */
+	} else if (!verdict) {
+		/* Within this window, as prev's weight fades, if curr leaves room
+		 * for c: prev * (W - e') < (N - curr - c + 1) * W... */
 		int64_t at = w;
-		if ((int64_t)st->curr < lim->rule.limit)
-			at = least_offset(w, st->prev, (rl_u128)(lim->rule.limit - st->curr) * (uint64_t)w);
+		if ((int64_t)st->curr + cost <= n)
+			at = least_offset(w, st->prev,
+					  (rl_u128)(n - st->curr - cost + 1) * (uint64_t)w);
 		/* ...else early in the next, where curr becomes the weighted count. */
-		out->retry_after_ns = at < w ? at - e : to_end + least_offset(w, st->curr, lim->quota_nw);
+		out->retry_after_ns =
+			at < w ? at - e
+			       : to_end + least_offset(w, st->curr, (rl_u128)(n - cost + 1) * (uint64_t)w);
 	}
-	/* Full quota is back once the weighted count is below one request (W). */
+	/* Full quota is back once the weighted count is below one unit (W). */
 	if (used < (rl_u128)w)
 		out->reset_ns = 0;
 	else if (st->curr == 0)
@@ -68,31 +78,52 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
 		out->reset_ns = to_end + least_offset(w, st->curr, (rl_u128)w);
 }
 
-int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			     int64_t now_ns, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (!rl_cost_ok(cost))
+		return RL_EINVAL;
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 	int64_t w = lim->rule.window_ns;
 	int64_t e = advance(w, st, now);
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
-	int verdict = used < lim->quota_nw ? RL_ALLOWED : RL_REJECTED;
+	/* the request's units after its first: up to 10^27 */
+	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
+	int verdict = used + last < lim->quota_nw ? RL_ALLOWED : RL_REJECTED;
 
 	st->last_ns = now;
-	if (verdict) {
-		st->curr++;
-		used += (rl_u128)w;
-	}
+	if (verdict)
+		st->curr += (uint32_t)cost; /* curr + c <= N */
 	if (out)
-		explain(lim, st, now, e, used, verdict, out);
+		explain(lim, st, now, e, cost, verdict, out);
 	return verdict;
 }
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			     int64_t now_ns, struct rl_decision *out)
 {
-	return rl_sliding_counter_check(lim, st, now_ns, out);
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+			       int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -105,10 +136,17 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	return st->curr == 0 || now >= st->end_ns + lim->rule.window_ns;
 }
 
+/* prev * (W - e) >= 0, so curr stays <= N: at most N in each aligned window the interval meets. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * rl_windows_met(span_ns, lim->rule.window_ns));
+}
+
 const struct rl_algo rl_sliding_counter_algo = {
 	.name = "sliding_counter",
 	.state_size = sizeof(struct rl_sliding_counter),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
 };

@@ -1,40 +1,73 @@
 /*
- * sliding_log.c - model: the exact sliding window. A request at t is
- * admitted iff fewer than N admitted times x satisfy t - W < x <= t.
+ * sliding_log.c - model: the exact sliding window. A request of cost c at t
+ * is admitted iff the units admitted at times x with t - W < x <= t, plus
+ * c, are at most N.
  *
- * Invariant: at most N admitted in any interval of length W, and the log
- * holds exactly the admitted times still inside the window (as runs).
+ * Invariant: at most N units admitted in any interval of length W, and the
+ * log holds exactly the admitted units still inside the window, as
+ * (time, units) runs.
  */
 #include "ratelab/sliding_log.h"
 
 #include "arith.h"
 
-int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st,
-			 int64_t now_ns, struct rl_decision *out)
+/*
+ * The smallest wait after which c units fit if nothing else arrives: the
+ * oldest runs leave the window one by one (at their time + W) until what
+ * is left, plus c, is at most N. c <= N, and the request was rejected.
+ */
+static int64_t retry_after(const struct rl_runlog *log, int64_t n, int64_t w, int64_t now,
+			   int64_t cost)
+{
+	int64_t left = log->total;
+	uint32_t i = log->head;
+
+	for (;;) {
+		const struct rl_run *r = &log->runs[i];
+		left -= r->count;
+		if (left + cost <= n)
+			return r->at + w - now;
+		i = (i + 1) & (log->cap - 1);
+	}
+}
+
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (!rl_cost_ok(cost))
+		return RL_EINVAL;
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
-	int64_t w = lim->rule.window_ns;
+	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
 	struct rl_runlog *log = &st->log;
 
 	/* Expiry changes no decision, so it may stand even if the push fails. */
 	rl_runlog_expire(log, now - w);
 	rl_runlog_trim(log);
 
-	int verdict = log->total < (uint64_t)lim->rule.limit ? RL_ALLOWED : RL_REJECTED;
+	/* total <= N <= 10^6 and cost <= 10^9: the sum fits in 64 bits */
+	int verdict = log->total + (uint64_t)cost <= (uint64_t)n ? RL_ALLOWED : RL_REJECTED;
 
 	if (verdict) {
-		int rc = rl_runlog_push(log, now);
+		int rc = rl_runlog_push_n(log, now, (uint32_t)cost);
 		if (rc)
 			return rc;
 	}
 	st->last_ns = now;
 
 	if (out) {
-		out->remaining = lim->rule.limit - log->total;
-		out->retry_after_ns = verdict ? 0 : rl_runlog_oldest(log)->at + w - now;
+		out->remaining = n - log->total;
+		out->retry_after_ns = verdict	   ? 0
+				      : cost > n ? RL_DURATION_MAX_NS
+						 : retry_after(log, n, w, now, cost);
 		out->reset_ns = log->total ? rl_runlog_newest(log)->at + w - now : 0;
 		out->delay_ns = 0;
 	}
@@ -46,9 +79,22 @@ size_t rl_sliding_log_heap_bytes(const struct rl_sliding_log *st)
 	return (size_t)st->log.cap * sizeof(struct rl_run);
 }
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			 struct rl_decision *out)
 {
-	return rl_sliding_log_check(lim, st, now_ns, out);
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			   int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -66,10 +112,36 @@ static void release_op(void *state)
 	rl_runlog_free(&st->log);
 }
 
+/* At most N in each of the floor(span / W) + 1 half-open pieces of length W that tile the interval. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.limit * ((rl_u128)span_ns / (rl_u128)lim->rule.window_ns + 1));
+}
+
+static size_t heap_op(const void *state)
+{
+	const struct rl_sliding_log *st = state;
+
+	return rl_runlog_heap_bytes(&st->log);
+}
+
+/* The newest run leaves the window last. */
+static int64_t reset_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_sliding_log *st = state;
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t left = st->log.len ? rl_runlog_newest(&st->log)->at + lim->rule.window_ns - now : 0;
+
+	return left > 0 ? left : 0;
+}
+
 const struct rl_algo rl_sliding_log_algo = {
 	.name = "sliding_log",
 	.state_size = sizeof(struct rl_sliding_log),
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = release_op,
+	.heap_bytes = heap_op,
+	.reset_ns = reset_op,
+	.max_admitted = bound_op,
 };

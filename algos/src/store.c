@@ -10,8 +10,8 @@
  * from both; a free slot's state bytes are zero (a fresh key); keys (the
  * counter) equals the occupied slots and never exceeds max_keys, because a
  * slot is filled only after a successful reservation or in place of a
- * dropped key; heap_bytes equals the sum of the sliding logs' heap as the
- * allocator holds it (rl_runlog_heap_bytes).
+ * dropped key; heap_bytes equals the sum of the stored states' heap as
+ * the allocator holds it (rl_algo.heap_bytes).
  */
 #include "ratelab/store.h"
 
@@ -22,7 +22,6 @@
 #include <threads.h>
 
 #include "arith.h"
-#include "ratelab/sliding_log.h"
 
 enum {
 	SLOTS = RL_STORE_BUCKET_SLOTS,
@@ -49,7 +48,7 @@ struct rl_store {
 	int64_t grace_ns;
 	uint64_t seed;
 	rl_store_hash_fn hash;
-	bool log_heap; /* sliding_log: states own heap, counted in heap_bytes */
+	bool owns_heap; /* states own heap (rl_algo.heap_bytes), counted in heap_bytes */
 	unsigned char *table;
 	/* Shared counters, written on insertions, drops and full decisions only. */
 	_Atomic size_t keys;
@@ -176,22 +175,23 @@ static int find(const struct bucket *b, uint32_t tag)
 	return -1;
 }
 
-/* A sliding log's heap as the allocator holds it, overhead included. */
-static size_t log_heap_bytes(const void *st)
+/* A state's heap as the allocator holds it, overhead included. */
+static size_t state_heap_bytes(const struct rl_store *s, const void *st)
 {
-	return rl_runlog_heap_bytes(&((const struct rl_sliding_log *)st)->log);
+	return s->lim->algo->heap_bytes(st);
 }
 
 /* Runs the algorithm on a stored state, keeping heap_bytes exact. */
-static int run(struct rl_store *s, void *st, int64_t now_ns, struct rl_decision *out)
+static int run(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
+	       struct rl_decision *out)
 {
 	const struct rl_limiter *lim = s->lim;
 
-	if (!s->log_heap)
-		return lim->algo->check(lim, st, now_ns, out);
-	size_t before = log_heap_bytes(st);
-	int rc = lim->algo->check(lim, st, now_ns, out);
-	size_t after = log_heap_bytes(st);
+	if (!s->owns_heap)
+		return lim->algo->check(lim, st, now_ns, cost, out);
+	size_t before = state_heap_bytes(s, st);
+	int rc = lim->algo->check(lim, st, now_ns, cost, out);
+	size_t after = state_heap_bytes(s, st);
 	if (after != before)
 		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)after - (int64_t)before,
 					  memory_order_relaxed);
@@ -203,8 +203,8 @@ static void drop(struct rl_store *s, struct bucket *b, int slot)
 {
 	void *st = state_at(s, b, slot);
 
-	if (s->log_heap)
-		atomic_fetch_sub_explicit(&s->heap_bytes, (int64_t)log_heap_bytes(st),
+	if (s->owns_heap)
+		atomic_fetch_sub_explicit(&s->heap_bytes, (int64_t)state_heap_bytes(s, st),
 					  memory_order_relaxed);
 	rl_limiter_release(s->lim, st);
 	memset(st, 0, s->slot_size);
@@ -254,25 +254,10 @@ static bool reserve(struct rl_store *s)
 	return false;
 }
 
-/*
- * The wait until a state's full quota is back, ns: the eviction order.
- * Fixed states answer on a private copy; a sliding log from its newest run.
- */
+/* The wait until a state's full quota is back, ns: the eviction order. */
 static int64_t reset_of(const struct rl_store *s, void *st, int64_t now_ns)
 {
-	const struct rl_limiter *lim = s->lim;
-
-	if (s->log_heap) {
-		const struct rl_sliding_log *sl = st;
-		int64_t now = rl_clamp(now_ns, sl->last_ns);
-		return sl->log.len ? rl_runlog_newest(&sl->log)->at + lim->rule.window_ns - now : 0;
-	}
-	_Alignas(16) unsigned char copy[RL_STORE_MAX_STATE];
-	struct rl_decision d;
-
-	memcpy(copy, st, lim->algo->state_size);
-	lim->algo->check(lim, copy, now_ns, &d);
-	return d.reset_ns;
+	return rl_limiter_reset_ns(s->lim, st, now_ns);
 }
 
 /* The slot of b nearest to full quota (least reset) if none before beat it. */
@@ -339,10 +324,10 @@ static int free_slot(struct bucket *b1, struct bucket *b2, struct bucket **into)
 }
 
 static int insert(struct rl_store *s, struct bucket *b, int slot, uint32_t tag, int64_t now_ns,
-		  struct rl_decision *out)
+		  int64_t cost, struct rl_decision *out)
 {
 	b->tags[slot] = tag;
-	int rc = run(s, state_at(s, b, slot), now_ns, out);
+	int rc = run(s, state_at(s, b, slot), now_ns, cost, out);
 	if (rc < 0) {
 		drop(s, b, slot);
 		atomic_fetch_sub_explicit(&s->keys, 1, memory_order_relaxed);
@@ -352,14 +337,14 @@ static int insert(struct rl_store *s, struct bucket *b, int slot, uint32_t tag, 
 
 /* A new key meets a full store: the when_full policy (store.h). */
 static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, struct bucket *into,
-		     int slot, uint32_t tag, int64_t now_ns, struct rl_decision *out)
+		     int slot, uint32_t tag, int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	const struct rl_limiter *lim = s->lim;
 
 	if (s->when_full == RL_FULL_FAIL_OPEN) {
 		_Alignas(16) unsigned char fresh[RL_STORE_MAX_STATE] = { 0 };
 		atomic_fetch_add_explicit(&s->full_decided, 1, memory_order_relaxed);
-		int rc = lim->algo->check(lim, fresh, now_ns, out);
+		int rc = lim->algo->check(lim, fresh, now_ns, cost, out);
 		rl_limiter_release(lim, fresh);
 		return rc;
 	}
@@ -382,23 +367,23 @@ static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, s
 	} else if (slot < 0 || !evict_elsewhere(s, now_ns)) {
 		return RL_EFULL;
 	} else {
-		return insert(s, into, slot, tag, now_ns, out);
+		return insert(s, into, slot, tag, now_ns, cost, out);
 	}
 	drop(s, into, slot);
 	atomic_fetch_add_explicit(&s->evicted_full, 1, memory_order_relaxed);
-	return insert(s, into, slot, tag, now_ns, out);
+	return insert(s, into, slot, tag, now_ns, cost, out);
 }
 
 /* The check with both buckets locked; *inserted tells whether a key was added. */
 static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2, uint32_t tag,
-			int64_t now_ns, struct rl_decision *out, bool *inserted)
+			int64_t now_ns, int64_t cost, struct rl_decision *out, bool *inserted)
 {
 	int slot;
 
 	if ((slot = find(b1, tag)) >= 0)
-		return run(s, state_at(s, b1, slot), now_ns, out);
+		return run(s, state_at(s, b1, slot), now_ns, cost, out);
 	if ((slot = find(b2, tag)) >= 0)
-		return run(s, state_at(s, b2, slot), now_ns, out);
+		return run(s, state_at(s, b2, slot), now_ns, cost, out);
 
 	int64_t idle_now = now_ns > s->grace_ns ? now_ns - s->grace_ns : 0;
 	reclaim_idle(s, b1, idle_now);
@@ -419,16 +404,22 @@ static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2
 	slot = free_slot(b1, b2, &into);
 	*inserted = reserved && slot >= 0;
 	if (*inserted)
-		return insert(s, into, slot, tag, now_ns, out);
+		return insert(s, into, slot, tag, now_ns, cost, out);
 	if (reserved)
 		atomic_fetch_sub_explicit(&s->keys, 1, memory_order_relaxed);
-	return when_full(s, b1, b2, into, slot, tag, now_ns, out);
+	return when_full(s, b1, b2, into, slot, tag, now_ns, cost, out);
 }
 
 int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
 		   struct rl_decision *out)
 {
-	if (!s || (!key && key_len))
+	return rl_store_check_n(s, key, key_len, now_ns, 1, out);
+}
+
+int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
+		     int64_t cost, struct rl_decision *out)
+{
+	if (!s || (!key && key_len) || !rl_cost_ok(cost))
 		return RL_EINVAL;
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -448,7 +439,7 @@ int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t 
 	/* The fast path: the key is in its first bucket (where most keys live). */
 	bucket_lock(b1);
 	if ((slot = find(b1, w.tag)) >= 0) {
-		rc = run(s, state_at(s, b1, slot), now_ns, out);
+		rc = run(s, state_at(s, b1, slot), now_ns, cost, out);
 		bucket_unlock(b1);
 		return rc;
 	}
@@ -461,7 +452,7 @@ int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t 
 	bucket_lock(lo);
 	if (hi != lo)
 		bucket_lock(hi);
-	rc = check_locked(s, b1, b2, w.tag, now_ns, out, &inserted);
+	rc = check_locked(s, b1, b2, w.tag, now_ns, cost, out, &inserted);
 	if (hi != lo)
 		bucket_unlock(hi);
 	bucket_unlock(lo);
@@ -477,11 +468,13 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 		return RL_EINVAL;
 
 	const struct rl_algo *algo = cfg->limiter->algo;
-	bool log_heap = algo == &rl_sliding_log_algo;
+	bool owns_heap = algo->heap_bytes != NULL;
 
+	/* A state that owns memory brings all three ops for it (algo.h). */
 	if (cfg->max_keys < 1 || cfg->max_keys > RL_STORE_MAX_KEYS || cfg->idle_grace_ns < 0 ||
 	    algo->state_size == 0 || algo->state_size > RL_STORE_MAX_STATE ||
-	    (algo->release && !log_heap) || cfg->when_full > RL_FULL_FAIL_CLOSED)
+	    (algo->release != NULL) != owns_heap || (algo->reset_ns != NULL) != owns_heap ||
+	    cfg->when_full > RL_FULL_FAIL_CLOSED)
 		return RL_EINVAL;
 
 	struct rl_store *s = calloc(1, sizeof(*s));
@@ -499,7 +492,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->grace_ns = cfg->idle_grace_ns;
 	s->seed = cfg->hash_seed;
 	s->hash = cfg->hash ? cfg->hash : rl_store_hash;
-	s->log_heap = log_heap;
+	s->owns_heap = owns_heap;
 	s->table = calloc(s->nbuckets, s->stride);
 	if (!s->table) {
 		free(s);

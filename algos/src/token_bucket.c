@@ -1,10 +1,10 @@
 /*
  * token_bucket.c - model: tokens(t) = min(B, tokens(t0) + (t - t0) * N / W);
- * admit iff tokens >= 1, then take one. Kept as the missing tokens times W
- * (level.h), which drains by exactly N per ns: admit iff
- * level + W <= B * W, then level += W.
+ * a request of cost c is admitted iff tokens >= c, then takes c. Kept as
+ * the missing tokens times W (level.h), which drains by exactly N per ns:
+ * admit iff level + c * W <= B * W, then level += c * W.
  *
- * Invariant: in any interval of length d at most B + N * d / W requests are
+ * Invariant: in any interval of length d at most B + N * d / W units are
  * admitted (B at its start, N * d / W refilled during it).
  */
 #include "ratelab/token_bucket.h"
@@ -13,41 +13,75 @@
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
 static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 level,
-					      int verdict, struct rl_decision *out)
+					      int64_t cost, int verdict, struct rl_decision *out)
 {
 	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
+	rl_u128 take = w * (uint64_t)cost;
 
 	out->remaining = (int64_t)((lim->burst_w - level) / w);
-	out->retry_after_ns = verdict ? 0 : rl_sat_ns(rl_ceil_div(level + w - lim->burst_w, n));
+	if (verdict)
+		out->retry_after_ns = 0;
+	else if (take > lim->burst_w) /* c > B: never */
+		out->retry_after_ns = RL_DURATION_MAX_NS;
+	else /* the smallest d with level - d * N + c * W <= B * W */
+		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + take - lim->burst_w, n));
 	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
 	out->delay_ns = 0;
 }
 
-int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
-			  int64_t now_ns, struct rl_decision *out)
+/*
+ * The check for any cost, inlined into each entry point: with the constant
+ * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
+ * weighted ones.
+ */
+static inline __attribute__((always_inline)) int
+decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
+       struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (!rl_cost_ok(cost))
+		return RL_EINVAL;
 
-	rl_u128 w = (uint64_t)lim->rule.window_ns, now_n;
+	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost, now_n;
 	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
-	int verdict = level + w <= lim->burst_w ? RL_ALLOWED : RL_REJECTED;
+	int verdict = level + take <= lim->burst_w ? RL_ALLOWED : RL_REJECTED;
 
-	level += w & -(rl_u128)verdict; /* branch-free: verdicts alternate under load */
+	level += take & -(rl_u128)verdict; /* branch-free: verdicts alternate under load */
 	rl_level_store(st, now_n, level);
 	if (out)
-		explain(lim, level, verdict, out);
+		explain(lim, level, cost, verdict, out);
 	return verdict;
 }
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, struct rl_decision *out)
+int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			  struct rl_decision *out)
 {
-	return rl_token_bucket_check(lim, st, now_ns, out);
+	return decide(lim, st, now_ns, 1, out);
+}
+
+int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			    int64_t cost, struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
 {
 	return rl_level_empty(lim, st, now_ns);
+}
+
+/* B tokens at a, N * span / W refilled during [a, a + span]. */
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return rl_sat_count((rl_u128)lim->rule.burst +
+			    (rl_u128)lim->rule.limit * (rl_u128)span_ns / (rl_u128)lim->rule.window_ns);
 }
 
 const struct rl_algo rl_token_bucket_algo = {
@@ -56,4 +90,6 @@ const struct rl_algo rl_token_bucket_algo = {
 	.check = check_op,
 	.is_idle = idle_op,
 	.release = NULL,
+	.max_admitted = bound_op,
+	.uses_burst = true,
 };

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ratelab replay --redis: against a real redis-server, every algorithm's
-# output (with --explain, --headers, --config tiers) equals the in-process
+# output (with --explain, --headers, --config tiers, COST columns) equals the in-process
 # replay's, line for line, for --redis-batch 1 and K; several replay
 # processes started together on one key admit exactly N in all; bad
 # options are usage errors; a wrong-type key is a clear error (exit 1);
@@ -15,18 +15,21 @@ if "$ratelab" replay --algo gcra --limit 1 --window 1s --redis "$R" </dev/null 2
 	fail "this ratelab was built without the Redis backend (hiredis)"; finish redis_replay
 fi
 
-# A seeded trace: 3 keys, times up to 4*10^18 ns, steps of every size, some backwards.
+# A seeded trace: 3 keys, times up to 4*10^18 ns, steps of every size, some
+# backwards; a fifth of the lines carry a COST (up to 10^9).
 awk 'BEGIN { srand(13); t = 1000000000000000000;
 	for (i = 0; i < 1500; i++) {
 		r = rand(); k = int(rand() * 3);
 		if (r < 0.2) d = 0; else if (r < 0.4) d = int(rand() * 1000); else if (r < 0.7) d = int(rand() * 2000000000);
 		else if (r < 0.8) d = -int(rand() * 1000000000); else d = int(rand() * 1000000000000000);
 		t += d; if (t < 0) t = 0; if (t > 4000000000000000000) t = 4000000000000000000;
-		printf "%.0f k%d\n", t, k } }' >"$tmp/trace"
+		c = rand(); cost = c < 0.8 ? "" : c < 0.95 ? " " (1 + int(rand() * 12)) : " " (1 + int(rand() * 1000000000));
+		printf "%.0f k%d%s\n", t, k, cost } }' >"$tmp/trace"
 n=0
 for algo in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter; do
-	for rule in "--limit 7 --window 3s --burst 9" "--limit 1 --window 1000000000000000000 --burst 1000000000" \
-		"--limit 1000000 --window 1 --burst 1"; do
+	for rule in "--limit 7 --window 3s --burst 9" "--limit 1 --window 1000000000000000000ns --burst 1000000000" \
+		"--limit 1000000 --window 1ns --burst 1"; do
+		case $algo in fixed_window | sliding_*) rule=${rule% --burst *} ;; esac # no bucket, no burst
 		"$ratelab" replay --algo $algo $rule --explain <"$tmp/trace" >"$tmp/want" || fail "$algo $rule: in-process"
 		for batch in 1 64; do
 			n=$((n + 1))

@@ -9,7 +9,7 @@ bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" replay "$@"; }
 
 ok3=$'0 a\n0 a\n0 a\n'
 three=$'1\n1\n0'
-args=(--algo sliding_log --limit 2 --window 10)
+args=(--algo sliding_log --limit 2 --window 10ns)
 
 # Malformed lines, after three good ones; line numbers count every line
 bad missing_key "${ok3}5"$'\n' "$three" "${args[@]}" -- "line 4" "'5'"
@@ -39,7 +39,7 @@ out=$(printf '0 a\n5 a\0junk\n6 a\n' | "$ratelab" replay "${args[@]}" 2>"$tmp/er
 [ $rc -eq 2 ] && [ "$out" = 1 ] && grep -q "line 2: holds a NUL byte" "$tmp/err" ||
 	fail "NUL byte: exit $rc, stdout '$out', stderr $(cat "$tmp/err")"
 long="5 $(printf '%0300d' 0) tail_token"
-bad long_line "${ok3}${long}"$'\n' "$three" "${args[@]}" -- "line 4" "tail_token'"
+bad long_line "${ok3}${long}"$'\n' "$three" "${args[@]}" -- "line 4" "'5 000" "...(313 bytes)"
 
 # The machine failing: a read error or a write error is exit 1 with a message
 "$ratelab" replay "${args[@]}" </ >/dev/null 2>"$tmp/err"; rc=$?
@@ -54,15 +54,15 @@ out=$(printf '4000000000000000000 a\n' | "$ratelab" replay "${args[@]}" 2>&1); r
 [ $rc -eq 0 ] && [ "$out" = 1 ] || fail "t = 4*10^18: exit $rc, output $out"
 
 # Options
-bad unknown_algo "$ok3" "" --algo foo --limit 1 --window 1 -- "'foo'"
+bad unknown_algo "$ok3" "" --algo foo --limit 1 --window 1s -- "'foo'"
 bad unknown_option "$ok3" "" "${args[@]}" --bogus x -- "'--bogus'"
 bad unknown_flag_before_flag "$ok3" "" "${args[@]}" --frob --explain -- "'--frob'"
 bad stray_argument "$ok3" "" "${args[@]}" stray -- "'stray'"
 bad missing_window "$ok3" "" --algo gcra --limit 1 -- "--window"
-bad missing_limit "$ok3" "" --algo gcra --window 1 -- "--limit"
-bad missing_algo "$ok3" "" --limit 1 --window 1 -- "--algo"
+bad missing_limit "$ok3" "" --algo gcra --window 1s -- "--limit"
+bad missing_algo "$ok3" "" --limit 1 --window 1s -- "--algo"
 bad value_missing "$ok3" "" --algo gcra --limit 1 --window -- "--window"
-bad value_is_an_option "$ok3" "" --algo gcra --limit --window 1 -- "--limit" "needs a value"
+bad value_is_an_option "$ok3" "" --algo gcra --limit --window 1s -- "--limit" "needs a value"
 bad limit_zero "$ok3" "" --algo gcra --limit 0 --window 1s -- "limit" "0"
 bad limit_too_big "$ok3" "" --algo gcra --limit 1000001 --window 1s -- "limit" "1000001"
 bad limit_not_int "$ok3" "" --algo gcra --limit 2x --window 1s -- "--limit" "'2x'"
@@ -70,8 +70,8 @@ bad burst_zero "$ok3" "" --algo token_bucket --limit 1 --window 1s --burst 0 -- 
 bad burst_too_big "$ok3" "" --algo leaky_bucket --limit 1 --window 1s --burst 1000000001 -- \
 	"burst" "1000000001"
 bad burst_not_int "$ok3" "" --algo gcra --limit 1 --window 1s --burst many -- "--burst" "'many'"
-bad window_zero "$ok3" "" --algo gcra --limit 1 --window 0 -- "window" "0"
-bad window_too_big "$ok3" "" --algo gcra --limit 1 --window 1000000000000000001 -- \
+bad window_zero "$ok3" "" --algo gcra --limit 1 --window 0s -- "--window" "out of range [1ns, 1000000000000000000ns]"
+bad window_too_big "$ok3" "" --algo gcra --limit 1 --window 1000000000000000001ns -- \
 	"window" "1000000000000000001"
 for d in 10x 1.5s -5 1S 's' 'ms5' '10 s' '' 99999999999999999999 9999999999h; do
 	bad "bad_duration_'$d'" "$ok3" "" --algo gcra --limit 1 --window "$d" -- "--window" "'$d'"

@@ -52,7 +52,7 @@ static void *run(void *arg)
 		return NULL;
 	}
 	for (int i = 0; i < BATCH; i++)
-		q[i] = (struct rl_redis_req){ &wk->sh->rule, wk->sh->key, strlen(wk->sh->key), wk->sh->now_ns };
+		q[i] = (struct rl_redis_req){ &wk->sh->rule, wk->sh->key, strlen(wk->sh->key), wk->sh->now_ns, 1 };
 	pthread_barrier_wait(&wk->sh->go);
 	for (int done = 0; done < PER_THREAD;) {
 		int m = (done / BATCH) % 2 ? BATCH : 1;

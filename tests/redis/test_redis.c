@@ -2,7 +2,8 @@
  * test_redis.c - the Redis backend (redis.h) against the in-process
  * algorithms and breaker, on a real redis-server the test starts: every
  * algorithm on seeded random multi-key traces (batched and single calls,
- * clock going backwards, times up to 4 * 10^18, windows up to 10^18) gives
+ * clock going backwards, times up to 4 * 10^18, windows up to 10^18,
+ * request costs from 1 to 10^9) gives
  * the same verdict, remaining, retry_after_ns, reset_ns and delay_ns; the
  * breaker the same verdicts and states; TTLs are the time back to full
  * quota; a wrong-type key or another algorithm's key is a clear error;
@@ -104,7 +105,8 @@ static int64_t next_time(uint64_t *s, int64_t t, int64_t w, int64_t n)
 	return t < 0 ? 0 : t > RL_TIME_MAX_NS ? RL_TIME_MAX_NS : t;
 }
 
-static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s, long caseno)
+/* weighted: a third of the requests carry a cost > 1 (up to N + 1 or B + 1, or up to 10^9). */
+static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s, long caseno, bool weighted)
 {
 	struct rl_limiter lim;
 	char msg[160];
@@ -136,13 +138,19 @@ static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s
 		for (int i = 0; i < m; i++) {
 			t = next_time(s, t, rule.window_ns, rule.limit);
 			keyof[i] = (int)below(s, NKEYS);
-			reqs[i] = (struct rl_redis_req){ &rr, keys[keyof[i]], strlen(keys[keyof[i]]), t };
+			int64_t cost = 1;
+			if (weighted && below(s, 3) == 0) {
+				int64_t cap = rule.limit > rule.burst ? rule.limit : rule.burst;
+				cost = below(s, 8) == 0 ? 1 + below(s, RL_COST_MAX) : 1 + below(s, cap + 2);
+			}
+			reqs[i] = (struct rl_redis_req){ &rr, keys[keyof[i]], strlen(keys[keyof[i]]), t, cost };
 			memset(&want[i], 0, sizeof(want[i]));
-			wrc[i] = rl_limiter_check(&lim, st[keyof[i]], t, &want[i]);
+			wrc[i] = rl_limiter_check_n(&lim, st[keyof[i]], t, cost, &want[i]);
 		}
 		if (m == 1) {
 			memset(&ans[0], 0, sizeof(ans[0]));
-			ans[0].rc = rl_redis_check(r, &rr, reqs[0].key, reqs[0].key_len, reqs[0].now_ns, &ans[0].d);
+			ans[0].rc = rl_redis_check_n(r, &rr, reqs[0].key, reqs[0].key_len, reqs[0].now_ns,
+						     reqs[0].cost, &ans[0].d);
 		} else {
 			assert_int_equal(rl_redis_check_batch(r, reqs, (size_t)m, ans), RL_OK);
 		}
@@ -152,11 +160,11 @@ static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s
 			    g->retry_after_ns != w->retry_after_ns || g->reset_ns != w->reset_ns ||
 			    g->delay_ns != w->delay_ns || ans[i].fallback) {
 				print_error("MISMATCH %s N=%" PRId64 " W=%" PRId64 " B=%" PRId64
-					    " request %d key %s t=%" PRId64 " (seed 0x%" PRIx64 ", reproduce: RL_SEED=0x%" PRIx64 ")\n"
+					    " request %d key %s t=%" PRId64 " cost=%" PRId64 " (seed 0x%" PRIx64 ", reproduce: RL_SEED=0x%" PRIx64 ")\n"
 					    "  redis:      rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64 " delay=%" PRId64 " fallback=%d %s\n"
 					    "  in-process: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64 " delay=%" PRId64 "\n",
 					    algo->name, rule.limit, rule.window_ns, rule.burst, done + i,
-					    reqs[i].key, reqs[i].now_ns, g_seed, g_seed, ans[i].rc, g->remaining,
+					    reqs[i].key, reqs[i].now_ns, reqs[i].cost, g_seed, g_seed, ans[i].rc, g->remaining,
 					    g->retry_after_ns, g->reset_ns, g->delay_ns, ans[i].fallback,
 					    rl_redis_error(r), wrc[i], w->remaining, w->retry_after_ns, w->reset_ns,
 					    w->delay_ns);
@@ -194,14 +202,16 @@ static void test_conformance(void **state)
 
 	flushall();
 	for (size_t a = 0; a < count; a++) {
-		for (size_t i = 0; i < sizeof(fixed_rules) / sizeof(fixed_rules[0]); i++)
-			conform(all[a], fixed_rules[i], &s, caseno++);
+		for (size_t i = 0; i < sizeof(fixed_rules) / sizeof(fixed_rules[0]); i++) {
+			conform(all[a], fixed_rules[i], &s, caseno++, false);
+			conform(all[a], fixed_rules[i], &s, caseno++, true);
+		}
 		for (int i = 0; i < 12; i++) {
 			struct rl_rule rule = { loguni(&s, RL_LIMIT_MAX), loguni(&s, RL_WINDOW_MAX_NS),
 						loguni(&s, RL_BURST_MAX) };
 			if (below(&s, 2))
 				rule.limit = 1 + below(&s, 8), rule.burst = 1 + below(&s, 8);
-			conform(all[a], rule, &s, caseno++);
+			conform(all[a], rule, &s, caseno++, i % 2);
 		}
 	}
 }

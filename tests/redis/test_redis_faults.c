@@ -73,7 +73,7 @@ static int by_policy(struct fixture *f, int n, int64_t t)
 	for (int i = 0; i < n; i++) {
 		const struct rl_redis_rule *rule = i % 2 ? &f->closed_rule : &f->open_rule;
 		int64_t t0 = now_ms();
-		struct rl_redis_req q = { rule, "k", 1, t };
+		struct rl_redis_req q = { rule, "k", 1, t, 1 };
 		struct rl_redis_answer a;
 		assert_int_equal(rl_redis_check_batch(f->r, &q, 1, &a), RL_OK);
 		int64_t took = now_ms() - t0;
@@ -91,7 +91,7 @@ static int until_recovered(struct fixture *f, int64_t t)
 {
 	int fallbacks = 0;
 	for (int i = 0; i < 1000; i++) {
-		struct rl_redis_req q = { &f->healthy, "k", 1, t };
+		struct rl_redis_req q = { &f->healthy, "k", 1, t, 1 };
 		struct rl_redis_answer a;
 		assert_int_equal(rl_redis_check_batch(f->r, &q, 1, &a), RL_OK);
 		if (!a.fallback) {
@@ -122,7 +122,7 @@ static void test_sigkill_and_restart(void **state)
 	struct rl_redis_req qs[8];
 	struct rl_redis_answer as[8];
 	for (int i = 0; i < 8; i++)
-		qs[i] = (struct rl_redis_req){ &f.closed_rule, "k", 1, 7 };
+		qs[i] = (struct rl_redis_req){ &f.closed_rule, "k", 1, 7, 1 };
 	assert_int_equal(rl_redis_check_batch(f.r, qs, 8, as), RL_OK);
 	for (int i = 0; i < 8; i++)
 		assert_true(as[i].fallback && as[i].rc == RL_REJECTED);

@@ -1,12 +1,36 @@
 /*
  * algo.h - one strategy interface for every rate-limiting algorithm.
  *
- * An rl_algo is an ops table (name, per-key state size, check, idle test,
- * release). An rl_limiter binds an algorithm to a validated rule and holds
+ * An rl_algo is an ops table: everything a caller needs to hold any
+ * algorithm without knowing which one it holds (name, per-key state size,
+ * check, idle test, the wait until a state's quota is back, the heap a
+ * state owns and its release, whether answers carry a delay). The
+ * algorithms are listed once, in algos/src/algo_list.h: a new algorithm is
+ * its own file and header plus one line there. An rl_limiter binds an
+ * algorithm to a validated rule and holds
  * the constants derived from it once, so that a check only multiplies,
  * adds and compares. Per-key state lives wherever the caller keeps it (a
  * struct, a hash map, rl_store): a zeroed state of algo->state_size bytes is
  * a fresh key.
+ *
+ * Weighted requests: every check takes a cost c, 1 <= c <= RL_COST_MAX
+ * (rule.h), and everything below counts in cost units ("units"): the rule
+ * is N units per W, the burst B units, and a request of cost c is admitted
+ * or rejected whole. At c = 1 every decision and answer is the plain
+ * request's. Per algorithm (the headers state each rule and boundary):
+ *   token_bucket     admit iff tokens >= c, then take c;
+ *   gcra             TAT' = max(TAT, t) + c * T; admit iff TAT' - t <= tau + T;
+ *   leaky_bucket     c service slots of W/N each; admit iff the wait of the
+ *                    last unit is <= B * W / N (and c <= B, below);
+ *   fixed_window     admit iff units in t's window + c <= N;
+ *   sliding_log      admit iff units admitted in (t - W, t] + c <= N;
+ *   sliding_counter  admit iff prev * (W - e) + (curr + c - 1) * W < N * W.
+ * A cost that can never be admitted (c > B for token_bucket, gcra and
+ * leaky_bucket, or beyond gcra's capped tolerance, gcra.h; c > N for
+ * fixed_window, sliding_log and sliding_counter) is rejected with the usual
+ * remaining and reset_ns and retry_after_ns = RL_DURATION_MAX_NS (never);
+ * nothing is admitted. A cost outside [1, RL_COST_MAX] is RL_EINVAL and
+ * changes no state.
  *
  * Decision contract, the same for every algorithm:
  *   - Only admitted requests count against the quota.
@@ -14,18 +38,21 @@
  *     request is decided, and its answer computed, as if it came at that
  *     last seen time.
  *   - check() returns RL_ALLOWED (1), RL_REJECTED (0) or a negative
- *     rl_status (RL_ERANGE for now_ns outside [0, RL_TIME_MAX_NS], RL_ENOMEM
- *     when sliding_log cannot grow; no decision is affected by an error).
+ *     rl_status (RL_ERANGE for now_ns outside [0, RL_TIME_MAX_NS], RL_EINVAL
+ *     for a cost outside [1, RL_COST_MAX], RL_ENOMEM when sliding_log cannot
+ *     grow; no decision is affected by an error).
  *   - When out is not NULL it receives the answer:
- *       remaining      whole requests the key could still make at this
- *                      instant, after this one;
+ *       remaining      whole units the key could still take at this
+ *                      instant, after this request (as cost-1 requests);
  *       retry_after_ns 0 when allowed; when rejected, the smallest wait d
- *                      such that a request at now + d is allowed if nothing
- *                      else arrives (and one at now + d - 1 is not);
+ *                      such that a request of the same cost at now + d is
+ *                      allowed if nothing else arrives (and one at
+ *                      now + d - 1 is not); RL_DURATION_MAX_NS when none is;
  *       reset_ns       the wait until the key's full quota is back (until
  *                      remaining would be at its maximum again);
- *       delay_ns       leaky_bucket only: how long an admitted request waits
- *                      in the queue before it is served; 0 elsewhere.
+ *       delay_ns       for an algorithm with answers_delay (leaky_bucket):
+ *                      how long an admitted request waits in the queue
+ *                      before it is served; 0 elsewhere.
  *     Durations saturate at RL_DURATION_MAX_NS. Passing NULL skips the
  *     divisions these answers need: the verdict alone is cheaper.
  *
@@ -51,7 +78,7 @@ extern "C" {
 __extension__ typedef unsigned __int128 rl_u128;
 
 struct rl_decision {
-	int64_t remaining;      /* requests */
+	int64_t remaining;      /* units (requests of cost 1) */
 	int64_t retry_after_ns; /* ns */
 	int64_t reset_ns;       /* ns */
 	int64_t delay_ns;       /* ns; leaky_bucket only */
@@ -59,10 +86,14 @@ struct rl_decision {
 
 struct rl_limiter;
 
+/* Bytes: the largest per-key state an algorithm may have. */
+#define RL_ALGO_MAX_STATE 64
+
 struct rl_algo {
 	const char *name;
-	size_t state_size; /* bytes of per-key state; zeroed = fresh key */
-	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns,
+	size_t state_size; /* bytes of per-key state, <= RL_ALGO_MAX_STATE; zeroed = fresh key */
+	/* Decides one request of cost units (1 <= cost <= RL_COST_MAX) at now_ns. */
+	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
 	/*
 	 * True when the state decides every future request exactly as a fresh
@@ -70,7 +101,29 @@ struct rl_algo {
 	 * invisible to the verdicts.
 	 */
 	bool (*is_idle)(const struct rl_limiter *lim, const void *state, int64_t now_ns);
+	/*
+	 * A state that owns memory (a heap ring, a list) sets all three of
+	 * release, heap_bytes and reset_ns; a state that is plain bytes sets
+	 * none of them (it may be copied, and a check on a copy tells its
+	 * reset).
+	 */
 	void (*release)(void *state); /* frees what the state owns; NULL if nothing */
+	/* Heap bytes the state holds, as the allocator holds them (its chunk
+	 * header included). */
+	size_t (*heap_bytes)(const void *state);
+	/* The wait from now_ns until the state's full quota is back, as it
+	 * stands (no request at now_ns), ns; the state is left as it is. */
+	int64_t (*reset_ns)(const struct rl_limiter *lim, const void *state, int64_t now_ns);
+	bool answers_delay; /* answers carry delay_ns (a queueing algorithm) */
+	/*
+	 * The algorithm's own documented bound (stated in its header): the most
+	 * requests one key can have admitted at times inside any closed interval
+	 * [a, a + span_ns], span_ns >= 0, saturated at INT64_MAX. A window of
+	 * length W, (t - W, t] in integer ns, is span_ns = W - 1. An admission
+	 * that exceeds it is a bug, never a tradeoff (the simulator counts them).
+	 */
+	int64_t (*max_admitted)(const struct rl_limiter *lim, int64_t span_ns);
+	bool uses_burst; /* the rule's burst B shapes its decisions (the buckets) */
 };
 
 struct rl_limiter {
@@ -96,6 +149,10 @@ const struct rl_algo *const *rl_algo_all(size_t *count);
 /* The algorithm called name (e.g. "gcra"), or NULL. */
 const struct rl_algo *rl_algo_find(const char *name);
 
+/* Every algorithm's name in rl_algo_all's order, joined by ", " (for
+ * messages and usage texts). */
+const char *rl_algo_names(void);
+
 /*
  * Validates the rule (rl_rule_validate) and derives the limiter's constants.
  * Returns RL_OK or RL_EINVAL with a reason in msg.
@@ -103,10 +160,24 @@ const struct rl_algo *rl_algo_find(const char *name);
 int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 		    const struct rl_rule *rule, char *msg, size_t msg_len);
 
+/* One request of cost 1. */
 static inline int rl_limiter_check(const struct rl_limiter *lim, void *state,
 				   int64_t now_ns, struct rl_decision *out)
 {
-	return lim->algo->check(lim, state, now_ns, out);
+	return lim->algo->check(lim, state, now_ns, 1, out);
+}
+
+/* One request of cost units; RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
+static inline int rl_limiter_check_n(const struct rl_limiter *lim, void *state,
+				     int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return lim->algo->check(lim, state, now_ns, cost, out);
+}
+
+/* lim's algorithm's bound on admissions in any closed interval of span_ns (see struct rl_algo). */
+static inline int64_t rl_limiter_max_admitted(const struct rl_limiter *lim, int64_t span_ns)
+{
+	return lim->algo->max_admitted(lim, span_ns);
 }
 
 static inline void rl_limiter_release(const struct rl_limiter *lim, void *state)
@@ -114,6 +185,20 @@ static inline void rl_limiter_release(const struct rl_limiter *lim, void *state)
 	if (lim->algo->release)
 		lim->algo->release(state);
 }
+
+/* Heap bytes a key's state holds (rl_algo.heap_bytes), 0 when it owns none. */
+static inline size_t rl_limiter_heap_bytes(const struct rl_limiter *lim, const void *state)
+{
+	return lim->algo->heap_bytes ? lim->algo->heap_bytes(state) : 0;
+}
+
+/*
+ * The wait until the key's full quota is back, ns, leaving state unchanged
+ * (rl_store's eviction order): rl_algo.reset_ns, or for a plain-bytes state
+ * the reset_ns a check at now_ns answers on a copy. RL_ERANGE for now_ns
+ * outside [0, RL_TIME_MAX_NS].
+ */
+int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns);
 
 #ifdef __cplusplus
 }

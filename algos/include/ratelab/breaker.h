@@ -1,6 +1,6 @@
 /*
- * breaker.h - the rate-limit circuit breaker (spec: rate-limit-circuit-
- * breaker.txt). It opens on the number of requests, not failures.
+ * breaker.h - the rate-limit circuit breaker (its rules are also stated in
+ * README.md). It opens on the number of requests, not failures.
  *
  * CLOSED: admitted times x with now - window < x <= now are counted; a
  *   request is admitted iff fewer than limit are; otherwise it is rejected
@@ -12,8 +12,8 @@
  * Every call first computes the effective state at its time; handle()
  * reports that state (the one before the request is processed).
  *
- * Times are integers in one unit of the caller's choosing (the spec and
- * `ratelab breaker` use seconds, the simulator ns), non-decreasing across
+ * Times are integers in one unit of the caller's choosing (`ratelab
+ * breaker` uses seconds, the simulator ns), non-decreasing across
  * calls: an earlier time is refused with RL_EORDER, a negative one with
  * RL_ERANGE. Memory is O(min(limit, distinct times in a window)) for the
  * fullest window so far: the ring of (time, count) runs is kept, not

@@ -1,16 +1,23 @@
 /*
  * fixed_window.h - windows aligned at multiples of W (window id floor(t/W));
- * a request is admitted iff fewer than N requests were admitted in its
- * window. Cheapest, and admits up to 2N in an interval of length W that
- * straddles a window edge. 24 bytes per key.
+ * a request of cost c (algo.h) is admitted iff the units admitted in its
+ * window plus c are at most N. Cheapest, and admits up to 2N units in an
+ * interval of length W that straddles a window edge. 24 bytes per key.
  *
  * Boundary: t belongs to the window [kW, (k+1)W): start inclusive, end
- * exclusive; admitted iff count < N (the Nth is admitted, the N+1st not).
+ * exclusive; admitted iff count + c <= N (inclusive: the request taking the
+ * window's last unit passes, the Nth of cost 1 passes and the N+1st not).
+ * A cost above N never passes (retry_after_ns = RL_DURATION_MAX_NS).
+ *
+ * Bound (max_admitted): N units in each window a closed interval of length
+ * d ns meets, at most N * (ceil(d / W) + 1): 2N in a window (t - W, t],
+ * W >= 2.
  */
 #ifndef RATELAB_FIXED_WINDOW_H
 #define RATELAB_FIXED_WINDOW_H
 
 #include "ratelab/algo.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,12 +26,17 @@ extern "C" {
 struct rl_fixed_window {
 	int64_t last_ns; /* last seen time, ns */
 	int64_t end_ns;  /* end of the last seen time's window, ns (exclusive) */
-	uint32_t count;  /* requests admitted in that window */
+	uint32_t count;  /* units admitted in that window, <= N */
 };
-_Static_assert(sizeof(struct rl_fixed_window) == 24, "rl_fixed_window is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_fixed_window) == 24, "rl_fixed_window is 24 bytes");
 
-int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st,
-			  int64_t now_ns, struct rl_decision *out);
+/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
+int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
+			    int64_t now_ns, int64_t cost, struct rl_decision *out);
+
+/* One request of cost 1: rl_fixed_window_check_n with cost 1. */
+int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
+			  struct rl_decision *out);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,11 @@
  * gcra.h - the generic cell rate algorithm: the token bucket's decisions
  * kept as one theoretical arrival time (TAT). With emission interval
  * T = W / N and tolerance tau = (B - 1) * T, a request at t is admitted iff
- * TAT - t <= tau (inclusive), and then TAT = max(TAT, t) + T.
+ * TAT - t <= tau (inclusive), and then TAT = max(TAT, t) + T. A request of
+ * cost c (algo.h) is c emission intervals: with TAT' = max(TAT, t) + c * T
+ * it is admitted iff TAT' - t <= tau + T (inclusive), then TAT = TAT'; a
+ * cost of B passes a full bucket, one above B (or with (c - 1) * T above
+ * the capped tau, below) never does (retry_after_ns = RL_DURATION_MAX_NS).
  *
  * Whole ns: T is rounded up to ceil(W / N) when N does not divide W, so gcra
  * then admits at a long-run rate of 1 / ceil(W / N), below N / W by less
@@ -16,6 +20,9 @@
  * requests instead of B, fewer than token_bucket admits, never more, and
  * the long-run rate is unchanged.
  *
+ * Bound (max_admitted): at most 1 + floor((d + tau) / T) admitted in any
+ * closed interval of length d ns, i.e. B + floor(d / T) with tau uncapped.
+ *
  * 16 bytes per key: the 8-byte TAT and the last seen time that the
  * backwards-clock clamp needs.
  */
@@ -23,6 +30,7 @@
 #define RATELAB_GCRA_H
 
 #include "ratelab/algo.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,10 +43,15 @@ struct rl_gcra {
 	int64_t tat_ns;  /* theoretical arrival time, ns; <= now means a full bucket */
 	int64_t last_ns; /* last seen time, ns */
 };
-_Static_assert(sizeof(struct rl_gcra) == 16, "rl_gcra is 16 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_gcra) == 16, "rl_gcra is 16 bytes");
 
-int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st,
-		  int64_t now_ns, struct rl_decision *out);
+/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
+int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out);
+
+/* One request of cost 1: rl_gcra_check_n with cost 1. */
+int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+		  struct rl_decision *out);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,22 @@
 /*
  * leaky_bucket.h - nginx limit_req's queue: admitted requests are served one
- * per W/N ns, in order; a request arriving to an idle queue is served at
- * once, and at most B admitted requests may be waiting behind the one in
- * service. Each admitted request learns its delay (delay_ns) before it is
- * served, rounded up to a whole ns (service times are rational when N does
- * not divide W). Exact for every N and W; 24 bytes per key.
+ * unit per W/N ns, in order (a request of cost c, algo.h, takes c service
+ * slots); a request arriving to an idle queue is served at once, and at
+ * most B admitted units may be waiting behind the one in service. Each
+ * admitted request learns its delay (delay_ns, when its first unit starts
+ * service) before it is served, rounded up to a whole ns (service times are
+ * rational when N does not divide W). Exact for every N and W; 24 bytes
+ * per key.
  *
- * Boundary: admitted iff its delay is <= B * W / N (inclusive): B + 1
- * requests pass at one instant to an idle queue, the last waiting B * W / N.
+ * Boundary: admitted iff its last unit's wait is <= B * W / N (inclusive):
+ * B + 1 requests of cost 1 pass at one instant to an idle queue, the last
+ * waiting B * W / N. A cost above B is never admitted (retry_after_ns =
+ * RL_DURATION_MAX_NS), as the cost rules fix for every bucket algorithm,
+ * although an idle queue could serve B + 1 units: a cost of B passes an
+ * idle queue, B + 1 never does.
+ *
+ * Bound (max_admitted): at most B + 1 + floor(N * d / W) units admitted in
+ * any closed interval of length d ns (admitted, not yet served: the queue).
  */
 #ifndef RATELAB_LEAKY_BUCKET_H
 #define RATELAB_LEAKY_BUCKET_H
@@ -19,8 +28,13 @@
 extern "C" {
 #endif
 
-int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st,
-			  int64_t now_ns, struct rl_decision *out);
+/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
+int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			    int64_t cost, struct rl_decision *out);
+
+/* One request of cost 1: rl_leaky_bucket_check_n with cost 1. */
+int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+			  struct rl_decision *out);
 
 #ifdef __cplusplus
 }

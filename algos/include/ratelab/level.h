@@ -14,12 +14,13 @@
 #define RATELAB_LEVEL_H
 
 #include <stdint.h>
+#include "ratelab/static_assert.h"
 
 struct rl_level {
 	int64_t last_ns;   /* last seen time, ns */
 	uint64_t due_lo;   /* when the level reaches 0, in 1/N ns: low 64 bits */
 	uint32_t due_hi;   /* high 32 bits */
 };
-_Static_assert(sizeof(struct rl_level) == 24, "rl_level is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_level) == 24, "rl_level is 24 bytes");
 
 #endif

@@ -9,14 +9,15 @@
  * script alone, so clients racing on a key admit exactly what one client
  * would. The scripts decide exactly as the in-process algorithms (algo.h):
  * the same verdict, remaining, retry_after_ns, reset_ns and delay_ns for
- * every rule in range (W up to 10^18 ns, times up to 4 * 10^18 ns). Lua
+ * every rule, request cost (rl_limiter_check_n) (W up to 10^18 ns, times up to 4 * 10^18 ns). Lua
  * 5.1 numbers are doubles, exact only below 2^53, so the scripts never
  * compute with a value as a Lua number: they hold every integer as an
  * array of base-10^7 limbs (each limb product below 10^14 < 2^53) and do
  * schoolbook addition, subtraction and multiplication on them, and division
  * by estimating the quotient from the leading digits (shrunk so it never
  * overshoots) and correcting; values cross the wire as decimal strings.
- * Counts (at most 10^6) and the TTL in ms stay plain numbers.
+ * Counts (at most 10^6 units), costs (at most 10^9) and the TTL in ms
+ * stay plain numbers.
  *
  * Keys: the state of KEY lives in the hash PREFIX{KEY} (fields named after
  * the in-process state's, plus alg, the algorithm) and, for sliding_log,
@@ -101,6 +102,7 @@ struct rl_redis_req {
 	const char *key;
 	size_t key_len;  /* 1..RL_REDIS_KEY_MAX bytes, any bytes */
 	int64_t now_ns;  /* 0..RL_TIME_MAX_NS, or RL_REDIS_NOW */
+	int64_t cost;    /* units, 1..RL_COST_MAX (cost.md's semantics); 0 is taken as 1 */
 };
 
 struct rl_redis_answer {
@@ -138,6 +140,10 @@ void rl_redis_destroy(struct rl_redis *r);
  */
 int rl_redis_check(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
 		   size_t key_len, int64_t now_ns, struct rl_decision *out);
+
+/* rl_redis_check for a request of cost units, 1..RL_COST_MAX (else RL_EINVAL). */
+int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
+		     size_t key_len, int64_t now_ns, int64_t cost, struct rl_decision *out);
 
 /*
  * Decides n requests with one pipelined round trip, in order (the answers

@@ -10,7 +10,8 @@
  *   limit     = 10         requests per window, 1..10^6       (required)
  *   window    = 1s         an integer with unit ns, us, ms, s, m or h
  *                                                             (required)
- *   burst     = 20         bucket capacity, 1..10^9           (default: limit)
+ *   burst     = 20         bucket capacity, 1..10^9, for token_bucket, gcra
+ *                          and leaky_bucket only     (default: limit)
  *   on_error  = fail_open  or fail_closed: the verdict when the store cannot
  *                          decide (out of memory, RL_EFULL)   (default fail_open)
  *   max_keys  = 1000000    the tier's store cap, 1..2^32       (default 10^6)
@@ -111,15 +112,25 @@ const struct rl_tier *rl_registry_default(const struct rl_registry *r);
 size_t rl_registry_client_count(const struct rl_registry *r);
 const char *rl_registry_client_at(const struct rl_registry *r, size_t i, const struct rl_tier **tier);
 
-/* The tier of client (len bytes): its mapping, else the default. */
+/* The tier of client (len bytes; NULL with len 0: the empty id): its mapping, else the default. */
 const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const char *client, size_t len);
 
 /*
  * Decides one request of client at now_ns in its tier. Returns the verdict
- * (also in ans), or RL_ERANGE / RL_EINVAL for a caller's mistake.
+ * (also in ans), or RL_ERANGE / RL_EINVAL for a caller's mistake; then
+ * ans->verdict is RL_REJECTED (an error never reads as allowed). A NULL
+ * client with len 0 is the empty id.
  */
 int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
 		      struct rl_answer *ans);
+
+/*
+ * The same for a request of cost units (algo.h) in the tier's rule; an
+ * unlimited tier admits any valid cost. RL_EINVAL also for a cost outside
+ * [1, RL_COST_MAX]. rl_registry_check is this with cost 1.
+ */
+int rl_registry_check_n(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
+			int64_t cost, struct rl_answer *ans);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,13 @@
  *   1 <= window_ns <= RL_WINDOW_MAX_NS (10^18 ns, about 31.7 years)
  *   1 <= burst     <= RL_BURST_MAX   (10^9)
  * and request times satisfy 0 <= now_ns <= RL_TIME_MAX_NS (4 * 10^18 ns).
+ * A request may carry a cost c, 1 <= c <= RL_COST_MAX (10^9): it counts as c
+ * units against the rule, which then reads N units per W, burst B units
+ * (algo.h); a plain request costs 1. A cost outside that range is refused
+ * with RL_EINVAL by each check.
  * Within these ranges no arithmetic in ratelab overflows: products such as
- * limit * window_ns or burst * window_ns are formed in 128 bits.
+ * limit * window_ns, burst * window_ns or cost * window_ns are formed in
+ * 128 bits.
  */
 #ifndef RATELAB_RULE_H
 #define RATELAB_RULE_H
@@ -24,6 +29,7 @@ extern "C" {
 #define RL_WINDOW_MAX_NS 1000000000000000000LL
 #define RL_BURST_MAX 1000000000LL
 #define RL_TIME_MAX_NS 4000000000000000000LL
+#define RL_COST_MAX 1000000000LL
 
 /* Durations reported in decisions saturate here (about 292 years). */
 #define RL_DURATION_MAX_NS INT64_MAX

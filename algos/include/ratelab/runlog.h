@@ -1,6 +1,6 @@
 /*
- * runlog.h - a FIFO of (time, count) runs: the admitted requests of a
- * sliding window, one run per distinct time. It holds
+ * runlog.h - a FIFO of (time, count) runs: the admitted requests (or cost
+ * units) of a sliding window, one run per distinct time. It holds
  * O(min(admitted, distinct times)) memory in a ring that doubles when full
  * and, when its owner trims it, shrinks when a quarter full, so a million
  * admissions at one instant take one 16-byte run. Owners with many logs
@@ -16,13 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ratelab/static_assert.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct rl_run {
 	int64_t at;     /* time of the run, in the owner's unit */
-	uint32_t count; /* admissions at that time */
+	uint32_t count; /* admissions (units) at that time */
 };
 
 struct rl_runlog {
@@ -32,7 +34,7 @@ struct rl_runlog {
 	uint32_t cap;        /* runs allocated */
 	uint32_t total;      /* sum of the runs' counts */
 };
-_Static_assert(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
 
 /* Drops every run with at <= horizon (the oldest first); keeps the ring. */
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon);
@@ -44,16 +46,25 @@ void rl_runlog_trim(struct rl_runlog *log);
 /* Drops every run; keeps the ring for reuse. */
 void rl_runlog_clear(struct rl_runlog *log);
 
+/*
+ * Adds units admissions (units >= 1, total + units < 2^32) at time at
+ * (>= the newest run's). RL_OK or RL_ENOMEM.
+ */
+int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units);
+
 /* Adds one admission at time at (>= the newest run's). RL_OK or RL_ENOMEM. */
-int rl_runlog_push(struct rl_runlog *log, int64_t at);
+static inline int rl_runlog_push(struct rl_runlog *log, int64_t at)
+{
+	return rl_runlog_push_n(log, at, 1);
+}
 
 /* Empties the log, keeping nothing allocated. */
 void rl_runlog_free(struct rl_runlog *log);
 
 /*
- * Bytes the ring takes from the allocator: malloc_usable_size of the ring
- * plus the allocator's one-word chunk header (glibc), 0 with no ring.
- * At least cap * sizeof(struct rl_run); e.g. 80 for a 4-run (64-byte) ring.
+ * Bytes the ring takes from the allocator, 0 with no ring: on glibc its
+ * chunk (malloc_usable_size plus the one-word chunk header), elsewhere
+ * cap * sizeof(struct rl_run), a lower bound.
  */
 size_t rl_runlog_heap_bytes(const struct rl_runlog *log);
 

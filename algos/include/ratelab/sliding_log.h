@@ -1,16 +1,21 @@
 /*
- * sliding_log.h - the exact sliding window: a request at t is admitted iff
- * fewer than N admitted requests have times x with t - W < x <= t (the
- * window is open at its old end, closed at t). Admits at most N in any
- * interval of length W; it is the reference the simulator measures the
- * others against. Memory grows with admissions in the window (runlog.h);
- * the state owns heap memory, freed by the algorithm's release op.
+ * sliding_log.h - the exact sliding window: a request of cost c (algo.h) at
+ * t is admitted iff the units admitted at times x with t - W < x <= t (the
+ * window is open at its old end, closed at t), plus c, are at most N
+ * (inclusive: the request taking the window's last unit passes; a cost
+ * above N never does, retry_after_ns = RL_DURATION_MAX_NS). Admits at most
+ * N units in any interval of length W; it is the reference the simulator
+ * measures the others against. Bound (max_admitted): N * (floor(d / W) + 1)
+ * units in any closed interval of length d ns: N in a window (t - W, t]. Memory grows with the distinct admitted
+ * times in the window (runlog.h: one (time, units) run each); the state
+ * owns heap memory, freed by the algorithm's release op.
  */
 #ifndef RATELAB_SLIDING_LOG_H
 #define RATELAB_SLIDING_LOG_H
 
 #include "ratelab/algo.h"
 #include "ratelab/runlog.h"
+#include "ratelab/static_assert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,12 +23,17 @@ extern "C" {
 
 struct rl_sliding_log {
 	int64_t last_ns;      /* last seen time, ns */
-	struct rl_runlog log; /* admitted times, ns */
+	struct rl_runlog log; /* admitted (time ns, units) runs */
 };
-_Static_assert(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
 
-int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st,
-			 int64_t now_ns, struct rl_decision *out);
+/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
+int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			   int64_t cost, struct rl_decision *out);
+
+/* One request of cost 1: rl_sliding_log_check_n with cost 1. */
+int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+			 struct rl_decision *out);
 
 /* Heap bytes the state asked for beyond sizeof(struct rl_sliding_log): its
  * ring's cap * sizeof(struct rl_run). What the allocator holds for them,

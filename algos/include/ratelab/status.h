@@ -2,7 +2,8 @@
  * status.h - error codes shared by every ratelab call.
  *
  * Calls return RL_OK (0) or a negative rl_status; they never abort on a
- * caller's mistake. rl_strerror() names a code for messages.
+ * caller's mistake. rl_strerror() names a code for messages ("unknown
+ * status" for a value that is none of them).
  */
 #ifndef RATELAB_STATUS_H
 #define RATELAB_STATUS_H
@@ -11,14 +12,24 @@
 extern "C" {
 #endif
 
+/*
+ * Every status, once: X(NAME, value, message, meaning). The enum and
+ * rl_strerror() are derived from this list.
+ */
+#define RL_STATUS_LIST(X)                                                                      \
+	X(OK, 0, "ok", "success")                                                              \
+	X(EINVAL, -1, "invalid argument", "an argument is out of its documented range")        \
+	X(ENOMEM, -2, "out of memory", "an allocation failed; no decision was affected")       \
+	X(ERANGE, -3, "time out of range", "a time lies outside [0, RL_TIME_MAX_NS]")          \
+	X(EORDER, -4, "time went backwards", "a time went backwards where that is not allowed") \
+	X(EFULL, -5, "table full", "a bounded table or buffer is at capacity")                 \
+	X(ENOTFOUND, -6, "not found", "a file or name that does not exist (a config not opened)") \
+	X(EIO, -7, "input/output error", "reading a file failed (told apart from its end)")
+
 enum rl_status {
-	RL_OK = 0,
-	RL_EINVAL = -1,   /* an argument is out of its documented range */
-	RL_ENOMEM = -2,   /* an allocation failed; no decision was affected */
-	RL_ERANGE = -3,   /* a time lies outside [0, RL_TIME_MAX_NS] */
-	RL_EORDER = -4,   /* a time went backwards where that is not allowed */
-	RL_EFULL = -5,    /* a bounded table is at capacity */
-	RL_ENOTFOUND = -6 /* no such name */
+#define RL_STATUS_ENUM(name, value, message, meaning) RL_##name = value,
+	RL_STATUS_LIST(RL_STATUS_ENUM)
+#undef RL_STATUS_ENUM
 };
 
 /* The non-negative results of a check: the verdict. */

@@ -8,10 +8,10 @@
  * buckets and a 32-bit tag; it lives in one of its two buckets ("two
  * choices": a new key goes to the emptier one). There are
  * ceil(max_keys * 7 / 6) slots or more, so the table is at most 6/7 full.
- * Bytes per key at the cap: (8 + 4 * 16 + 16 * state_size) / 16 * 7 / 6,
- * i.e. 23.9 for gcra (16-byte state), 33.25 for the 24-byte states,
- * 42.6 plus the log's heap for sliding_log (its ring's malloc chunk: for a
- * 4-run ring, 80 bytes where 64 were asked for).
+ * Bytes per key at the cap: (8 + 4 * 16 + 16 * slot) / 16 * 7 / 6, where
+ * slot is the algorithm's state_size rounded up to 8, plus for a state
+ * that owns memory its heap_bytes (algo.h: the allocator's chunks, headers
+ * included). rl_store_stats counts them as held.
  *
  * Keys are fingerprints: the store keeps no key bytes. Two different keys
  * share one state iff they have the same 32-bit tag and meet in a bucket;
@@ -39,8 +39,8 @@
  * the order the locks were taken: N threads on one key admit exactly what
  * one thread would. There is no global lock; the only shared writes are
  * the key count and the sweep cursor (when a key is new or dropped), the
- * sliding logs' heap byte count (whenever a ring grows or shrinks) and the
- * statistics counters, all relaxed atomics.
+ * heap byte count of states that own memory (whenever one grows or
+ * shrinks) and the statistics counters, all relaxed atomics.
  *
  * Eviction. A key whose state is idle (the algorithm's is_idle: its full
  * quota is back) decides exactly like a fresh key, so it may be dropped
@@ -51,7 +51,7 @@
  * new key below the cap 3 buckets, 48 is_idle calls; a new key at the cap
  * up to 7 buckets, 112 is_idle calls (its two, SWEEP_WHEN_FULL = 4
  * try-swept, the one after insertion) and, with RL_FULL_EVICT, the victim
- * search: one reset computation (a check on a copy of the state) per key
+ * search: one reset computation (rl_limiter_reset_ns) per key
  * of its two buckets, and when those are empty up to EVICT_SEARCH = 8 more
  * buckets try-locked, 128 more reset computations at most. Idleness is judged at the time of the
  * check doing the sweep minus cfg.idle_grace_ns: the drop is invisible when
@@ -96,7 +96,7 @@ enum rl_when_full {
 #define RL_STORE_BUCKET_SLOTS 16
 
 /* The largest algorithm state the store takes, bytes. */
-#define RL_STORE_MAX_STATE 64
+#define RL_STORE_MAX_STATE RL_ALGO_MAX_STATE
 
 /*
  * max_keys above this is refused (RL_EINVAL): 2^32 keys. Its table alone
@@ -123,8 +123,7 @@ struct rl_store_stats {
 	size_t keys;            /* keys stored now */
 	size_t slots;           /* table slots allocated */
 	size_t bytes;           /* every byte the store holds: its struct, the table and,
-				 * for sliding_log, each ring's allocator chunk (usable
-				 * bytes plus glibc's header, rl_runlog_heap_bytes) */
+				 * for states that own memory, their heap_bytes */
 	uint64_t evicted_idle;  /* keys dropped because they were back at full quota */
 	uint64_t evicted_full;  /* keys dropped to make room at the cap */
 	uint64_t full_decided;  /* checks decided by the when_full policy */
@@ -132,8 +131,9 @@ struct rl_store_stats {
 
 /*
  * Returns RL_OK, RL_EINVAL (no limiter, max_keys 0 or above
- * RL_STORE_MAX_KEYS, a state larger than RL_STORE_MAX_STATE, a negative
- * grace) or RL_ENOMEM. The whole table is allocated here (zeroed pages the
+ * RL_STORE_MAX_KEYS, a state larger than RL_STORE_MAX_STATE, an algorithm
+ * that sets some but not all of release, heap_bytes and reset_ns, a
+ * negative grace) or RL_ENOMEM. The whole table is allocated here (zeroed pages the
  * system maps on first touch) and counted in the stats.
  */
 int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg);
@@ -145,11 +145,19 @@ void rl_store_destroy(struct rl_store *s);
  * Decides one request of key (key_len bytes) at now_ns, as
  * rl_limiter_check does on the key's state. Thread-safe. Returns RL_ALLOWED,
  * RL_REJECTED, RL_ERANGE (now_ns outside [0, RL_TIME_MAX_NS]; nothing is
- * stored), RL_ENOMEM (sliding_log could not grow), RL_EFULL (see Full) or
+ * stored), RL_ENOMEM (a state that owns memory could not grow), RL_EFULL (see Full) or
  * RL_EINVAL (NULL store, or NULL key with key_len > 0).
  */
 int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
 		   struct rl_decision *out);
+
+/*
+ * The same for a request of cost units (algo.h), as rl_limiter_check_n.
+ * RL_EINVAL also for a cost outside [1, RL_COST_MAX] (nothing is stored).
+ * rl_store_check is this with cost 1.
+ */
+int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
+		     int64_t cost, struct rl_decision *out);
 
 /*
  * A snapshot of the counters; under concurrent checks each field is exact

@@ -271,12 +271,15 @@ static int script_of(const struct rl_algo *a)
 /* The arguments of one EVALSHA, in buffers of its own. */
 struct cmd {
 	char keys[2][PREFIX_MAX + RL_REDIS_KEY_MAX + 8];
-	char num[5][24];
-	const char *argv[10];
-	size_t len[10];
+	char num[6][24];
+	const char *argv[11];
+	size_t len[11];
 };
 
-/* EVALSHA sha 2 PREFIX{key} PREFIX{key}:l now p1 p2 p3 grace ('' for now: Redis's TIME) */
+/*
+ * EVALSHA sha 2 PREFIX{key} PREFIX{key}:l now p1 p2 p3 grace ('' for now:
+ * Redis's TIME); the caller sets argv[10], the script's ARGV[6].
+ */
 static void build(const struct rl_redis *r, struct cmd *c, const char *sha, const char *key,
 		  size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3)
 {
@@ -301,10 +304,8 @@ static void build(const struct rl_redis *r, struct cmd *c, const char *sha, cons
 	size_t lens[10] = { 7, 40, 1, p + 2 + key_len, p + 4 + key_len };
 	for (int i = 0; i < 10; i++) {
 		c->argv[i] = argv[i];
-		if (i >= 5)
-			lens[i] = strlen(argv[i]);
+		c->len[i] = i >= 5 ? strlen(argv[i]) : lens[i];
 	}
-	memcpy(c->len, lens, sizeof(lens));
 }
 
 static int64_t parse_i64(const redisReply *e)
@@ -354,6 +355,8 @@ static int check_req(const struct rl_redis_req *q)
 		return RL_EINVAL;
 	if (q->now_ns != RL_REDIS_NOW && (q->now_ns < 0 || q->now_ns > RL_TIME_MAX_NS))
 		return RL_ERANGE;
+	if (q->cost < 0 || q->cost > RL_COST_MAX)
+		return RL_EINVAL;
 	return RL_OK;
 }
 
@@ -374,7 +377,10 @@ static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size
 		const struct rl_rule *rule = &q->rule->lim->rule;
 		build(r, &cmds[i], r->sha[script_of(q->rule->lim->algo)], q->key, q->key_len, q->now_ns,
 		      rule->limit, rule->window_ns, rule->burst);
-		if (redisAppendCommandArgv(r->c, 10, cmds[i].argv, cmds[i].len) != REDIS_OK) {
+		snprintf(cmds[i].num[5], sizeof(cmds[i].num[5]), "%lld", (long long)(q->cost ? q->cost : 1));
+		cmds[i].argv[10] = cmds[i].num[5];
+		cmds[i].len[10] = strlen(cmds[i].num[5]);
+		if (redisAppendCommandArgv(r->c, 11, cmds[i].argv, cmds[i].len) != REDIS_OK) {
 			drop(r, "cannot queue a command");
 			i = 0;
 			goto fail;
@@ -458,7 +464,16 @@ int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, si
 int rl_redis_check(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
 		   size_t key_len, int64_t now_ns, struct rl_decision *out)
 {
-	struct rl_redis_req q = { rule, key, key_len, now_ns };
+	return rl_redis_check_n(r, rule, key, key_len, now_ns, 1, out);
+}
+
+int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
+		     size_t key_len, int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	if (cost < 1 || cost > RL_COST_MAX)
+		return RL_EINVAL;
+
+	struct rl_redis_req q = { rule, key, key_len, now_ns, cost };
 	struct rl_redis_answer a;
 	int rc = rl_redis_check_batch(r, &q, 1, &a);
 
@@ -505,15 +520,11 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 		build(r, c, r->sha[RL_REDIS_SCRIPT_BREAKER], key, key_len, now, b->limit, b->window,
 		      b->open_for);
 		/* ARGV[6]: what to do */
-		const char *argv[11];
-		size_t lens[11];
-		memcpy(argv, c->argv, sizeof(c->argv));
-		memcpy(lens, c->len, sizeof(c->len));
-		argv[10] = record ? "handle" : "state";
-		lens[10] = strlen(argv[10]);
+		c->argv[10] = record ? "handle" : "state";
+		c->len[10] = strlen(c->argv[10]);
 		redisReply *rep = NULL;
 		r->st.round_trips++;
-		if (redisAppendCommandArgv(r->c, 11, argv, lens) != REDIS_OK ||
+		if (redisAppendCommandArgv(r->c, 11, c->argv, c->len) != REDIS_OK ||
 		    redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
 			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
 			break;

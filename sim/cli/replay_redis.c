@@ -2,7 +2,7 @@
  * replay_redis.c - `ratelab replay --redis HOST:PORT [--redis-batch K]
  * [--redis-prefix P] [--redis-timeout MS]`: the replay's lines decided in
  * Redis (redis.h), K lines per pipelined round trip, printed exactly as
- * the in-process replay prints them (replay.h). Keys keep their state in
+ * the in-process replay prints them (replay.h), costs included. Keys keep their state in
  * Redis between runs (that is what a shared store is for): a fresh
  * --redis-prefix is a fresh replay. The trace's times are logical, so the
  * keys' TTL grace is a day of wall time. At the end one line on stderr
@@ -19,7 +19,7 @@
 enum { BATCH_MAX = 10000, GRACE_MS = 86400000 };
 
 struct pending {
-	int64_t t;
+	int64_t t, cost;
 	const struct rl_tier *tier;
 	size_t rule;  /* index into the rules: the tier's, or 0 */
 	long lineno;
@@ -27,7 +27,7 @@ struct pending {
 };
 
 struct run {
-	const struct replay *rp;
+	const struct cli_replay *rp;
 	struct rl_redis *r;
 	struct rl_redis_rule *rules;
 	struct pending *p;
@@ -43,27 +43,27 @@ static int parse_target(const char *s, char *host, size_t host_len, int *port)
 	int64_t v;
 
 	if (!colon || colon == s || !rl_parse_i64(colon + 1, &v) || v < 1 || v > 65535)
-		return rl_usage_error("replay", "--redis '%s' is not HOST:PORT (PORT in 1..65535)", s);
+		return cli_usage_error("replay", "--redis '%s' is not HOST:PORT (PORT in 1..65535)", s);
 	const char *h = s;
 	size_t len = (size_t)(colon - s);
 	if (h[0] == '[' && len >= 2 && h[len - 1] == ']')
 		h++, len -= 2;
 	if (len == 0 || len >= host_len)
-		return rl_usage_error("replay", "--redis '%s': bad host", s);
+		return cli_usage_error("replay", "--redis '%s': bad host", s);
 	memcpy(host, h, len);
 	host[len] = '\0';
 	*port = (int)v;
-	return RL_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 static int parse_ms(const char *name, const char *s, int64_t max, int64_t *out)
 {
 	if (!rl_parse_i64(s, out) || *out < 1 || *out > max)
-		return rl_usage_error("replay", "--%s '%s' is not an integer in [1, %lld]", name, s, (long long)max);
-	return RL_EXIT_OK;
+		return cli_usage_error("replay", "--%s '%s' is not an integer in [1, %lld]", name, s, (long long)max);
+	return CLI_EXIT_OK;
 }
 
-/* Decides and prints the pending lines in order; RL_EXIT_FAIL at a Redis error. */
+/* Decides and prints the pending lines in order; CLI_EXIT_FAIL at a Redis error. */
 static int flush(struct run *x)
 {
 	size_t m = 0;
@@ -72,19 +72,19 @@ static int flush(struct run *x)
 		if (x->p[i].tier && x->p[i].tier->unlimited)
 			continue;
 		x->reqs[m++] = (struct rl_redis_req){ &x->rules[x->p[i].rule], x->p[i].key,
-						      strlen(x->p[i].key), x->p[i].t };
+						      strlen(x->p[i].key), x->p[i].t, x->p[i].cost };
 	}
 	if (m && rl_redis_check_batch(x->r, x->reqs, m, x->ans) != RL_OK) {
 		fflush(stdout);
 		fputs("ratelab replay: out of memory\n", stderr);
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
 	m = 0;
 	for (size_t i = 0; i < x->n; i++) {
 		struct rl_decision none = { 0 };
 		const struct pending *p = &x->p[i];
 		if (p->tier && p->tier->unlimited) {
-			rl_replay_print(x->rp, p->tier, RL_ALLOWED, &none);
+			cli_replay_print(x->rp, p->tier, RL_ALLOWED, &none);
 			continue;
 		}
 		const struct rl_redis_answer *a = &x->ans[m++];
@@ -92,17 +92,17 @@ static int flush(struct run *x)
 			fflush(stdout);
 			fprintf(stderr, "ratelab replay: line %ld: %s\n", p->lineno,
 				a->rc == RL_EREDIS ? rl_redis_error(x->r) : rl_redis_strerror(a->rc));
-			return RL_EXIT_FAIL;
+			return CLI_EXIT_FAIL;
 		}
-		rl_replay_print(x->rp, p->tier, a->rc, &a->d);
+		cli_replay_print(x->rp, p->tier, a->rc, &a->d);
 	}
 	x->n = 0;
-	return RL_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 static int setup(struct run *x, size_t batch)
 {
-	const struct replay *rp = x->rp;
+	const struct cli_replay *rp = x->rp;
 	const struct replay_opts *ro = &rp->ro;
 	struct rl_redis_config cfg = { .ttl_grace_ms = GRACE_MS, .prefix = ro->redis_prefix };
 	char host[256], msg[320];
@@ -117,7 +117,7 @@ static int setup(struct run *x, size_t batch)
 	cfg.command_timeout_ms = cfg.connect_timeout_ms = timeout;
 	int rc = rl_redis_create(&x->r, &cfg, msg, sizeof(msg));
 	if (rc == RL_EINVAL)
-		return rl_usage_error("replay", "%s", msg);
+		return cli_usage_error("replay", "%s", msg);
 	size_t nrules = rp->reg ? rl_registry_tier_count(rp->reg) : 1;
 	x->rules = calloc(nrules, sizeof(*x->rules));
 	x->p = calloc(batch, sizeof(*x->p));
@@ -125,51 +125,54 @@ static int setup(struct run *x, size_t batch)
 	x->ans = calloc(batch, sizeof(*x->ans));
 	if (rc || !x->rules || !x->p || !x->reqs || !x->ans) {
 		fputs("ratelab replay: out of memory\n", stderr);
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < nrules; i++) {
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
 		x->rules[i] = (struct rl_redis_rule){ t ? &t->limiter : &rp->lim, t && t->fail_closed,
 						      t ? t->redis_timeout_ms : 0 };
 	}
-	return RL_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-int rl_replay_redis(const struct replay *rp)
+int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 {
 	struct run x = { .rp = rp };
 	int64_t batch = 1;
-	int status = RL_EXIT_OK;
+	int status = CLI_EXIT_OK;
 
 	if (rp->ro.redis_batch && (status = parse_ms("redis-batch", rp->ro.redis_batch, BATCH_MAX, &batch)))
 		return status;
-	struct rl_lines in = { .in = stdin };
 	if (!(status = setup(&x, (size_t)batch))) {
-		char *line, *key;
-		rl_stdout_buffered();
-		while ((line = rl_lines_next(&in))) {
+		char *line;
+		cli_stdout_buffered();
+		while ((line = sim_lines_next(in))) {
 			struct pending *p = &x.p[x.n];
-			if ((status = rl_replay_parse(rp, &in, line, &p->t, &key, &p->tier))) {
+			struct cli_replay_line l;
+			if ((status = cli_replay_parse(rp, in, line, &l))) {
 				/* the lines before it are answered first, as in-process */
 				int st = flush(&x);
 				status = st ? st : status;
 				break;
 			}
-			if (strlen(key) > RL_REDIS_KEY_MAX) {
+			if (l.key_len > RL_REDIS_KEY_MAX) {
 				int st = flush(&x);
-				status = st ? st : rl_usage_error("replay", "line %ld: key longer than %d bytes",
-								   in.lineno, RL_REDIS_KEY_MAX);
+				status = st ? st : cli_usage_error("replay", "line %ld: key longer than %d bytes",
+								    in->lineno, RL_REDIS_KEY_MAX);
 				break;
 			}
-			memcpy(p->key, key, strlen(key) + 1);
-			p->lineno = in.lineno;
-			p->rule = p->tier ? (size_t)(p->tier - rl_registry_tier_at(rp->reg, 0)) : 0;
+			memcpy(p->key, l.key, l.key_len + 1);
+			p->t = l.t;
+			p->cost = l.cost;
+			p->tier = l.tier;
+			p->lineno = in->lineno;
+			p->rule = l.map;
 			if (++x.n == (size_t)batch && (status = flush(&x)))
 				break;
 		}
 		if (!status)
 			status = flush(&x);
-		status = rl_lines_end(&in, "replay", status);
+		status = cli_lines_end(in, "replay", status);
 	}
 	if (x.r) {
 		struct rl_redis_stats st;
@@ -181,21 +184,21 @@ int rl_replay_redis(const struct replay *rp)
 		if (st.fallbacks)
 			fprintf(stderr, "ratelab replay: redis %s: %s\n", rp->ro.redis, rl_redis_error(x.r));
 	}
-	rl_lines_free(&in);
 	rl_redis_destroy(x.r);
 	free(x.rules);
 	free(x.p);
 	free(x.reqs);
 	free(x.ans);
-	return rl_output_end("replay", status);
+	return cli_output_end("replay", status);
 }
 
 #else
 
-int rl_replay_redis(const struct replay *rp)
+int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 {
 	(void)rp;
-	return rl_usage_error("replay", "--redis: this ratelab was built without the Redis backend "
+	(void)in;
+	return cli_usage_error("replay", "--redis: this ratelab was built without the Redis backend "
 			      "(hiredis was not found)");
 }
 

@@ -1,5 +1,6 @@
 /*
- * cmd_check.c - `ratelab check --config FILE`: loads a tiers file
+ * cmd_check.c - `ratelab check [--config] FILE`: loads a tiers file (FILE
+ * "-": standard input)
  * (registry.h) and prints the rules it resolves to, one line per tier,
  * per mapped client and for the default; a bad file gets its
  * "FILE:LINE: problem" message and exit status 2.
@@ -11,8 +12,10 @@
 
 static const char usage[] =
 	"usage: ratelab check --config FILE\n"
+	"       ratelab check FILE\n"
 	"\n"
-	"Validates a tiers file (format: examples/tiers.ini) and prints, in order:\n"
+	"Validates a tiers file (format: examples/tiers.ini; '-': standard input) and\n"
+	"prints, in order:\n"
 	"  tier NAME algorithm=A limit=N window_ns=W burst=B on_error=E max_keys=K when_full=F\n"
 	"  tier NAME unlimited on_error=E\n"
 	"  client ID tier=NAME          (sorted by id)\n"
@@ -24,36 +27,48 @@ static const char *when_full_name(enum rl_when_full wf)
 	return wf == RL_FULL_EVICT ? "evict" : wf == RL_FULL_FAIL_OPEN ? "fail_open" : "fail_closed";
 }
 
-int rl_cmd_check(int argc, char **argv)
-{
-	struct rl_opts o = { argc, argv, 0 };
-	const char *name, *val, *config = NULL;
-	int at; /* index of the argument being parsed, for messages */
+enum { O_CONFIG, O_COUNT };
 
-	while ((at = o.cur, name = rl_opt_next(&o, &val, rl_opt_all_but_help))) {
-		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
-			return RL_EXIT_OK;
-		}
-		if (strcmp(name, "config") != 0)
-			return rl_usage_error("check", "unknown option or argument '%s' (see --help)",
-					      o.argv[at]);
-		if (!val)
-			return rl_usage_error("check", "option --config needs a value");
-		config = val;
+static const struct cli_option options[O_COUNT] = {
+	[O_CONFIG] = { "config", CLI_VALUE },
+};
+
+int cli_cmd_check(int argc, char **argv)
+{
+	struct cli_args a;
+	const char *config;
+	int status = cli_parse("check", argc, argv, options, O_COUNT, 1, &a);
+
+	if (status == CLI_HELP) {
+		fputs(usage, stdout);
+		return cli_output_end("check", CLI_EXIT_OK);
 	}
+	if (status)
+		return status;
+	if (a.value[O_CONFIG] && a.npos)
+		return cli_usage_error("check", "give the tiers file once: --config %s or %s",
+				       cli_quote(a.value[O_CONFIG]), cli_quote(a.pos[0]));
+	config = a.value[O_CONFIG] ? a.value[O_CONFIG] : a.npos ? a.pos[0] : NULL;
 	if (!config)
-		return rl_usage_error("check", "--config FILE is required (see --help)");
+		return cli_usage_error("check", "--config FILE is required (see --help)");
+	/* The registry reads a path; standard input has one on Linux. */
+	bool from_stdin = strcmp(config, "-") == 0;
 
 	struct rl_registry *r;
 	char err[512];
-	int rc = rl_registry_load(&r, config, err, sizeof(err));
+	int rc = rl_registry_load(&r, from_stdin ? "/dev/stdin" : config, err, sizeof(err));
+	const char *shown = err;
+	if (from_stdin && strncmp(err, "/dev/stdin", 10) == 0) {
+		memcpy(err + 5, "-", 1); /* "/dev/stdin:3: x" -> "-:3: x" */
+		shown = err + 5;
+		memmove(err + 6, err + 10, strlen(err + 10) + 1);
+	}
 	if (rc == RL_ENOMEM) {
-		fprintf(stderr, "ratelab check: %s\n", err);
-		return RL_EXIT_FAIL;
+		fprintf(stderr, "ratelab check: %s\n", shown);
+		return CLI_EXIT_FAIL;
 	}
 	if (rc)
-		return rl_usage_error("check", "%s", err);
+		return cli_usage_error("check", "%s", shown);
 
 	for (size_t i = 0; i < rl_registry_tier_count(r); i++) {
 		const struct rl_tier *t = rl_registry_tier_at(r, i);
@@ -75,5 +90,5 @@ int rl_cmd_check(int argc, char **argv)
 	}
 	printf("default tier=%s\n", rl_registry_default(r)->name);
 	rl_registry_destroy(r);
-	return rl_output_end("check", RL_EXIT_OK);
+	return cli_output_end("check", CLI_EXIT_OK);
 }

@@ -5,21 +5,23 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ratelab/version.h"
 
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "breaker", rl_cmd_breaker, "drive the rate-limit circuit breaker with handle/state lines" },
-	{ "replay", rl_cmd_replay, "decide a trace of 'T KEY' lines with one algorithm" },
-	{ "check", rl_cmd_check, "validate a tiers config file and print the resolved rules" },
-	{ "sim", rl_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
+	{ "breaker", cli_cmd_breaker, "drive the rate-limit circuit breaker with handle/state lines" },
+	{ "replay", cli_cmd_replay, "decide a trace of 'T KEY [COST]' lines with one algorithm" },
+	{ "check", cli_cmd_check, "validate a tiers config file and print the resolved rules" },
+	{ "sim", cli_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: ratelab COMMAND [OPTIONS]   (ratelab COMMAND --help for each)\n\n"
+	fputs("usage: ratelab COMMAND [OPTIONS]   (ratelab COMMAND --help for each)\n"
+	      "       ratelab --version\n\n"
 	      "ratelab: exact rate-limiting algorithms, the rate-limit circuit breaker,\n"
 	      "a simulator and benchmarks.\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -30,16 +32,20 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
-		return RL_EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return rl_output_end("--help", RL_EXIT_OK);
+		return cli_output_end("--help", CLI_EXIT_OK);
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ratelab %s\n", rl_version());
+		return cli_output_end("--version", CLI_EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 2, argv + 2);
 	fprintf(stderr, "ratelab: unknown command '%s'\n", argv[1]);
 	usage(stderr);
-	return RL_EXIT_USAGE;
+	return CLI_EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,11 +19,11 @@
 #include "sim_breaker_run.h"
 #include "sim_run.h"
 
-#ifndef RL_SCENARIO_DIR
-#define RL_SCENARIO_DIR "sim/scenarios"
+#ifndef CLI_SCENARIO_DIR
+#define CLI_SCENARIO_DIR "sim/scenarios"
 #endif
 
-#define MAX_FILES 256
+#define MAX_FILES 256 /* scenario files named on the command line */
 
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
@@ -41,11 +42,14 @@ static const char usage[] =
 static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
-	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec\n";
+	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,"
+	"own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,"
+	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct\n";
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
-	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window\n";
+	"scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window,limit,"
+	"window_ns\n";
 
 struct sim_opts {
 	const char *out;
@@ -55,43 +59,39 @@ struct sim_opts {
 	size_t nfiles;
 };
 
-static bool takes_value(const char *name)
-{
-	return strcmp(name, "out") == 0 || strcmp(name, "seed") == 0;
-}
+enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_COUNT };
+
+static const struct cli_option options[O_COUNT] = {
+	[O_OUT] = { "out", CLI_VALUE },
+	[O_SEED] = { "seed", CLI_VALUE },
+	[O_NO_TIMING] = { "no-timing", CLI_FLAG },
+	[O_QUIET] = { "quiet", CLI_FLAG },
+};
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
 {
-	struct rl_opts o = { argc, argv, 0 };
-	const char *name, *val;
+	struct cli_args a;
+	int64_t seed;
+	int status = cli_parse("sim", argc, argv, options, O_COUNT, MAX_FILES, &a);
 
-	while ((name = rl_opt_next(&o, &val, takes_value))) {
-		int64_t seed;
-		if (strcmp(name, "help") == 0) {
-			fputs(usage, stdout);
-			return -1;
-		} else if (!*name) {
-			if (so->nfiles == MAX_FILES)
-				return rl_usage_error("sim", "more than %d scenario files", MAX_FILES);
-			so->files[so->nfiles++] = val;
-		} else if (strcmp(name, "no-timing") == 0 && !val) {
-			so->timing = false;
-		} else if (strcmp(name, "quiet") == 0 && !val) {
-			so->quiet = true;
-		} else if (!takes_value(name)) {
-			return rl_usage_error("sim", "unknown option '%s' (see --help)", o.argv[o.cur - 1]);
-		} else if (!val) {
-			return rl_usage_error("sim", "option --%s needs a value", name);
-		} else if (strcmp(name, "out") == 0) {
-			so->out = val;
-		} else if (!rl_parse_i64(val, &seed) || seed < 0) {
-			return rl_usage_error("sim", "--seed '%s' is not a non-negative integer", val);
-		} else {
-			so->seed = (uint64_t)seed;
-			so->seed_given = true;
-		}
+	if (status == CLI_HELP)
+		fputs(usage, stdout);
+	if (status)
+		return status;
+	if (a.value[O_OUT])
+		so->out = a.value[O_OUT];
+	if (a.value[O_SEED]) {
+		if ((status = cli_int("sim", "--seed", a.value[O_SEED], 0, INT64_MAX, &seed)))
+			return status;
+		so->seed = (uint64_t)seed;
+		so->seed_given = true;
 	}
-	return RL_EXIT_OK;
+	if (a.value[O_NO_TIMING])
+		so->timing = false;
+	so->quiet = a.value[O_QUIET] != NULL;
+	for (size_t i = 0; i < a.npos; i++)
+		so->files[so->nfiles++] = a.pos[i];
+	return CLI_EXIT_OK;
 }
 
 static int by_name(const void *a, const void *b)
@@ -118,32 +118,52 @@ static bool find_default_dir(char *dir, size_t len)
 				return true;
 		}
 	}
-	snprintf(dir, len, "%s", RL_SCENARIO_DIR);
+	snprintf(dir, len, "%s", CLI_SCENARIO_DIR);
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Lists dir's *.ini files, sorted; the names are malloc'd into names. */
-static int list_default(char **names, size_t *n)
+/*
+ * Lists dir's *.ini files, sorted, into *names (malloc'd, *n of them), all
+ * of them: out of memory or a directory read error fails the command.
+ */
+static int list_default(char ***names, size_t *n)
 {
 	char dir[PATH_MAX];
 	DIR *d;
 	struct dirent *e;
+	size_t cap = 0;
+	int status = CLI_EXIT_OK;
 
-	if (!find_default_dir(dir, sizeof(dir)) || !(d = opendir(dir)))
-		return rl_usage_error("sim", "no scenario given and the default set (sim/scenarios) was not found");
+	*names = NULL;
 	*n = 0;
-	while ((e = readdir(d)) && *n < MAX_FILES) {
+	if (!find_default_dir(dir, sizeof(dir)) || !(d = opendir(dir)))
+		return cli_usage_error("sim", "no scenario given and the default set (sim/scenarios) was not found");
+	for (errno = 0; (e = readdir(d)); errno = 0) {
 		size_t len = strlen(e->d_name);
 		if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
 			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **grown = realloc(*names, cap * sizeof(*grown));
+			if (!grown)
+				break;
+			*names = grown;
+		}
 		size_t size = strlen(dir) + len + 2;
-		if (!(names[*n] = malloc(size)))
+		if (!((*names)[*n] = malloc(size)))
 			break;
-		snprintf(names[(*n)++], size, "%s/%s", dir, e->d_name);
+		snprintf((*names)[(*n)++], size, "%s/%s", dir, e->d_name);
+	}
+	if (e || errno) {
+		fprintf(stderr, "ratelab sim: listing %s: %s\n", dir, e ? "out of memory" : strerror(errno));
+		status = CLI_EXIT_FAIL;
 	}
 	closedir(d);
-	qsort(names, *n, sizeof(*names), by_name);
-	return *n ? RL_EXIT_OK : rl_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK && !*n)
+		status = cli_usage_error("sim", "no .ini file in %s", dir);
+	if (status == CLI_EXIT_OK)
+		qsort(*names, *n, sizeof(**names), by_name);
+	return status;
 }
 
 static int mkdir_p(const char *path)
@@ -195,9 +215,9 @@ static double pct(int64_t part, int64_t whole)
 
 static int close_out(FILE *f, int status)
 {
-	if (f && fclose(f) != 0 && status == RL_EXIT_OK) {
+	if (f && fclose(f) != 0 && status == CLI_EXIT_OK) {
 		fputs("ratelab sim: write error\n", stderr);
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
 	return status;
 }
@@ -207,21 +227,35 @@ static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
 	fprintf(arg, "%lld,%s\n", (long long)t, rl_breaker_state_name(to));
 }
 
+/* The polite clients' columns; empty when the scenario has none. */
+static void write_clients(FILE *f, const struct sim_clients *c)
+{
+	if (!c->requests) {
+		fputs(",,,,,", f);
+		return;
+	}
+	fprintf(f, "%lld,%lld,%.6f,", (long long)c->requests, (long long)c->served, pct(c->gave_up, c->requests));
+	if (c->served)
+		fprintf(f, "%.6f,%.6f,", (double)c->wait_ns_sum / (double)c->served / 1e6, (double)c->wait_ns_max / 1e6);
+	else
+		fputs(",,", f);
+}
+
 struct outputs {
 	const struct sim_opts *so;
 	FILE *summary, *breaker, *diverged;
 };
 
-static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct rl_algo *algo,
+static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_algo *algo,
 		    uint64_t seed)
 {
-	const struct rl_scenario *sc = tr->sc;
+	const struct sim_scenario *sc = tr->sc;
 	size_t nb = (size_t)((sc->duration_ns + sc->bucket_ns - 1) / sc->bucket_ns);
-	struct rl_sim_hooks h = { .series_admitted = calloc(nb, sizeof(int64_t)),
+	struct sim_hooks h = { .series_admitted = calloc(nb, sizeof(int64_t)),
 				  .series_rejected = calloc(nb, sizeof(int64_t)), .nbuckets = nb };
-	struct rl_sim_result r;
-	char name[2 * RL_SIM_NAME_MAX + 16];
-	int rc = h.series_admitted && h.series_rejected ? rl_sim_run(tr, algo, &h, &r) : RL_ENOMEM;
+	struct sim_result r;
+	char name[2 * SIM_NAME_MAX + 16];
+	int rc = h.series_admitted && h.series_rejected ? sim_run(tr, algo, &h, &r) : RL_ENOMEM;
 	FILE *f = NULL;
 
 	if (rc == RL_OK) {
@@ -241,8 +275,23 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 				(unsigned long long)seed, (long long)r.requests, (long long)r.diverged_allows,
 				pct(r.diverged_allows, r.requests), (long long)r.diverged_rejects,
 				pct(r.diverged_rejects, r.requests));
-		fprintf(o->summary, "%.6f,%.6f,%.1f,%lld,%.0f\n", r.long_run_rate_ratio, r.jain_index,
-			r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		fprintf(o->summary, "%.6f,", r.long_run_rate_ratio);
+		if (!isnan(r.jain_index))
+			fprintf(o->summary, "%.6f", r.jain_index);
+		fprintf(o->summary, ",%.1f,%lld,%.0f,", r.state_bytes_mean, (long long)r.state_bytes_max, dps);
+		if (sc->compare)
+			fprintf(o->summary, "%lld,%lld,%.6f,", (long long)r.own_bound, (long long)r.beyond_bound,
+				pct(r.beyond_bound, r.admitted));
+		else
+			fputs(",,,", o->summary);
+		write_clients(o->summary, &r.clients);
+		fprintf(o->summary, "%.6f,%.6f,", pct(r.heavy_keys, r.active_keys), pct(r.heavy_requests, r.requests));
+		if (sc->compare && r.false_allows + r.false_rejects)
+			fprintf(o->summary, "%.6f", pct(r.heavy_false, r.false_allows + r.false_rejects));
+		fputc(',', o->summary);
+		if (r.estimate_n)
+			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
+		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
 		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, algo->name,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
@@ -259,112 +308,119 @@ static int run_algo(struct outputs *o, struct rl_sim_traffic *tr, const struct r
 	free(h.series_rejected);
 	if (rc) {
 		fprintf(stderr, "ratelab sim: %s/%s: %s\n", sc->name, algo->name, rl_strerror(rc));
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
-	return f ? close_out(f, RL_EXIT_OK) : RL_EXIT_FAIL;
+	return f ? close_out(f, CLI_EXIT_OK) : CLI_EXIT_FAIL;
 }
 
-static int run_breaker(struct outputs *o, struct rl_sim_traffic *tr, uint64_t seed)
+static int run_breaker(struct outputs *o, struct sim_traffic *tr, uint64_t seed)
 {
-	const struct rl_scenario *sc = tr->sc;
-	struct rl_sim_breaker_result r;
-	char name[RL_SIM_NAME_MAX + 32];
+	const struct sim_scenario *sc = tr->sc;
+	struct sim_breaker_result r;
+	char name[SIM_NAME_MAX + 32];
 
 	snprintf(name, sizeof(name), "series/breaker_%s.csv", sc->name);
 	FILE *f = open_series(o->so->out, name, sc->name, "breaker", seed, "t_ns,state\n");
 	if (!f)
-		return RL_EXIT_FAIL;
-	int rc = rl_sim_run_breaker(tr, write_transition, f, &r);
+		return CLI_EXIT_FAIL;
+	int rc = sim_run_breaker(tr, write_transition, f, &r);
 	if (rc) {
 		fclose(f);
 		fprintf(stderr, "ratelab sim: %s/breaker: %s\n", sc->name, rl_strerror(rc));
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
-	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld\n", sc->name,
+	fprintf(o->breaker, "%s,%llu,%lld,%lld,%.6f,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", sc->name,
 		(unsigned long long)seed, (long long)r.requests, (long long)r.allowed,
 		pct(r.requests - r.allowed, r.requests), (long long)r.openings, (long long)r.state_ns[0],
-		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window);
-	return close_out(f, RL_EXIT_OK);
+		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window,
+		(long long)r.limit, (long long)r.window_ns);
+	return close_out(f, CLI_EXIT_OK);
 }
 
-static int run_scenario(struct outputs *o, struct rl_scenario *sc)
+static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 {
-	struct rl_sim_traffic tr;
+	struct sim_traffic tr;
 	char msg[600];
 	size_t n;
 	const struct rl_algo *const *all = rl_algo_all(&n);
 	uint64_t seed = o->so->seed_given ? o->so->seed : sc->seed;
-	int status = RL_EXIT_OK, rc = rl_sim_traffic_create(&tr, sc, seed, msg, sizeof(msg));
+	int status = CLI_EXIT_OK, rc = sim_traffic_create(&tr, sc, seed, msg, sizeof(msg));
 
-	if (rc) {
+	if (rc == RL_ENOMEM || rc == RL_EIO) {
 		fprintf(stderr, "ratelab sim: %s\n", msg);
-		return rc == RL_ENOMEM ? RL_EXIT_FAIL : RL_EXIT_USAGE;
+		return CLI_EXIT_FAIL;
 	}
+	if (rc)
+		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
-	for (size_t i = 0; i < n && status == RL_EXIT_OK; i++)
+	for (size_t i = 0; i < n && status == CLI_EXIT_OK; i++)
 		if (sc->algo_mask & (1u << i))
 			status = run_algo(o, &tr, all[i], seed);
-	if (status == RL_EXIT_OK)
+	if (status == CLI_EXIT_OK)
 		status = run_breaker(o, &tr, seed);
-	rl_sim_traffic_destroy(&tr);
+	sim_traffic_destroy(&tr);
 	fflush(stdout);
 	return status;
 }
 
 /* Loads every file (expanding sweeps) into *out; exit status. */
-static int load_all(char **files, size_t nfiles, struct rl_scenario **out, size_t *count)
+static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size_t *count)
 {
-	struct rl_scenario base;
+	struct sim_scenario base;
 	size_t cap = 0;
 	char msg[600];
 
 	*out = NULL;
 	*count = 0;
 	for (size_t i = 0; i < nfiles; i++) {
-		struct rl_sim_traffic tr;
-		int rc = rl_scenario_load(files[i], &base, msg, sizeof(msg));
-		if (rc == RL_OK && (rc = rl_sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
-			rl_sim_traffic_destroy(&tr); /* traces checked before anything is written */
-		if (rc) {
+		struct sim_traffic tr;
+		int rc = sim_scenario_load(files[i], &base, msg, sizeof(msg));
+		if (rc == RL_OK && (rc = sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
+			sim_traffic_destroy(&tr); /* traces checked before anything is written */
+		if (rc == RL_ENOMEM || rc == RL_EIO) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
-			return rc == RL_ENOMEM ? RL_EXIT_FAIL : RL_EXIT_USAGE;
+			return CLI_EXIT_FAIL;
 		}
+		if (rc)
+			return cli_usage_error("sim", "%s", msg);
 		size_t add = base.nsweep ? base.nsweep : 1;
 		if (*count + add > cap) {
 			cap = (*count + add) * 2;
-			struct rl_scenario *grown = realloc(*out, cap * sizeof(**out));
+			struct sim_scenario *grown = realloc(*out, cap * sizeof(**out));
 			if (!grown) {
 				fputs("ratelab sim: out of memory\n", stderr);
-				return RL_EXIT_FAIL;
+				return CLI_EXIT_FAIL;
 			}
 			*out = grown;
 		}
 		if (!base.nsweep)
 			(*out)[(*count)++] = base;
 		for (size_t j = 0; j < base.nsweep; j++)
-			rl_scenario_at_load(&base, base.sweep_pct[j], &(*out)[(*count)++]);
+			sim_scenario_at_load(&base, base.sweep_pct[j], &(*out)[(*count)++]);
 	}
-	return RL_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-int rl_cmd_sim(int argc, char **argv)
+int cli_cmd_sim(int argc, char **argv)
 {
 	struct sim_opts so = { .out = "results/sim", .timing = true };
-	char *defaults[MAX_FILES];
+	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
-	struct rl_scenario *scs = NULL;
+	struct sim_scenario *scs = NULL;
 	int status = parse_opts(argc, argv, &so);
 
 	if (status)
-		return status < 0 ? RL_EXIT_OK : status;
-	if (!so.nfiles && (status = list_default(defaults, &ndefaults)))
-		return status;
-	status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
-			   : load_all(defaults, ndefaults, &scs, &nsc);
+		return status < 0 ? CLI_EXIT_OK : status;
+	if (!so.nfiles)
+		status = list_default(&defaults, &ndefaults);
+	if (!status)
+		status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
+				   : load_all(defaults, ndefaults, &scs, &nsc);
 	for (size_t i = 0; i < ndefaults; i++)
 		free(defaults[i]);
+	free(defaults);
 	if (status) {
 		free(scs);
 		return status;
@@ -376,21 +432,21 @@ int rl_cmd_sim(int argc, char **argv)
 	if (mkdir_p(series) != 0) {
 		fprintf(stderr, "ratelab sim: cannot create %s: %s\n", series, strerror(errno));
 		free(scs);
-		return RL_EXIT_FAIL;
+		return CLI_EXIT_FAIL;
 	}
 	o.summary = open_out(so.out, "summary.csv", summary_header);
 	o.breaker = open_out(so.out, "breaker.csv", breaker_header);
 	o.diverged = open_out(so.out, "diverged.csv", diverged_header);
-	status = o.summary && o.breaker && o.diverged ? RL_EXIT_OK : RL_EXIT_FAIL;
-	if (status == RL_EXIT_OK && so.seed_given)
+	status = o.summary && o.breaker && o.diverged ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if (status == CLI_EXIT_OK && so.seed_given)
 		printf("ratelab sim: seed %llu\n", (unsigned long long)so.seed);
-	for (size_t i = 0; i < nsc && status == RL_EXIT_OK; i++)
+	for (size_t i = 0; i < nsc && status == CLI_EXIT_OK; i++)
 		status = run_scenario(&o, &scs[i]);
 	status = close_out(o.summary, status);
 	status = close_out(o.breaker, status);
 	status = close_out(o.diverged, status);
 	free(scs);
-	if (status == RL_EXIT_OK)
+	if (status == CLI_EXIT_OK)
 		printf("ratelab sim: wrote %s/summary.csv, %s/breaker.csv and %s/\n", so.out, so.out, series);
 	return status;
 }

@@ -1,0 +1,45 @@
+/*
+ * algo_list.c - the algorithm registry, derived from algo_list.h: the
+ * table of ops tables, lookup by name and the names for messages. Its own
+ * translation unit, so that a test program can link a copy built with
+ * RL_ALGO_LIST_EXTRA in its place.
+ */
+#include <string.h>
+
+#include "ratelab/algo.h"
+
+#define RL_ALGO(name) extern const struct rl_algo rl_##name##_algo;
+#include "algo_list.h"
+#undef RL_ALGO
+
+static const struct rl_algo *const all_algos[] = {
+#define RL_ALGO(name) &rl_##name##_algo,
+#include "algo_list.h"
+#undef RL_ALGO
+};
+
+/* ", a, b, c": the names joined, with one leading separator to skip. */
+static const char joined[] =
+#define RL_ALGO(name) ", " #name
+#include "algo_list.h"
+#undef RL_ALGO
+	;
+
+const struct rl_algo *const *rl_algo_all(size_t *count)
+{
+	*count = sizeof(all_algos) / sizeof(all_algos[0]);
+	return all_algos;
+}
+
+const struct rl_algo *rl_algo_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(all_algos) / sizeof(all_algos[0]); i++)
+		if (strcmp(all_algos[i]->name, name) == 0)
+			return all_algos[i];
+	return NULL;
+}
+
+const char *rl_algo_names(void)
+{
+	return joined + 2;
+}

@@ -1,0 +1,173 @@
+/*
+ * limit.c - rl_limit: one rl_limiter, the unnamed key's state behind one
+ * mutex, and an rl_store for named keys made on first use.
+ *
+ * Invariant: every decision is rl_limiter_check on the one state of its
+ * key, with that key's checks serialised (the unnamed key by l->lock, a
+ * named key by its store bucket), so any interleaving of threads decides
+ * exactly as one thread would in the order the locks were taken. The store
+ * pointer goes from NULL to a store once, under l->lock, published with
+ * release order; readers load it with acquire order.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "ratelab/limit.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "ratelab/store.h"
+
+struct rl_limit {
+	struct rl_limiter limiter;
+	pthread_mutex_t lock;             /* serialises the unnamed key; makes the store */
+	_Atomic(struct rl_store *) store; /* named keys; NULL until the first keyed call */
+	uint64_t seed;                    /* the store's key hash seed */
+	alignas(max_align_t) unsigned char state[RL_ALGO_MAX_STATE]; /* the unnamed key */
+};
+
+static _Thread_local char last_error[160];
+
+static struct rl_limit *fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return NULL;
+}
+
+const char *rl_limit_error(void)
+{
+	return last_error;
+}
+
+struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns, int64_t burst)
+{
+	char msg[sizeof(last_error)];
+	const struct rl_algo *a;
+	struct rl_rule rule = rl_rule_make(limit, window_ns);
+	struct rl_limit *l;
+
+	last_error[0] = '\0';
+	if (!algo)
+		return fail(EINVAL, "no algorithm given");
+	a = rl_algo_find(algo);
+	if (!a)
+		return fail(EINVAL, "unknown algorithm '%.40s' (token_bucket, gcra, leaky_bucket, "
+				    "fixed_window, sliding_log, sliding_counter)", algo);
+	if (!a->uses_burst && burst != 0)
+		return fail(EINVAL, "burst %lld does not apply to %s (pass 0)", (long long)burst, a->name);
+	if (burst != 0)
+		rule.burst = burst;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return fail(ENOMEM, "out of memory");
+	if (rl_limiter_init(&l->limiter, a, &rule, msg, sizeof(msg)) != RL_OK) {
+		free(l);
+		return fail(EINVAL, "%s", msg);
+	}
+	if (pthread_mutex_init(&l->lock, NULL) != 0) {
+		free(l);
+		return fail(ENOMEM, "cannot make a mutex");
+	}
+	/* A seed nobody outside knows keeps key collisions at their random odds. */
+	if (getrandom(&l->seed, sizeof(l->seed), 0) != (ssize_t)sizeof(l->seed))
+		l->seed = (uint64_t)rl_now_ns() ^ (uint64_t)(uintptr_t)l;
+	atomic_init(&l->store, NULL);
+	return l;
+}
+
+int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *out)
+{
+	int rc;
+
+	if (!l)
+		return RL_EINVAL;
+	pthread_mutex_lock(&l->lock);
+	rc = rl_limiter_check(&l->limiter, l->state, now_ns, out);
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+bool rl_limit_allow(struct rl_limit *l)
+{
+	return rl_limit_allow_at(l, rl_now_ns(), NULL) == RL_ALLOWED;
+}
+
+/* The named keys' store, made by the first caller that needs it. */
+static struct rl_store *keyed_store(struct rl_limit *l)
+{
+	struct rl_store *s = atomic_load_explicit(&l->store, memory_order_acquire);
+
+	if (s)
+		return s;
+	pthread_mutex_lock(&l->lock);
+	s = atomic_load_explicit(&l->store, memory_order_relaxed);
+	if (!s) {
+		struct rl_store_config cfg = {
+			.limiter = &l->limiter,
+			.max_keys = RL_LIMIT_KEYS,
+			.when_full = RL_FULL_EVICT,
+			.idle_grace_ns = RL_LIMIT_IDLE_GRACE_NS,
+			.hash_seed = l->seed,
+		};
+		if (rl_store_create(&s, &cfg) != RL_OK)
+			s = NULL;
+		else
+			atomic_store_explicit(&l->store, s, memory_order_release);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return s;
+}
+
+int rl_limit_allow_key_at(struct rl_limit *l, const void *key, size_t len, int64_t now_ns,
+			  struct rl_decision *out)
+{
+	struct rl_store *s;
+
+	if (!l || (!key && len > 0))
+		return RL_EINVAL;
+	s = keyed_store(l);
+	if (!s)
+		return RL_ENOMEM;
+	return rl_store_check(s, key, len, now_ns, out);
+}
+
+bool rl_limit_allow_key(struct rl_limit *l, const void *key, size_t len)
+{
+	return rl_limit_allow_key_at(l, key, len, rl_now_ns(), NULL) == RL_ALLOWED;
+}
+
+const struct rl_rule *rl_limit_rule(const struct rl_limit *l)
+{
+	return l ? &l->limiter.rule : NULL;
+}
+
+void rl_limit_free(struct rl_limit *l)
+{
+	if (!l)
+		return;
+	rl_store_destroy(atomic_load_explicit(&l->store, memory_order_relaxed));
+	rl_limiter_release(&l->limiter, l->state);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+int64_t rl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}

@@ -1,0 +1,233 @@
+/*
+ * cli.c - parsing and I/O helpers shared by the ratelab commands.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A flag's value word: 1 on, 0 off, -1 not one of the words. */
+static int flag_word(const char *w)
+{
+	static const char *const on[] = { "yes", "true", "1" }, *const off[] = { "no", "false", "0" };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (strcmp(w, on[i]) == 0)
+			return 1;
+		if (strcmp(w, off[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int take_option(const char *cmd, const struct cli_option *opt, const char *arg,
+		       bool *seen, struct cli_args *out, size_t i)
+{
+	if (*seen)
+		return cli_usage_error(cmd, "option --%s given twice", opt->name);
+	*seen = true;
+	if (opt->kind == CLI_VALUE) {
+		/* "--limit --window 1s": the next option is not --limit's value. */
+		if (arg[0] == '-' && arg[1] == '-' && arg[2])
+			return cli_usage_error(cmd, "option --%s needs a value (got option %s)", opt->name,
+					       cli_quote(arg));
+		out->value[i] = arg;
+		return CLI_EXIT_OK;
+	}
+	int on = arg ? flag_word(arg) : 1;
+	if (on < 0)
+		return cli_usage_error(cmd, "option --%s is a flag: its value %s is not yes, no, true, "
+				       "false, 1 or 0", opt->name, cli_quote(arg));
+	out->value[i] = on ? "1" : NULL;
+	return CLI_EXIT_OK;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, const struct cli_option *opts, size_t nopts,
+	      size_t max_pos, struct cli_args *out)
+{
+	struct option lo[CLI_MAX_OPTS + 2];
+	bool seen[CLI_MAX_OPTS] = { false };
+	char **av;
+	int c, status = CLI_EXIT_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (nopts > CLI_MAX_OPTS || max_pos > CLI_MAX_POS)
+		return cli_usage_error(cmd, "internal: too many options");
+	for (size_t i = 0; i < nopts; i++)
+		lo[i] = (struct option){ opts[i].name,
+					 opts[i].kind == CLI_VALUE ? required_argument : optional_argument,
+					 NULL, 256 + (int)i };
+	lo[nopts] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[nopts + 1] = (struct option){ NULL, 0, NULL, 0 };
+	/* getopt_long wants a program name first and reorders what follows: a copy. */
+	if (!(av = malloc(((size_t)argc + 2) * sizeof(*av)))) {
+		fputs("ratelab: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	av[0] = (char *)cmd;
+	memcpy(av + 1, argv, (size_t)argc * sizeof(*av));
+	av[argc + 1] = NULL;
+	optind = 0; /* glibc: start afresh */
+	opterr = 0;
+	/* "-": positional arguments come back in order as 1; ":": a missing value is ':'. */
+	while (status == CLI_EXIT_OK && (c = getopt_long(argc + 1, av, "-:h", lo, NULL)) != -1) {
+		const char *arg = av[optind - 1];
+
+		if (c == 1) {
+			if (out->npos == max_pos)
+				status = cli_usage_error(cmd, "unexpected argument %s (see --help)", cli_quote(optarg));
+			else
+				out->pos[out->npos++] = optarg;
+		} else if (c == 'h') {
+			status = CLI_HELP;
+		} else if (c == ':') {
+			status = cli_usage_error(cmd, "option %s needs a value", cli_quote(arg));
+		} else if (c == '?') {
+			status = optopt && optopt < 256 && arg[1] != '-'
+					 ? cli_usage_error(cmd, "unknown option '-%c' (see --help)", optopt)
+					 : cli_usage_error(cmd, "unknown option or argument %s (see --help)",
+							   cli_quote(arg));
+		} else {
+			size_t i = (size_t)(c - 256);
+			status = take_option(cmd, &opts[i], optarg, &seen[i], out, i);
+		}
+	}
+	/* After "--": all positional. */
+	for (int i = optind; status == CLI_EXIT_OK && i <= argc; i++) {
+		if (out->npos == max_pos)
+			status = cli_usage_error(cmd, "unexpected argument %s (see --help)", cli_quote(av[i]));
+		else
+			out->pos[out->npos++] = av[i];
+	}
+	free(av);
+	return status;
+}
+
+static bool integer_text(const char *s)
+{
+	s += *s == '-';
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+int cli_int(const char *cmd, const char *what, const char *text, int64_t min, int64_t max,
+	    int64_t *out)
+{
+	if (!integer_text(text))
+		return cli_usage_error(cmd, "%s %s is not an integer", what, cli_quote(text));
+	if (!rl_parse_i64(text, out) || *out < min || *out > max)
+		return cli_usage_error(cmd, "%s %s is out of range [%lld, %lld]", what, cli_quote(text),
+				       (long long)min, (long long)max);
+	return CLI_EXIT_OK;
+}
+
+int cli_duration(const char *cmd, const char *what, const char *text, int64_t min_ns,
+		 int64_t max_ns, int64_t *out_ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s", "m", "h" };
+	size_t digits = strspn(text, "0123456789");
+	bool unit = false;
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		unit = unit || strcmp(text + digits, units[i]) == 0;
+	if (digits > 0 && !text[digits])
+		return cli_usage_error(cmd, "%s %s has no unit (a duration needs one of ns, us, ms, s, "
+				       "m, h, e.g. %.20ss)", what, cli_quote(text), text);
+	if (digits == 0 || !unit)
+		return cli_usage_error(cmd, "%s %s is not a duration (an integer with unit ns, us, ms, "
+				       "s, m or h)", what, cli_quote(text));
+	if (!rl_parse_duration(text, 0, out_ns) || *out_ns < min_ns || *out_ns > max_ns)
+		return cli_usage_error(cmd, "%s %s is out of range [%lldns, %lldns]", what,
+				       cli_quote(text), (long long)min_ns, (long long)max_ns);
+	return CLI_EXIT_OK;
+}
+
+const char *cli_quote(const char *text)
+{
+	static char bufs[4][CLI_QUOTE_MAX * 4 + 48];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+	size_t n = 0, len = strlen(text), i;
+
+	b[n++] = '\'';
+	for (i = 0; i < len && i < CLI_QUOTE_MAX; i++) {
+		unsigned char c = (unsigned char)text[i];
+		const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+
+		if (esc)
+			n += (size_t)sprintf(b + n, "%s", esc);
+		else if (c < 0x20 || c == 0x7f)
+			n += (size_t)sprintf(b + n, "\\x%02x", c);
+		else
+			b[n++] = (char)c;
+	}
+	b[n++] = '\'';
+	if (i < len)
+		n += (size_t)sprintf(b + n, "...(%zu bytes)", len);
+	b[n] = '\0';
+	return b;
+}
+
+int cli_open_input(const char *cmd, const char *path, FILE **in)
+{
+	if (!path || strcmp(path, "-") == 0) {
+		*in = stdin;
+		return CLI_EXIT_OK;
+	}
+	if (!(*in = fopen(path, "r")))
+		return cli_usage_error(cmd, "cannot open %s: %s", cli_quote(path), strerror(errno));
+	return CLI_EXIT_OK;
+}
+
+void cli_close_input(FILE *in)
+{
+	if (in && in != stdin)
+		fclose(in);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fprintf(stderr, "ratelab %s: ", cmd);
+	/* Text the library or a file put in the message may hold control bytes: never echo them. */
+	for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			fprintf(stderr, "\\x%02x", *c);
+		else
+			fputc(*c, stderr);
+	fputc('\n', stderr);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_lines_end(struct sim_lines *r, const char *cmd, int status)
+{
+	if (status != CLI_EXIT_OK || (!ferror(r->in) && feof(r->in)))
+		return status;
+	fflush(stdout);
+	fprintf(stderr, "ratelab %s: reading input after line %ld: %s\n", cmd, r->lineno,
+		ferror(r->in) ? strerror(errno) : "out of memory");
+	return CLI_EXIT_FAIL;
+}
+
+int cli_output_end(const char *cmd, int status)
+{
+	if (fflush(stdout) == 0)
+		return status;
+	fprintf(stderr, "ratelab %s: writing output: %s\n", cmd, strerror(errno));
+	return CLI_EXIT_FAIL;
+}
+
+void cli_stdout_buffered(void)
+{
+	static char buf[1 << 16];
+
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+}

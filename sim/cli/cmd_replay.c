@@ -1,0 +1,301 @@
+/*
+ * cmd_replay.c - `ratelab replay --algo A --limit N --window W [--burst B]
+ * [--explain] [--headers] [TRACE]` or `ratelab replay --config FILE ...
+ * [TRACE]`: decides each line "T KEY [COST]" of TRACE (a file, or standard
+ * input when absent or "-"; T in ns; COST the request's cost in units,
+ * default 1) with the chosen algorithm (or KEY's tier), one state per KEY,
+ * and prints 1 (allowed) or 0 (rejected) per request; --explain adds the
+ * answer's fields, --headers the HTTP answer.
+ * States are never dropped here: a replay is exact for any order of times.
+ * With --redis the lines are decided in Redis instead (replay_redis.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ratelab/algo.h"
+#include "ratelab/http.h"
+#include "ratelab/registry.h"
+#include "replay.h"
+
+static const char usage[] =
+	"usage: ratelab replay --algo A --limit N --window W [--burst B] [OPTIONS] [TRACE]\n"
+	"       ratelab replay --config FILE [OPTIONS] [TRACE]\n"
+	"\n"
+	"Reads lines 'T KEY [COST]' (T: integer ns in [0, 4*10^18]; KEY: any non-blank\n"
+	"token; COST: the request's cost in units, an integer in [1, 10^9], default 1)\n"
+	"from the file TRACE, or standard input when TRACE is absent or '-', and prints\n"
+	"per request 1 (allowed) or 0 (rejected). Options take '--name value' or\n"
+	"'--name=value'; flags also '--name=yes|no'.\n"
+	"  --algo A     one of: %s\n"
+	"  --limit N    requests per window, 1..10^6\n"
+	"  --window W   window: an integer with a unit ns, us, ms, s, m or h (60s, 1m);\n"
+	"               a bare number is refused\n"
+	"  --burst B    bucket capacity, 1..10^9, for the algorithms with a bucket\n"
+	"               (token_bucket, gcra, leaky_bucket; default N); refused for others\n"
+	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
+	"               leaky_bucket)\n"
+	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
+	"               --algo/--limit/--window/--burst: KEY is the client id, decided\n"
+	"               in its tier; --explain then ends with tier=NAME, and a request\n"
+	"               of an unlimited tier prints '1 tier=NAME'\n"
+	"  --headers    after each verdict line, the HTTP answer: a status line\n"
+	"               'HTTP/1.1 200 OK' or 'HTTP/1.1 429 Too Many Requests', the\n"
+	"               header lines (RateLimit-Policy, RateLimit, Retry-After when\n"
+	"               rejected; none for an unlimited tier), then one empty line.\n"
+	"               The policy is the tier's name, or \"default\" without --config\n"
+	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset\n"
+	"  --redis HOST:PORT decide in Redis (the state shared by every client of the\n"
+	"               server; see README \"Redis\"); prints what the in-process replay\n"
+	"               prints, and 'ratelab replay: redis HOST:PORT: decided=D\n"
+	"               fallbacks=F reconnects=R errors=E' on stderr at the end\n"
+	"  --redis-batch K   pipeline K lines per round trip, 1..10000 (default 1)\n"
+	"  --redis-prefix P  prefix of the Redis keys (default rl:); state persists in\n"
+	"               Redis between runs: a fresh prefix is a fresh replay\n"
+	"  --redis-timeout MS  a batch's budget in ms, 1..60000 (default 5000; a\n"
+	"               tier's redis_timeout overrides it); past it, the tier's\n"
+	"               on_error decides\n"
+	"Blank lines and lines starting with # are skipped.\n";
+
+enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
+       O_REDIS, O_REDIS_BATCH, O_REDIS_PREFIX, O_REDIS_TIMEOUT, O_COUNT };
+
+static const struct cli_option options[O_COUNT] = {
+	[O_ALGO] = { "algo", CLI_VALUE },       [O_LIMIT] = { "limit", CLI_VALUE },
+	[O_WINDOW] = { "window", CLI_VALUE },   [O_BURST] = { "burst", CLI_VALUE },
+	[O_CONFIG] = { "config", CLI_VALUE },   [O_EXPLAIN] = { "explain", CLI_FLAG },
+	[O_HEADERS] = { "headers", CLI_FLAG },  [O_LEGACY] = { "legacy-headers", CLI_FLAG },
+	[O_REDIS] = { "redis", CLI_VALUE },     [O_REDIS_BATCH] = { "redis-batch", CLI_VALUE },
+	[O_REDIS_PREFIX] = { "redis-prefix", CLI_VALUE }, [O_REDIS_TIMEOUT] = { "redis-timeout", CLI_VALUE },
+};
+
+static int parse_opts(int argc, char **argv, struct replay_opts *ro)
+{
+	struct cli_args a;
+	int status = cli_parse("replay", argc, argv, options, O_COUNT, 1, &a);
+
+	if (status == CLI_HELP)
+		printf(usage, rl_algo_names());
+	if (status)
+		return status;
+	ro->algo = a.value[O_ALGO];
+	ro->limit = a.value[O_LIMIT];
+	ro->window = a.value[O_WINDOW];
+	ro->burst = a.value[O_BURST];
+	ro->config = a.value[O_CONFIG];
+	ro->explain = a.value[O_EXPLAIN];
+	ro->headers = a.value[O_HEADERS] || a.value[O_LEGACY];
+	ro->http_flags = RL_HTTP_LF | (a.value[O_LEGACY] ? RL_HTTP_LEGACY : 0);
+	ro->trace = a.npos ? a.pos[0] : NULL;
+	ro->redis = a.value[O_REDIS];
+	ro->redis_batch = a.value[O_REDIS_BATCH];
+	ro->redis_prefix = a.value[O_REDIS_PREFIX];
+	ro->redis_timeout = a.value[O_REDIS_TIMEOUT];
+	return CLI_EXIT_OK;
+}
+
+static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
+{
+	struct rl_rule rule;
+	char msg[160];
+	int status;
+
+	if (!ro->algo || !ro->limit || !ro->window)
+		return cli_usage_error("replay", "--algo, --limit and --window are required (see --help)");
+	const struct rl_algo *algo = rl_algo_find(ro->algo);
+	if (!algo)
+		return cli_usage_error("replay", "unknown algorithm %s (%s)", cli_quote(ro->algo),
+				       rl_algo_names());
+	if ((status = cli_int("replay", "--limit", ro->limit, 1, RL_LIMIT_MAX, &rule.limit)) ||
+	    (status = cli_duration("replay", "--window", ro->window, 1, RL_WINDOW_MAX_NS, &rule.window_ns)))
+		return status;
+	rule.burst = rule.limit;
+	if (ro->burst && !algo->uses_burst)
+		return cli_usage_error("replay", "--burst does not apply to %s: it has no bucket (only "
+				       "token_bucket, gcra and leaky_bucket take a burst)", algo->name);
+	if (ro->burst && (status = cli_int("replay", "--burst", ro->burst, 1, RL_BURST_MAX, &rule.burst)))
+		return status;
+	if (rl_limiter_init(lim, algo, &rule, msg, sizeof(msg)))
+		return cli_usage_error("replay", "%s", msg);
+	return CLI_EXIT_OK;
+}
+
+static void release_state(void *state, void *lim)
+{
+	rl_limiter_release(lim, state);
+}
+
+static void replay_free(struct cli_replay *rp)
+{
+	for (size_t i = 0; i < rp->nmaps; i++) {
+		const struct rl_limiter *lim =
+			rp->reg ? &rl_registry_tier_at(rp->reg, i)->limiter : &rp->lim;
+		if (rp->maps[i].states)
+			sim_keymap_each(&rp->maps[i], release_state, (void *)lim);
+		sim_keymap_destroy(&rp->maps[i]);
+	}
+	free(rp->maps);
+	rl_registry_destroy(rp->reg);
+}
+
+static int replay_setup(struct cli_replay *rp)
+{
+	const struct replay_opts *ro = &rp->ro;
+
+	if (ro->config) {
+		char err[512];
+		if (ro->algo || ro->limit || ro->window || ro->burst)
+			return cli_usage_error("replay", "--config replaces --algo, --limit, --window and --burst");
+		int rc = rl_registry_load(&rp->reg, ro->config, err, sizeof(err));
+		if (rc == RL_ENOMEM) {
+			fprintf(stderr, "ratelab replay: %s\n", err);
+			return CLI_EXIT_FAIL;
+		}
+		if (rc)
+			return cli_usage_error("replay", "%s", err);
+		rp->nmaps = rl_registry_tier_count(rp->reg);
+	} else {
+		int status = make_limiter(ro, &rp->lim);
+		if (status)
+			return status;
+		rp->nmaps = 1;
+	}
+	if (!(rp->maps = calloc(rp->nmaps, sizeof(*rp->maps)))) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < rp->nmaps; i++) {
+		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
+		if (t && t->unlimited)
+			continue;
+		if (sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size)) {
+			fputs("ratelab replay: out of memory\n", stderr);
+			return CLI_EXIT_FAIL;
+		}
+	}
+	return CLI_EXIT_OK;
+}
+
+static void print_headers(const struct cli_replay *rp, const struct rl_tier *tier, int verdict,
+			  const struct rl_decision *d)
+{
+	char buf[512];
+
+	printf("HTTP/1.1 %s\n", rl_http_status(verdict) == 429 ? "429 Too Many Requests" : "200 OK");
+	if (!(tier && tier->unlimited)) {
+		const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
+		struct rl_http_policy p = { tier ? tier->name : "default", lim->rule.limit, lim->rule.window_ns };
+		if (rl_http_headers(buf, sizeof(buf), &p, verdict, d, rp->ro.http_flags) > 0)
+			fputs(buf, stdout);
+	}
+	putchar('\n');
+}
+
+void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
+		      const struct rl_decision *d)
+{
+	const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
+
+	if (!rp->ro.explain) {
+		fputs(rc ? "1\n" : "0\n", stdout);
+	} else if (tier && tier->unlimited) {
+		printf("1 tier=%s\n", tier->name);
+	} else {
+		printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d->remaining,
+		       (long long)d->retry_after_ns, (long long)d->reset_ns);
+		if (lim->algo->answers_delay)
+			printf(" delay_ns=%lld", (long long)d->delay_ns);
+		if (tier)
+			printf(" tier=%s", tier->name);
+		putchar('\n');
+	}
+	if (rp->ro.headers)
+		print_headers(rp, tier, rc, d);
+}
+
+int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
+		     struct cli_replay_line *out)
+{
+	char *tok[3];
+
+	if (in->has_nul)
+		return cli_usage_error("replay", "line %ld: holds a NUL byte", in->lineno);
+	int ntok = sim_split(line, tok, 3);
+	out->cost = 1;
+	if (ntok < 2 || ntok > 3)
+		return cli_usage_error("replay", "line %ld: %s: expected %s", in->lineno, cli_quote(in->text),
+				       ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
+	if (!rl_parse_i64(tok[0], &out->t) || out->t < 0 || out->t > RL_TIME_MAX_NS)
+		return cli_usage_error("replay", "line %ld: %s: time %s is not an integer number of ns in [0, %lld]",
+				       in->lineno, cli_quote(in->text), cli_quote(tok[0]), RL_TIME_MAX_NS);
+	if (ntok == 3 && (!rl_parse_i64(tok[2], &out->cost) || out->cost < 1 || out->cost > RL_COST_MAX))
+		return cli_usage_error("replay", "line %ld: %s: cost %s is not an integer in [1, %lld]",
+				       in->lineno, cli_quote(in->text), cli_quote(tok[2]), RL_COST_MAX);
+	out->key = tok[1];
+	out->key_len = strlen(tok[1]);
+	out->tier = rp->reg ? rl_registry_resolve(rp->reg, tok[1], out->key_len) : NULL;
+	out->map = out->tier ? (size_t)(out->tier - rl_registry_tier_at(rp->reg, 0)) : 0;
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_replay(int argc, char **argv)
+{
+	struct cli_replay rp = { 0 };
+	int status = parse_opts(argc, argv, &rp.ro);
+
+	if (status)
+		return status < 0 ? CLI_EXIT_OK : status;
+	if ((status = replay_setup(&rp))) {
+		replay_free(&rp);
+		return status;
+	}
+
+	struct sim_lines in = { 0 };
+	char *line;
+	bool want = rp.ro.explain || rp.ro.headers;
+
+	if ((status = cli_open_input("replay", rp.ro.trace, &in.in))) {
+		replay_free(&rp);
+		return status;
+	}
+
+	if (rp.ro.redis) {
+		status = cli_replay_redis(&rp, &in);
+		cli_close_input(in.in);
+		sim_lines_free(&in);
+		replay_free(&rp);
+		return status;
+	}
+	if (rp.ro.redis_batch || rp.ro.redis_prefix || rp.ro.redis_timeout) {
+		cli_close_input(in.in);
+		replay_free(&rp);
+		return cli_usage_error("replay", "--redis-batch, --redis-prefix and --redis-timeout need --redis");
+	}
+
+	cli_stdout_buffered();
+	while ((line = sim_lines_next(&in))) {
+		struct cli_replay_line l;
+
+		if ((status = cli_replay_parse(&rp, &in, line, &l)))
+			break;
+		const struct rl_limiter *lim = l.tier ? &l.tier->limiter : &rp.lim;
+		struct rl_decision d = { 0 };
+		int rc = RL_ALLOWED;
+		if (!(l.tier && l.tier->unlimited)) {
+			void *state = sim_keymap_get(&rp.maps[l.map], l.key, l.key_len);
+			rc = state ? rl_limiter_check_n(lim, state, l.t, l.cost, want ? &d : NULL) : RL_ENOMEM;
+		}
+		if (rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: line %ld: %s\n", in.lineno, rl_strerror(rc));
+			status = CLI_EXIT_FAIL;
+			break;
+		}
+		cli_replay_print(&rp, l.tier, rc, &d);
+	}
+	status = cli_lines_end(&in, "replay", status);
+	cli_close_input(in.in);
+	sim_lines_free(&in);
+	replay_free(&rp);
+	return cli_output_end("replay", status);
+}

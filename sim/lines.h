@@ -1,0 +1,39 @@
+/*
+ * lines.h - the line reader of the traces the engine and the commands
+ * read: one line at a time, blank lines and '#' comments skipped, every
+ * physical line counted, a NUL byte reported rather than read short.
+ */
+#ifndef RATELAB_SIM_LINES_H
+#define RATELAB_SIM_LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Reads the next line that is neither blank (spaces and tabs only) nor a
+ * '#' comment. Returns the line without its line ending, for the caller to
+ * split in place, or NULL: at the end (feof(in)), on a read error
+ * (ferror(in)) or out of memory (neither), which every caller must tell
+ * apart, lest an input be silently cut short; text keeps an unmodified copy for
+ * messages. Both are valid until the next call; lineno counts every
+ * physical line. A line holding a NUL byte is returned with has_nul set:
+ * the readers refuse it rather than read it short.
+ */
+struct sim_lines {
+	FILE *in;
+	char *buf, *text;
+	size_t cap, text_cap;
+	long lineno;
+	bool has_nul;
+};
+char *sim_lines_next(struct sim_lines *r);
+void sim_lines_free(struct sim_lines *r);
+
+/*
+ * Splits line in place at blanks into at most max tokens; returns how many
+ * there were (max + 1 when there were more).
+ */
+int sim_split(char *line, char **tok, int max);
+
+#endif

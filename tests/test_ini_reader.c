@@ -1,0 +1,192 @@
+/*
+ * test_ini_reader.c - the INI line reader shared by the tier config and
+ * the scenario loader (algos/src/ini_reader.h), driven as inih drives it:
+ * exact line counts, whole lines up to the buffer, refusals of long lines,
+ * NUL bytes, indentation and bad headers naming their line, the BOM, read
+ * errors told from the end of the file, and the stop flag.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ini_reader.h"
+
+#define NUM 200 /* inih's INI_MAX_LINE */
+
+struct seen {
+	char names[8][64];
+	long lines[8];
+	int n;
+	bool refuse; /* on_section answers false */
+};
+
+static bool on_section(void *arg, const char *name, long line)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8) {
+		snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
+		s->lines[s->n++] = line;
+	}
+	return !s->refuse;
+}
+
+/* Reads text (len bytes) to the end; returns the lines handed out. */
+static int read_all(const char *text, size_t len, struct rl_ini_reader *r, struct seen *s, char out[][NUM])
+{
+	static char buf[1 << 12];
+	int n = 0;
+	char str[NUM];
+
+	memcpy(buf, text, len);
+	r->f = fmemopen(buf, len, "r");
+	assert_non_null(r->f);
+	r->on_section = on_section;
+	r->arg = s;
+	while (rl_ini_read_line(str, NUM, r)) {
+		if (out)
+			snprintf(out[n], NUM, "%s", str);
+		n++;
+	}
+	fclose(r->f);
+	return n;
+}
+
+static void counts_lines_and_reports_sections(void **u)
+{
+	const char text[] = "; c\n[tier  a ]\nx = 1\n\n   \n[clients] ; note\r\ny = 2";
+	struct rl_ini_reader r = { 0 };
+	struct seen s = { 0 };
+	char out[8][NUM];
+
+	(void)u;
+	assert_int_equal(read_all(text, sizeof(text) - 1, &r, &s, out), 7);
+	assert_int_equal(r.lineno, 7);
+	assert_int_equal(r.error_line, 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.names[0], "tier  a");
+	assert_int_equal(s.lines[0], 2);
+	assert_string_equal(s.names[1], "clients");
+	assert_int_equal(s.lines[1], 6);
+	assert_string_equal(out[2], "x = 1\n");
+	assert_string_equal(out[6], "y = 2\n"); /* the last line, without its newline in the file */
+}
+
+/* 199 characters fit inih's buffer whole; 200 are refused, not split into two lines. */
+static void long_lines(void **u)
+{
+	char text[600];
+	struct rl_ini_reader r = { 0 };
+	struct seen s = { 0 };
+	char out[8][NUM];
+
+	(void)u;
+	memset(text, 'a', 199);
+	memcpy(text + 199, "\nb\n", 3);
+	assert_int_equal(read_all(text, 202, &r, &s, out), 2);
+	assert_int_equal(strlen(out[0]), 199); /* no room for the newline: inih needs none */
+	assert_string_equal(out[1], "b\n");
+
+	memset(&r, 0, sizeof(r));
+	memcpy(text, "x = 1\n", 6);
+	memset(text + 6, ';', 200);
+	memcpy(text + 206, "\ny = 2\n", 7);
+	assert_int_equal(read_all(text, 213, &r, &s, NULL), 1);
+	assert_int_equal(r.error_line, 2);
+	assert_string_equal(r.error, "line longer than 199 characters");
+}
+
+static void refusals_name_their_line(void **u)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		long line;
+		const char *error;
+	} cases[] = {
+		{ "a = 1\nb = x\0y\n", 14, 2, "NUL byte in the line" },
+		{ "[s]\n  key = 1\n", 14, 2, "indented line" },
+		{ "[s]\n\t[t]\n", 9, 2, "indented line" },
+		{ "; c\n\n[s\n", 8, 3, "section header without ']'" },
+		{ "[s] x\n", 6, 1, "text after the section header: 'x'" },
+	};
+	(void)u;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rl_ini_reader r = { 0 };
+		struct seen s = { 0 };
+		read_all(cases[i].text, cases[i].len, &r, &s, NULL);
+		if (r.error_line != cases[i].line || strncmp(r.error, cases[i].error, strlen(cases[i].error)) != 0)
+			fail_msg("case %zu: line %ld '%s', want line %ld '%s'", i, r.error_line, r.error,
+				 cases[i].line, cases[i].error);
+		/* after a refusal nothing more is read */
+		char str[NUM];
+		assert_null(rl_ini_read_line(str, NUM, &r));
+	}
+}
+
+/* A byte order mark is skipped on line 1 only, so "[s]" there is a section. */
+static void byte_order_mark(void **u)
+{
+	const char text[] = "\xEF\xBB\xBF[s]\n\xEF\xBB\xBFx = 1\n";
+	struct rl_ini_reader r = { 0 };
+	struct seen s = { 0 };
+	char out[4][NUM];
+
+	(void)u;
+	assert_int_equal(read_all(text, sizeof(text) - 1, &r, &s, out), 2);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.names[0], "s");
+	assert_string_equal(out[1], "\xEF\xBB\xBFx = 1\n");
+}
+
+/* A read error stops with a message on the next line's number, never a silent end. */
+static void read_error_is_no_end_of_file(void **u)
+{
+	struct rl_ini_reader r = { 0 };
+	char str[NUM];
+
+	(void)u;
+	r.f = fopen("/dev/null", "w"); /* reading a write-only stream fails */
+	assert_non_null(r.f);
+	assert_null(rl_ini_read_line(str, NUM, &r));
+	assert_int_equal(r.error_line, 1);
+	assert_true(strncmp(r.error, "cannot read: ", 13) == 0);
+	fclose(r.f);
+}
+
+static void stop_flag_and_refusing_section(void **u)
+{
+	const char text[] = "a = 1\n[s]\nb = 2\n";
+	struct rl_ini_reader r = { 0 };
+	struct seen s = { .refuse = true };
+	bool stop = false;
+
+	(void)u;
+	assert_int_equal(read_all(text, sizeof(text) - 1, &r, &s, NULL), 1); /* stops at [s] */
+	assert_int_equal(r.lineno, 2);
+	assert_int_equal(r.error_line, 0); /* the caller's refusal, the caller's message */
+
+	memset(&r, 0, sizeof(r));
+	memset(&s, 0, sizeof(s));
+	stop = true;
+	r.stop = &stop;
+	assert_int_equal(read_all(text, sizeof(text) - 1, &r, &s, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(counts_lines_and_reports_sections),
+		cmocka_unit_test(long_lines),
+		cmocka_unit_test(refusals_name_their_line),
+		cmocka_unit_test(byte_order_mark),
+		cmocka_unit_test(read_error_is_no_end_of_file),
+		cmocka_unit_test(stop_flag_and_refusing_section),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
