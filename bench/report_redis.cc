@@ -4,7 +4,10 @@
 // and 100 beside redis-benchmark's EVALSHA ceiling for a trivial script in
 // the same run (and the ratio), round-trip latency p50/p99, and each key's
 // bytes inside Redis beside the in-process store's. Without the file
-// (redis-server or the backend missing) the section says "not run".
+// (redis-server or the backend missing) the section says "not run". It
+// also writes the chart's data, results/plots/data/redis.csv (plots/redis.gp),
+// empty when not run.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -17,6 +20,8 @@ namespace report {
 void redis_section(std::ostringstream &o, const Inputs &in)
 {
 	o << "## Redis backend\n\n";
+	std::filesystem::create_directories(in.results + "/plots/data");
+	std::ofstream csv(in.results + "/plots/data/redis.csv");
 	std::ifstream f(in.results + "/bench/redis.json");
 	if (!f) {
 		o << "Redis: not run (redis-server, redis-benchmark or the Redis backend was missing; `make deps`).\n\n";
@@ -53,12 +58,24 @@ void redis_section(std::ostringstream &o, const Inputs &in)
 		else
 			o << " | - | - |\n";
 	}
+	csv << "batch,ceiling";
+	for (const auto &a : j.at("algos"))
+		csv << "," << a.at("name").get<std::string>();
+	csv << "\n";
+	for (const char *b : batches) {
+		csv << std::string(b).substr(6) << "," << ceil.at(b).get<double>();
+		for (const auto &a : j.at("algos"))
+			csv << "," << a.at(b).at("decisions_per_s").get<double>();
+		csv << "\n";
+	}
 	o << "| *ceiling: trivial EVALSHA* | " << fmt(ceil.at("batch_1"), 0) << " | " << fmt(ceil.at("batch_10"), 0)
 	  << " | " << fmt(ceil.at("batch_100"), 0) << " | | | | | |\n\n"
 	     "Bytes in Redis: `MEMORY USAGE` of the key's hash (and, for sliding_log, its list of runs) after one "
 	     "admitted request, averaged over 200 keys, Redis's own per-key overhead included. The scripts' "
 	     "exact multi-limb arithmetic (redis.h) is Lua work on the server per decision, which is why "
-	     "pipelining gains far less than it does for the trivial script.\n\n";
+	     "pipelining gains far less than it does for the trivial script.\n\n"
+	     "![redis](plots/redis.png)\n\nDecisions per second against the pipeline depth (log scales), each "
+	     "algorithm's script beside the trivial script's ceiling.\n\n";
 }
 
 } // namespace report
