@@ -396,6 +396,11 @@ static void test_bad_arguments(void **state)
 	memset(big, 'x', sizeof(big));
 	assert_int_equal(rl_redis_check(r, &rr, big, sizeof(big), 1, NULL), RL_EINVAL);
 	assert_int_equal(rl_redis_check(r, &rr, big, RL_REDIS_KEY_MAX, 1, NULL), RL_ALLOWED);
+	assert_int_equal(rl_redis_check_n(r, &rr, "k", 1, 1, 0, NULL), RL_EINVAL);
+	assert_int_equal(rl_redis_check_n(r, &rr, "k", 1, 1, RL_COST_MAX + 1, NULL), RL_EINVAL);
+	rr.timeout_ms = 60001;
+	assert_int_equal(rl_redis_check(r, &rr, "k", 1, 1, NULL), RL_EINVAL);
+	rr.timeout_ms = 0;
 	assert_int_equal(rl_redis_create(&bad, &cfg, msg, sizeof(msg)), RL_EINVAL);
 	assert_string_equal(msg, "redis port 0 is out of range");
 	cfg = (struct rl_redis_config){ .port = 1, .command_timeout_ms = 60001 };

@@ -93,7 +93,7 @@ struct rl_redis_config {
 struct rl_redis_rule {
 	const struct rl_limiter *lim; /* an initialised limiter (rl_limiter_init) */
 	bool fail_closed;             /* the policy when Redis cannot decide */
-	int64_t timeout_ms;           /* this rule's budget, ms; 0: the connection's */
+	int64_t timeout_ms;           /* this rule's budget, 1..60000 ms; 0: the connection's */
 };
 
 /* One request of a batch. */

@@ -351,7 +351,7 @@ static void fall_back(struct rl_redis *r, const struct rl_redis_req *q, struct r
 static int check_req(const struct rl_redis_req *q)
 {
 	if (!q->rule || !q->rule->lim || !q->key || q->key_len == 0 || q->key_len > RL_REDIS_KEY_MAX ||
-	    script_of(q->rule->lim->algo) < 0)
+	    script_of(q->rule->lim->algo) < 0 || q->rule->timeout_ms < 0 || q->rule->timeout_ms > 60000)
 		return RL_EINVAL;
 	if (q->now_ns != RL_REDIS_NOW && (q->now_ns < 0 || q->now_ns > RL_TIME_MAX_NS))
 		return RL_ERANGE;
@@ -435,7 +435,7 @@ int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, si
 		timeout = t < timeout ? t : timeout;
 		idx[m++] = i;
 	}
-	int64_t deadline = mono_ms() + timeout;
+	int64_t deadline = m ? mono_ms() + timeout : 0; /* timeout <= 60000 when m > 0 */
 	sigset_t old;
 
 	pipe_block(&old);
