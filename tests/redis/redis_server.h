@@ -3,7 +3,8 @@
  * loopback port (127.0.0.1 only, no persistence), waited for until it
  * answers PING, stopped (SIGTERM, then SIGKILL) at the end. When
  * redis-server is not installed, rl_test_redis_start says so loudly and
- * returns false: the caller skips. Include after <cmocka.h>, with
+ * returns false: the caller skips. The server dies with the test process
+ * (PR_SET_PDEATHSIG), even when the test crashes. Include after <cmocka.h>, with
  * _POSIX_C_SOURCE 200809L defined before any header.
  */
 #ifndef RATELAB_TEST_REDIS_SERVER_H
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -93,6 +95,8 @@ static inline bool rl_test_redis_start_on(struct rl_test_redis *s, int port)
 		snprintf(portarg, sizeof(portarg), "%d", s->port);
 		s->pid = fork();
 		if (s->pid == 0) {
+			/* a test that crashes takes its server with it */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			int devnull = open("/dev/null", O_WRONLY);
 			if (devnull >= 0) {
 				dup2(devnull, 1);
