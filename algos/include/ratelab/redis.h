@@ -147,8 +147,11 @@ int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const
 
 /*
  * Decides n requests with one pipelined round trip, in order (the answers
- * equal n calls of rl_redis_check). The batch's budget is the least
- * timeout among its rules. Returns RL_OK (each answer's rc says the rest)
+ * equal n calls of rl_redis_check_n). The batch's budget is the least
+ * timeout among its rules. Requests refused with NOSCRIPT (the server
+ * restarted or flushed its scripts) are sent again, in their order, after
+ * the scripts are reloaded: only then can a key's requests of one batch be
+ * applied out of order. Returns RL_OK (each answer's rc says the rest)
  * or RL_EINVAL (a NULL argument).
  */
 int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, size_t n,
