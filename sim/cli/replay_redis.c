@@ -5,8 +5,9 @@
  * the in-process replay prints them (replay.h), costs included. Keys keep their state in
  * Redis between runs (that is what a shared store is for): a fresh
  * --redis-prefix is a fresh replay. The trace's times are logical, so the
- * keys' TTL grace is a day of wall time. At the end one line on stderr
- * gives the backend's counters.
+ * keys' TTL grace is a day of wall time. When Redis did not decide every
+ * line (a fallback, a reconnection, an error), one line on stderr at the
+ * end gives the backend's counters, and the last failure.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -175,12 +176,15 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 		status = cli_lines_end(in, "replay", status);
 	}
 	if (x.r) {
+		/* the counters, when Redis did not decide everything */
 		struct rl_redis_stats st;
 		rl_redis_stats(x.r, &st);
-		fflush(stdout);
-		fprintf(stderr, "ratelab replay: redis %s: decided=%llu fallbacks=%llu reconnects=%llu errors=%llu\n",
-			rp->ro.redis, (unsigned long long)st.decided, (unsigned long long)st.fallbacks,
-			(unsigned long long)st.reconnects, (unsigned long long)st.errors);
+		if (st.fallbacks || st.reconnects || st.errors) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: redis %s: decided=%llu fallbacks=%llu reconnects=%llu errors=%llu\n",
+				rp->ro.redis, (unsigned long long)st.decided, (unsigned long long)st.fallbacks,
+				(unsigned long long)st.reconnects, (unsigned long long)st.errors);
+		}
 		if (st.fallbacks)
 			fprintf(stderr, "ratelab replay: redis %s: %s\n", rp->ro.redis, rl_redis_error(x.r));
 	}
