@@ -62,3 +62,26 @@ PREFIX ?= /usr/local
 .PHONY: install
 install: all
 	cmake --install build --prefix $(PREFIX)
+
+# -- performance gate (bench/perf, issue 8): exact per-operation figures from
+# callgrind against results/baseline/perf.json; thresholds in bench/perf/perf.py.
+#   make perf-check               measure, compare with the baseline, fail on +3% (then compare.py, information only)
+#   make perf-baseline            refresh the baseline deliberately; append to results/baseline/history.csv
+#   make perf-compare BASE=<rev>  build <rev> in a temporary worktree and compare it with the working tree
+DEPS_PERF := valgrind python3 python3-scipy libbenchmark-tools
+DEPS += $(DEPS_PERF)
+PERF_BUILD ?= build-perf
+PERF_BASELINE ?= results/baseline/perf.json
+PERF_PLANT ?= 0
+PERF := /usr/bin/python3 bench/perf/perf.py --build $(PERF_BUILD) $(if $(filter 1,$(PERF_PLANT)),--plant)
+
+.PHONY: perf-check perf-baseline perf-compare
+perf-check:
+	@rc=0; $(PERF) check --baseline $(PERF_BASELINE) || rc=$$?; $(PERF) wallclock; exit $$rc
+
+perf-baseline:
+	$(PERF) baseline
+
+perf-compare:
+	@[ -n "$(BASE)" ] || { echo "usage: make perf-compare BASE=<git rev>" >&2; exit 2; }
+	$(PERF) compare "$(BASE)"

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "bench_names.h"
 #include "common.h"
 
 namespace {
@@ -53,8 +54,17 @@ void bm_breaker(benchmark::State &state, int64_t step, bool cold)
 	state.counters["limit"] = static_cast<double>(kLimit);
 }
 
-BENCHMARK_CAPTURE(bm_breaker, at_limit, kWindow / kLimit, false)->Name("breaker/at_limit");
-BENCHMARK_CAPTURE(bm_breaker, overload, kWindow / kLimit / 2, false)->Name("breaker/overload");
-BENCHMARK_CAPTURE(bm_breaker, overload_cold_malloc, kWindow / kLimit / 2, true)->Name("breaker/overload_cold_malloc");
+// kBreakerRuns in order: at the limit's rate, twice it, twice it from a cold allocator.
+int register_all()
+{
+	using rlbench::names::breaker;
+	using rlbench::names::kBreakerRuns;
+	benchmark::RegisterBenchmark(breaker(kBreakerRuns[0]).c_str(), bm_breaker, kWindow / kLimit, false);
+	benchmark::RegisterBenchmark(breaker(kBreakerRuns[1]).c_str(), bm_breaker, kWindow / kLimit / 2, false);
+	benchmark::RegisterBenchmark(breaker(kBreakerRuns[2]).c_str(), bm_breaker, kWindow / kLimit / 2, true);
+	return 0;
+}
+
+const int registered = register_all();
 
 } // namespace

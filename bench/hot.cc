@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_names.h"
 #include "common.h"
 
 namespace {
@@ -119,16 +120,14 @@ void bm_clock_read(benchmark::State &state)
 int register_all()
 {
 	for (const rl_algo *algo : rlbench::algos()) {
-		std::string base = std::string("hot/") + algo->name;
 		for (bool direct : {true, false})
 			for (bool answer : {false, true})
-				benchmark::RegisterBenchmark(
-					(base + (direct ? "/direct" : "/ops") + (answer ? "/answer" : "/verdict")).c_str(),
-					bm_hot, algo, direct, answer);
+				benchmark::RegisterBenchmark(rlbench::names::hot(algo->name, direct, answer).c_str(), bm_hot,
+							     algo, direct, answer);
 	}
-	benchmark::RegisterBenchmark("clock/read", bm_clock_read);
+	benchmark::RegisterBenchmark(rlbench::names::kClockRead, bm_clock_read);
 	for (const rl_algo *algo : rlbench::algos())
-		benchmark::RegisterBenchmark((std::string("clock/") + algo->name).c_str(), bm_clock, algo);
+		benchmark::RegisterBenchmark(rlbench::names::clock(algo->name).c_str(), bm_clock, algo);
 	return 0;
 }
 

@@ -14,9 +14,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "bench_names.h"
 #include "ratelab_cxx.h"
 
 namespace {
@@ -27,7 +29,10 @@ struct Tier {
 	size_t mapped;      // ids listed in [clients]; 0 for the default tier
 };
 
-const Tier kTiers[] = {{"free", "anon-", 0}, {"premium", "acct-", 1000}, {"otp", "sms-", 10}, {"internal", "10.0.0.", 10}};
+using rlbench::names::kRegistryTiers;
+const Tier kTiers[] = {{kRegistryTiers[0], "anon-", 0}, {kRegistryTiers[1], "acct-", 1000},
+		       {kRegistryTiers[2], "sms-", 10}, {kRegistryTiers[3], "10.0.0.", 10}};
+static_assert(std::size(kTiers) == std::size(kRegistryTiers), "one Tier per name in bench_names.h");
 
 std::string client_id(const Tier &t, size_t i)
 {
@@ -101,8 +106,7 @@ int register_all()
 	for (const Tier &t : kTiers)
 		for (bool check : {false, true})
 			benchmark::RegisterBenchmark(
-				(std::string("registry/") + (check ? "check/" : "resolve/") + t.name).c_str(), bm_registry,
-				&t, check);
+				rlbench::names::registry(check, t.name).c_str(), bm_registry, &t, check);
 	return 0;
 }
 

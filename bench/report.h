@@ -159,13 +159,16 @@ std::string breaker_scenario(const Inputs &in);
 // Key counts of the store benchmarks present, ascending.
 std::vector<size_t> key_counts(const Inputs &in);
 
-// Writes the chart data (results/plots/data) and returns nothing; the
-// sentences describing each chart come from chart_notes().
+// Writes the chart data (results/plots/data); full_report() writes the
+// sentence under each chart.
 void write_chart_data(const Inputs &in, const std::string &dir);
 
 // Markdown: the tradeoff table alone (README) and the whole report.
 std::string tradeoff_table(const Inputs &in);
 std::string full_report(const Inputs &in);
+// The performance-tracking section (report_perf.cc); also writes plots/data/history.dat
+// and history_vars.gp (the chart's column count).
+void perf_section(std::ostringstream &o, const Inputs &in);
 // The Redis backend's section (report_redis.cc): "not run" without results/bench/redis.json.
 void redis_section(std::ostringstream &o, const Inputs &in);
 

@@ -20,9 +20,12 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "bench_names.h"
 #include "report.h"
 
 namespace report {
+
+namespace names = rlbench::names;
 namespace {
 
 std::ofstream open_out(const std::string &path)
@@ -105,10 +108,9 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 		k << n;
 		std::vector<double> dep, indep;
 		for (const Algo &a : in.algos) {
-			std::string base = a.name + "/" + std::to_string(n);
-			k << ' ' << num(in.bench.ns("store/" + base + "/uniform"));
-			dep.push_back(in.bench.ns("floor/" + base + "/dependent"));
-			indep.push_back(in.bench.ns("floor/" + base + "/independent"));
+			k << ' ' << num(in.bench.ns(names::store(a.name, n, "uniform")));
+			dep.push_back(in.bench.ns(names::floor(a.name, n, true)));
+			indep.push_back(in.bench.ns(names::floor(a.name, n, false)));
 		}
 		k << ' ' << num(median(dep)) << ' ' << num(median(indep)) << '\n';
 	}

@@ -10,12 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
-#include <set>
 #include <sys/stat.h>
 
+#include "bench_names.h"
 #include "report.h"
 
 namespace report {
+
+namespace names = rlbench::names;
 
 std::vector<Figures> figures(const Inputs &in)
 {
@@ -57,10 +59,10 @@ std::vector<Figures> figures(const Inputs &in)
 				f.allin_1m = peer->second.bytes_per_key;
 			}
 		} else {
-			std::string keyed = "store/" + a.name + "/1000000/uniform";
+			std::string keyed = names::store(a.name, names::kKeysTable, "uniform");
 			f.allin_1m = in.bench.counter(keyed, "store_bytes_per_key");
 			f.malloc_1m = in.bench.counter(keyed, "malloc_bytes_per_key");
-			f.ns_hot = in.bench.stat("hot/" + a.name + "/direct/verdict");
+			f.ns_hot = in.bench.stat(names::hot(a.name, true, false));
 			f.ns_1m = in.bench.stat(keyed);
 		}
 		out.push_back(f);
@@ -121,8 +123,9 @@ void require_inputs(const Inputs &in)
 		for (const Algo &a : in.algos) {
 			if (a.name.rfind("peer_", 0) == 0)
 				continue;
-			for (const std::string &run : {"hot/" + a.name + "/direct/verdict", "store/" + a.name + "/1000000/uniform",
-						       "floor/" + a.name + "/1000000/dependent"})
+			for (const std::string &run : {names::hot(a.name, true, false),
+						       names::store(a.name, names::kKeysTable, "uniform"),
+						       names::floor(a.name, names::kKeysTable, true)})
 				need(in.bench.stat(run).measured(), "benchmark " + run);
 		}
 	if (missing.empty())
@@ -194,14 +197,14 @@ std::string breaker_scenario(const Inputs &in)
 
 std::vector<size_t> key_counts(const Inputs &in)
 {
-	static const std::regex keyed("store/[a-z_]+/([0-9]+)/uniform");
-	std::set<size_t> counts;
-	for (auto &[name, run] : in.bench.runs) {
-		std::smatch m;
-		if (std::regex_match(name, m, keyed))
-			counts.insert(std::stoull(m[1]));
-	}
-	return std::vector<size_t>(counts.begin(), counts.end());
+	std::vector<size_t> counts;
+	for (size_t n : names::kStoreKeys)
+		for (const Algo &a : in.algos)
+			if (in.bench.runs.count(names::store(a.name, n, "uniform"))) {
+				counts.push_back(n);
+				break;
+			}
+	return counts;
 }
 
 } // namespace report

@@ -7,12 +7,14 @@
 #include <cmath>
 #include <sstream>
 
+#include "bench_names.h"
 #include "report.h"
 
 namespace report {
+
+namespace names = rlbench::names;
 namespace {
 
-const char *const kHotTargetAlgos[] = {"token_bucket", "gcra", "fixed_window", "sliding_counter"};
 
 std::string keys_label(size_t n)
 {
@@ -59,7 +61,7 @@ std::string env_value(const Inputs &in, const std::string &key)
 
 std::string mt_name(const std::string &algo, const char *kind, int threads)
 {
-	return "store_mt/" + algo + "/" + kind + "/real_time/threads:" + std::to_string(threads);
+	return names::store_mt_run(algo, std::string(kind) == "shared", threads);
 }
 
 void machine(std::ostringstream &o, const Inputs &in)
@@ -96,36 +98,38 @@ void targets(std::ostringstream &o, const Inputs &in)
 {
 	o << "## Targets\n\nA target is met when the whole range of the repetitions is within it, missed when the "
 	     "whole range is beyond it, and within noise otherwise.\n\n| target | measured | |\n|---|---|---|\n";
-	for (const char *a : kHotTargetAlgos) {
-		Stat v = in.bench.stat(std::string("hot/") + a + "/direct/verdict");
-		o << "| hot key, time passed in, 1 thread, " << a << " <= 3 ns/op | " << fmt(v, 2) << " ns/op | "
-		  << verdict(v, 3) << " |\n";
+	for (const char *a : names::kHotTargetAlgos) {
+		Stat v = in.bench.stat(names::hot(a, true, false));
+		o << "| hot key, time passed in, 1 thread, " << a << " <= " << fmt(names::kHotTargetNs, 0) << " ns/op | "
+		  << fmt(v, 2) << " ns/op | " << verdict(v, names::kHotTargetNs) << " |\n";
 	}
 	for (const Algo &a : in.algos) {
-		Stat v = in.bench.stat("store/" + a.name + "/1/uniform");
+		Stat v = in.bench.stat(names::store(a.name, 1, "uniform"));
 		if (!v.measured())
 			continue; // peers are not run through rl_store
-		o << "| thread-safe path (rl_store_check), uncontended, " << a.name << " <= 8 ns/op | " << fmt(v, 2)
-		  << " ns/op | " << verdict(v, 8) << " |\n";
+		o << "| thread-safe path (rl_store_check), uncontended, " << a.name << " <= "
+		  << fmt(names::kStoreTargetNs, 0) << " ns/op | " << fmt(v, 2) << " ns/op | "
+		  << verdict(v, names::kStoreTargetNs) << " |\n";
 	}
-	for (size_t n : {size_t(1000000), size_t(10000000)})
+	for (size_t n : {names::kKeysTable, names::kStoreKeys[std::size(names::kStoreKeys) - 1]})
 		for (const Algo &a : in.algos) {
-			std::string base = a.name + "/" + std::to_string(n);
-			Stat s = in.bench.stat("store/" + base + "/uniform"), f = in.bench.stat("floor/" + base + "/dependent");
+			Stat s = in.bench.stat(names::store(a.name, n, "uniform")), f = in.bench.stat(names::floor(a.name, n, true));
 			if (!s.measured() && !f.measured()) {
 				if (a.name.rfind("peer_", 0) != 0)
 					o << "| keyed, " << keys_label(n) << " uniform keys, " << a.name
-					  << " <= 1.3x memory floor | - | not run (" << in.mode << " run) |\n";
+					  << " <= " << fmt(names::kFloorTargetRatio, 1) << "x memory floor | - | not run ("
+					  << in.mode << " run) |\n";
 				continue;
 			}
-			o << "| keyed, " << keys_label(n) << " uniform keys, " << a.name << " <= 1.3x memory floor | "
-			  << fmt(ratio(s, f), 2) << "x (" << fmt(s.median, 1) << " / " << fmt(f.median, 1) << " ns) | "
-			  << verdict(ratio(s, f), 1.3) << " |\n";
+			o << "| keyed, " << keys_label(n) << " uniform keys, " << a.name << " <= "
+			  << fmt(names::kFloorTargetRatio, 1) << "x memory floor | " << fmt(ratio(s, f), 2) << "x ("
+			  << fmt(s.median, 1) << " / " << fmt(f.median, 1) << " ns) | "
+			  << verdict(ratio(s, f), names::kFloorTargetRatio) << " |\n";
 		}
-	for (const char *b : {"at_limit", "overload", "overload_cold_malloc"}) {
-		Stat v = in.bench.stat(std::string("breaker/") + b);
-		o << "| breaker handle at limit 10^6, amortised (" << b << ") <= 5 ns/op | " << fmt(v, 2) << " ns/op | "
-		  << verdict(v, 5) << " |\n";
+	for (const char *b : names::kBreakerRuns) {
+		Stat v = in.bench.stat(names::breaker(b));
+		o << "| breaker handle at limit 10^6, amortised (" << b << ") <= " << fmt(names::kBreakerTargetNs, 0)
+		  << " ns/op | " << fmt(v, 2) << " ns/op | " << verdict(v, names::kBreakerTargetNs) << " |\n";
 	}
 	o << "\nThe memory floor is the dependent (pointer-chasing) random 16-byte read over an array as large "
 	     "as the same algorithm's store at that key count, in the same run: the latency of the one miss a "
@@ -140,17 +144,17 @@ void hot(std::ostringstream &o, const Inputs &in)
 	     "admitted). *direct* calls `rl_<algo>_check`, *ops* calls `rl_limiter_check` (the strategy "
 	     "table); *verdict* passes out = NULL, *answer* fills `struct rl_decision`. *clock* reads "
 	     "CLOCK_MONOTONIC per request (`clock_gettime` alone: "
-	  << fmt(in.bench.stat("clock/read"), 1) << " ns).\n\n"
+	  << fmt(in.bench.stat(names::kClockRead), 1) << " ns).\n\n"
 	  << "| algorithm | direct verdict | direct answer | ops verdict | ops answer | with clock read | admitted % |\n"
 	     "|---|---|---|---|---|---|---|\n";
 	for (const Algo &a : in.algos) {
-		std::string h = "hot/" + a.name + "/";
-		if (!in.bench.stat(h + "direct/verdict").measured())
+		auto hot = [&](bool direct, bool answer) { return names::hot(a.name, direct, answer); };
+		if (!in.bench.stat(hot(true, false)).measured())
 			continue;
-		o << "| " << a.name << " | " << fmt(in.bench.stat(h + "direct/verdict"), 2) << " | "
-		  << fmt(in.bench.stat(h + "direct/answer"), 2) << " | " << fmt(in.bench.stat(h + "ops/verdict"), 2)
-		  << " | " << fmt(in.bench.stat(h + "ops/answer"), 2) << " | " << fmt(in.bench.stat("clock/" + a.name), 2)
-		  << " | " << fmt(in.bench.counter(h + "direct/verdict", "allowed_pct"), 1) << " |\n";
+		o << "| " << a.name << " | " << fmt(in.bench.stat(hot(true, false)), 2) << " | "
+		  << fmt(in.bench.stat(hot(true, true)), 2) << " | " << fmt(in.bench.stat(hot(false, false)), 2)
+		  << " | " << fmt(in.bench.stat(hot(false, true)), 2) << " | " << fmt(in.bench.stat(names::clock(a.name)), 2)
+		  << " | " << fmt(in.bench.counter(hot(true, false), "allowed_pct"), 1) << " |\n";
 	}
 	o << "\nns/op.\n\n";
 }
@@ -167,15 +171,15 @@ void keyed(std::ostringstream &o, const Inputs &in)
 	     "|---|---|---|---|---|---|---|---|---|\n";
 	for (const Algo &a : in.algos)
 		for (size_t n : key_counts(in)) {
-			std::string base = a.name + "/" + std::to_string(n);
-			Stat u = in.bench.stat("store/" + base + "/uniform"), fd = in.bench.stat("floor/" + base + "/dependent");
+			const std::string uniform = names::store(a.name, n, "uniform");
+			Stat u = in.bench.stat(uniform), fd = in.bench.stat(names::floor(a.name, n, true));
 			if (!u.measured())
 				continue;
 			o << "| " << a.name << " | " << keys_label(n) << " | " << fmt(u, 1) << " | "
-			  << fmt(in.bench.stat("store/" + base + "/zipf"), 1) << " | " << fmt(fd, 1) << " | "
-			  << fmt(in.bench.stat("floor/" + base + "/independent"), 1) << " | " << fmt(ratio(u, fd), 2) << "x | "
-			  << fmt(in.bench.counter("store/" + base + "/uniform", "store_bytes_per_key"), 1) << " | "
-			  << fmt(in.bench.counter("store/" + base + "/uniform", "malloc_bytes_per_key"), 1) << " |\n";
+			  << fmt(in.bench.stat(names::store(a.name, n, "zipf")), 1) << " | " << fmt(fd, 1) << " | "
+			  << fmt(in.bench.stat(names::floor(a.name, n, false)), 1) << " | " << fmt(ratio(u, fd), 2) << "x | "
+			  << fmt(in.bench.counter(uniform, "store_bytes_per_key"), 1) << " | "
+			  << fmt(in.bench.counter(uniform, "malloc_bytes_per_key"), 1) << " |\n";
 		}
 	o << "\n### Threads\n\n"
 	     "`rl_store_check` on one key shared by every thread, or one key per thread (disjoint keys, in "
@@ -207,9 +211,9 @@ void breaker(std::ostringstream &o, const Inputs &in)
 	     "*overload*; every other benchmark runs with the thresholds fixed high, so that no result depends "
 	     "on the allocations of the benchmarks before it).\n\n"
 	     "| run | ns/op | admitted % |\n|---|---|---|\n";
-	for (const char *b : {"at_limit", "overload", "overload_cold_malloc"})
-		o << "| " << b << " | " << fmt(in.bench.stat(std::string("breaker/") + b), 2) << " | "
-		  << fmt(in.bench.counter(std::string("breaker/") + b, "allowed_pct"), 1) << " |\n";
+	for (const char *b : names::kBreakerRuns)
+		o << "| " << b << " | " << fmt(in.bench.stat(names::breaker(b)), 2) << " | "
+		  << fmt(in.bench.counter(names::breaker(b), "allowed_pct"), 1) << " |\n";
 	o << "\nThe simulator's breaker runs (`results/sim/breaker.csv`; median [range] over the seeds):\n\n"
 	     "| scenario | requests | rejected % | openings | CLOSED s | OPEN s | HALF_OPEN s | max in window |\n"
 	     "|---|---|---|---|---|---|---|---|\n";
@@ -240,9 +244,9 @@ void registry(std::ostringstream &o, const Inputs &in)
 	     "1000 mapped ids; otp: sliding_log; internal: unlimited), 1000 ids per tier in turn. *resolve* "
 	     "finds the tier; *check* resolves and decides in the tier's store.\n\n"
 	     "| tier | resolve ns/op | check ns/op |\n|---|---|---|\n";
-	for (const char *t : {"free", "premium", "otp", "internal"})
-		o << "| " << t << " | " << fmt(in.bench.stat(std::string("registry/resolve/") + t), 1) << " | "
-		  << fmt(in.bench.stat(std::string("registry/check/") + t), 1) << " |\n";
+	for (const char *t : names::kRegistryTiers)
+		o << "| " << t << " | " << fmt(in.bench.stat(names::registry(false, t)), 1) << " | "
+		  << fmt(in.bench.stat(names::registry(true, t)), 1) << " |\n";
 	o << "\n";
 }
 
@@ -527,7 +531,7 @@ void charts(std::ostringstream &o, const Inputs &in)
 	double lo = NAN, hi = NAN;
 	for (const Figures &f : figs)
 		if (f.ns_1m.measured() && !f.peer) {
-			double r = f.ns_1m.median / in.bench.ns("floor/" + f.algo + "/1000000/dependent");
+			double r = f.ns_1m.median / in.bench.ns(names::floor(f.algo, names::kKeysTable, true));
 			lo = std::isnan(lo) ? r : std::min(lo, r);
 			hi = std::isnan(hi) ? r : std::max(hi, r);
 		}
@@ -632,6 +636,7 @@ std::string full_report(const Inputs &in)
 	breaker(o, in);
 	redis_section(o, in);
 	charts(o, in);
+	perf_section(o, in);
 	return o.str();
 }
 

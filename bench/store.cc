@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_names.h"
 #include "common.h"
 #include "floor.h"
 
@@ -194,27 +196,26 @@ void bm_store_mt(benchmark::State &state, const rl_algo *algo, bool one_key)
 int register_all()
 {
 	const char *quick = std::getenv("RL_BENCH_QUICK");
-	std::vector<size_t> counts = {1, 1000, 100000, 1000000};
-	if (!quick || std::string(quick) != "1")
-		counts.push_back(10000000);
+	const size_t ncounts = quick && std::string(quick) == "1" ? rlbench::names::kStoreKeysQuick
+								   : std::size(rlbench::names::kStoreKeys);
+	const std::vector<size_t> counts(rlbench::names::kStoreKeys, rlbench::names::kStoreKeys + ncounts);
 
 	for (const rl_algo *algo : rlbench::algos())
 		for (bool one_key : {true, false})
-			benchmark::RegisterBenchmark(
-				(std::string("store_mt/") + algo->name + (one_key ? "/shared" : "/disjoint")).c_str(),
-				bm_store_mt, algo, one_key)
+			benchmark::RegisterBenchmark(rlbench::names::store_mt(algo->name, one_key).c_str(), bm_store_mt,
+						     algo, one_key)
 				->Threads(1)
 				->Threads(2)
 				->UseRealTime();
 	for (const rl_algo *algo : rlbench::algos())
 		for (size_t n : counts) {
-			std::string base = std::string("/") + algo->name + "/" + std::to_string(n);
 			for (KeyOrder order : {KeyOrder::uniform, KeyOrder::zipf})
-				benchmark::RegisterBenchmark(("store" + base + "/" + rlbench::order_name(order)).c_str(),
-							     bm_store, algo, n, order);
+				benchmark::RegisterBenchmark(
+					rlbench::names::store(algo->name, n, rlbench::order_name(order)).c_str(), bm_store,
+					algo, n, order);
 			for (bool dep : {true, false})
-				benchmark::RegisterBenchmark(("floor" + base + (dep ? "/dependent" : "/independent")).c_str(),
-							     bm_floor, algo, n, dep);
+				benchmark::RegisterBenchmark(rlbench::names::floor(algo->name, n, dep).c_str(), bm_floor,
+							     algo, n, dep);
 		}
 	return 0;
 }

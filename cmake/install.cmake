@@ -2,7 +2,8 @@
 # PREFIX=P`) puts the headers under P/include/ratelab/, libratelab.a and
 # libratelab.so.* under P/LIBDIR, P/LIBDIR/pkgconfig/ratelab.pc, the CMake
 # package P/LIBDIR/cmake/ratelab/ (find_package(ratelab CONFIG), imported
-# targets ratelab::ratelab and ratelab::ratelab_static) and P/bin/ratelab.
+# targets ratelab::ratelab and ratelab::ratelab_static), P/bin/ratelab and
+# the simulator's scenarios under P/share/ratelab/scenarios/.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -14,6 +15,8 @@ install(TARGETS ratelab_algos ratelab_shared
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
 install(TARGETS ratelab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The simulator's default scenario set, where an installed `ratelab sim` looks for it.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sim/scenarios DESTINATION ${CMAKE_INSTALL_DATADIR}/ratelab)
 
 # ratelab.pc finds its prefix from its own location (${pcfiledir}), so an
 # install with --prefix given at install time is right too.

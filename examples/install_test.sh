@@ -23,6 +23,10 @@ so=$(ls "$libdir"/libratelab.so.*.*.* 2>/dev/null) && [ -n "$so" ] || fail "no l
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 [ "$soname" = "libratelab.so.0" ] || fail "SONAME '$soname', want libratelab.so.0"
 "$prefix/bin/ratelab" --version | grep -qx 'ratelab 0\.1\.0' || fail "installed ratelab --version"
+[ -e "$prefix/share/ratelab/scenarios/constant.ini" ] || fail "the scenarios were not installed"
+(cd "$prefix/share/ratelab/scenarios" && "$prefix/bin/ratelab" sim --quiet --no-timing --out "$tmp/sim" replay.ini >/dev/null) ||
+	fail "installed ratelab sim on an installed scenario"
+[ -s "$tmp/sim/summary.csv" ] || fail "installed ratelab sim wrote no summary"
 
 # pkg-config, shared (rpath so the program finds the library) and static.
 export PKG_CONFIG_PATH=$libdir/pkgconfig

@@ -1,23 +1,23 @@
 /*
  * keymap.c - open addressing, linear probing, load factor <= 1/2; a
- * 64-bit hash per slot (0 reserved for empty) screens key comparisons.
+ * 64-bit hash per slot (0 reserved for empty) screens key comparisons. The
+ * hash is the store's keyed one under a seed drawn per map from the system,
+ * so a trace cannot be crafted to pile its keys into one probe run.
  */
 #include "keymap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "ratelab/parse.h"
 #include "ratelab/status.h"
+#include "ratelab/store.h"
 
-static uint64_t hash_bytes(const char *key, size_t len)
+/* The store's keyed hash under the map's secret seed; 0 marks an empty slot. */
+static uint64_t hash_bytes(const struct sim_keymap *m, const char *key, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then a murmur finaliser */
+	uint64_t h = rl_store_hash(key, len, m->seed);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)key[i]) * 0x100000001b3ull;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
 	return h ? h : 1;
 }
 
@@ -39,14 +39,30 @@ static void free_slots(struct sim_keymap *m)
 	free(m->states);
 }
 
-int sim_keymap_init(struct sim_keymap *m, size_t state_size)
+int sim_keymap_init_seed(struct sim_keymap *m, size_t state_size, uint64_t seed)
 {
-	*m = (struct sim_keymap){ .state_size = (state_size + 15) & ~(size_t)15 };
+	*m = (struct sim_keymap){ .state_size = (state_size + 15) & ~(size_t)15, .seed = seed };
 	if (alloc_slots(m, 64)) {
 		free_slots(m);
+		*m = (struct sim_keymap){ 0 };
 		return RL_ENOMEM;
 	}
 	return RL_OK;
+}
+
+int sim_keymap_init(struct sim_keymap *m, size_t state_size)
+{
+	const char *fixed = getenv(SIM_HASH_SEED_ENV);
+	int64_t v;
+	uint64_t seed;
+	int rc = RL_OK;
+
+	*m = (struct sim_keymap){ 0 };
+	if (fixed)
+		rc = rl_parse_i64(fixed, &v) && v >= 0 ? (seed = (uint64_t)v, RL_OK) : RL_EINVAL;
+	else
+		rc = rl_store_random_seed(&seed);
+	return rc ? rc : sim_keymap_init_seed(m, state_size, seed);
 }
 
 void sim_keymap_destroy(struct sim_keymap *m)
@@ -92,7 +108,7 @@ static int grow(struct sim_keymap *m)
 
 void *sim_keymap_get(struct sim_keymap *m, const char *key, size_t len)
 {
-	uint64_t h = hash_bytes(key, len);
+	uint64_t h = hash_bytes(m, key, len);
 	size_t i = probe(m, h, key, len);
 
 	if (m->hashes[i])

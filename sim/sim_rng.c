@@ -7,6 +7,7 @@
  */
 #include "sim_rng.h"
 
+#include "compat.h"
 #include "ratelab/rule.h"
 #include "sim_math.h"
 
@@ -30,13 +31,13 @@ void sim_rng_seed(struct sim_rng *r, uint64_t seed, uint64_t stream)
 
 uint64_t sim_rng_below(struct sim_rng *r, uint64_t n)
 {
-	unsigned __int128 m = (unsigned __int128)sim_rng_next(r) * n;
+	rl_u128 m = (rl_u128)sim_rng_next(r) * n;
 	uint64_t low = (uint64_t)m;
 
 	if (low < n) {
 		uint64_t floor = (0 - n) % n; /* 2^64 mod n */
 		while (low < floor) {
-			m = (unsigned __int128)sim_rng_next(r) * n;
+			m = (rl_u128)sim_rng_next(r) * n;
 			low = (uint64_t)m;
 		}
 	}

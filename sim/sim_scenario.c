@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "ini_reader.h"
 #include "ratelab/algo.h"
 #include "ratelab/parse.h"
@@ -53,7 +54,7 @@ const char *sim_traffic_type_name(enum sim_traffic_type t)
 	return t >= 0 && (size_t)t < sizeof(type_names) / sizeof(type_names[0]) ? type_names[t] : "unset";
 }
 
-static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct parse *p, int line, const char *fmt, ...) RL_PRINTF(3, 4);
 static int fail(struct parse *p, int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -454,7 +455,7 @@ static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
 		return fail(p, t->line, "[traffic %s]: gap must be shorter than the window", t->name);
 	/* the engine steps boundary attacks by every * W ns; past RL_TIME_MAX_NS it would overflow */
 	int64_t span;
-	if (t->type == SIM_TRAFFIC_BOUNDARY && (__builtin_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
+	if (t->type == SIM_TRAFFIC_BOUNDARY && (rl_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
 		return fail(p, t->line, "[traffic %s]: every * window exceeds %lld ns", t->name,
 			    (long long)RL_TIME_MAX_NS);
 	return 1;

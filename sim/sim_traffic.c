@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compat.h"
 #include "keymap.h"
 #include "lines.h"
 #include "ratelab/algo.h"
@@ -37,10 +38,11 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			 s->spec->name, path);
 		return RL_EINVAL;
 	}
-	if (sim_keymap_init(&ids, sizeof(uint32_t))) {
+	if ((rc = sim_keymap_init(&ids, sizeof(uint32_t)))) {
 		fclose(in.in);
-		snprintf(msg, msg_len, "out of memory");
-		return RL_ENOMEM;
+		snprintf(msg, msg_len, "key map: %s%s", rl_strerror(rc),
+			 rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
+		return rc;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
 		int64_t t, cost = 0;
@@ -309,7 +311,7 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 		if (n && i == 0)
 			s->window += sp->every;
 		/* saturated: INT64_MAX - gap (gap < W <= RL_TIME_MAX_NS) is past every stop time */
-		if (__builtin_mul_overflow(s->window, w, &edge))
+		if (rl_mul_overflow(s->window, w, &edge))
 			edge = INT64_MAX;
 		*t = edge - (i < per_side ? sp->gap_ns : 0);
 		*key = (uint32_t)(i % s->nkeys);

@@ -23,7 +23,9 @@
  *                    curr from the list and admits iff
  *                    prev * (W - e) + (curr + c - 1) * W < N * W.
  * A request costs c units (cost.md's rules): token_bucket admits iff
- * tokens >= c and takes c; fixed_window and sliding_log iff count + c <= N.
+ * tokens >= c and takes c; fixed_window and sliding_log iff count + c <= N;
+ * a cost above B (buckets) or N (windows) is never admitted and leaves the
+ * key exactly as it was.
  *   breaker          a plain array of accepted timestamps plus the state
  *                    and the time it opened, per the spec's rules.
  *
@@ -103,7 +105,8 @@ struct m_lim {
 struct m_key {
 	int seen;
 	m_i128 last; /* last seen time: earlier times are clamped to it */
-	/* token_bucket: tokens * W at time tb_at (meaningful once seen) */
+	/* token_bucket: tokens * W at time tb_at (meaningful once tb_any) */
+	int tb_any;
 	m_u128 tok_w;
 	m_i128 tb_at;
 	/* leaky_bucket: when the last admitted request's service ends, times N */
@@ -166,6 +169,13 @@ static inline int64_t m_max_capacity(const struct m_lim *m)
 	}
 }
 
+/* The largest cost one request can ever have admitted (cost.md): B for the
+ * buckets, N for the windows; a larger one is rejected and changes nothing. */
+static inline int64_t m_cost_cap(const struct m_lim *m)
+{
+	return m->kind == M_TOKEN_BUCKET || m->kind == M_LEAKY_BUCKET ? m->b : m->n;
+}
+
 /* floor(a / b) for b > 0 (times are never negative here; be literal anyway) */
 static inline m_i128 m_floor_div(m_i128 a, int64_t b)
 {
@@ -225,13 +235,14 @@ static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int
 	case M_TOKEN_BUCKET: {
 		m_u128 full = b * w;
 		m_u128 tok = full; /* a new key starts full */
-		if (k->seen) {
+		if (k->tb_any) {
 			tok = k->tok_w + (m_u128)(t - k->tb_at) * n;
 			if (tok > full)
 				tok = full;
 		}
 		int ok = tok >= c * w; /* at least c whole tokens */
 		if (commit) {
+			k->tb_any = 1;
 			k->tok_w = ok ? tok - c * w : tok;
 			k->tb_at = t;
 		}
@@ -367,6 +378,7 @@ static inline int m_check_n(const struct m_lim *m, struct m_key *k, int64_t t, i
 		now = k->last; /* a time going backwards counts as the last seen one */
 
 	m_i128 wait_n = 0;
+	struct m_key before = *k; /* a cost above the cap leaves the key as it was */
 	int ok = m_decide(m, k, now, cost, 1, &wait_n);
 
 	k->seen = 1;
@@ -381,6 +393,8 @@ static inline int m_check_n(const struct m_lim *m, struct m_key *k, int64_t t, i
 		m_i128 d = (wait_n + m->n - 1) / m->n; /* whole ns, rounded up */
 		a->delay_ns = d > INT64_MAX ? INT64_MAX : (int64_t)d;
 	}
+	if (cost > m_cost_cap(m))
+		*k = before; /* not even the last seen time moves */
 	return ok;
 }
 

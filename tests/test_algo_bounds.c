@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "ratelab/algo.h"
 #include "ratelab/fixed_window.h"
 #include "ratelab/gcra.h"

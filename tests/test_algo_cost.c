@@ -5,8 +5,9 @@
  * passes an empty window and N + 1 never; the request taking a window's
  * last unit passes and one unit more does not; retry_after_ns is exact for
  * costs above 1 (rejected at t + d - 1, admitted at t + d); no overflow at
- * the extremes N = 10^6, W = 10^18, c = 10^9; a cost outside
- * [1, RL_COST_MAX] is RL_EINVAL and changes no state; and the store and the
+ * the extremes N = 10^6, W = 10^18, c = 10^9; a cost that can never be
+ * admitted changes no state; a cost outside [1, RL_COST_MAX] is RL_EINVAL
+ * and changes no state; and the store and the
  * registry pass the cost through. The random-trace properties for costs
  * are in test_algo_props.
  */
@@ -307,6 +308,37 @@ static void invalid_cost(void **u)
 	}
 }
 
+/* A cost that can never be admitted leaves the state exactly as it was:
+ * not even the last seen time moves, so a later request with an earlier
+ * time is not clamped to it. */
+static void never_cost_changes_nothing(void **u)
+{
+	(void)u;
+	unsigned char before[64];
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		struct fx f;
+		fx_init(&f, all[i], 3, 1000, 3);
+		assert_int_equal(rl_limiter_check_n(&f.lim, f.st, 5, 2, NULL), RL_ALLOWED);
+		size_t size = f.lim.algo->state_size;
+		memcpy(before, f.st, size);
+		/* 3 units pass a full bucket or an empty window, 4 never do */
+		expect(&f, 1999, 4, 0, SKIP, NEVER, SKIP);
+		assert_memory_equal(before, f.st, size);
+		assert_int_equal(rl_limiter_check_n(&f.lim, f.st, 1999, RL_COST_MAX, NULL), RL_REJECTED);
+		assert_memory_equal(before, f.st, size);
+		/* a time before 1999 is still decided at its own time */
+		struct rl_decision d;
+		assert_int_equal(rl_limiter_check_n(&f.lim, f.st, 6, 1, &d), RL_ALLOWED);
+		/* at 1999 the units at 5 would have left the window */
+		if (strcmp(all[i], "sliding_log") == 0)
+			assert_int_equal(d.remaining, 0);
+		if (strcmp(all[i], "fixed_window") == 0)
+			assert_int_equal(d.reset_ns, 994); /* window [0, 1000), not [1000, 2000) */
+		fx_free(&f);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The store and the registry pass the cost through.                   */
 
@@ -395,6 +427,7 @@ int main(void)
 		cmocka_unit_test(retry_after_exact_for_costs),
 		cmocka_unit_test(extremes),
 		cmocka_unit_test(invalid_cost),
+		cmocka_unit_test(never_cost_changes_nothing),
 		cmocka_unit_test(store_check_n),
 		cmocka_unit_test(registry_check_n),
 	};

@@ -16,7 +16,7 @@
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static inline __attribute__((always_inline)) int
+static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
@@ -27,6 +27,16 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 	int64_t w = lim->rule.window_ns;
+
+#ifdef RL_PERF_PLANT
+	/*
+	 * The performance gate's planted slowdown (tests/perf/gate.sh): a few
+	 * dozen extra instructions per check, compiled only by bench/perf with
+	 * -DRL_PERF_PLANT=ON, to prove `make perf-check` names this entry.
+	 */
+	for (volatile int spin = 0; spin < 8; spin++)
+		;
+#endif
 
 	st->last_ns = now;
 	if (now >= st->end_ns) {
@@ -52,6 +62,23 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 	return verdict;
 }
 
+/*
+ * Any cost: cost 1 with its arithmetic folded; a cost above N, which is never
+ * admitted, decided on a copy so that the key's state is left unchanged
+ * (algo.h).
+ */
+static int decide_any(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns, int64_t cost,
+		      struct rl_decision *out)
+{
+	if (cost == 1)
+		return decide(lim, st, now_ns, 1, out);
+	if (cost > lim->rule.limit) {
+		struct rl_fixed_window copy = *st;
+		return decide(lim, &copy, now_ns, cost, out);
+	}
+	return decide(lim, st, now_ns, cost, out);
+}
+
 int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 			  struct rl_decision *out)
 {
@@ -61,13 +88,13 @@ int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *
 int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
 			    int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

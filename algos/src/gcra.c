@@ -15,7 +15,7 @@
 #include "arith.h"
 
 /* The answer's division, out of line so that the verdict-only path stays small. */
-static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
+static RL_NOINLINE void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
 					      int verdict, struct rl_decision *out)
 {
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
@@ -37,7 +37,7 @@ static __attribute__((noinline)) void explain(int64_t debt, int64_t tol, int64_t
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static inline __attribute__((always_inline)) int
+static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
@@ -51,7 +51,7 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
 	int64_t debt = tat - now;
-	int64_t tol = (int64_t)lim->tolerance_ns;
+	int64_t tol = lim->tolerance_ns;
 	/* the request's units after its first, as emission time: up to 10^27 ns */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
 	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
@@ -69,6 +69,23 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 	return verdict;
 }
 
+/*
+ * Any cost: cost 1 with its arithmetic folded; (c - 1) * T above tau, which is never
+ * admitted, decided on a copy so that the key's state is left unchanged
+ * (algo.h).
+ */
+static int decide_any(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
+		      struct rl_decision *out)
+{
+	if (cost == 1)
+		return decide(lim, st, now_ns, 1, out);
+	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (rl_u128)lim->tolerance_ns) {
+		struct rl_gcra copy = *st;
+		return decide(lim, &copy, now_ns, cost, out);
+	}
+	return decide(lim, st, now_ns, cost, out);
+}
+
 int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 		  struct rl_decision *out)
 {
@@ -78,13 +95,13 @@ int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_
 int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

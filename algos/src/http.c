@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "compat.h"
+
 #define NS_PER_S 1000000000LL
 
 int rl_http_status(int verdict)
@@ -29,7 +31,7 @@ struct out {
 	bool full;
 };
 
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...) RL_PRINTF(2, 3);
 
 static void put(struct out *o, const char *fmt, ...)
 {

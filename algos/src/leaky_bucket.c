@@ -17,20 +17,20 @@
 #include "level_ops.h"
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
-static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u128 queued,
+static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 queued,
 					      int64_t cost, int verdict, struct rl_decision *out)
 {
 	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * w; /* the last unit's place in the request */
 	rl_u128 level = verdict ? queued + last + w : queued; /* after the decision */
 
-	out->remaining = level <= lim->burst_w ? (int64_t)((lim->burst_w - level) / w) + 1 : 0;
+	out->remaining = level <= rl_wide_get(lim->burst_w) ? (int64_t)((rl_wide_get(lim->burst_w) - level) / w) + 1 : 0;
 	if (verdict)
 		out->retry_after_ns = 0;
 	else if (cost > lim->rule.burst)
 		out->retry_after_ns = RL_DURATION_MAX_NS;
 	else /* the smallest d with level - d * N + (c - 1) * W <= B * W */
-		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - lim->burst_w, n));
+		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - rl_wide_get(lim->burst_w), n));
 	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
 	out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
 }
@@ -40,7 +40,7 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim, rl_u
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static inline __attribute__((always_inline)) int
+static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
@@ -54,7 +54,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
 	rl_u128 queued = level; /* the admitted request's wait, times N */
 	/* (B >= 1 takes any cost of 1) */
-	int verdict = (level + last <= lim->burst_w) & (cost == 1 || cost <= lim->rule.burst);
+	int verdict = (level + last <= rl_wide_get(lim->burst_w)) & (cost == 1 || cost <= lim->rule.burst);
 	rl_u128 take = last + w;
 
 	level += take & -(rl_u128)verdict; /* branch-free */
@@ -62,6 +62,23 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	if (out)
 		explain(lim, queued, cost, verdict, out);
 	return verdict;
+}
+
+/*
+ * Any cost: cost 1 with its arithmetic folded; a cost above B, which is never
+ * admitted, decided on a copy so that the key's state is left unchanged
+ * (algo.h).
+ */
+static int decide_any(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
+		      struct rl_decision *out)
+{
+	if (cost == 1)
+		return decide(lim, st, now_ns, 1, out);
+	if (cost > lim->rule.burst) {
+		struct rl_level copy = *st;
+		return decide(lim, &copy, now_ns, cost, out);
+	}
+	return decide(lim, st, now_ns, cost, out);
 }
 
 int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
@@ -73,13 +90,13 @@ int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int
 int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			    int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

@@ -48,9 +48,9 @@ int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 	*lim = (struct rl_limiter){
 		.algo = algo,
 		.rule = *rule,
-		.burst_w = b * w,
-		.quota_nw = n * w,
-		.tolerance_ns = tolerance < horizon ? tolerance : horizon,
+		.burst_w = rl_wide_make(b * w),
+		.quota_nw = rl_wide_make(n * w),
+		.tolerance_ns = (int64_t)(tolerance < horizon ? tolerance : horizon),
 		.emission_ns = t,
 	};
 	return RL_OK;

@@ -38,7 +38,7 @@ struct parse {
 };
 
 static bool fail(struct parse *p, long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	RL_PRINTF(3, 4);
 
 static bool fail(struct parse *p, long line, const char *fmt, ...)
 {

@@ -42,7 +42,7 @@ static int64_t least_offset(int64_t w, uint32_t c, rl_u128 room)
  * The answer, out of line so that the verdict-only path stays small; e is
  * the offset into the window, st the state after the decision.
  */
-static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
+static RL_NOINLINE void explain(const struct rl_limiter *lim,
 					      const struct rl_sliding_counter *st, int64_t now,
 					      int64_t e, int64_t cost, int verdict,
 					      struct rl_decision *out)
@@ -52,7 +52,7 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
 	/* the weighted count after the decision */
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 
-	out->remaining = used < lim->quota_nw ? (int64_t)rl_ceil_div(lim->quota_nw - used, (rl_u128)w) : 0;
+	out->remaining = used < rl_wide_get(lim->quota_nw) ? (int64_t)rl_ceil_div(rl_wide_get(lim->quota_nw) - used, (rl_u128)w) : 0;
 	out->delay_ns = 0;
 	out->retry_after_ns = 0;
 	if (!verdict && cost > n) {
@@ -83,7 +83,7 @@ static __attribute__((noinline)) void explain(const struct rl_limiter *lim,
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static inline __attribute__((always_inline)) int
+static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
@@ -98,7 +98,7 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 	/* the request's units after its first: up to 10^27 */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
-	int verdict = used + last < lim->quota_nw ? RL_ALLOWED : RL_REJECTED;
+	int verdict = used + last < rl_wide_get(lim->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
 	st->last_ns = now;
 	if (verdict)
@@ -106,6 +106,23 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	if (out)
 		explain(lim, st, now, e, cost, verdict, out);
 	return verdict;
+}
+
+/*
+ * Any cost: cost 1 with its arithmetic folded; a cost above N, which is never
+ * admitted, decided on a copy so that the key's state is left unchanged
+ * (algo.h).
+ */
+static int decide_any(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_ns, int64_t cost,
+		      struct rl_decision *out)
+{
+	if (cost == 1)
+		return decide(lim, st, now_ns, 1, out);
+	if (cost > lim->rule.limit) {
+		struct rl_sliding_counter copy = *st;
+		return decide(lim, &copy, now_ns, cost, out);
+	}
+	return decide(lim, st, now_ns, cost, out);
 }
 
 int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
@@ -117,13 +134,13 @@ int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_cou
 int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 			       int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

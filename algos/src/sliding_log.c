@@ -36,7 +36,7 @@ static int64_t retry_after(const struct rl_runlog *log, int64_t n, int64_t w, in
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static inline __attribute__((always_inline)) int
+static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
@@ -65,9 +65,8 @@ decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, 
 
 	if (out) {
 		out->remaining = n - log->total;
-		out->retry_after_ns = verdict	   ? 0
-				      : cost > n ? RL_DURATION_MAX_NS
-						 : retry_after(log, n, w, now, cost);
+		/* (a cost above N never reaches here: never() answers it) */
+		out->retry_after_ns = verdict ? 0 : retry_after(log, n, w, now, cost);
 		out->reset_ns = log->total ? rl_runlog_newest(log)->at + w - now : 0;
 		out->delay_ns = 0;
 	}
@@ -79,6 +78,49 @@ size_t rl_sliding_log_heap_bytes(const struct rl_sliding_log *st)
 	return (size_t)st->log.cap * sizeof(struct rl_run);
 }
 
+/*
+ * A cost above N, which is never admitted: rejected, answered from the log
+ * as it stands (the runs that have left the window skipped, not dropped),
+ * so that the key's state is left unchanged (algo.h).
+ */
+static int never(const struct rl_limiter *lim, const struct rl_sliding_log *st, int64_t now_ns,
+		 int64_t cost, struct rl_decision *out)
+{
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+	if (!rl_cost_ok(cost))
+		return RL_EINVAL;
+	if (!out)
+		return RL_REJECTED;
+
+	int64_t now = rl_clamp(now_ns, st->last_ns), w = lim->rule.window_ns;
+	const struct rl_runlog *log = &st->log;
+	int64_t in_window = log->total;
+
+	for (uint32_t i = 0; i < log->len; i++) {
+		const struct rl_run *r = &log->runs[(log->head + i) & (log->cap - 1)];
+		if (r->at > now - w)
+			break;
+		in_window -= r->count;
+	}
+	out->remaining = lim->rule.limit - in_window;
+	out->retry_after_ns = RL_DURATION_MAX_NS;
+	out->reset_ns = in_window ? rl_runlog_newest(log)->at + w - now : 0;
+	out->delay_ns = 0;
+	return RL_REJECTED;
+}
+
+/* Any cost: cost 1 with its arithmetic folded, a cost above N never admitted. */
+static int decide_any(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
+		      int64_t cost, struct rl_decision *out)
+{
+	if (cost == 1)
+		return decide(lim, st, now_ns, 1, out);
+	if (cost > lim->rule.limit)
+		return never(lim, st, now_ns, cost, out);
+	return decide(lim, st, now_ns, cost, out);
+}
+
 int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
 			 struct rl_decision *out)
 {
@@ -88,13 +130,13 @@ int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st
 int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
 			   int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : decide(lim, st, now_ns, cost, out);
+	return decide_any(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -22,6 +22,7 @@
 #include <threads.h>
 
 #include "arith.h"
+#include "compat.h"
 
 enum {
 	SLOTS = RL_STORE_BUCKET_SLOTS,
@@ -434,7 +435,7 @@ int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_
 	/* Fetch the key's first bucket whole (tags and states) at once: its
 	 * misses overlap instead of following one another. */
 	for (size_t off = 0; off < s->stride; off += 64)
-		__builtin_prefetch((const unsigned char *)b1 + off, 1);
+		RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
 
 	/* The fast path: the key is in its first bucket (where most keys live). */
 	bucket_lock(b1);
@@ -530,4 +531,9 @@ void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 		.evicted_full = atomic_load_explicit(&m->evicted_full, memory_order_relaxed),
 		.full_decided = atomic_load_explicit(&m->full_decided, memory_order_relaxed),
 	};
+}
+
+int rl_store_random_seed(uint64_t *seed)
+{
+	return rl_random_seed(seed) ? RL_OK : RL_EIO;
 }

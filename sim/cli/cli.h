@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compat.h"
 #include "lines.h"
 #include "ratelab/parse.h"
 
@@ -97,7 +98,7 @@ int cli_open_input(const char *cmd, const char *path, FILE **in);
 void cli_close_input(FILE *in);
 
 /* Prints "ratelab CMD: message" to stderr after flushing stdout; returns 2. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *cmd, const char *fmt, ...) RL_PRINTF(2, 3);
 
 /*
  * After the last line: CLI_EXIT_FAIL with a message if reading failed,

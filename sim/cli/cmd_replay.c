@@ -169,9 +169,11 @@ static int replay_setup(struct cli_replay *rp)
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
 		if (t && t->unlimited)
 			continue;
-		if (sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size)) {
-			fputs("ratelab replay: out of memory\n", stderr);
-			return CLI_EXIT_FAIL;
+		int rc = sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size);
+		if (rc) {
+			fprintf(stderr, "ratelab replay: key map: %s%s\n", rl_strerror(rc),
+				rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
+			return rc == RL_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		}
 	}
 	return CLI_EXIT_OK;

@@ -99,12 +99,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The default set's directory: beside the binary, in the source tree, or compiled in. */
+/* The default set's directory: beside the binary, in the source tree, installed, or compiled in. */
 static bool find_default_dir(char *dir, size_t len)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *rel[] = { "/scenarios", "/../sim/scenarios", "/sim/scenarios" };
+	/* ... beside a built binary, or installed (PREFIX/bin, PREFIX/share/ratelab). */
+	const char *rel[] = { "/scenarios", "/../sim/scenarios", "/sim/scenarios",
+			      "/../share/ratelab/scenarios" };
 	struct stat st;
 
 	if (n > 0) {

@@ -29,8 +29,8 @@
  * leaky_bucket, or beyond gcra's capped tolerance, gcra.h; c > N for
  * fixed_window, sliding_log and sliding_counter) is rejected with the usual
  * remaining and reset_ns and retry_after_ns = RL_DURATION_MAX_NS (never);
- * nothing is admitted. A cost outside [1, RL_COST_MAX] is RL_EINVAL and
- * changes no state.
+ * the key's state is left unchanged (not even its last seen time moves). A
+ * cost outside [1, RL_COST_MAX] is RL_EINVAL and changes no state.
  *
  * Decision contract, the same for every algorithm:
  *   - Only admitted requests count against the quota.
@@ -74,8 +74,13 @@
 extern "C" {
 #endif
 
-/* GCC and Clang's 128-bit integer: the one extension the public API uses. */
-__extension__ typedef unsigned __int128 rl_u128;
+/*
+ * An unsigned 128-bit value as two words: the public structs stay plain
+ * C11, and the library combines the words where it multiplies.
+ */
+struct rl_wide {
+	uint64_t lo, hi;
+};
 
 struct rl_decision {
 	int64_t remaining;      /* units (requests of cost 1) */
@@ -130,9 +135,9 @@ struct rl_limiter {
 	const struct rl_algo *algo;
 	struct rl_rule rule;
 	/* Derived once by rl_limiter_init. */
-	rl_u128 burst_w;      /* B * W: the bucket's depth in 1/W-request units */
-	rl_u128 quota_nw;     /* N * W, request-ns */
-	rl_u128 tolerance_ns; /* gcra: tau = min((B - 1) * T, RL_GCRA_HORIZON_NS - T), ns */
+	struct rl_wide burst_w; /* B * W: the bucket's depth in 1/W-request units */
+	struct rl_wide quota_nw; /* N * W, request-ns */
+	int64_t tolerance_ns; /* gcra: tau = min((B - 1) * T, RL_GCRA_HORIZON_NS - T), ns */
 	int64_t emission_ns;  /* gcra: T = ceil(W / N), ns between admissions at the long-run rate */
 };
 

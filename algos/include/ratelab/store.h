@@ -165,6 +165,12 @@ int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_
  */
 void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out);
 
+/*
+ * A secret seed for cfg.hash_seed from the system's random source: RL_OK,
+ * or RL_EIO when the system gave none.
+ */
+int rl_store_random_seed(uint64_t *seed);
+
 /* The default key hash: 64 bits, seeded; stable across runs and machines. */
 uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed);
 
