@@ -19,4 +19,4 @@ local to_end = sub(wend, now)
 local retry = ZERO
 if verdict == 0 then retry = costn > limit and INT64_MAX or to_end end
 return finish(ALG, verdict, small(limit - count), retry, count > 0 and to_end or ZERO, ZERO,
-	{ 'last', str(now), 'end', str(wend), 'count', tostring(count) })
+	{ 'last', str(now), 'end', str(wend), 'count', tostring(count) }, nil, costn > limit)

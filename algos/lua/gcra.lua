@@ -23,4 +23,5 @@ if verdict == 0 then
 	-- (c - 1) * T > tau never passes; else the smallest d with debt - d + (c - 1) * T <= tau
 	retry = cmp(lastu, tol) > 0 and INT64_MAX or sub(debt, sub(tol, lastu))
 end
-return finish(ALG, verdict, remaining, retry, debt, ZERO, { 'last', str(now), 'tat', str(tat0) })
+return finish(ALG, verdict, remaining, retry, debt, ZERO, { 'last', str(now), 'tat', str(tat0) }, nil,
+	cmp(lastu, tol) > 0)

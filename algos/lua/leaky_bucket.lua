@@ -23,4 +23,4 @@ if verdict == 0 then
 end
 local delay = verdict == 1 and ceil_div(queued, n) or ZERO
 return finish(ALG, verdict, remaining, retry, ceil_div(level, n), delay,
-	{ 'last', str(now), 'due', str(add(at, level)) })
+	{ 'last', str(now), 'due', str(add(at, level)) }, nil, not fits)

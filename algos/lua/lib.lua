@@ -181,8 +181,11 @@ end
 
 -- Stores the state (a flat list field, value, ...) with a TTL of the time
 -- back to full quota (reset, ns, saturated, rounded up to ms) plus the grace, or drops
--- the key when that is 0; returns the answer as strings.
-local function finish(alg, verdict, remaining, retry, reset, delay, fields, extra_key)
+-- the key when that is 0; returns the answer as strings. frozen: nothing
+-- is written (a request that can never be admitted changes no state).
+local function finish(alg, verdict, remaining, retry, reset, delay, fields, extra_key, frozen)
+	-- a cost that can never be admitted leaves the state as it was (cost.md)
+	if frozen then return { verdict, str(remaining), str(sat(retry)), str(sat(reset)), str(sat(delay)) } end
 	local ttl = tonum(ceil_div(sat(reset), num('1000000'))) + grace
 	if ttl > 0 then
 		redis.call('HSET', key, 'alg', alg, unpack(fields))

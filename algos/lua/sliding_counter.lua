@@ -53,4 +53,5 @@ else
 	reset = add(to_end, least_offset(curr, w))
 end
 return finish(ALG, verdict, remaining, retry, reset, ZERO,
-	{ 'last', str(now), 'end', str(wend), 'prev', tostring(prev), 'curr', tostring(curr) })
+	{ 'last', str(now), 'end', str(wend), 'prev', tostring(prev), 'curr', tostring(curr) }, nil,
+	costn > limit)

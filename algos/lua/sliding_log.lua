@@ -19,12 +19,15 @@ local function run(s)
 end
 
 now = max(now, last)
+-- a cost above N is never admitted and changes nothing: its expiry is not stored
+local frozen = costn > limit
+local first = 0 -- list index of the oldest live run
 if cmp(now, w) >= 0 then
 	local horizon = sub(now, w)
 	while total > 0 do
-		local at, c = run(redis.call('LINDEX', lkey, 0))
+		local at, c = run(redis.call('LINDEX', lkey, first))
 		if cmp(at, horizon) > 0 then break end
-		redis.call('LPOP', lkey)
+		if frozen then first = first + 1 else redis.call('LPOP', lkey) end
 		total = total - c
 	end
 end
@@ -46,7 +49,7 @@ if verdict == 0 and costn > limit then
 elseif verdict == 0 then
 	-- the oldest run whose expiry leaves room for c
 	local left = total
-	for _, s in ipairs(redis.call('LRANGE', lkey, 0, -1)) do
+	for _, s in ipairs(redis.call('LRANGE', lkey, first, -1)) do
 		local at, c = run(s)
 		left = left - c
 		if left + costn <= limit then
@@ -57,4 +60,4 @@ elseif verdict == 0 then
 end
 if total > 0 then reset = sub(add(run(redis.call('LINDEX', lkey, -1)), w), now) end
 return finish(ALG, verdict, small(limit - total), retry, reset, ZERO,
-	{ 'last', str(now), 'total', tostring(total) }, lkey)
+	{ 'last', str(now), 'total', tostring(total) }, lkey, frozen)

@@ -18,4 +18,4 @@ if verdict == 0 then
 	retry = cmp(take, bw) > 0 and INT64_MAX or ceil_div(sub(add(level, take), bw), n)
 end
 return finish(ALG, verdict, divmod(sub(bw, level), w), retry, ceil_div(level, n), ZERO,
-	{ 'last', str(now), 'due', str(add(at, level)) })
+	{ 'last', str(now), 'due', str(add(at, level)) }, nil, cmp(cost, b) > 0)

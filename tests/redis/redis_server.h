@@ -76,17 +76,21 @@ static inline redisReply *rl_test_redis_cmd(int port, const char *fmt, const cha
 	return rep;
 }
 
-static inline bool rl_test_redis_ping(int port)
+/* True when the server on port answers and is process pid (not another test's). */
+static inline bool rl_test_redis_ping(int port, pid_t pid)
 {
-	redisReply *rep = rl_test_redis_cmd(port, "PING%s", "");
-	bool ok = rep && rep->type == REDIS_REPLY_STATUS;
+	redisReply *rep = rl_test_redis_cmd(port, "INFO %s", "server");
+	char want[48];
+	bool ok;
 
+	snprintf(want, sizeof(want), "process_id:%ld\r", (long)pid);
+	ok = rep && rep->type == REDIS_REPLY_STRING && strstr(rep->str, want);
 	if (rep)
 		freeReplyObject(rep);
 	return ok;
 }
 
-/* Starts redis-server on port (0: a free one); true once it answers. */
+/* Starts redis-server on port (0: a free one); true once it answers as itself. */
 static inline bool rl_test_redis_start_on(struct rl_test_redis *s, int port)
 {
 	for (int attempt = 0; attempt < 5; attempt++) {
@@ -107,7 +111,7 @@ static inline bool rl_test_redis_start_on(struct rl_test_redis *s, int port)
 			_exit(127);
 		}
 		for (int i = 0; i < 200; i++) {
-			if (rl_test_redis_ping(s->port))
+			if (rl_test_redis_ping(s->port, s->pid))
 				return true;
 			int st;
 			if (waitpid(s->pid, &st, WNOHANG) == s->pid)

@@ -15,7 +15,8 @@ start_redis() {
 		trap 'kill -9 $REDIS_PID 2>/dev/null; wait $REDIS_PID 2>/dev/null; rm -rf "$tmp"' EXIT
 		local i
 		for i in $(seq 200); do
-			redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return 0
+			# ours, not another test's server that took the port first
+			redis-cli -p "$REDIS_PORT" info server 2>/dev/null | grep -q "^process_id:$REDIS_PID" && return 0
 			kill -0 $REDIS_PID 2>/dev/null || break
 			sleep 0.01
 		done
