@@ -17,6 +17,11 @@ DEPS += $(DEPS_I10)
 DEPS_PEERS := golang-go golang-golang-x-time-dev golang-github-juju-ratelimit-dev libguava-java default-jdk-headless nodejs nginx-core python3
 DEPS += $(DEPS_PEERS)
 JOBS ?= 2
+
+# Redis backend (ratelab/redis.h): the server the tests start, redis-cli and
+# redis-benchmark, the hiredis client library.
+DEPS_REDIS := redis-server redis-tools libhiredis-dev
+DEPS += $(DEPS_REDIS)
 CMAKE_FLAGS ?=
 
 .PHONY: all test test-plain test-asan test-tsan bench deps clean

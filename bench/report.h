@@ -169,6 +169,8 @@ std::string full_report(const Inputs &in);
 // The performance-tracking section (report_perf.cc); also writes plots/data/history.dat
 // and history_vars.gp (the chart's column count).
 void perf_section(std::ostringstream &o, const Inputs &in);
+// The Redis backend's section (report_redis.cc): "not run" without results/bench/redis.json.
+void redis_section(std::ostringstream &o, const Inputs &in);
 
 // The local-plus-global section (report_fleet.cc): reads sim/fleet.csv,
 // writes plots/data/fleet.dat; exits 1 when the file is missing.

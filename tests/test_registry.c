@@ -43,6 +43,30 @@ static const char *write_tmp(const char *text)
 	return write_bytes(text, strlen(text));
 }
 
+/* redis_timeout: the Redis backend's budget per decision, whole ms (bare: ms). */
+static void test_redis_timeout_key(void **unused)
+{
+	static const struct {
+		const char *value;
+		int64_t ms;
+	} ok[] = { { "50", 50 }, { "2s", 2000 }, { "1ms", 1 }, { "60000", 60000 } };
+	char text[200], err[256];
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct rl_registry *r = NULL;
+		snprintf(text, sizeof(text), "[tier t]\nalgorithm = gcra\nlimit = 5\nwindow = 1s\n"
+			 "redis_timeout = %s\n[defaults]\ntier = t\n", ok[i].value);
+		assert_int_equal(rl_registry_load(&r, write_tmp(text), err, sizeof(err)), RL_OK);
+		assert_int_equal(rl_registry_default(r)->redis_timeout_ms, ok[i].ms);
+		rl_registry_destroy(r);
+	}
+	struct rl_registry *r = NULL;
+	assert_int_equal(rl_registry_load(&r, example, err, sizeof(err)), RL_OK);
+	assert_int_equal(rl_registry_default(r)->redis_timeout_ms, 0);
+	rl_registry_destroy(r);
+}
+
 static void test_example_file(void **unused)
 {
 	struct rl_registry *r = NULL;
@@ -216,6 +240,11 @@ static const struct {
 	{ "[tier a]\nunlimited = true\nlimit = 5\n[defaults]\ntier = a\n", "1: tier 'a' is unlimited: it takes no "
 	  "algorithm, limit, window, burst, max_keys or when_full" },
 	{ "[tier a]\nlimit = 5\nlimit = 6\n", "3: 'limit' given twice in [tier a]" },
+	{ "[tier a]\nredis_timeout = 0\n", "2: redis_timeout '0' is not a whole number of ms in [1ms, 60s] (bare: ms)" },
+	{ "[tier a]\nredis_timeout = 1500us\n", "2: redis_timeout '1500us' is not a whole number of ms in [1ms, 60s] (bare: ms)" },
+	{ "[tier a]\nredis_timeout = 61s\n", "2: redis_timeout '61s' is not a whole number of ms in [1ms, 60s] (bare: ms)" },
+	{ "[tier a]\nredis_timeout = 5\nredis_timeout = 6\n", "3: 'redis_timeout' given twice in [tier a]" },
+	{ "[tier a]\nunlimited = true\nredis_timeout = 5\n[defaults]\ntier = a\n", "1: tier 'a' is unlimited: it takes no redis_timeout" },
 	{ "limit = 5\n", "1: 'limit' outside any section" },
 	{ "[tier a b]\n", "1: bad tier name 'a b' (1-63 of A-Z a-z 0-9 _ -)" },
 	{ "[tier a\n", "1: section header without ']'" },
@@ -405,6 +434,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_client_and_error_verdict),
 		cmocka_unit_test(test_example_file),
+		cmocka_unit_test(test_redis_timeout_key),
 		cmocka_unit_test(test_on_error),
 		cmocka_unit_test(test_on_error_decides_without_store),
 		cmocka_unit_test(test_bad_files),

@@ -130,7 +130,8 @@ static bool section_line(void *arg, const char *name, long line)
 }
 
 /* The keys of a [tier NAME] section, in tier_keys order: bit 1 << K_x of p->keys. */
-enum { K_ALGORITHM, K_LIMIT, K_WINDOW, K_BURST, K_UNLIMITED, K_ON_ERROR, K_MAX_KEYS, K_WHEN_FULL, K_COUNT };
+enum { K_ALGORITHM, K_LIMIT, K_WINDOW, K_BURST, K_UNLIMITED, K_ON_ERROR, K_MAX_KEYS, K_WHEN_FULL,
+       K_REDIS_TIMEOUT, K_COUNT };
 #define BIT(k) (1u << (k))
 
 /* Each key's setter: true, or false after fail(). */
@@ -219,6 +220,18 @@ static bool set_when_full(struct parse *p, struct rl_tier *t, const char *name, 
 	return i >= 0;
 }
 
+/* The Redis backend's budget per decision (redis.h): whole ms, bare: ms. */
+static bool set_redis_timeout(struct parse *p, struct rl_tier *t, const char *name, const char *value)
+{
+	int64_t v;
+
+	if (!rl_parse_duration(value, 1000000, &v) || v < 1000000 || v > 60000000000LL || v % 1000000)
+		return fail(p, p->rd.lineno, "%s '%s' is not a whole number of ms in [1ms, 60s] (bare: ms)",
+			    name, value);
+	t->redis_timeout_ms = v / 1000000;
+	return true;
+}
+
 static const struct {
 	const char *name;
 	set_fn set;
@@ -227,6 +240,7 @@ static const struct {
 	[K_WINDOW] = { "window", set_window },          [K_BURST] = { "burst", set_burst },
 	[K_UNLIMITED] = { "unlimited", set_unlimited }, [K_ON_ERROR] = { "on_error", set_on_error },
 	[K_MAX_KEYS] = { "max_keys", set_max_keys },    [K_WHEN_FULL] = { "when_full", set_when_full },
+	[K_REDIS_TIMEOUT] = { "redis_timeout", set_redis_timeout },
 };
 
 static bool tier_key(struct parse *p, const char *name, const char *value)
@@ -243,7 +257,8 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 		return tier_keys[k].set(p, t, name, value);
 	}
 	char known[160] = "";
-	for (int k = 0; k < K_COUNT; k++)
+	/* the in-process keys; redis_timeout belongs to the Redis backend (registry.h) */
+	for (int k = 0; k < K_REDIS_TIMEOUT; k++)
 		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", k ? ", " : "",
 			 tier_keys[k].name);
 	return fail(p, p->rd.lineno, "unknown key '%s' in [tier %s] (%s)", name, t->name, known);
@@ -345,6 +360,8 @@ static bool finish(struct parse *p)
 				  BIT(K_WHEN_FULL)))
 				return fail(p, t->line, "tier '%s' is unlimited: it takes no algorithm, limit, "
 					    "window, burst, max_keys or when_full", t->name);
+			if (k & BIT(K_REDIS_TIMEOUT))
+				return fail(p, t->line, "tier '%s' is unlimited: it takes no redis_timeout", t->name);
 			continue;
 		}
 		static const int needed[] = { K_ALGORITHM, K_LIMIT, K_WINDOW };

@@ -7,15 +7,16 @@
  * and prints 1 (allowed) or 0 (rejected) per request; --explain adds the
  * answer's fields, --headers the HTTP answer.
  * States are never dropped here: a replay is exact for any order of times.
+ * With --redis the lines are decided in Redis instead (replay_redis.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "keymap.h"
 #include "ratelab/algo.h"
 #include "ratelab/http.h"
 #include "ratelab/registry.h"
+#include "replay.h"
 
 static const char usage[] =
 	"usage: ratelab replay --algo A --limit N --window W [--burst B] [OPTIONS] [TRACE]\n"
@@ -44,25 +45,29 @@ static const char usage[] =
 	"               rejected; none for an unlimited tier), then one empty line.\n"
 	"               The policy is the tier's name, or \"default\" without --config\n"
 	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset\n"
+	"  --redis HOST:PORT decide in Redis (the state shared by every client of the\n"
+	"               server; see README \"Redis\"); prints what the in-process replay\n"
+	"               prints; when Redis did not decide every line, stderr ends with\n"
+	"               'ratelab replay: redis HOST:PORT: decided=D fallbacks=F\n"
+	"               reconnects=R errors=E'\n"
+	"  --redis-batch K   pipeline K lines per round trip, 1..10000 (default 1)\n"
+	"  --redis-prefix P  prefix of the Redis keys (default rl:); state persists in\n"
+	"               Redis between runs: a fresh prefix is a fresh replay\n"
+	"  --redis-timeout MS  a batch's budget in ms, 1..60000 (default 5000; a\n"
+	"               tier's redis_timeout overrides it); past it, the tier's\n"
+	"               on_error decides\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
-enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY, O_COUNT };
+enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
+       O_REDIS, O_REDIS_BATCH, O_REDIS_PREFIX, O_REDIS_TIMEOUT, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_ALGO] = { "algo", CLI_VALUE },       [O_LIMIT] = { "limit", CLI_VALUE },
 	[O_WINDOW] = { "window", CLI_VALUE },   [O_BURST] = { "burst", CLI_VALUE },
 	[O_CONFIG] = { "config", CLI_VALUE },   [O_EXPLAIN] = { "explain", CLI_FLAG },
 	[O_HEADERS] = { "headers", CLI_FLAG },  [O_LEGACY] = { "legacy-headers", CLI_FLAG },
-};
-
-struct replay_opts {
-	const char *algo;
-	const char *limit, *window, *burst;
-	const char *config;
-	const char *trace; /* NULL or "-": standard input */
-	bool explain;
-	bool headers;
-	unsigned http_flags; /* rl_http_flags */
+	[O_REDIS] = { "redis", CLI_VALUE },     [O_REDIS_BATCH] = { "redis-batch", CLI_VALUE },
+	[O_REDIS_PREFIX] = { "redis-prefix", CLI_VALUE }, [O_REDIS_TIMEOUT] = { "redis-timeout", CLI_VALUE },
 };
 
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
@@ -83,6 +88,10 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 	ro->headers = a.value[O_HEADERS] || a.value[O_LEGACY];
 	ro->http_flags = RL_HTTP_LF | (a.value[O_LEGACY] ? RL_HTTP_LEGACY : 0);
 	ro->trace = a.npos ? a.pos[0] : NULL;
+	ro->redis = a.value[O_REDIS];
+	ro->redis_batch = a.value[O_REDIS_BATCH];
+	ro->redis_prefix = a.value[O_REDIS_PREFIX];
+	ro->redis_timeout = a.value[O_REDIS_TIMEOUT];
 	return CLI_EXIT_OK;
 }
 
@@ -112,21 +121,12 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 	return CLI_EXIT_OK;
 }
 
-/* One keymap per limited tier (or the one limiter without --config). */
-struct replay {
-	struct replay_opts ro;
-	struct rl_limiter lim; /* without --config */
-	struct rl_registry *reg;
-	size_t nmaps;
-	struct sim_keymap *maps;
-};
-
 static void release_state(void *state, void *lim)
 {
 	rl_limiter_release(lim, state);
 }
 
-static void replay_free(struct replay *rp)
+static void replay_free(struct cli_replay *rp)
 {
 	for (size_t i = 0; i < rp->nmaps; i++) {
 		const struct rl_limiter *lim =
@@ -139,7 +139,7 @@ static void replay_free(struct replay *rp)
 	rl_registry_destroy(rp->reg);
 }
 
-static int replay_setup(struct replay *rp)
+static int replay_setup(struct cli_replay *rp)
 {
 	const struct replay_opts *ro = &rp->ro;
 
@@ -179,7 +179,7 @@ static int replay_setup(struct replay *rp)
 	return CLI_EXIT_OK;
 }
 
-static void print_headers(const struct replay *rp, const struct rl_tier *tier, int verdict,
+static void print_headers(const struct cli_replay *rp, const struct rl_tier *tier, int verdict,
 			  const struct rl_decision *d)
 {
 	char buf[512];
@@ -194,9 +194,71 @@ static void print_headers(const struct replay *rp, const struct rl_tier *tier, i
 	putchar('\n');
 }
 
+/* Inlined into the in-process loop (the perf gate counts its instructions per line). */
+static inline __attribute__((always_inline)) void print_answer(const struct cli_replay *rp,
+							       const struct rl_tier *tier, int rc,
+							       const struct rl_decision *d)
+{
+	const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
+
+	if (!rp->ro.explain) {
+		fputs(rc ? "1\n" : "0\n", stdout);
+	} else if (tier && tier->unlimited) {
+		printf("1 tier=%s\n", tier->name);
+	} else {
+		printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d->remaining,
+		       (long long)d->retry_after_ns, (long long)d->reset_ns);
+		if (lim->algo->answers_delay)
+			printf(" delay_ns=%lld", (long long)d->delay_ns);
+		if (tier)
+			printf(" tier=%s", tier->name);
+		putchar('\n');
+	}
+	if (rp->ro.headers)
+		print_headers(rp, tier, rc, d);
+}
+
+static inline __attribute__((always_inline)) int parse_line(const struct cli_replay *rp,
+							    const struct sim_lines *in, char *line,
+							    struct cli_replay_line *out)
+{
+	char *tok[3];
+
+	if (in->has_nul)
+		return cli_usage_error("replay", "line %ld: holds a NUL byte", in->lineno);
+	int ntok = sim_split(line, tok, 3);
+	out->cost = 1;
+	if (ntok < 2 || ntok > 3)
+		return cli_usage_error("replay", "line %ld: %s: expected %s", in->lineno, cli_quote(in->text),
+				       ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
+	if (!rl_parse_i64(tok[0], &out->t) || out->t < 0 || out->t > RL_TIME_MAX_NS)
+		return cli_usage_error("replay", "line %ld: %s: time %s is not an integer number of ns in [0, %lld]",
+				       in->lineno, cli_quote(in->text), cli_quote(tok[0]), RL_TIME_MAX_NS);
+	if (ntok == 3 && (!rl_parse_i64(tok[2], &out->cost) || out->cost < 1 || out->cost > RL_COST_MAX))
+		return cli_usage_error("replay", "line %ld: %s: cost %s is not an integer in [1, %lld]",
+				       in->lineno, cli_quote(in->text), cli_quote(tok[2]), RL_COST_MAX);
+	out->key = tok[1];
+	out->key_len = strlen(tok[1]);
+	out->tier = rp->reg ? rl_registry_resolve(rp->reg, tok[1], out->key_len) : NULL;
+	out->map = out->tier ? (size_t)(out->tier - rl_registry_tier_at(rp->reg, 0)) : 0;
+	return CLI_EXIT_OK;
+}
+
+void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
+		      const struct rl_decision *d)
+{
+	print_answer(rp, tier, rc, d);
+}
+
+int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
+		     struct cli_replay_line *out)
+{
+	return parse_line(rp, in, line, out);
+}
+
 int cli_cmd_replay(int argc, char **argv)
 {
-	struct replay rp = { 0 };
+	struct cli_replay rp = { 0 };
 	int status = parse_opts(argc, argv, &rp.ro);
 
 	if (status)
@@ -207,7 +269,7 @@ int cli_cmd_replay(int argc, char **argv)
 	}
 
 	struct sim_lines in = { 0 };
-	char *line, *tok[3];
+	char *line;
 	bool want = rp.ro.explain || rp.ro.headers;
 
 	if ((status = cli_open_input("replay", rp.ro.trace, &in.in))) {
@@ -215,42 +277,31 @@ int cli_cmd_replay(int argc, char **argv)
 		return status;
 	}
 
+	if (rp.ro.redis) {
+		status = cli_replay_redis(&rp, &in);
+		cli_close_input(in.in);
+		sim_lines_free(&in);
+		replay_free(&rp);
+		return status;
+	}
+	if (rp.ro.redis_batch || rp.ro.redis_prefix || rp.ro.redis_timeout) {
+		cli_close_input(in.in);
+		replay_free(&rp);
+		return cli_usage_error("replay", "--redis-batch, --redis-prefix and --redis-timeout need --redis");
+	}
+
 	cli_stdout_buffered();
 	while ((line = cli_lines_next(&in))) {
-		if (in.has_nul) {
-			status = cli_usage_error("replay", "line %ld: holds a NUL byte", in.lineno);
-			break;
-		}
-		int64_t t, cost = 1;
-		int ntok = sim_split(line, tok, 3);
+		struct cli_replay_line l;
 
-		if (ntok < 2 || ntok > 3) {
-			status = cli_usage_error("replay", "line %ld: %s: expected %s", in.lineno,
-						 cli_quote(in.text), ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
+		if ((status = parse_line(&rp, &in, line, &l)))
 			break;
-		}
-		if (!rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			status = cli_usage_error("replay", "line %ld: %s: time %s is not an integer number of ns in [0, %lld]",
-						in.lineno, cli_quote(in.text), cli_quote(tok[0]), RL_TIME_MAX_NS);
-			break;
-		}
-		if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
-			status = cli_usage_error("replay", "line %ld: %s: cost %s is not an integer in [1, %lld]",
-						 in.lineno, cli_quote(in.text), cli_quote(tok[2]), RL_COST_MAX);
-			break;
-		}
-		size_t klen = strlen(tok[1]), m = 0;
-		const struct rl_tier *tier = NULL;
-		if (rp.reg) {
-			tier = rl_registry_resolve(rp.reg, tok[1], klen);
-			m = (size_t)(tier - rl_registry_tier_at(rp.reg, 0));
-		}
-		const struct rl_limiter *lim = tier ? &tier->limiter : &rp.lim;
+		const struct rl_limiter *lim = l.tier ? &l.tier->limiter : &rp.lim;
 		struct rl_decision d = { 0 };
 		int rc = RL_ALLOWED;
-		if (!(tier && tier->unlimited)) {
-			void *state = sim_keymap_get(&rp.maps[m], tok[1], klen);
-			rc = state ? rl_limiter_check_n(lim, state, t, cost, want ? &d : NULL) : RL_ENOMEM;
+		if (!(l.tier && l.tier->unlimited)) {
+			void *state = sim_keymap_get(&rp.maps[l.map], l.key, l.key_len);
+			rc = state ? rl_limiter_check_n(lim, state, l.t, l.cost, want ? &d : NULL) : RL_ENOMEM;
 		}
 		if (rc < 0) {
 			fflush(stdout);
@@ -258,21 +309,7 @@ int cli_cmd_replay(int argc, char **argv)
 			status = CLI_EXIT_FAIL;
 			break;
 		}
-		if (!rp.ro.explain) {
-			fputs(rc ? "1\n" : "0\n", stdout);
-		} else if (tier && tier->unlimited) {
-			printf("1 tier=%s\n", tier->name);
-		} else {
-			printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d.remaining,
-			       (long long)d.retry_after_ns, (long long)d.reset_ns);
-			if (lim->algo->answers_delay)
-				printf(" delay_ns=%lld", (long long)d.delay_ns);
-			if (tier)
-				printf(" tier=%s", tier->name);
-			putchar('\n');
-		}
-		if (rp.ro.headers)
-			print_headers(&rp, tier, rc, &d);
+		print_answer(&rp, l.tier, rc, &d);
 	}
 	status = cli_lines_end(&in, "replay", status);
 	cli_close_input(in.in);

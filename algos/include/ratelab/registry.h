@@ -16,10 +16,14 @@
  *                          decide (out of memory, RL_EFULL)   (default fail_open)
  *   max_keys  = 1000000    the tier's store cap, 1..2^32       (default 10^6)
  *   when_full = evict      or fail_open, fail_closed (store.h) (default evict)
+ *   redis_timeout = 50ms   the Redis backend's budget per decision (redis.h),
+ *                          whole ms in [1ms, 60s], bare: ms   (default: the
+ *                          connection's); on_error is its policy too
  *
  *   [tier NAME]
  *   unlimited = true       every request allowed; no algorithm, limit,
- *                          window, burst, max_keys or when_full then
+ *                          window, burst, max_keys, when_full or
+ *                          redis_timeout then
  *
  *   [clients]
  *   TIER = ID ID ...       client ids (any non-blank text, ':' included)
@@ -76,6 +80,7 @@ struct rl_tier {
 	struct rl_limiter limiter; /* unset when unlimited */
 	size_t max_keys;
 	enum rl_when_full when_full;
+	int64_t redis_timeout_ms;  /* redis_timeout, ms; 0: the Redis connection's */
 	long line;                 /* the line of its [tier NAME] */
 };
 

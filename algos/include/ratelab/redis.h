@@ -1,0 +1,193 @@
+/*
+ * redis.h - the limiters' state in Redis, so that a fleet of servers shares
+ * one quota. Part of the library only when hiredis is found at build time
+ * (the ratelab_redis target, RATELAB_HAVE_REDIS defined for its users).
+ *
+ * Every algorithm is one Lua script (algos/lua/, embedded at build time),
+ * loaded with SCRIPT LOAD and run with EVALSHA (reloaded on NOSCRIPT), that
+ * reads, decides and writes one key's state atomically: Redis runs a
+ * script alone, so clients racing on a key admit exactly what one client
+ * would. The scripts decide exactly as the in-process algorithms (algo.h):
+ * the same verdict, remaining, retry_after_ns, reset_ns and delay_ns for
+ * every rule, request cost (rl_limiter_check_n) (W up to 10^18 ns, times up to 4 * 10^18 ns). Lua
+ * 5.1 numbers are doubles, exact only below 2^53, so the scripts never
+ * compute with a value as a Lua number: they hold every integer as an
+ * array of base-10^7 limbs (each limb product below 10^14 < 2^53) and do
+ * schoolbook addition, subtraction and multiplication on them, and division
+ * by estimating the quotient from the leading digits (shrunk so it never
+ * overshoots) and correcting; values cross the wire as decimal strings.
+ * Counts (at most 10^6 units), costs (at most 10^9) and the TTL in ms
+ * stay plain numbers.
+ *
+ * Keys: the state of KEY lives in the hash PREFIX{KEY} (fields named after
+ * the in-process state's, plus alg, the algorithm) and, for sliding_log,
+ * the list PREFIX{KEY}:l of runs "time:count". The braces make both one
+ * Redis Cluster hash slot. A key holding another algorithm's state, or
+ * another type, is an error (RL_EREDIS, rl_redis_error names it), never a
+ * decision.
+ *
+ * Clock: a caller passing now_ns gets the in-process semantics bit for bit
+ * (tests, replay), but servers with skewed clocks then disagree about a
+ * shared key (a fast clock's request makes the key's "last seen" time run
+ * ahead and everyone else is clamped to it). now_ns = RL_REDIS_NOW makes the
+ * script read Redis's TIME instead: one clock for the fleet at the cost of
+ * the network delay counted as part of the wait.
+ *
+ * TTL: every write sets the key's TTL to its reset_ns (the time back to
+ * full quota, rounded up to ms) plus the connection's ttl_grace_ms, so idle
+ * keys vanish by themselves; a key whose TTL would be 0 is deleted. A key
+ * that vanished decides like a fresh one, which changes no verdict at later
+ * times; only a request with a time before the vanished key's last seen
+ * time (the clamp rule) is then decided at its own time. Replays of logical
+ * time give a long grace. The breaker's keys live for the grace alone
+ * (0: no expiry), its time unit being the caller's.
+ *
+ * Faults: a decision takes at most its rule's timeout_ms (else the
+ * connection's command_timeout_ms): connecting, loading the scripts and
+ * the round trip all fit in that budget. When Redis is down, slow or the
+ * connection breaks, the decision is the rule's policy (fail_closed:
+ * rejected, else allowed; remaining, retry_after_ns, reset_ns 0) and
+ * counted in fallbacks. A broken connection is dropped; the next attempt
+ * waits backoff_min_ms, doubling per failure up to backoff_max_ms (checks in
+ * between fall back at once); a successful reconnection counts in
+ * reconnects. SIGPIPE from a dead server is blocked and consumed around
+ * every write, never delivered.
+ *
+ * Concurrency: one struct rl_redis is one connection, for one thread at a
+ * time; threads each create their own.
+ */
+#ifndef RATELAB_REDIS_H
+#define RATELAB_REDIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ratelab/algo.h"
+#include "ratelab/breaker.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Redis answered an error (a wrong-type key, a script error): no decision. */
+#define RL_EREDIS (-32)
+
+/* As now_ns: the script reads Redis's TIME. */
+#define RL_REDIS_NOW (-1)
+
+/* A key is at most this many bytes. */
+#define RL_REDIS_KEY_MAX 512
+
+struct rl_redis_config {
+	const char *host;           /* IPv4/IPv6 address or name; NULL: 127.0.0.1 */
+	int port;                   /* 1..65535 */
+	int64_t connect_timeout_ms; /* cap on connecting, 1..60000; 0: 200 */
+	int64_t command_timeout_ms; /* a decision's budget, 1..60000; 0: 200 */
+	int64_t backoff_min_ms;     /* first wait before reconnecting, 1..60000; 0: 10 */
+	int64_t backoff_max_ms;     /* longest wait, backoff_min_ms..600000; 0: 1000 */
+	int64_t ttl_grace_ms;       /* added to every key's TTL, 0..10^12 */
+	const char *prefix;         /* key prefix, at most 64 bytes, no '{'; NULL: "rl:" */
+};
+
+struct rl_redis_rule {
+	const struct rl_limiter *lim; /* an initialised limiter (rl_limiter_init) */
+	bool fail_closed;             /* the policy when Redis cannot decide */
+	int64_t timeout_ms;           /* this rule's budget, 1..60000 ms; 0: the connection's */
+};
+
+/* One request of a batch. */
+struct rl_redis_req {
+	const struct rl_redis_rule *rule;
+	const char *key;
+	size_t key_len;  /* 1..RL_REDIS_KEY_MAX bytes, any bytes */
+	int64_t now_ns;  /* 0..RL_TIME_MAX_NS, or RL_REDIS_NOW */
+	int64_t cost;    /* units, 1..RL_COST_MAX (cost.md's semantics); 0 is taken as 1 */
+};
+
+struct rl_redis_answer {
+	int rc;               /* RL_ALLOWED, RL_REJECTED, or a negative status */
+	bool fallback;        /* rc is the rule's policy: Redis could not decide */
+	struct rl_decision d; /* as algo.h when Redis decided; zeros otherwise */
+};
+
+struct rl_redis_stats {
+	uint64_t decided;     /* requests Redis decided */
+	uint64_t fallbacks;   /* requests the policy decided */
+	uint64_t errors;      /* requests Redis answered with an error */
+	uint64_t reconnects;  /* connections made again after one was lost */
+	uint64_t round_trips; /* pipelined exchanges with Redis */
+	bool connected;
+};
+
+struct rl_redis;
+
+/*
+ * Checks cfg and creates a handle. It connects on first use, so it
+ * succeeds with Redis down. RL_OK, RL_EINVAL (msg names the field and
+ * value) or RL_ENOMEM.
+ */
+int rl_redis_create(struct rl_redis **out, const struct rl_redis_config *cfg, char *msg,
+		    size_t msg_len);
+void rl_redis_destroy(struct rl_redis *r);
+
+/*
+ * Decides one request in Redis. Returns RL_ALLOWED or RL_REJECTED (Redis's
+ * verdict, or the rule's policy when Redis could not decide, which
+ * rl_redis_stats counts), RL_EREDIS (Redis answered an error: see
+ * rl_redis_error), RL_ERANGE (now_ns) or RL_EINVAL (the key's length or a
+ * NULL argument). out (may be NULL) receives the answer.
+ */
+int rl_redis_check(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
+		   size_t key_len, int64_t now_ns, struct rl_decision *out);
+
+/* rl_redis_check for a request of cost units, 1..RL_COST_MAX (else RL_EINVAL). */
+int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
+		     size_t key_len, int64_t now_ns, int64_t cost, struct rl_decision *out);
+
+/*
+ * Decides n requests with one pipelined round trip, in order (the answers
+ * equal n calls of rl_redis_check_n). The batch's budget is the least
+ * timeout among its rules. Requests refused with NOSCRIPT (the server
+ * restarted or flushed its scripts) are sent again, in their order, after
+ * the scripts are reloaded: only then can a key's requests of one batch be
+ * applied out of order. Returns RL_OK (each answer's rc says the rest)
+ * or RL_EINVAL (a NULL argument).
+ */
+int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, size_t n,
+			 struct rl_redis_answer *ans);
+
+/* The breaker (breaker.h) of one key in Redis. */
+struct rl_redis_breaker {
+	int64_t limit, window, open_for; /* as rl_breaker_init; times in the caller's unit */
+	bool fail_closed;                /* the policy when Redis cannot decide */
+	int64_t timeout_ms;              /* 0: the connection's */
+};
+
+/*
+ * Validates b as rl_breaker_init does: RL_OK or RL_EINVAL with a reason.
+ */
+int rl_redis_breaker_validate(const struct rl_redis_breaker *b, char *msg, size_t msg_len);
+
+/*
+ * With record, rl_breaker_handle on the key's breaker: returns RL_ALLOWED
+ * or RL_REJECTED and the state before; without, rl_breaker_state_at (RL_OK
+ * and the state). RL_EORDER / RL_ERANGE as breaker.h, RL_EREDIS as above.
+ * When Redis cannot decide, handle returns the policy's verdict and
+ * *before is RL_BREAKER_CLOSED (fail open) or RL_BREAKER_OPEN.
+ */
+int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, const char *key,
+			  size_t key_len, int64_t now, bool record, enum rl_breaker_state *before);
+
+void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out);
+
+/* The last error: Redis's error reply or the connection's failure. */
+const char *rl_redis_error(const struct rl_redis *r);
+
+/* rl_strerror, plus RL_EREDIS. */
+const char *rl_redis_strerror(int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,558 @@
+/*
+ * redis.c - model: a hiredis connection that is either up (scripts loaded,
+ * their SHA1s known) or down until a deadline (backoff). A batch of
+ * requests is one pipeline of EVALSHA commands; every blocking step
+ * (connect, SCRIPT LOAD, the exchange) gets the time left of the batch's
+ * budget as its socket timeout, so no call waits longer than the budget
+ * plus the scheduling slack.
+ *
+ * Invariant: every request of a batch ends with exactly one of: Redis's
+ * verdict (decided), the policy's (fallbacks), an error (errors); the
+ * counters add up to the requests seen.
+ */
+#define _POSIX_C_SOURCE 200809L /* sigset_t, pthread_sigmask, sigtimedwait, clock_gettime */
+
+#include "ratelab/redis.h"
+
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "redis_scripts.h"
+
+enum { PREFIX_MAX = 64, HOST_MAX = 255, ERR_MAX = 640 };
+
+struct rl_redis {
+	char host[HOST_MAX + 1];
+	char prefix[PREFIX_MAX + 1];
+	int port;
+	int64_t connect_ms, command_ms, backoff_min_ms, backoff_max_ms, grace_ms;
+	redisContext *c;                   /* NULL while down */
+	char sha[RL_REDIS_SCRIPT_COUNT][41];
+	int64_t retry_at_ms;               /* monotonic ms before which we do not reconnect */
+	int64_t backoff_ms;                /* the next wait after a failure */
+	bool lost;                         /* a connection failed since the last success */
+	struct rl_redis_stats st;
+	char err[ERR_MAX];
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct timeval tv_ms(int64_t ms)
+{
+	return (struct timeval){ .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+}
+
+static int bad(char *msg, size_t msg_len, const char *what, long long v)
+{
+	if (msg)
+		snprintf(msg, msg_len, "redis %s %lld is out of range", what, v);
+	return RL_EINVAL;
+}
+
+static int64_t or_default(int64_t v, int64_t def)
+{
+	return v ? v : def;
+}
+
+int rl_redis_create(struct rl_redis **out, const struct rl_redis_config *cfg, char *msg,
+		    size_t msg_len)
+{
+	const char *host = cfg->host ? cfg->host : "127.0.0.1";
+	const char *prefix = cfg->prefix ? cfg->prefix : "rl:";
+	int64_t conn = or_default(cfg->connect_timeout_ms, 200);
+	int64_t cmd = or_default(cfg->command_timeout_ms, 200);
+	int64_t bmin = or_default(cfg->backoff_min_ms, 10);
+	int64_t bmax = or_default(cfg->backoff_max_ms, 1000);
+
+	*out = NULL;
+	if (!*host || strlen(host) > HOST_MAX) {
+		if (msg)
+			snprintf(msg, msg_len, "redis host '%s' is empty or longer than %d bytes", host, HOST_MAX);
+		return RL_EINVAL;
+	}
+	if (strlen(prefix) > PREFIX_MAX || strchr(prefix, '{')) {
+		if (msg)
+			snprintf(msg, msg_len, "redis key prefix '%s' is longer than %d bytes or holds '{'",
+				 prefix, PREFIX_MAX);
+		return RL_EINVAL;
+	}
+	if (cfg->port < 1 || cfg->port > 65535)
+		return bad(msg, msg_len, "port", cfg->port);
+	if (conn < 1 || conn > 60000)
+		return bad(msg, msg_len, "connect timeout (ms)", conn);
+	if (cmd < 1 || cmd > 60000)
+		return bad(msg, msg_len, "command timeout (ms)", cmd);
+	if (bmin < 1 || bmin > 60000)
+		return bad(msg, msg_len, "minimum backoff (ms)", bmin);
+	if (bmax < bmin || bmax > 600000)
+		return bad(msg, msg_len, "maximum backoff (ms)", bmax);
+	if (cfg->ttl_grace_ms < 0 || cfg->ttl_grace_ms > 1000000000000LL)
+		return bad(msg, msg_len, "TTL grace (ms)", cfg->ttl_grace_ms);
+
+	struct rl_redis *r = calloc(1, sizeof(*r));
+	if (!r) {
+		if (msg)
+			snprintf(msg, msg_len, "out of memory");
+		return RL_ENOMEM;
+	}
+	snprintf(r->host, sizeof(r->host), "%s", host);
+	snprintf(r->prefix, sizeof(r->prefix), "%s", prefix);
+	r->port = cfg->port;
+	r->connect_ms = conn;
+	r->command_ms = cmd;
+	r->backoff_min_ms = r->backoff_ms = bmin;
+	r->backoff_max_ms = bmax;
+	r->grace_ms = cfg->ttl_grace_ms;
+	*out = r;
+	return RL_OK;
+}
+
+void rl_redis_destroy(struct rl_redis *r)
+{
+	if (!r)
+		return;
+	if (r->c)
+		redisFree(r->c);
+	free(r);
+}
+
+void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out)
+{
+	*out = r->st;
+	out->connected = r->c != NULL;
+}
+
+const char *rl_redis_error(const struct rl_redis *r)
+{
+	return r->err;
+}
+
+const char *rl_redis_strerror(int status)
+{
+	return status == RL_EREDIS ? "redis error" : rl_strerror(status);
+}
+
+/*
+ * SIGPIPE: hiredis writes with write(2); a server that died raises SIGPIPE
+ * in the writing thread. It is blocked around our calls and a pending one
+ * we caused is consumed before the mask is restored.
+ */
+static void pipe_block(sigset_t *old)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void pipe_restore(const sigset_t *old)
+{
+	sigset_t s, pending;
+	const struct timespec zero = { 0, 0 };
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGPIPE);
+	if (!sigismember(old, SIGPIPE) && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+		while (sigtimedwait(&s, NULL, &zero) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* Drops the connection after a failure and schedules the next attempt. */
+static void drop(struct rl_redis *r, const char *why)
+{
+	char reason[ERR_MAX - HOST_MAX - 32];
+
+	snprintf(reason, sizeof(reason), "%s", why); /* why may be r->err */
+	snprintf(r->err, sizeof(r->err), "redis %s:%d: %s", r->host, r->port, reason);
+	if (r->c)
+		redisFree(r->c);
+	r->c = NULL;
+	r->lost = true;
+	r->retry_at_ms = mono_ms() + r->backoff_ms;
+	r->backoff_ms = r->backoff_ms * 2 > r->backoff_max_ms ? r->backoff_max_ms : r->backoff_ms * 2;
+}
+
+/* Sets the socket timeout to what is left before deadline; false if nothing is. */
+static bool budget(struct rl_redis *r, int64_t deadline)
+{
+	int64_t left = deadline - mono_ms();
+
+	if (left <= 0) {
+		drop(r, "timed out");
+		return false;
+	}
+	if (redisSetTimeout(r->c, tv_ms(left)) != REDIS_OK) {
+		drop(r, "cannot set the socket timeout");
+		return false;
+	}
+	return true;
+}
+
+/* Loads every script (one pipeline) and keeps their SHA1s. */
+static bool load_scripts(struct rl_redis *r, int64_t deadline)
+{
+	if (!budget(r, deadline))
+		return false;
+	for (int i = 0; i < RL_REDIS_SCRIPT_COUNT; i++)
+		redisAppendCommand(r->c, "SCRIPT LOAD %s", rl_redis_scripts[i]);
+	for (int i = 0; i < RL_REDIS_SCRIPT_COUNT; i++) {
+		redisReply *rep = NULL;
+		if (redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
+			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
+			return false;
+		}
+		bool ok = rep->type == REDIS_REPLY_STRING && rep->len == 40;
+		if (ok)
+			memcpy(r->sha[i], rep->str, 41);
+		else
+			snprintf(r->err, sizeof(r->err), "redis SCRIPT LOAD: %s",
+				 rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
+		freeReplyObject(rep);
+		if (!ok) {
+			drop(r, r->err);
+			return false;
+		}
+	}
+	r->st.round_trips++;
+	return true;
+}
+
+/* Connects (unless up, or backing off) within the deadline. */
+static bool ensure(struct rl_redis *r, int64_t deadline)
+{
+	if (r->c)
+		return true;
+	int64_t now = mono_ms();
+	if (now < r->retry_at_ms)
+		return false;
+	int64_t left = deadline - now;
+	if (left <= 0)
+		return false;
+	r->c = redisConnectWithTimeout(r->host, r->port, tv_ms(left < r->connect_ms ? left : r->connect_ms));
+	if (!r->c || r->c->err) {
+		drop(r, r->c ? r->c->errstr : "cannot allocate a connection");
+		return false;
+	}
+	if (!load_scripts(r, deadline))
+		return false;
+	if (r->lost)
+		r->st.reconnects++;
+	r->lost = false;
+	r->backoff_ms = r->backoff_min_ms;
+	return true;
+}
+
+static int script_of(const struct rl_algo *a)
+{
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+
+	for (size_t i = 0; i < count; i++)
+		if (all[i] == a)
+			return (int)i;
+	return -1;
+}
+
+/* The arguments of one EVALSHA, in buffers of its own. */
+struct cmd {
+	char keys[2][PREFIX_MAX + RL_REDIS_KEY_MAX + 8];
+	char num[6][24];
+	const char *argv[11];
+	size_t len[11];
+};
+
+/*
+ * EVALSHA sha 2 PREFIX{key} PREFIX{key}:l now p1 p2 p3 grace ('' for now:
+ * Redis's TIME); the caller sets argv[10], the script's ARGV[6].
+ */
+static void build(const struct rl_redis *r, struct cmd *c, const char *sha, const char *key,
+		  size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3)
+{
+	size_t p = strlen(r->prefix);
+
+	memcpy(c->keys[0], r->prefix, p);
+	c->keys[0][p] = '{';
+	memcpy(c->keys[0] + p + 1, key, key_len);
+	c->keys[0][p + 1 + key_len] = '}';
+	memcpy(c->keys[1], c->keys[0], p + 2 + key_len);
+	memcpy(c->keys[1] + p + 2 + key_len, ":l", 2);
+	if (now == RL_REDIS_NOW)
+		c->num[0][0] = '\0';
+	else
+		snprintf(c->num[0], sizeof(c->num[0]), "%lld", (long long)now);
+	snprintf(c->num[1], sizeof(c->num[1]), "%lld", (long long)p1);
+	snprintf(c->num[2], sizeof(c->num[2]), "%lld", (long long)p2);
+	snprintf(c->num[3], sizeof(c->num[3]), "%lld", (long long)p3);
+	snprintf(c->num[4], sizeof(c->num[4]), "%lld", (long long)r->grace_ms);
+	const char *argv[10] = { "EVALSHA", sha, "2", c->keys[0], c->keys[1],
+				 c->num[0], c->num[1], c->num[2], c->num[3], c->num[4] };
+	size_t lens[10] = { 7, 40, 1, p + 2 + key_len, p + 4 + key_len };
+	for (int i = 0; i < 10; i++) {
+		c->argv[i] = argv[i];
+		c->len[i] = i >= 5 ? strlen(argv[i]) : lens[i];
+	}
+}
+
+static int64_t parse_i64(const redisReply *e)
+{
+	if (e->type == REDIS_REPLY_INTEGER)
+		return e->integer;
+	if (e->type == REDIS_REPLY_STRING)
+		return strtoll(e->str, NULL, 10);
+	return 0;
+}
+
+/* Reads an algorithm script's reply into ans; false when it was NOSCRIPT. */
+static bool take(struct rl_redis *r, const redisReply *rep, struct rl_redis_answer *ans)
+{
+	if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0)
+		return false;
+	memset(&ans->d, 0, sizeof(ans->d));
+	ans->fallback = false;
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5) {
+		ans->rc = parse_i64(rep->element[0]) ? RL_ALLOWED : RL_REJECTED;
+		ans->d.remaining = parse_i64(rep->element[1]);
+		ans->d.retry_after_ns = parse_i64(rep->element[2]);
+		ans->d.reset_ns = parse_i64(rep->element[3]);
+		ans->d.delay_ns = parse_i64(rep->element[4]);
+		r->st.decided++;
+		return true;
+	}
+	snprintf(r->err, sizeof(r->err), "redis: %s",
+		 rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply to a ratelab script");
+	ans->rc = RL_EREDIS;
+	r->st.errors++;
+	return true;
+}
+
+static void fall_back(struct rl_redis *r, const struct rl_redis_req *q, struct rl_redis_answer *ans)
+{
+	memset(ans, 0, sizeof(*ans));
+	ans->rc = q->rule->fail_closed ? RL_REJECTED : RL_ALLOWED;
+	ans->fallback = true;
+	r->st.fallbacks++;
+}
+
+static int check_req(const struct rl_redis_req *q)
+{
+	if (!q->rule || !q->rule->lim || !q->key || q->key_len == 0 || q->key_len > RL_REDIS_KEY_MAX ||
+	    script_of(q->rule->lim->algo) < 0 || q->rule->timeout_ms < 0 || q->rule->timeout_ms > 60000)
+		return RL_EINVAL;
+	if (q->now_ns != RL_REDIS_NOW && (q->now_ns < 0 || q->now_ns > RL_TIME_MAX_NS))
+		return RL_ERANGE;
+	if (q->cost < 0 || q->cost > RL_COST_MAX)
+		return RL_EINVAL;
+	return RL_OK;
+}
+
+/*
+ * One pipelined exchange for the requests idx[0..m) (those still pending);
+ * those answered NOSCRIPT are left in idx for another round (returned
+ * count). On a broken connection every pending request falls back.
+ */
+static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size_t *idx, size_t m,
+		       struct rl_redis_answer *ans, int64_t deadline, struct cmd *cmds)
+{
+	size_t again = 0, i = 0;
+
+	if (!ensure(r, deadline) || !budget(r, deadline))
+		goto fail;
+	for (i = 0; i < m; i++) {
+		const struct rl_redis_req *q = &reqs[idx[i]];
+		const struct rl_rule *rule = &q->rule->lim->rule;
+		build(r, &cmds[i], r->sha[script_of(q->rule->lim->algo)], q->key, q->key_len, q->now_ns,
+		      rule->limit, rule->window_ns, rule->burst);
+		snprintf(cmds[i].num[5], sizeof(cmds[i].num[5]), "%lld", (long long)(q->cost ? q->cost : 1));
+		cmds[i].argv[10] = cmds[i].num[5];
+		cmds[i].len[10] = strlen(cmds[i].num[5]);
+		if (redisAppendCommandArgv(r->c, 11, cmds[i].argv, cmds[i].len) != REDIS_OK) {
+			drop(r, "cannot queue a command");
+			i = 0;
+			goto fail;
+		}
+	}
+	r->st.round_trips++;
+	for (i = 0; i < m; i++) {
+		redisReply *rep = NULL;
+		if (redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
+			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
+			goto fail;
+		}
+		if (!take(r, rep, &ans[idx[i]]))
+			idx[again++] = idx[i];
+		freeReplyObject(rep);
+	}
+	return again;
+fail:
+	/* answered ones keep their answers; the rest, and the NOSCRIPT ones, fall back */
+	for (size_t k = 0; k < again; k++)
+		fall_back(r, &reqs[idx[k]], &ans[idx[k]]);
+	for (; i < m; i++)
+		fall_back(r, &reqs[idx[i]], &ans[idx[i]]);
+	return 0;
+}
+
+int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, size_t n,
+			 struct rl_redis_answer *ans)
+{
+	if (!r || (n && (!reqs || !ans)))
+		return RL_EINVAL;
+	if (n == 0)
+		return RL_OK;
+
+	size_t *idx = malloc(n * sizeof(*idx));
+	struct cmd *cmds = malloc(n * sizeof(*cmds));
+	if (!idx || !cmds) {
+		free(idx);
+		free(cmds);
+		return RL_ENOMEM;
+	}
+	int64_t timeout = INT64_MAX;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		int rc = check_req(&reqs[i]);
+		if (rc) {
+			memset(&ans[i], 0, sizeof(ans[i]));
+			ans[i].rc = rc;
+			continue;
+		}
+		int64_t t = or_default(reqs[i].rule->timeout_ms, r->command_ms);
+		timeout = t < timeout ? t : timeout;
+		idx[m++] = i;
+	}
+	int64_t deadline = m ? mono_ms() + timeout : 0; /* timeout <= 60000 when m > 0 */
+	sigset_t old;
+
+	pipe_block(&old);
+	/* a second round only after NOSCRIPT (SCRIPT FLUSH, a restarted server): reload first */
+	for (int round = 0; m && round < 2; round++) {
+		m = exchange(r, reqs, idx, m, ans, deadline, cmds);
+		if (m && !(r->c && load_scripts(r, deadline)))
+			break;
+	}
+	for (size_t k = 0; k < m; k++) {
+		if (!r->c)
+			fall_back(r, &reqs[idx[k]], &ans[idx[k]]);
+		else {
+			snprintf(r->err, sizeof(r->err), "redis: NOSCRIPT after reloading the scripts");
+			memset(&ans[idx[k]], 0, sizeof(ans[idx[k]]));
+			ans[idx[k]].rc = RL_EREDIS;
+			r->st.errors++;
+		}
+	}
+	pipe_restore(&old);
+	free(idx);
+	free(cmds);
+	return RL_OK;
+}
+
+int rl_redis_check(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
+		   size_t key_len, int64_t now_ns, struct rl_decision *out)
+{
+	return rl_redis_check_n(r, rule, key, key_len, now_ns, 1, out);
+}
+
+int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
+		     size_t key_len, int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	if (cost < 1 || cost > RL_COST_MAX)
+		return RL_EINVAL;
+
+	struct rl_redis_req q = { rule, key, key_len, now_ns, cost };
+	struct rl_redis_answer a;
+	int rc = rl_redis_check_batch(r, &q, 1, &a);
+
+	if (rc)
+		return rc;
+	if (out)
+		*out = a.d;
+	return a.rc;
+}
+
+int rl_redis_breaker_validate(const struct rl_redis_breaker *b, char *msg, size_t msg_len)
+{
+	struct rl_breaker probe;
+	int rc = rl_breaker_init(&probe, b->limit, b->window, b->open_for, msg, msg_len);
+
+	if (rc)
+		return rc;
+	rl_breaker_destroy(&probe);
+	if (b->timeout_ms < 0 || b->timeout_ms > 60000)
+		return bad(msg, msg_len, "breaker timeout (ms)", b->timeout_ms);
+	return RL_OK;
+}
+
+int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, const char *key,
+			  size_t key_len, int64_t now, bool record, enum rl_breaker_state *before)
+{
+	if (!r || !b || !key || !before || key_len == 0 || key_len > RL_REDIS_KEY_MAX ||
+	    rl_redis_breaker_validate(b, NULL, 0))
+		return RL_EINVAL;
+	if (now < 0 || now > RL_TIME_MAX_NS)
+		return RL_ERANGE;
+
+	struct cmd *c = malloc(sizeof(*c));
+	if (!c)
+		return RL_ENOMEM;
+	int64_t deadline = mono_ms() + or_default(b->timeout_ms, r->command_ms);
+	int rc = RL_EREDIS;
+	sigset_t old;
+
+	pipe_block(&old);
+	for (int round = 0; round < 2; round++) {
+		if (!ensure(r, deadline) || !budget(r, deadline))
+			break;
+		build(r, c, r->sha[RL_REDIS_SCRIPT_BREAKER], key, key_len, now, b->limit, b->window,
+		      b->open_for);
+		/* ARGV[6]: what to do */
+		c->argv[10] = record ? "handle" : "state";
+		c->len[10] = strlen(c->argv[10]);
+		redisReply *rep = NULL;
+		r->st.round_trips++;
+		if (redisAppendCommandArgv(r->c, 11, c->argv, c->len) != REDIS_OK ||
+		    redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
+			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
+			break;
+		}
+		if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
+			freeReplyObject(rep);
+			if (!load_scripts(r, deadline))
+				break;
+			continue;
+		}
+		if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2) {
+			int64_t v = parse_i64(rep->element[0]);
+			*before = (enum rl_breaker_state)parse_i64(rep->element[1]);
+			rc = v < 0 ? (int)v : record ? (int)v : RL_OK;
+			r->st.decided++;
+		} else {
+			snprintf(r->err, sizeof(r->err), "redis: %s",
+				 rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply to the breaker script");
+			r->st.errors++;
+		}
+		freeReplyObject(rep);
+		pipe_restore(&old);
+		free(c);
+		return rc;
+	}
+	pipe_restore(&old);
+	free(c);
+	r->st.fallbacks++;
+	*before = b->fail_closed ? RL_BREAKER_OPEN : RL_BREAKER_CLOSED;
+	return record ? (b->fail_closed ? RL_REJECTED : RL_ALLOWED) : RL_OK;
+}

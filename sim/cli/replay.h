@@ -1,0 +1,68 @@
+/*
+ * replay.h - what `ratelab replay` shares between its in-process path
+ * (cmd_replay.c) and its Redis path (replay_redis.c): the options, the
+ * limiter or tiers, the line parser and the printer, so that both print
+ * the same text for the same answers.
+ */
+#ifndef RATELAB_CLI_REPLAY_H
+#define RATELAB_CLI_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "keymap.h"
+#include "lines.h"
+#include "ratelab/algo.h"
+#include "ratelab/registry.h"
+
+struct replay_opts {
+	const char *algo;
+	const char *limit, *window, *burst;
+	const char *config;
+	const char *trace; /* NULL or "-": standard input */
+	const char *redis, *redis_batch, *redis_prefix, *redis_timeout; /* --redis... */
+	bool explain;
+	bool headers;
+	unsigned http_flags; /* rl_http_flags */
+};
+
+/* One keymap per limited tier (or the one limiter without --config). */
+struct cli_replay {
+	struct replay_opts ro;
+	struct rl_limiter lim; /* without --config */
+	struct rl_registry *reg;
+	size_t nmaps;
+	struct sim_keymap *maps;
+};
+
+/* One parsed line: key points into the line. */
+struct cli_replay_line {
+	int64_t t;                  /* ns */
+	int64_t cost;               /* units, default 1 */
+	const char *key;
+	size_t key_len;
+	const struct rl_tier *tier; /* with --config, else NULL */
+	size_t map;                 /* the tier's index (0 without --config) */
+};
+
+/*
+ * Splits and checks one input line. CLI_EXIT_OK, or CLI_EXIT_USAGE after
+ * the message naming the line.
+ */
+int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
+		     struct cli_replay_line *out);
+
+/* Prints one request's answer: the verdict line, and the HTTP answer with --headers. */
+void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
+		      const struct rl_decision *d);
+
+/*
+ * Decides in's lines in Redis (--redis), --redis-batch lines per round
+ * trip; returns the exit status. Without the Redis backend built in, a
+ * usage error saying so.
+ */
+int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in);
+
+#endif

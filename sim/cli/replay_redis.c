@@ -1,0 +1,209 @@
+/*
+ * replay_redis.c - `ratelab replay --redis HOST:PORT [--redis-batch K]
+ * [--redis-prefix P] [--redis-timeout MS]`: the replay's lines decided in
+ * Redis (redis.h), K lines per pipelined round trip, printed exactly as
+ * the in-process replay prints them (replay.h), costs included. Keys keep their state in
+ * Redis between runs (that is what a shared store is for): a fresh
+ * --redis-prefix is a fresh replay. The trace's times are logical, so the
+ * keys' TTL grace is a day of wall time. When Redis did not decide every
+ * line (a fallback, a reconnection, an error), one line on stderr at the
+ * end gives the backend's counters, and the last failure.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+#ifdef RATELAB_HAVE_REDIS
+#include "ratelab/redis.h"
+
+enum { BATCH_MAX = 10000, GRACE_MS = 86400000 };
+
+struct pending {
+	int64_t t, cost;
+	const struct rl_tier *tier;
+	size_t rule;  /* index into the rules: the tier's, or 0 */
+	long lineno;
+	char key[RL_REDIS_KEY_MAX + 1];
+};
+
+struct run {
+	const struct cli_replay *rp;
+	struct rl_redis *r;
+	struct rl_redis_rule *rules;
+	struct pending *p;
+	struct rl_redis_req *reqs;
+	struct rl_redis_answer *ans;
+	size_t n;
+};
+
+/* HOST:PORT, HOST may be [IPv6]. */
+static int parse_target(const char *s, char *host, size_t host_len, int *port)
+{
+	const char *colon = strrchr(s, ':');
+	int64_t v;
+
+	if (!colon || colon == s || !rl_parse_i64(colon + 1, &v) || v < 1 || v > 65535)
+		return cli_usage_error("replay", "--redis '%s' is not HOST:PORT (PORT in 1..65535)", s);
+	const char *h = s;
+	size_t len = (size_t)(colon - s);
+	if (h[0] == '[' && len >= 2 && h[len - 1] == ']')
+		h++, len -= 2;
+	if (len == 0 || len >= host_len)
+		return cli_usage_error("replay", "--redis '%s': bad host", s);
+	memcpy(host, h, len);
+	host[len] = '\0';
+	*port = (int)v;
+	return CLI_EXIT_OK;
+}
+
+static int parse_ms(const char *name, const char *s, int64_t max, int64_t *out)
+{
+	if (!rl_parse_i64(s, out) || *out < 1 || *out > max)
+		return cli_usage_error("replay", "--%s '%s' is not an integer in [1, %lld]", name, s, (long long)max);
+	return CLI_EXIT_OK;
+}
+
+/* Decides and prints the pending lines in order; CLI_EXIT_FAIL at a Redis error. */
+static int flush(struct run *x)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < x->n; i++) {
+		if (x->p[i].tier && x->p[i].tier->unlimited)
+			continue;
+		x->reqs[m++] = (struct rl_redis_req){ &x->rules[x->p[i].rule], x->p[i].key,
+						      strlen(x->p[i].key), x->p[i].t, x->p[i].cost };
+	}
+	if (m && rl_redis_check_batch(x->r, x->reqs, m, x->ans) != RL_OK) {
+		fflush(stdout);
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	m = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		struct rl_decision none = { 0 };
+		const struct pending *p = &x->p[i];
+		if (p->tier && p->tier->unlimited) {
+			cli_replay_print(x->rp, p->tier, RL_ALLOWED, &none);
+			continue;
+		}
+		const struct rl_redis_answer *a = &x->ans[m++];
+		if (a->rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: line %ld: %s\n", p->lineno,
+				a->rc == RL_EREDIS ? rl_redis_error(x->r) : rl_redis_strerror(a->rc));
+			return CLI_EXIT_FAIL;
+		}
+		cli_replay_print(x->rp, p->tier, a->rc, &a->d);
+	}
+	x->n = 0;
+	return CLI_EXIT_OK;
+}
+
+static int setup(struct run *x, size_t batch)
+{
+	const struct cli_replay *rp = x->rp;
+	const struct replay_opts *ro = &rp->ro;
+	struct rl_redis_config cfg = { .ttl_grace_ms = GRACE_MS, .prefix = ro->redis_prefix };
+	char host[256], msg[320];
+	int64_t timeout = 5000; /* a replay wants Redis's answers: a long budget */
+	int status;
+
+	if ((status = parse_target(ro->redis, host, sizeof(host), &cfg.port)))
+		return status;
+	if (ro->redis_timeout && (status = parse_ms("redis-timeout", ro->redis_timeout, 60000, &timeout)))
+		return status;
+	cfg.host = host;
+	cfg.command_timeout_ms = cfg.connect_timeout_ms = timeout;
+	int rc = rl_redis_create(&x->r, &cfg, msg, sizeof(msg));
+	if (rc == RL_EINVAL)
+		return cli_usage_error("replay", "%s", msg);
+	size_t nrules = rp->reg ? rl_registry_tier_count(rp->reg) : 1;
+	x->rules = calloc(nrules, sizeof(*x->rules));
+	x->p = calloc(batch, sizeof(*x->p));
+	x->reqs = calloc(batch, sizeof(*x->reqs));
+	x->ans = calloc(batch, sizeof(*x->ans));
+	if (rc || !x->rules || !x->p || !x->reqs || !x->ans) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < nrules; i++) {
+		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
+		x->rules[i] = (struct rl_redis_rule){ t ? &t->limiter : &rp->lim, t && t->fail_closed,
+						      t ? t->redis_timeout_ms : 0 };
+	}
+	return CLI_EXIT_OK;
+}
+
+int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
+{
+	struct run x = { .rp = rp };
+	int64_t batch = 1;
+	int status = CLI_EXIT_OK;
+
+	if (rp->ro.redis_batch && (status = parse_ms("redis-batch", rp->ro.redis_batch, BATCH_MAX, &batch)))
+		return status;
+	if (!(status = setup(&x, (size_t)batch))) {
+		char *line;
+		cli_stdout_buffered();
+		while ((line = cli_lines_next(in))) {
+			struct pending *p = &x.p[x.n];
+			struct cli_replay_line l;
+			if ((status = cli_replay_parse(rp, in, line, &l))) {
+				/* the lines before it are answered first, as in-process */
+				int st = flush(&x);
+				status = st ? st : status;
+				break;
+			}
+			if (l.key_len > RL_REDIS_KEY_MAX) {
+				int st = flush(&x);
+				status = st ? st : cli_usage_error("replay", "line %ld: key longer than %d bytes",
+								    in->lineno, RL_REDIS_KEY_MAX);
+				break;
+			}
+			memcpy(p->key, l.key, l.key_len + 1);
+			p->t = l.t;
+			p->cost = l.cost;
+			p->tier = l.tier;
+			p->lineno = in->lineno;
+			p->rule = l.map;
+			if (++x.n == (size_t)batch && (status = flush(&x)))
+				break;
+		}
+		if (!status)
+			status = flush(&x);
+		status = cli_lines_end(in, "replay", status);
+	}
+	if (x.r) {
+		/* the counters, when Redis did not decide everything */
+		struct rl_redis_stats st;
+		rl_redis_stats(x.r, &st);
+		if (st.fallbacks || st.reconnects || st.errors) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: redis %s: decided=%llu fallbacks=%llu reconnects=%llu errors=%llu\n",
+				rp->ro.redis, (unsigned long long)st.decided, (unsigned long long)st.fallbacks,
+				(unsigned long long)st.reconnects, (unsigned long long)st.errors);
+		}
+		if (st.fallbacks)
+			fprintf(stderr, "ratelab replay: redis %s: %s\n", rp->ro.redis, rl_redis_error(x.r));
+	}
+	rl_redis_destroy(x.r);
+	free(x.rules);
+	free(x.p);
+	free(x.reqs);
+	free(x.ans);
+	return cli_output_end("replay", status);
+}
+
+#else
+
+int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
+{
+	(void)rp;
+	(void)in;
+	return cli_usage_error("replay", "--redis: this ratelab was built without the Redis backend "
+			      "(hiredis was not found)");
+}
+
+#endif
