@@ -35,3 +35,17 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/ratelabConfigVersion.cmak
 install(FILES ${PROJECT_BINARY_DIR}/ratelabConfig.cmake
               ${PROJECT_BINARY_DIR}/ratelabConfigVersion.cmake
         DESTINATION ${RL_CMAKE_DIR})
+
+# The Redis backend (issue 13), when hiredis was found: libratelab_redis.a,
+# ratelab-redis.pc (Requires: ratelab hiredis) and the imported target
+# ratelab::redis of the CMake package (ratelabRedis.cmake, which
+# ratelabConfig.cmake includes when it is there).
+if(RL_HAVE_HIREDIS)
+  install(TARGETS ratelab_redis ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/ratelab-redis.pc.in
+                 ${PROJECT_BINARY_DIR}/ratelab-redis.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/ratelab-redis.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/ratelabRedis.cmake.in
+                 ${PROJECT_BINARY_DIR}/ratelabRedis.cmake @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/ratelabRedis.cmake DESTINATION ${RL_CMAKE_DIR})
+endif()
