@@ -53,8 +53,22 @@
  * reconnects. SIGPIPE from a dead server is blocked and consumed around
  * every write, never delivered.
  *
- * Concurrency: one struct rl_redis is one connection, for one thread at a
- * time; threads each create their own.
+ * Cluster: host:port may be any node of a Redis Cluster. The first
+ * connection asks CLUSTER INFO; on a cluster node the handle reads the slot
+ * map (CLUSTER SLOTS) and sends each request to its key's master (one
+ * pipeline per master for a batch), following MOVED (map re-read) and ASK
+ * (slot being migrated), and sends a script a master lacks as EVAL. A
+ * batch's requests for one key keep their order. Times out per node at the
+ * connection's command_timeout_ms (rules' timeout_ms bound only the
+ * TRYAGAIN retries); a request no master answered follows its policy.
+ * sliding_log and the breaker name two keys (hash and list): while their
+ * slot migrates and one of the two is absent Redis answers TRYAGAIN, retried
+ * every ms until the budget, then the policy. The other algorithms name one
+ * key and decide exactly throughout a migration.
+ *
+ * Concurrency: one struct rl_redis is one connection (or one set of
+ * per-node connections), for one thread at a time; threads each create
+ * their own.
  */
 #ifndef RATELAB_REDIS_H
 #define RATELAB_REDIS_H

@@ -9,6 +9,14 @@
  * Invariant: every request of a batch ends with exactly one of: Redis's
  * verdict (decided), the policy's (fallbacks), an error (errors); the
  * counters add up to the requests seen.
+ *
+ * Cluster: the first connection asks CLUSTER INFO; a cluster node hands the
+ * connection over to a slot router (redis_cluster.h) seeded with that node,
+ * which sends each EVALSHA to its key's master (the hash tag {key} keeps
+ * one key's state in one slot), follows MOVED and ASK and reconnects per
+ * node by itself. A master that lacks a script (NOSCRIPT: the scripts were
+ * loaded on the first node only) gets the request again as EVAL with the
+ * script's text, which also caches it there.
  */
 #define _POSIX_C_SOURCE 200809L /* sigset_t, pthread_sigmask, sigtimedwait, clock_gettime */
 
@@ -24,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "redis_cluster.h"
 #include "redis_scripts.h"
 
 enum { PREFIX_MAX = 64, HOST_MAX = 255, ERR_MAX = 640 };
@@ -33,7 +42,8 @@ struct rl_redis {
 	char prefix[PREFIX_MAX + 1];
 	int port;
 	int64_t connect_ms, command_ms, backoff_min_ms, backoff_max_ms, grace_ms;
-	redisContext *c;                   /* NULL while down */
+	redisContext *c;                   /* NULL while down, or once rc is made */
+	struct rl_rcluster *rc;            /* a cluster's slot router, kept until destroy */
 	char sha[RL_REDIS_SCRIPT_COUNT][41];
 	int64_t retry_at_ms;               /* monotonic ms before which we do not reconnect */
 	int64_t backoff_ms;                /* the next wait after a failure */
@@ -126,13 +136,19 @@ void rl_redis_destroy(struct rl_redis *r)
 		return;
 	if (r->c)
 		redisFree(r->c);
+	rl_rcluster_destroy(r->rc);
 	free(r);
 }
 
 void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out)
 {
 	*out = r->st;
-	out->connected = r->c != NULL;
+	out->connected = r->c != NULL || r->rc != NULL;
+	if (r->rc) {
+		struct rl_rcluster_stats cs;
+		rl_rcluster_get_stats(r->rc, &cs);
+		out->reconnects += cs.reconnects;
+	}
 }
 
 const char *rl_redis_error(const struct rl_redis *r)
@@ -232,10 +248,42 @@ static bool load_scripts(struct rl_redis *r, int64_t deadline)
 	return true;
 }
 
+/*
+ * On a cluster node (CLUSTER INFO answers, where a plain server answers an
+ * error), replaces the connection by a slot router seeded with this node.
+ */
+static bool to_cluster(struct rl_redis *r, int64_t deadline)
+{
+	if (!budget(r, deadline))
+		return false;
+	redisReply *rep = redisCommand(r->c, "CLUSTER INFO");
+	if (!rep) {
+		drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
+		return false;
+	}
+	bool cluster = rep->type == REDIS_REPLY_STRING;
+	freeReplyObject(rep);
+	r->st.round_trips++;
+	if (!cluster)
+		return true;
+
+	char seed[HOST_MAX + 16], why[ERR_MAX - HOST_MAX - 32];
+	struct rl_rcluster_opts o = { (int)r->connect_ms, (int)r->command_ms, -1 };
+	snprintf(seed, sizeof(seed), "%s:%d", r->host, r->port);
+	if (rl_rcluster_create(seed, &o, &r->rc, why, sizeof(why)) != RL_OK) {
+		r->rc = NULL;
+		drop(r, why);
+		return false;
+	}
+	redisFree(r->c);
+	r->c = NULL;
+	return true;
+}
+
 /* Connects (unless up, or backing off) within the deadline. */
 static bool ensure(struct rl_redis *r, int64_t deadline)
 {
-	if (r->c)
+	if (r->c || r->rc)
 		return true;
 	int64_t now = mono_ms();
 	if (now < r->retry_at_ms)
@@ -248,7 +296,7 @@ static bool ensure(struct rl_redis *r, int64_t deadline)
 		drop(r, r->c ? r->c->errstr : "cannot allocate a connection");
 		return false;
 	}
-	if (!load_scripts(r, deadline))
+	if (!load_scripts(r, deadline) || !to_cluster(r, deadline))
 		return false;
 	if (r->lost)
 		r->st.reconnects++;
@@ -272,18 +320,25 @@ static int script_of(const struct rl_algo *a)
 struct cmd {
 	char keys[2][PREFIX_MAX + RL_REDIS_KEY_MAX + 8];
 	char num[6][24];
+	int argc;
 	const char *argv[11];
 	size_t len[11];
 };
 
 /*
- * EVALSHA sha 2 PREFIX{key} PREFIX{key}:l now p1 p2 p3 grace ('' for now:
- * Redis's TIME); the caller sets argv[10], the script's ARGV[6].
+ * EVALSHA sha nkeys PREFIX{key} [PREFIX{key}:l] now p1 p2 p3 grace last
+ * ('' for now: Redis's TIME; last is the script's ARGV[6]). Only the
+ * scripts with a list (sliding_log, the breaker) get the second key: a
+ * script naming one key is one key to Redis Cluster, which during a slot
+ * migration serves it on whichever node holds it, where two keys of which
+ * one is absent get TRYAGAIN until the migration ends.
  */
-static void build(const struct rl_redis *r, struct cmd *c, const char *sha, const char *key,
-		  size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3)
+static void build(const struct rl_redis *r, struct cmd *c, const char *sha, int nkeys,
+		  const char *key, size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3,
+		  const char *last)
 {
 	size_t p = strlen(r->prefix);
+	int a = 0;
 
 	memcpy(c->keys[0], r->prefix, p);
 	c->keys[0][p] = '{';
@@ -299,13 +354,16 @@ static void build(const struct rl_redis *r, struct cmd *c, const char *sha, cons
 	snprintf(c->num[2], sizeof(c->num[2]), "%lld", (long long)p2);
 	snprintf(c->num[3], sizeof(c->num[3]), "%lld", (long long)p3);
 	snprintf(c->num[4], sizeof(c->num[4]), "%lld", (long long)r->grace_ms);
-	const char *argv[10] = { "EVALSHA", sha, "2", c->keys[0], c->keys[1],
-				 c->num[0], c->num[1], c->num[2], c->num[3], c->num[4] };
-	size_t lens[10] = { 7, 40, 1, p + 2 + key_len, p + 4 + key_len };
-	for (int i = 0; i < 10; i++) {
-		c->argv[i] = argv[i];
-		c->len[i] = i >= 5 ? strlen(argv[i]) : lens[i];
-	}
+	c->argv[a] = "EVALSHA", c->len[a++] = 7;
+	c->argv[a] = sha, c->len[a++] = 40;
+	c->argv[a] = nkeys == 2 ? "2" : "1", c->len[a++] = 1;
+	c->argv[a] = c->keys[0], c->len[a++] = p + 2 + key_len;
+	if (nkeys == 2)
+		c->argv[a] = c->keys[1], c->len[a++] = p + 4 + key_len;
+	for (int i = 0; i < 5; i++)
+		c->argv[a] = c->num[i], c->len[a++] = strlen(c->num[i]);
+	c->argv[a] = last, c->len[a++] = strlen(last);
+	c->argc = a;
 }
 
 static int64_t parse_i64(const redisReply *e)
@@ -317,10 +375,15 @@ static int64_t parse_i64(const redisReply *e)
 	return 0;
 }
 
+static bool noscript(const redisReply *rep)
+{
+	return rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0;
+}
+
 /* Reads an algorithm script's reply into ans; false when it was NOSCRIPT. */
 static bool take(struct rl_redis *r, const redisReply *rep, struct rl_redis_answer *ans)
 {
-	if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0)
+	if (noscript(rep))
 		return false;
 	memset(&ans->d, 0, sizeof(ans->d));
 	ans->fallback = false;
@@ -365,22 +428,120 @@ static int check_req(const struct rl_redis_req *q)
  * those answered NOSCRIPT are left in idx for another round (returned
  * count). On a broken connection every pending request falls back.
  */
+static void build_req(const struct rl_redis *r, struct cmd *c, const struct rl_redis_req *q)
+{
+	const struct rl_rule *rule = &q->rule->lim->rule;
+
+	snprintf(c->num[5], sizeof(c->num[5]), "%lld", (long long)(q->cost ? q->cost : 1));
+	build(r, c, r->sha[script_of(q->rule->lim->algo)], q->rule->lim->algo == &rl_sliding_log_algo ? 2 : 1,
+	      q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst, c->num[5]);
+}
+
+/* Through the cluster router: c as EVAL with the script's text (for a node that lacks it). */
+static int cluster_eval(struct rl_redis *r, struct cmd *c, int script, redisReply **rep)
+{
+	c->argv[0] = "EVAL";
+	c->len[0] = 4;
+	c->argv[1] = rl_redis_scripts[script];
+	c->len[1] = strlen(rl_redis_scripts[script]);
+	return rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+}
+
+static bool tryagain(const redisReply *rep)
+{
+	return rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "TRYAGAIN", 8) == 0;
+}
+
+/*
+ * Through the cluster router: one call (c's EVALSHA) to its key's node,
+ * sent again as EVAL on NOSCRIPT, and again every millisecond while the
+ * node answers TRYAGAIN (a slot migration under way, some of a script's
+ * keys moved) until the deadline. RL_OK and *rep, or the router's failure
+ * or the deadline (*rep NULL).
+ */
+static int cluster_call(struct rl_redis *r, struct cmd *c, int script, int64_t deadline,
+			redisReply **rep)
+{
+	for (;;) {
+		int rc = rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+		r->st.round_trips++;
+		if (rc != RL_OK)
+			return rc;
+		if (noscript(*rep)) {
+			freeReplyObject(*rep);
+			*rep = NULL;
+			r->st.round_trips++;
+			return cluster_eval(r, c, script, rep);
+		}
+		if (!tryagain(*rep))
+			return RL_OK;
+		freeReplyObject(*rep);
+		*rep = NULL;
+		if (mono_ms() >= deadline)
+			return RL_RC_EIO;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+}
+
+/*
+ * The requests idx[0..m) through the cluster router: one pipelined round
+ * trip per node (rl_rcluster_batch), then the NOSCRIPT ones again, one by
+ * one in request order, as EVAL. A request the router could not carry
+ * (node down, timeout, too many redirections) falls back.
+ */
+static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *reqs, const size_t *idx,
+			       size_t m, struct rl_redis_answer *ans, struct cmd *cmds, int64_t deadline)
+{
+	struct rl_rcluster_req *cr = malloc(m * sizeof(*cr));
+	redisReply **reps = calloc(m, sizeof(*reps));
+
+	if (!cr || !reps) {
+		for (size_t i = 0; i < m; i++)
+			fall_back(r, &reqs[idx[i]], &ans[idx[i]]);
+		free(cr);
+		free(reps);
+		return 0;
+	}
+	for (size_t i = 0; i < m; i++) {
+		build_req(r, &cmds[i], &reqs[idx[i]]);
+		cr[i] = (struct rl_rcluster_req){ cmds[i].argv[3], cmds[i].len[3], cmds[i].argc, cmds[i].argv, cmds[i].len };
+	}
+	rl_rcluster_batch(r->rc, m, cr, reps);
+	r->st.round_trips++;
+	for (size_t i = 0; i < m; i++) {
+		const struct rl_redis_req *q = &reqs[idx[i]];
+		if (reps[i] && (noscript(reps[i]) || tryagain(reps[i]))) {
+			freeReplyObject(reps[i]);
+			reps[i] = NULL;
+			cluster_call(r, &cmds[i], script_of(q->rule->lim->algo), deadline, &reps[i]);
+		}
+		if (!reps[i]) {
+			snprintf(r->err, sizeof(r->err), "redis cluster via %s:%d: no reply", r->host, r->port);
+			fall_back(r, q, &ans[idx[i]]);
+			continue;
+		}
+		take(r, reps[i], &ans[idx[i]]);
+		freeReplyObject(reps[i]);
+	}
+	free(cr);
+	free(reps);
+	return 0;
+}
+
 static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size_t *idx, size_t m,
 		       struct rl_redis_answer *ans, int64_t deadline, struct cmd *cmds)
 {
 	size_t again = 0, i = 0;
 
-	if (!ensure(r, deadline) || !budget(r, deadline))
+	if (!ensure(r, deadline))
+		goto fail;
+	if (r->rc)
+		return exchange_cluster(r, reqs, idx, m, ans, cmds, deadline);
+	if (!budget(r, deadline))
 		goto fail;
 	for (i = 0; i < m; i++) {
-		const struct rl_redis_req *q = &reqs[idx[i]];
-		const struct rl_rule *rule = &q->rule->lim->rule;
-		build(r, &cmds[i], r->sha[script_of(q->rule->lim->algo)], q->key, q->key_len, q->now_ns,
-		      rule->limit, rule->window_ns, rule->burst);
-		snprintf(cmds[i].num[5], sizeof(cmds[i].num[5]), "%lld", (long long)(q->cost ? q->cost : 1));
-		cmds[i].argv[10] = cmds[i].num[5];
-		cmds[i].len[10] = strlen(cmds[i].num[5]);
-		if (redisAppendCommandArgv(r->c, 11, cmds[i].argv, cmds[i].len) != REDIS_OK) {
+		build_req(r, &cmds[i], &reqs[idx[i]]);
+		if (redisAppendCommandArgv(r->c, cmds[i].argc, cmds[i].argv, cmds[i].len) != REDIS_OK) {
 			drop(r, "cannot queue a command");
 			i = 0;
 			goto fail;
@@ -515,19 +676,25 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 
 	pipe_block(&old);
 	for (int round = 0; round < 2; round++) {
-		if (!ensure(r, deadline) || !budget(r, deadline))
+		if (!ensure(r, deadline) || (!r->rc && !budget(r, deadline)))
 			break;
-		build(r, c, r->sha[RL_REDIS_SCRIPT_BREAKER], key, key_len, now, b->limit, b->window,
-		      b->open_for);
 		/* ARGV[6]: what to do */
-		c->argv[10] = record ? "handle" : "state";
-		c->len[10] = strlen(c->argv[10]);
+		build(r, c, r->sha[RL_REDIS_SCRIPT_BREAKER], 2, key, key_len, now, b->limit, b->window,
+		      b->open_for, record ? "handle" : "state");
 		redisReply *rep = NULL;
-		r->st.round_trips++;
-		if (redisAppendCommandArgv(r->c, 11, c->argv, c->len) != REDIS_OK ||
-		    redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
-			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
-			break;
+		if (r->rc) {
+			if (cluster_call(r, c, RL_REDIS_SCRIPT_BREAKER, deadline, &rep) != RL_OK) {
+				snprintf(r->err, sizeof(r->err), "redis cluster via %s:%d: no reply", r->host,
+					 r->port);
+				break;
+			}
+		} else {
+			r->st.round_trips++;
+			if (redisAppendCommandArgv(r->c, c->argc, c->argv, c->len) != REDIS_OK ||
+			    redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
+				drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
+				break;
+			}
 		}
 		if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
 			freeReplyObject(rep);
