@@ -5,7 +5,7 @@ local ALG = 'gcra'
 local err, st = load(ALG, { 'last', 'tat' })
 if err then return err end
 local last, tat0 = field(st, 'last'), field(st, 'tat')
-local HORIZON = num('5223372036854775807')
+local HORIZON = { 4775807, 7203685, 52233 } -- RL_GCRA_HORIZON_NS = 5223372036854775807
 local t = ceil_div(w, n)
 local tol = min(mul(sub(b, ONE), t), sub(HORIZON, t))
 local lastu = mul(small(costn - 1), t)

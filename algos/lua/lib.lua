@@ -11,7 +11,16 @@
 -- overshoots, subtracts that multiple, and repeats until the remainder is
 -- below the divisor: each round gains about 12 decimal digits. Values cross
 -- the wire as decimal strings, never as Lua numbers.
+--
+-- Speed: most values of a request (times of a few seconds' scale aside,
+-- counts, costs, windows of ms to hours) have at most two limbs, i.e. are
+-- below 10^14 < 2^53. Every operation on such operands computes on the
+-- doubles directly, exact because its result stays below 2^53 (a sum or
+-- difference below 2 * 10^14; a product checked against 2^53 before it is
+-- used; a quotient corrected by its remainder), and only larger operands
+-- take the limb loops.
 local BASE = 10000000
+local EXACT = 9007199254740992 -- 2^53
 
 local function trim(a)
 	local n = #a
@@ -22,8 +31,21 @@ local function trim(a)
 	return a
 end
 
+-- An integer-valued double below 2^53.
+local function small(x)
+	if x < BASE then return x > 0 and { x } or {} end
+	local a = {}
+	while x > 0 do
+		local r = x % BASE
+		a[#a + 1] = r
+		x = (x - r) / BASE
+	end
+	return a
+end
+
 -- A decimal string of digits only (the client checks them).
 local function num(s)
+	if #s <= 14 then return small(tonumber(s)) end
 	local a, i = {}, #s
 	while i >= 1 do
 		local j = i - 6
@@ -34,19 +56,8 @@ local function num(s)
 	return trim(a)
 end
 
--- An integer-valued double below 2^53.
-local function small(x)
-	local a = {}
-	while x > 0 do
-		local r = x % BASE
-		a[#a + 1] = r
-		x = (x - r) / BASE
-	end
-	return a
-end
-
 local function str(a)
-	if #a == 0 then return '0' end
+	if #a <= 2 then return string.format('%.0f', (a[2] or 0) * BASE + (a[1] or 0)) end
 	local t = { string.format('%d', a[#a]) }
 	for i = #a - 1, 1, -1 do t[#t + 1] = string.format('%07d', a[i]) end
 	return table.concat(t)
@@ -67,7 +78,15 @@ local function cmp(a, b)
 	return 0
 end
 
+-- The value of a of at most two limbs (below 10^14), else nil.
+local function two(a)
+	if #a > 2 then return nil end
+	return (a[2] or 0) * BASE + (a[1] or 0)
+end
+
 local function add(a, b)
+	local x, y = two(a), two(b)
+	if x and y then return small(x + y) end
 	local r, c = {}, 0
 	for i = 1, math.max(#a, #b) do
 		local s = (a[i] or 0) + (b[i] or 0) + c
@@ -79,6 +98,11 @@ end
 
 -- a - b for a >= b; anything else is a bug in the caller, never a wrap.
 local function sub(a, b)
+	local x, y = two(a), two(b)
+	if x and y then
+		if x < y then error('ratelab: negative difference') end
+		return small(x - y)
+	end
 	local r, c = {}, 0
 	for i = 1, #a do
 		local s = a[i] - (b[i] or 0) - c
@@ -90,6 +114,11 @@ end
 
 local function mul(a, b)
 	if #a == 0 or #b == 0 then return {} end
+	local x, y = two(a), two(b)
+	if x and y then
+		local p = x * y -- rounded only if the product reaches 2^53, and then >= 2^53
+		if p < EXACT then return small(p) end
+	end
 	local r = {}
 	for i = 1, #a + #b do r[i] = 0 end
 	for i = 1, #a do
@@ -120,6 +149,14 @@ end
 
 -- floor(a / b) and a mod b, b > 0.
 local function divmod(a, b)
+	local x, y = two(a), two(b)
+	if x and y then
+		-- x / y rounded may be one off floor(x / y); the remainder tells
+		local q = math.floor(x / y)
+		local r = x - q * y
+		if r < 0 then q, r = q - 1, r + y elseif r >= y then q, r = q + 1, r - y end
+		return small(q), small(r)
+	end
 	local q, r, bd = {}, a, tonum(b)
 	while cmp(r, b) >= 0 do
 		local est, k = tonum(r) / bd, 0
@@ -145,8 +182,9 @@ local function max(a, b) return cmp(a, b) >= 0 and a or b end
 local function min(a, b) return cmp(a, b) <= 0 and a or b end
 
 local ZERO, ONE = {}, { 1 }
-local INT64_MAX = num('9223372036854775807')
-local TIME_MAX = num('4000000000000000000')
+local INT64_MAX = { 4775807, 7203685, 92233 } -- 9223372036854775807
+local TIME_MAX = { 0, 0, 40000 }                 -- 4 * 10^18
+local MS = { 1000000 }                          -- ns per ms
 
 local function sat(a) return min(a, INT64_MAX) end
 
@@ -186,7 +224,7 @@ end
 local function finish(alg, verdict, remaining, retry, reset, delay, fields, extra_key, frozen)
 	-- a cost that can never be admitted leaves the state as it was (cost.md)
 	if frozen then return { verdict, str(remaining), str(sat(retry)), str(sat(reset)), str(sat(delay)) } end
-	local ttl = tonum(ceil_div(sat(reset), num('1000000'))) + grace
+	local ttl = tonum(ceil_div(sat(reset), MS)) + grace
 	if ttl > 0 then
 		redis.call('HSET', key, 'alg', alg, unpack(fields))
 		redis.call('PEXPIRE', key, ttl)

@@ -16,6 +16,9 @@
  * schoolbook addition, subtraction and multiplication on them, and division
  * by estimating the quotient from the leading digits (shrunk so it never
  * overshoots) and correcting; values cross the wire as decimal strings.
+ * Operands of at most two limbs (below 10^14) are computed as doubles
+ * directly, each result provably below 2^53 (a product is checked against
+ * 2^53 first, a quotient corrected by its remainder): the common case.
  * Counts (at most 10^6 units), costs (at most 10^9) and the TTL in ms
  * stay plain numbers.
  *
