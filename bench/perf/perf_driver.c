@@ -35,6 +35,9 @@
 #include "ratelab/limit.h"
 #include "ratelab/registry.h"
 #include "ratelab/store.h"
+#ifdef RL_PERF_REDIS
+#include "redis_argv.h"
+#endif
 
 /* The rule of bench/common.h: N = 100 per W = 1 s, B = N. */
 #define PERF_LIMIT 100
@@ -272,6 +275,39 @@ static int op_limit_key(struct perf_ctx *c, long i)
 	return rl_limit_allow_key_at(c->limit, &c->keys[i % KEY_SEQ_LEN], sizeof(uint64_t), c->now_ns, NULL);
 }
 
+#ifdef RL_PERF_REDIS
+/*
+ * -- redis: the Redis backend's command for one request (redis_argv.h):
+ * the EVALSHA argv of gcra on a 16-byte key with time and cost, no network
+ * (the handle never connects). Built when the tree has the backend.
+ */
+static struct rl_redis *perf_redis;
+static struct rl_redis_cmd perf_cmd;
+static struct rl_redis_rule perf_rule;
+
+static int setup_redis_argv(struct perf_ctx *c, const struct perf_entry *e)
+{
+	struct rl_redis_config cfg = { .port = 6379, .ttl_grace_ms = 1000 };
+
+	if (limiter(c, e->arg) != 0 || rl_redis_create(&perf_redis, &cfg, NULL, 0) != RL_OK)
+		return -1;
+	perf_rule = (struct rl_redis_rule){ &c->lim, false, 0 };
+	c->now_ns = PERF_START_NS;
+	return 0;
+}
+
+static int op_redis_argv(struct perf_ctx *c, long i)
+{
+	struct rl_redis_req q = { &perf_rule, "user:0000012345", 15, c->now_ns += 7, 1 + i % 3 };
+
+	rl_redis_request_argv(perf_redis, &q, &perf_cmd);
+	return perf_cmd.argc;
+}
+#define REDIS_ENTRY { "redis/gcra/argv", 20000, NULL, "the Redis backend's EVALSHA argv for one request (no network)", setup_redis_argv, op_redis_argv, &rl_gcra_algo, 0 },
+#else
+#define REDIS_ENTRY
+#endif
+
 #define HOT_OPS 20000
 #define HOT(algo)                                                                               \
 	{ "hot/" #algo "/verdict", HOT_OPS, "hot/" #algo "/ops/verdict",                        \
@@ -294,6 +330,7 @@ static const struct perf_entry entries[] = {
 	{ "limit/gcra/allow_at", 20000, NULL, "rl_limit_allow_at: the two-line API, unnamed key", setup_limit, op_limit, &rl_gcra_algo, 0 },
 	{ "limit/gcra/allow_key_at", 20000, NULL, "rl_limit_allow_key_at: the two-line API, 1K named keys in turn", setup_limit, op_limit_key, &rl_gcra_algo, 1000 },
 	{ "registry/check/premium", 20000, "registry/check/premium", "rl_registry_check: resolve + the tier's store check", setup_registry, op_registry, NULL, 0 },
+	REDIS_ENTRY
 };
 
 #define N_ENTRIES (sizeof entries / sizeof entries[0])
@@ -323,6 +360,9 @@ static int run(const struct perf_entry *e)
 	if (c->breaker.limit)
 		rl_breaker_destroy(&c->breaker);
 	rl_limit_free(c->limit);
+#ifdef RL_PERF_REDIS
+	rl_redis_destroy(perf_redis);
+#endif
 	printf("ops=%ld\n", e->ops);
 	return 0;
 }

@@ -32,10 +32,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "redis_argv.h"
 #include "redis_cluster.h"
 #include "redis_scripts.h"
 
 enum { PREFIX_MAX = 64, HOST_MAX = 255, ERR_MAX = 640 };
+_Static_assert(sizeof(((struct rl_redis_cmd *)0)->keys[0]) >= PREFIX_MAX + RL_REDIS_KEY_MAX + 4,
+	       "a command's key buffers hold PREFIX{KEY}:l");
 
 struct rl_redis {
 	char host[HOST_MAX + 1];
@@ -316,15 +319,6 @@ static int script_of(const struct rl_algo *a)
 	return -1;
 }
 
-/* The arguments of one EVALSHA, in buffers of its own. */
-struct cmd {
-	char keys[2][PREFIX_MAX + RL_REDIS_KEY_MAX + 8];
-	char num[6][24];
-	int argc;
-	const char *argv[11];
-	size_t len[11];
-};
-
 /*
  * EVALSHA sha nkeys PREFIX{key} [PREFIX{key}:l] now p1 p2 p3 grace last
  * ('' for now: Redis's TIME; last is the script's ARGV[6]). Only the
@@ -333,7 +327,7 @@ struct cmd {
  * migration serves it on whichever node holds it, where two keys of which
  * one is absent get TRYAGAIN until the migration ends.
  */
-static void build(const struct rl_redis *r, struct cmd *c, const char *sha, int nkeys,
+static void build(const struct rl_redis *r, struct rl_redis_cmd *c, const char *sha, int nkeys,
 		  const char *key, size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3,
 		  const char *last)
 {
@@ -428,7 +422,7 @@ static int check_req(const struct rl_redis_req *q)
  * those answered NOSCRIPT are left in idx for another round (returned
  * count). On a broken connection every pending request falls back.
  */
-static void build_req(const struct rl_redis *r, struct cmd *c, const struct rl_redis_req *q)
+void rl_redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl_redis_cmd *c)
 {
 	const struct rl_rule *rule = &q->rule->lim->rule;
 
@@ -438,7 +432,7 @@ static void build_req(const struct rl_redis *r, struct cmd *c, const struct rl_r
 }
 
 /* Through the cluster router: c as EVAL with the script's text (for a node that lacks it). */
-static int cluster_eval(struct rl_redis *r, struct cmd *c, int script, redisReply **rep)
+static int cluster_eval(struct rl_redis *r, struct rl_redis_cmd *c, int script, redisReply **rep)
 {
 	c->argv[0] = "EVAL";
 	c->len[0] = 4;
@@ -459,7 +453,7 @@ static bool tryagain(const redisReply *rep)
  * keys moved) until the deadline. RL_OK and *rep, or the router's failure
  * or the deadline (*rep NULL).
  */
-static int cluster_call(struct rl_redis *r, struct cmd *c, int script, int64_t deadline,
+static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, int64_t deadline,
 			redisReply **rep)
 {
 	for (;;) {
@@ -490,7 +484,7 @@ static int cluster_call(struct rl_redis *r, struct cmd *c, int script, int64_t d
  * (node down, timeout, too many redirections) falls back.
  */
 static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *reqs, const size_t *idx,
-			       size_t m, struct rl_redis_answer *ans, struct cmd *cmds, int64_t deadline)
+			       size_t m, struct rl_redis_answer *ans, struct rl_redis_cmd *cmds, int64_t deadline)
 {
 	struct rl_rcluster_req *cr = malloc(m * sizeof(*cr));
 	redisReply **reps = calloc(m, sizeof(*reps));
@@ -503,7 +497,7 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 		return 0;
 	}
 	for (size_t i = 0; i < m; i++) {
-		build_req(r, &cmds[i], &reqs[idx[i]]);
+		rl_redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
 		cr[i] = (struct rl_rcluster_req){ cmds[i].argv[3], cmds[i].len[3], cmds[i].argc, cmds[i].argv, cmds[i].len };
 	}
 	rl_rcluster_batch(r->rc, m, cr, reps);
@@ -529,7 +523,7 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 }
 
 static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size_t *idx, size_t m,
-		       struct rl_redis_answer *ans, int64_t deadline, struct cmd *cmds)
+		       struct rl_redis_answer *ans, int64_t deadline, struct rl_redis_cmd *cmds)
 {
 	size_t again = 0, i = 0;
 
@@ -540,7 +534,7 @@ static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size
 	if (!budget(r, deadline))
 		goto fail;
 	for (i = 0; i < m; i++) {
-		build_req(r, &cmds[i], &reqs[idx[i]]);
+		rl_redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
 		if (redisAppendCommandArgv(r->c, cmds[i].argc, cmds[i].argv, cmds[i].len) != REDIS_OK) {
 			drop(r, "cannot queue a command");
 			i = 0;
@@ -577,7 +571,7 @@ int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, si
 		return RL_OK;
 
 	size_t *idx = malloc(n * sizeof(*idx));
-	struct cmd *cmds = malloc(n * sizeof(*cmds));
+	struct rl_redis_cmd *cmds = malloc(n * sizeof(*cmds));
 	if (!idx || !cmds) {
 		free(idx);
 		free(cmds);
@@ -667,7 +661,7 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 	if (now < 0 || now > RL_TIME_MAX_NS)
 		return RL_ERANGE;
 
-	struct cmd *c = malloc(sizeof(*c));
+	struct rl_redis_cmd *c = malloc(sizeof(*c));
 	if (!c)
 		return RL_ENOMEM;
 	int64_t deadline = mono_ms() + or_default(b->timeout_ms, r->command_ms);
