@@ -62,7 +62,7 @@ deps:
 	@$(MAKE) --no-print-directory deps-peers
 
 clean:
-	rm -rf build build-asan build-tsan build-bench build-fuzz
+	rm -rf build build-asan build-tsan build-bench build-fuzz build-perf
 
 # ---- install (i10): make install PREFIX=/some/where (default /usr/local) ----
 PREFIX ?= /usr/local

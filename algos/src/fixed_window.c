@@ -68,7 +68,7 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
  * never admitted, decided on a copy so that the key's state is left
  * unchanged (algo.h).
  */
-static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_fixed_window *st,
+static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_fixed_window *st,
 					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if (cost > lim->rule.limit) {

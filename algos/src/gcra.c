@@ -75,7 +75,7 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
  * which is never admitted, decided on a copy so that the key's state is
  * left unchanged (algo.h).
  */
-static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_gcra *st,
+static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_gcra *st,
 					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (uint64_t)lim->tolerance_ns) {

@@ -70,7 +70,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
  * never admitted, decided on a copy so that the key's state is left
  * unchanged (algo.h).
  */
-static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_level *st,
+static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_level *st,
 					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if (cost > lim->rule.burst) {
@@ -105,9 +105,7 @@ int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, i
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return rl_leaky_bucket_check_n(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

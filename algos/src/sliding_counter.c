@@ -114,7 +114,7 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
  * never admitted, decided on a copy so that the key's state is left
  * unchanged (algo.h).
  */
-static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if (cost > lim->rule.limit) {
@@ -149,9 +149,7 @@ int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_c
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return rl_sliding_counter_check_n(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -115,7 +115,7 @@ static int never(const struct rl_limiter *lim, const struct rl_sliding_log *st, 
  * folded) stays as small as before costs existed; a cost above N is never
  * admitted.
  */
-static __attribute__((noinline)) int weighted(const struct rl_limiter *lim, struct rl_sliding_log *st,
+static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_log *st,
 					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if (cost > lim->rule.limit)
