@@ -35,6 +35,17 @@ static void flushall(void)
 	freeReplyObject(rep);
 }
 
+static int64_t expired_keys(void)
+{
+	redisReply *rep = rl_test_redis_cmd(g_port, "INFO %s", "stats");
+	assert_non_null(rep);
+	const char *p = strstr(rep->str, "expired_keys:");
+	assert_non_null(p);
+	int64_t v = strtoll(p + strlen("expired_keys:"), NULL, 10);
+	freeReplyObject(rep);
+	return v;
+}
+
 static int64_t pttl(const char *key)
 {
 	redisReply *rep = rl_test_redis_cmd(g_port, "PTTL %s", key);
@@ -63,12 +74,16 @@ static void test_ttl_is_time_to_full_quota(void **state)
 	assert_true(ms > 2900 && ms <= 3000);
 	rl_redis_destroy(r);
 
-	/* a fixed window with nothing admitted has reset 0: no key left */
+	/* reset 1 ns is a TTL of 1 ms (rounded up, not 0: not deleted); on a
+	 * loaded machine it may have run out before PTTL asks, and then Redis
+	 * counts it in expired_keys (a DEL would not) */
 	r = connect_to(g_port, 0);
 	assert_int_equal(rl_limiter_init(&lim, &rl_fixed_window_algo, &rule, NULL, 0), RL_OK);
+	int64_t expired = expired_keys();
 	assert_int_equal(rl_redis_check(r, &rr, "fw", 2, 9999999999LL, &d), RL_ALLOWED);
 	assert_int_equal(d.reset_ns, 1);
-	assert_true(pttl("rl:{fw}") == 1);
+	ms = pttl("rl:{fw}");
+	assert_true(ms == 1 || (ms == -2 && expired_keys() == expired + 1));
 	rl_redis_destroy(r);
 
 	/* with a grace the TTL grows by it */
