@@ -1,4 +1,4 @@
-algos = "token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter"
+algos = "token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter peer_go_x_time_rate peer_go_juju_ratelimit peer_guava peer_node_rlf"
 series = "results/sim/series"
 boundary = "boundary"
 boundary_limit = 100
@@ -8,3 +8,8 @@ breaker_scenario = "onoff_300"
 bytes_limit = "results/bench/bytes_vs_limit.csv"
 sweep = "load_050"
 sweep_limit = 100
+population_total = 1.62877
+breaker_rate = 500
+seeds = 5
+tradeoff_algos = "token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter peer_go_x_time_rate peer_go_juju_ratelimit peer_guava peer_node_rlf"
+peers_run = 1
