@@ -8,18 +8,16 @@
 #   make fuzz    each libFuzzer harness (tests/fuzz) for FUZZ_SECONDS (default 60)
 
 DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
-# Redis Cluster routing and local-plus-global tests (issue 13): redis-cli builds the cluster.
-DEPS_RCLUSTER := redis-server redis-tools libhiredis-dev
-DEPS += $(DEPS_RCLUSTER)
-# i10: curl for the HTTP server example's test.
-DEPS_I10 := curl
-DEPS += $(DEPS_I10)
+# curl: the HTTP server example's test.
+DEPS_EXAMPLES := curl
+DEPS += $(DEPS_EXAMPLES)
 DEPS_PEERS := golang-go golang-golang-x-time-dev golang-github-juju-ratelimit-dev libguava-java default-jdk-headless nodejs nginx-core python3
 DEPS += $(DEPS_PEERS)
 JOBS ?= 2
 
-# Redis backend (ratelab/redis.h): the server the tests start, redis-cli and
-# redis-benchmark, the hiredis client library.
+# Redis backend, cluster routing and local plus global (ratelab/redis.h,
+# local_global.h): the server the tests start, redis-cli (which also builds
+# the test cluster) and redis-benchmark, the hiredis client library.
 DEPS_REDIS := redis-server redis-tools libhiredis-dev
 DEPS += $(DEPS_REDIS)
 CMAKE_FLAGS ?=
