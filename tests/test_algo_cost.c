@@ -26,6 +26,7 @@
 #include "ratelab/registry.h"
 #include "ratelab/sliding_log.h"
 #include "ratelab/store.h"
+#include "limiter_fixture.h"
 
 #define E18 1000000000000000000LL
 #define TMAX RL_TIME_MAX_NS
@@ -36,36 +37,6 @@ static const char *const all[] = { "token_bucket", "gcra",	  "leaky_bucket",
 				   "fixed_window", "sliding_log", "sliding_counter" };
 
 /* One limiter and one key's state. */
-struct fx {
-	struct rl_limiter lim;
-	void *st;
-};
-
-static void fx_init(struct fx *f, const char *algo, int64_t n, int64_t w, int64_t b)
-{
-	struct rl_rule rule = { n, w, b };
-	char msg[128];
-	const struct rl_algo *a = rl_algo_find(algo);
-
-	assert_non_null(a);
-	assert_int_equal(rl_limiter_init(&f->lim, a, &rule, msg, sizeof(msg)), RL_OK);
-	f->st = calloc(1, a->state_size);
-	assert_non_null(f->st);
-}
-
-static void fx_free(struct fx *f)
-{
-	rl_limiter_release(&f->lim, f->st);
-	free(f->st);
-	f->st = NULL;
-}
-
-/* Restarts the key (a fresh state). */
-static void fx_reset(struct fx *f)
-{
-	rl_limiter_release(&f->lim, f->st);
-	memset(f->st, 0, f->lim.algo->state_size);
-}
 
 static struct rl_decision last_d;
 
