@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ratelab/local_global.h"
+#include "test_rng.h"
 
 /* The trace: 3 nodes, 4 keys, N = 50 per 10 s, S = 700 ms, costs 1..3,
  * gaps up to 200 ms, 3000 requests (about 30 windows). Logical time runs
@@ -32,15 +33,6 @@ struct lgm_node {
 	int64_t next_sync;
 	bool synced;
 };
-
-static inline uint64_t lgm_rng(uint64_t *s)
-{
-	*s += 0x9E3779B97F4A7C15ULL;
-	uint64_t z = *s;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
 
 /* Node j's sync in the model: write its units, read the total. */
 static inline void lgm_sync(const struct rl_lg *lg, struct lgm_node *m, int j, struct lgm_store *store,
@@ -79,9 +71,9 @@ static inline int64_t lgm_compare(struct rl_lg_node **n, const struct rl_lg *lg,
 	memset(m, 0, sizeof(m));
 	memset(store, 0, sizeof(*store));
 	for (int i = 0; i < LGM_REQUESTS; i++) {
-		t += (int64_t)(lgm_rng(&s) % 200000000);
-		int j = (int)(lgm_rng(&s) % LGM_NODES), k = (int)(lgm_rng(&s) % LGM_KEYS);
-		int64_t c = 1 + (int64_t)(lgm_rng(&s) % 3);
+		t += (int64_t)(t_splitmix(&s) % 200000000);
+		int j = (int)(t_splitmix(&s) % LGM_NODES), k = (int)(t_splitmix(&s) % LGM_KEYS);
+		int64_t c = 1 + (int64_t)(t_splitmix(&s) % 3);
 		char key[8];
 		struct rl_decision dn, dm;
 

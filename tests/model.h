@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "test_rng.h"
 
 typedef __int128 m_i128;
 typedef unsigned __int128 m_u128;
@@ -70,10 +71,7 @@ struct m_rng {
 
 static inline uint64_t m_rng_next(struct m_rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return t_splitmix(&r->s);
 }
 
 /* Uniform in [lo, hi] (inclusive); modulo bias is irrelevant here. */
@@ -86,8 +84,7 @@ static inline int64_t m_rng_range(struct m_rng *r, int64_t lo, int64_t hi)
 /* The seed: RL_SEED from the environment when set, else def. */
 static inline uint64_t m_seed_from_env(uint64_t def)
 {
-	const char *s = getenv("RL_SEED");
-	return s && *s ? strtoull(s, NULL, 0) : def;
+	return t_seed_from_env(def);
 }
 
 /* ------------------------------------------------------------------ */

@@ -17,16 +17,9 @@
 
 #include "limiter_fixture.h"
 #include "ratelab/fixed_window.h"
+#include "test_rng.h"
 
 #define SEC 1000000000LL
-
-static uint64_t next(uint64_t *s) /* splitmix64 */
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static int64_t bound(const char *algo, int64_t n, int64_t w, int64_t b, int64_t span)
 {
@@ -132,8 +125,8 @@ static void bound_holds_on_random_traces(void **u)
 	assert_non_null(adm);
 	for (int round = 0; round < 40; round++) {
 		uint64_t rng = seed * 1000 + (uint64_t)round;
-		int64_t n = 1 + (int64_t)(next(&rng) % 20), w = 1 + (int64_t)(next(&rng) % 1000);
-		int64_t b = 1 + (int64_t)(next(&rng) % 40);
+		int64_t n = 1 + (int64_t)(t_splitmix(&rng) % 20), w = 1 + (int64_t)(t_splitmix(&rng) % 1000);
+		int64_t b = 1 + (int64_t)(t_splitmix(&rng) % 40);
 		for (size_t i = 0; i < na; i++) {
 			struct rl_limiter lim = make(all[i], n, w, b);
 			void *st = calloc(1, all[i]->state_size);
@@ -142,7 +135,7 @@ static void bound_holds_on_random_traces(void **u)
 			int64_t t = 0;
 			assert_non_null(st);
 			for (int q = 0; q < REQS; q++) {
-				uint64_t x = next(&r);
+				uint64_t x = t_splitmix(&r);
 				t += x % 4 == 0 ? (int64_t)((x >> 8) % (uint64_t)(3 * w)) : x % 4 == 1 ? 1 : 0;
 				int v = rl_limiter_check(&lim, st, t, NULL);
 				assert_true(v >= 0);

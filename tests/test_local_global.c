@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ratelab/local_global.h"
+#include "test_rng.h"
 
 #define W 1000000000LL /* 1 s */
 
@@ -195,38 +196,23 @@ static void test_sync_halves(void **state)
 	assert_false(rl_lg_sync_take(&lg, &st, W, &w, &mine)); /* window 0 is over */
 }
 
-static uint64_t rng(uint64_t *s)
-{
-	*s += 0x9E3779B97F4A7C15ULL;
-	uint64_t z = *s;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t seed(void)
-{
-	const char *env = getenv("RL_SEED");
-	return env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-}
-
 /* k = 1 is an exact fixed window whatever the syncs (the store only
  * echoes the node's own units): admit iff (units in window) + c <= N. */
 static void test_one_node_is_fixed_window(void **state)
 {
 	(void)state;
-	uint64_t s0 = seed(), s = s0;
+	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL)), s = s0;
 
 	for (int trace = 0; trace < 200; trace++) {
-		int64_t n = 1 + (int64_t)(rng(&s) % 50), w = 1 + (int64_t)(rng(&s) % 1000);
+		int64_t n = 1 + (int64_t)(t_splitmix(&s) % 50), w = 1 + (int64_t)(t_splitmix(&s) % 1000);
 		struct rl_lg lg = make_lg(n, w, 1, 0);
 		struct rl_lg_state st = { 0 };
 		int64_t t = 0, used = 0, used_win = -1;
 
 		for (int i = 0; i < 500; i++) {
-			t += (int64_t)(rng(&s) % (uint64_t)(w / 4 + 1));
-			int64_t c = 1 + (int64_t)(rng(&s) % 4), win = t / w;
-			if (rng(&s) % 5 == 0) {
+			t += (int64_t)(t_splitmix(&s) % (uint64_t)(w / 4 + 1));
+			int64_t c = 1 + (int64_t)(t_splitmix(&s) % 4), win = t / w;
+			if (t_splitmix(&s) % 5 == 0) {
 				int64_t sw, mine;
 				if (rl_lg_sync_take(&lg, &st, t, &sw, &mine))
 					rl_lg_sync_apply(&lg, &st, sw, mine, mine);
@@ -254,11 +240,11 @@ static void test_one_node_is_fixed_window(void **state)
 static void test_in_step_never_over(void **state)
 {
 	(void)state;
-	uint64_t s0 = seed(), s = s0;
+	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL)), s = s0;
 
 	for (int trace = 0; trace < 300; trace++) {
-		int64_t k = 1 + (int64_t)(rng(&s) % 16);
-		int64_t n = k + (int64_t)(rng(&s) % 200), w = 1000;
+		int64_t k = 1 + (int64_t)(t_splitmix(&s) % 16);
+		int64_t n = k + (int64_t)(t_splitmix(&s) % 200), w = 1000;
 		struct rl_lg lg[16];
 		struct rl_lg_state st[16];
 		int64_t t = 0, admitted = 0, adm_win = -1;
@@ -267,8 +253,8 @@ static void test_in_step_never_over(void **state)
 		for (int j = 0; j < k; j++)
 			lg[j] = make_lg(n, w, k, j);
 		for (int i = 0; i < 2000; i++) {
-			t += (int64_t)(rng(&s) % 20);
-			if (rng(&s) % 8 == 0) {
+			t += (int64_t)(t_splitmix(&s) % 20);
+			if (t_splitmix(&s) % 8 == 0) {
 				int64_t sw, mine[16], total = 0;
 				for (int j = 0; j < k; j++) {
 					if (st[j].epoch != t / w + 1)
@@ -280,8 +266,8 @@ static void test_in_step_never_over(void **state)
 				for (int j = 0; j < k; j++)
 					rl_lg_sync_apply(&lg[j], &st[j], t / w, mine[j], total);
 			}
-			int j = (int)(rng(&s) % (uint64_t)k);
-			int64_t c = 1 + (int64_t)(rng(&s) % 3);
+			int j = (int)(t_splitmix(&s) % (uint64_t)k);
+			int64_t c = 1 + (int64_t)(t_splitmix(&s) % 3);
 			if (t / w != adm_win)
 				admitted = 0;
 			adm_win = t / w;

@@ -23,6 +23,7 @@
 #include "ratelab/status.h"
 #include "redis_cluster.h"
 #include "redis_harness.h"
+#include "test_rng.h"
 
 static struct rh H;
 static bool up;
@@ -192,36 +193,21 @@ static void test_slot_vectors(void **state)
 	assert_int_equal(rl_redis_key_slot("x\0{y}", 5), slot_of("y"));
 }
 
-static uint64_t rng(uint64_t *s)
-{
-	*s += 0x9E3779B97F4A7C15ULL;
-	uint64_t z = *s;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t seed(void)
-{
-	const char *env = getenv("RL_SEED");
-	return env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-}
-
 /* 3000 random keys (braces likely, any byte) against CLUSTER KEYSLOT. */
 static void test_slot_matches_server(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	uint64_t s0 = seed(), s = s0;
+	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL)), s = s0;
 	redisContext *c = rh_connect(H.nodes[0].port);
 	char key[24];
 
 	assert_non_null(c);
 	for (int i = 0; i < 3000; i++) {
-		size_t len = rng(&s) % sizeof(key);
+		size_t len = t_splitmix(&s) % sizeof(key);
 		for (size_t j = 0; j < len; j++) {
-			uint64_t x = rng(&s) % 8;
-			key[j] = x == 0 ? '{' : x == 1 ? '}' : x < 5 ? (char)('a' + x) : (char)rng(&s);
+			uint64_t x = t_splitmix(&s) % 8;
+			key[j] = x == 0 ? '{' : x == 1 ? '}' : x < 5 ? (char)('a' + x) : (char)t_splitmix(&s);
 		}
 		redisReply *r = redisCommand(c, "CLUSTER KEYSLOT %b", key, len);
 		assert_non_null(r);
@@ -388,7 +374,7 @@ static void test_batch(void **state)
 	size_t lens[N][2];
 	int kidx[N];
 	long long seen[KEYS] = { 0 };
-	uint64_t s0 = seed(), s = s0;
+	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL)), s = s0;
 	struct rl_rcluster_stats st;
 
 	for (int k = 0; k < KEYS; k++)
@@ -396,7 +382,7 @@ static void test_batch(void **state)
 	move_key(keys[0], (owner(slot_of(keys[0])) + 1) % H.n);
 	move_key(keys[1], (owner(slot_of(keys[1])) + 2) % H.n);
 	for (int i = 0; i < N; i++) {
-		int k = (int)(rng(&s) % KEYS);
+		int k = (int)(t_splitmix(&s) % KEYS);
 		kidx[i] = k;
 		argv[i][0] = "INCR";
 		argv[i][1] = keys[k];
@@ -562,7 +548,7 @@ static void test_local_global_through_cluster(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	uint64_t s0 = seed();
+	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL));
 	struct rl_lg lg[LGM_NODES];
 	struct rl_lg_node *n[LGM_NODES];
 	static struct lgm_store store;

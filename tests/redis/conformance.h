@@ -23,25 +23,17 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 #include "ratelab/redis.h"
+#include "../test_rng.h"
 
 static int g_port;
 static void flushall(void);
 
 static uint64_t g_seed = 0x5eed13a;
 
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Uniform in [0, n), n >= 1. */
 static int64_t below(uint64_t *s, int64_t n)
 {
-	return (int64_t)(rnd(s) % (uint64_t)n);
+	return (int64_t)(t_splitmix(s) % (uint64_t)n);
 }
 
 /* Log-uniform in [1, max]. */
