@@ -112,6 +112,9 @@ static void refusals_name_their_line(void **u)
 		{ "a = 1\nb = x\0y\n", 14, 2, "NUL byte in the line" },
 		{ "[s]\n  key = 1\n", 14, 2, "indented line" },
 		{ "[s]\n\t[t]\n", 9, 2, "indented line" },
+		/* fuzz_scenario's finding: inih skips \v and \f as it skips spaces */
+		{ "[s]\n\v[t]\n", 9, 2, "indented line" },
+		{ "[s]\n\fk = 1\n", 11, 2, "indented line" },
 		{ "; c\n\n[s\n", 8, 3, "section header without ']'" },
 		{ "[s] x\n", 6, 1, "text after the section header: 'x'" },
 	};

@@ -76,7 +76,12 @@ char *rl_ini_read_line(char *str, int num, void *stream)
 		n -= 3;
 	}
 	str[n] = '\0';
-	size_t indent = strspn(str, " \t");
+	/* inih skips every isspace() byte before a line's text (\v and \f
+	 * too), so all of them count as indentation: a "\v[traffic x]" header
+	 * would otherwise reach inih without passing through section(). */
+	size_t indent = 0;
+	while (str[indent] && isspace((unsigned char)str[indent]))
+		indent++;
 	if (indent && !strchr(";#\r", str[indent]) && str[indent])
 		return refuse(r, r->lineno, "indented line (keys and sections start in column 1; values do "
 			      "not continue over lines)", NULL);
