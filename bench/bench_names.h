@@ -29,6 +29,14 @@ inline std::string store(const std::string &algo, size_t keys, const std::string
 	return "store/" + algo + "/" + std::to_string(keys) + "/" + order;
 }
 
+// store1t/<algo>/<keys>/<uniform|zipf>: the same on a one-thread store
+// (rl_store_config.one_thread: no bucket locks), at kStoreKeysOneThread.
+inline std::string store_one_thread(const std::string &algo, size_t keys, const std::string &order)
+{
+	return "store1t/" + algo + "/" + std::to_string(keys) + "/" + order;
+}
+inline constexpr size_t kStoreKeysOneThread[] = {1, 1000, 1000000};
+
 // floor/<algo>/<keys>/<dependent|independent>: the memory floor of that store.
 inline std::string floor(const std::string &algo, size_t keys, bool dependent)
 {

@@ -10,6 +10,8 @@
 //       dropped or displace another (the evicted counter shows how many, a
 //       handful in 10M); the timed checks then find their keys or, for those
 //       few, are decided by the when_full policy.
+//   store1t/<algo>/<nkeys>/<order>  the same on a one-thread store
+//       (rl_store_config.one_thread: no bucket locks) at 1, 1K and 1M keys.
 //   floor/<algo>/<nkeys>/<dependent|independent>  the memory floor (floor.h)
 //       over an array as large as that store (rl_store_stats bytes).
 //   store_mt/<algo>/<shared|disjoint>/threads:<1|2>  one key shared by every
@@ -49,6 +51,7 @@ void fail(const char *what, const char *algo, int rc)
 struct Keyed {
 	const rl_algo *algo = nullptr;
 	size_t nkeys = 0;
+	bool one_thread = false;
 	rl_limiter lim;
 	rl_store *store = nullptr;
 	int64_t now = rlbench::kStartNs, dt = 1;
@@ -62,9 +65,9 @@ std::unique_ptr<Keyed> current;
 std::map<std::pair<std::string, size_t>, size_t> store_bytes; // by (algo, nkeys)
 
 // The filled store of algo with nkeys keys; one is kept at a time.
-Keyed &keyed(const rl_algo *algo, size_t nkeys)
+Keyed &keyed(const rl_algo *algo, size_t nkeys, bool one_thread = false)
 {
-	if (current && current->algo == algo && current->nkeys == nkeys)
+	if (current && current->algo == algo && current->nkeys == nkeys && current->one_thread == one_thread)
 		return *current;
 	current.reset();
 	rlbench::release_floor();
@@ -74,6 +77,7 @@ Keyed &keyed(const rl_algo *algo, size_t nkeys)
 	auto k = std::make_unique<Keyed>();
 	k->algo = algo;
 	k->nkeys = nkeys;
+	k->one_thread = one_thread;
 	k->lim = rlbench::make_limiter(algo);
 	k->dt = std::max<int64_t>(1, rlbench::kWindowNs / (2 * rlbench::kLimit * static_cast<int64_t>(nkeys)));
 	size_t len = nkeys >= (1u << 16) ? (1u << 22) : (1u << 16);
@@ -85,6 +89,7 @@ Keyed &keyed(const rl_algo *algo, size_t nkeys)
 	cfg.limiter = &k->lim;
 	cfg.max_keys = nkeys;
 	cfg.when_full = RL_FULL_EVICT;
+	cfg.one_thread = one_thread;
 	int rc = rl_store_create(&k->store, &cfg);
 	if (rc != RL_OK)
 		fail("rl_store_create", algo->name, rc);
@@ -98,14 +103,15 @@ Keyed &keyed(const rl_algo *algo, size_t nkeys)
 	rl_store_stats(k->store, &st);
 	k->store_bpk = static_cast<double>(st.bytes) / static_cast<double>(st.keys ? st.keys : 1);
 	k->malloc_bpk = static_cast<double>(rlbench::malloc_bytes() - before) / static_cast<double>(nkeys);
-	store_bytes[{algo->name, nkeys}] = st.bytes;
+	if (!one_thread)
+		store_bytes[{algo->name, nkeys}] = st.bytes;
 	current = std::move(k);
 	return *current;
 }
 
-void bm_store(benchmark::State &state, const rl_algo *algo, size_t nkeys, KeyOrder order)
+void bm_store(benchmark::State &state, const rl_algo *algo, size_t nkeys, KeyOrder order, bool one_thread)
 {
-	Keyed &k = keyed(algo, nkeys);
+	Keyed &k = keyed(algo, nkeys, one_thread);
 	const std::vector<uint64_t> &seq = k.seq[order == KeyOrder::zipf];
 	size_t mask = seq.size() - 1, i = 0;
 	int64_t now = k.now, dt = k.dt, allowed = 0;
@@ -212,7 +218,14 @@ int register_all()
 			for (KeyOrder order : {KeyOrder::uniform, KeyOrder::zipf})
 				benchmark::RegisterBenchmark(
 					rlbench::names::store(algo->name, n, rlbench::order_name(order)).c_str(), bm_store,
-					algo, n, order);
+					algo, n, order, false);
+			if (std::find(std::begin(rlbench::names::kStoreKeysOneThread),
+				      std::end(rlbench::names::kStoreKeysOneThread), n) != std::end(rlbench::names::kStoreKeysOneThread))
+				for (KeyOrder order : {KeyOrder::uniform, KeyOrder::zipf})
+					benchmark::RegisterBenchmark(rlbench::names::store_one_thread(
+									     algo->name, n, rlbench::order_name(order))
+									     .c_str(),
+								     bm_store, algo, n, order, true);
 			for (bool dep : {true, false})
 				benchmark::RegisterBenchmark(rlbench::names::floor(algo->name, n, dep).c_str(), bm_floor,
 							     algo, n, dep);

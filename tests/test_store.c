@@ -1,8 +1,12 @@
 /*
- * test_store.c - rl_store on one thread: decisions equal the limiter's,
- * forced fingerprint collisions, the three when_full policies, idle
- * eviction under a churn of one-shot keys (10^7 in the plain build), and
- * the memory the store reports.
+ * test_store.c - rl_store on one thread: decisions equal the limiter's
+ * (every key length the hash reads differently, random costs), forced
+ * fingerprint collisions, the three when_full policies, idle eviction under
+ * a churn of one-shot keys (10^7 in the plain build), and the memory the
+ * store reports. Every test runs twice: on a thread-safe store and on a
+ * one-thread store (rl_store_config.one_thread), whose decisions and
+ * counters must be the same; test_one_thread_twin also runs both side by
+ * side on one random trace.
  */
 #include <malloc.h>
 #include <setjmp.h>
@@ -18,6 +22,7 @@
 #include "ratelab/sliding_log.h"
 #include "limiter_fixture.h"
 #include "ratelab/store.h"
+#include "test_rng.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define CHURN_KEYS 1000000u /* sanitizers run ~10x slower */
@@ -27,10 +32,14 @@
 
 #define SEC 1000000000LL
 
+/* The mode of every store the tests create: set by the group being run. */
+static bool one_thread;
+
 static struct rl_store *store_for(const struct rl_limiter *lim, size_t max_keys,
 				  enum rl_when_full wf)
 {
-	struct rl_store_config cfg = { .limiter = lim, .max_keys = max_keys, .when_full = wf };
+	struct rl_store_config cfg = { .limiter = lim, .max_keys = max_keys, .when_full = wf,
+				       .one_thread = one_thread };
 	struct rl_store *s = NULL;
 
 	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
@@ -117,7 +126,8 @@ static uint64_t same_hash(const void *key, size_t len, uint64_t seed)
 static void test_forced_collision(void **unused)
 {
 	struct rl_limiter lim = make(&rl_fixed_window_algo, 2, 3600 * SEC, 2);
-	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 10, .hash = same_hash };
+	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 10, .hash = same_hash,
+				       .one_thread = one_thread };
 	struct rl_store *s = NULL;
 	struct rl_store_stats st;
 
@@ -208,15 +218,8 @@ static uint64_t identity_hash(const void *key, size_t len, uint64_t seed)
 /* store.c's locate() for a 2-bucket table: the buckets of hash h. */
 static void two_buckets(uint64_t h, int *i1, int *i2)
 {
-	uint64_t g = h ^ 0x9e3779b97f4a7c15ULL;
-
-	g ^= g >> 30;
-	g *= 0xbf58476d1ce4e5b9ULL;
-	g ^= g >> 27;
-	g *= 0x94d049bb133111ebULL;
-	g ^= g >> 31;
 	*i1 = (int)(h >> 63);
-	*i2 = (int)(g >> 63);
+	*i2 = (int)((h * 0x9e3779b97f4a7c15ULL) >> 63);
 }
 
 /* The next hash after *h whose two buckets are both bucket b. */
@@ -240,6 +243,7 @@ static void test_evict_elsewhere(void **unused)
 {
 	struct rl_limiter lim = make(&rl_fixed_window_algo, 2, 3600 * SEC, 2);
 	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 16, .when_full = RL_FULL_EVICT,
+				       .one_thread = one_thread,
 				       .hash = identity_hash };
 	struct rl_store *s = NULL;
 	struct rl_store_stats st;
@@ -451,14 +455,156 @@ static void test_churn_steady_key(void **unused)
 	rl_store_destroy(s);
 }
 
+/*
+ * A key of len bytes, distinct from the others by its index, written from
+ * its first byte on (even indexes) or from its last byte back (odd): a
+ * hash that skipped either end of a key would merge keys. The rest is one byte repeated, the same
+ * for every key.
+ */
+static void indexed_key(unsigned char *key, size_t len, uint32_t index)
+{
+	memset(key, 0x5a, len);
+	for (size_t j = 0; j < len && j < 4; j++)
+		key[index & 1 ? len - 1 - j : j] = (unsigned char)(index >> (8 * j));
+}
+
+/*
+ * Keys of every length from 0 to 24 bytes (the hash reads 1-3, 4-7, 8,
+ * 9-16 and longer keys each its own way) and random costs: each key's
+ * decisions and answers equal rl_limiter_check_n's on a private state.
+ */
+static void test_key_lengths(void **unused)
+{
+	enum { KEYS = 200, REQUESTS = 20000, MAXLEN = 24 };
+	uint64_t seed = t_seed_from_env(0x1e9), rng = seed;
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+
+	(void)unused;
+	for (size_t a = 0; a < n; a++) {
+		struct rl_limiter lim = make(all[a], 20, SEC, 25);
+		/* times step back up to 30 ms: idle keys are dropped only a
+		 * grace of 1 s behind, so no drop is visible (store.h) */
+		struct rl_store_config cfg = { .limiter = &lim, .max_keys = 4 * KEYS,
+					       .when_full = RL_FULL_FAIL_CLOSED, .idle_grace_ns = SEC,
+					       .one_thread = one_thread };
+		struct rl_store *s = NULL;
+		static _Alignas(16) unsigned char st[KEYS][RL_STORE_MAX_STATE];
+		unsigned char keys[KEYS][MAXLEN];
+		size_t lens[KEYS];
+
+		assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+		memset(st, 0, sizeof st);
+		/* one key of length 0 (there is only one), the others 1 to 24 bytes */
+		for (uint32_t k = 0; k < KEYS; k++) {
+			lens[k] = k == 0 ? 0 : 1 + (k / 2) % MAXLEN;
+			indexed_key(keys[k], lens[k], k);
+		}
+		for (int i = 0; i < REQUESTS; i++) {
+			uint64_t x = t_splitmix(&rng);
+			uint32_t k = (uint32_t)(x % KEYS);
+			int64_t t = (int64_t)i * (SEC / 400) - (int64_t)((x >> 32) % 4) * (SEC / 100);
+			int64_t cost = (x >> 40) % 8 == 0 ? 1 + (int64_t)((x >> 44) % 30) : 1;
+			struct rl_decision got, want;
+
+			t = t < 0 ? 0 : t;
+			int rg = rl_store_check_n(s, keys[k], lens[k], t, cost, &got);
+			int rw = rl_limiter_check_n(&lim, st[k], t, cost, &want);
+			if (rg != rw || (rg >= 0 && memcmp(&got, &want, sizeof(got)) != 0))
+				fail_msg("%s (%s store): seed %#llx request %d key %u (%zu bytes) cost %lld: "
+					 "store %d vs limiter %d",
+					 all[a]->name, one_thread ? "one-thread" : "thread-safe",
+					 (unsigned long long)seed, i, k, lens[k], (long long)cost, rg, rw);
+		}
+		for (int k = 0; k < KEYS; k++)
+			rl_limiter_release(&lim, st[k]);
+		rl_store_destroy(s);
+	}
+}
+
+/*
+ * A thread-safe store and a one-thread store side by side on one random
+ * trace that keeps both at their cap (idle and full evictions, each
+ * when_full policy, keys of 8 and 20 bytes): the same result, answer and
+ * counters after every request (bytes too, for states without heap).
+ */
+static void test_one_thread_twin(void **unused)
+{
+	enum { KEYS = 300, REQUESTS = 30000 };
+	uint64_t seed = t_seed_from_env(0x7a1), rng = seed;
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+
+	(void)unused;
+	for (size_t a = 0; a < n; a++)
+		for (int wf = RL_FULL_EVICT; wf <= RL_FULL_FAIL_CLOSED; wf++) {
+			struct rl_limiter lim = make(all[a], 3, SEC / 10, 4);
+			struct rl_store_config cfg = { .limiter = &lim, .max_keys = 40,
+						       .when_full = (enum rl_when_full)wf };
+			struct rl_store *shared = NULL, *owned = NULL;
+
+			assert_int_equal(rl_store_create(&shared, &cfg), RL_OK);
+			cfg.one_thread = true;
+			assert_int_equal(rl_store_create(&owned, &cfg), RL_OK);
+			for (int i = 0; i < REQUESTS; i++) {
+				uint64_t x = t_splitmix(&rng);
+				unsigned char key[20] = { 0 };
+				uint32_t k = (uint32_t)(x % KEYS);
+				size_t len = (x >> 32) & 1 ? 20 : 8;
+				int64_t t = (int64_t)i * (SEC / 1000);
+				struct rl_decision d1, d2;
+				struct rl_store_stats s1, s2;
+
+				memcpy(key, &k, 4);
+				int r1 = rl_store_check(shared, key, len, t, &d1);
+				int r2 = rl_store_check(owned, key, len, t, &d2);
+				rl_store_stats(shared, &s1);
+				rl_store_stats(owned, &s2);
+				/* a state's heap is what the allocator handed out, which
+				 * depends on the order of the two stores' allocations */
+				if (all[a]->heap_bytes)
+					s2.bytes = s1.bytes;
+				if (r1 != r2 || (r1 >= 0 && memcmp(&d1, &d2, sizeof d1) != 0) ||
+				    memcmp(&s1, &s2, sizeof s1) != 0)
+					fail_msg("%s when_full %d: seed %#llx request %d: thread-safe %d "
+						 "(remaining %lld, %zu keys, %zu bytes) vs one-thread %d "
+						 "(remaining %lld, %zu keys, %zu bytes)",
+						 all[a]->name, wf, (unsigned long long)seed, i, r1,
+						 (long long)d1.remaining, s1.keys, s1.bytes, r2,
+						 (long long)d2.remaining, s2.keys, s2.bytes);
+			}
+			rl_store_destroy(shared);
+			rl_store_destroy(owned);
+		}
+}
+
+static int thread_safe_mode(void **unused)
+{
+	(void)unused;
+	one_thread = false;
+	return 0;
+}
+
+static int one_thread_mode(void **unused)
+{
+	(void)unused;
+	one_thread = true;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_forced_collision),
-		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere), cmocka_unit_test(test_full_policies),
-		cmocka_unit_test(test_stats_bytes), cmocka_unit_test(test_stats_count_allocator_bytes),     cmocka_unit_test(test_bytes_per_key),
+		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_key_lengths),
+		cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_forced_collision),
+		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere),
+		cmocka_unit_test(test_full_policies), cmocka_unit_test(test_stats_bytes),
+		cmocka_unit_test(test_stats_count_allocator_bytes), cmocka_unit_test(test_bytes_per_key),
 		cmocka_unit_test(test_churn_steady_key),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest twin[] = { cmocka_unit_test(test_one_thread_twin) };
+
+	return cmocka_run_group_tests_name("thread-safe store", tests, thread_safe_mode, NULL) |
+	       cmocka_run_group_tests_name("one-thread store", tests, one_thread_mode, NULL) |
+	       cmocka_run_group_tests_name("both", twin, NULL, NULL);
 }

@@ -82,12 +82,12 @@ static inline bool rl_random_seed(uint64_t *out)
 }
 
 /*
- * The least i < 16 with v[i] == x, or -1. With SSE2 (the x86-64 baseline)
- * one compare per 4 words, the four results packed into one 16-bit mask:
- * no branch per word, so a key's position does not feed the predictor.
- * Elsewhere the plain loop, same answer.
+ * The mask of the i < 16 with v[i] == x (bit i). With SSE2 (the x86-64
+ * baseline) one compare per 4 words, the four results packed into one
+ * 16-bit mask: no branch per word, so a key's position does not feed the
+ * predictor. Elsewhere the plain loop, same answer.
  */
-static inline int rl_find_u32x16(const uint32_t *v, uint32_t x)
+static inline unsigned rl_match_u32x16(const uint32_t *v, uint32_t x)
 {
 #if defined(__SSE2__)
 	__m128i k = _mm_set1_epi32((int)x);
@@ -96,14 +96,30 @@ static inline int rl_find_u32x16(const uint32_t *v, uint32_t x)
 				      _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), k));
 	__m128i m23 = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_loadu_si128(p + 2), k),
 				      _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), k));
-	unsigned mask = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(m01, m23));
 
-	return mask ? __builtin_ctz(mask) : -1;
+	return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(m01, m23));
 #else
+	unsigned mask = 0;
+
 	for (int i = 0; i < 16; i++)
-		if (v[i] == x)
-			return i;
-	return -1;
+		mask |= (unsigned)(v[i] == x) << i;
+	return mask;
+#endif
+}
+
+/* The index of the lowest set bit of m != 0. */
+static inline int rl_lowest_bit(unsigned m)
+{
+#if defined(__GNUC__)
+	return __builtin_ctz(m);
+#else
+	int i = 0;
+
+	while (!(m & 1u)) {
+		m >>= 1;
+		i++;
+	}
+	return i;
 #endif
 }
 

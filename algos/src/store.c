@@ -3,7 +3,8 @@
  * its 64-bit hash: two bucket indexes and a 32-bit tag (0 marks a free
  * slot). Its state lives in at most one slot of its two buckets; every
  * read or write of a bucket's tags or states happens under that bucket's
- * spinlock.
+ * spinlock (not taken in a one-thread store, whose caller serialises every
+ * call).
  *
  * Invariants: a key's tag is in at most one of its two buckets, because a
  * new key is inserted only while both buckets are locked and found absent
@@ -15,6 +16,7 @@
  */
 #include "ratelab/store.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@ enum {
 	SWEEP_WHEN_FULL = 4, /* buckets try-swept before a new key meets the cap */
 	EVICT_SEARCH = 8,    /* buckets searched for a victim outside the key's two */
 	SPINS_BEFORE_YIELD = 64,
+	ABSENT = INT_MIN, /* check_in: not a status (status.h) */
 };
 
 /* Tables larger than this (bytes) have a check's bucket prefetched whole:
@@ -54,6 +57,11 @@ struct rl_store {
 	int64_t grace_ns;
 	uint64_t seed;
 	rl_store_hash_fn hash;
+	/* lim->algo->check, one load away from the fast path */
+	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
+		     struct rl_decision *out);
+	bool one_thread; /* cfg.one_thread: no bucket locks */
+	bool fast;       /* the default hash and states without heap: check's fast path */
 	bool owns_heap; /* states own heap (rl_algo.heap_bytes), counted in heap_bytes */
 	bool prefetch;  /* the table is above PREFETCH_ABOVE_BYTES */
 	unsigned char *table;
@@ -85,34 +93,49 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/*
- * No step multiplies two input-dependent words: a product of two such
- * words is zero for every value of one when the other cancels its
- * constant, which would erase the rest of the key (every key starting with
- * that word would collide). Short keys multiply each half by a constant
- * and fold; long keys xor each step's product into the running hash, so a
- * zero product leaves the hash as it was.
- */
-uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
+static uint64_t load64(const unsigned char *p)
 {
-	const unsigned char *p = key;
+	uint64_t v;
 
-	if (len <= 16) {
-		/* Short keys (ids, IPv4/IPv6 addresses): three multiplies, the
-		 * first two independent; a and b overlap for 8 < len < 16, len
-		 * tells the sizes apart. */
-		uint64_t a = 0, b = 0;
-		if (len >= 8) {
-			memcpy(&a, p, 8);
-			memcpy(&b, p + len - 8, 8);
-		} else {
-			for (size_t i = 0; i < len; i++)
-				a |= (uint64_t)p[i] << (8 * i);
-		}
-		uint64_t h = mum(a ^ seed ^ 0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL) ^
-			     mum(b ^ seed ^ 0x8ebc6af09c88c6e3ULL, 0x589965cc75374cc3ULL);
-		return mum(h ^ len ^ 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL);
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint64_t load32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * Keys of up to 16 bytes (ids, IPv4/IPv6 addresses), read as two words a
+ * and b that may overlap (len tells the sizes apart): up to 8 bytes, two
+ * dependent multiplies; 9 to 16 bytes, three, the first two independent.
+ * Inlined into the store's check.
+ */
+static RL_ALWAYS_INLINE uint64_t hash_short(const unsigned char *p, size_t len, uint64_t seed)
+{
+	uint64_t a = 0, b = 0;
+
+	if (len >= 8) {
+		a = load64(p);
+		b = load64(p + len - 8);
+	} else if (len >= 4) {
+		a = load32(p) | load32(p + len - 4) << 32;
+	} else if (len > 0) {
+		a = (uint64_t)p[0] | (uint64_t)p[len / 2] << 8 | (uint64_t)p[len - 1] << 16;
 	}
+	uint64_t h = mum(a ^ seed ^ 0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL);
+	if (len > 8)
+		h ^= mum(b ^ seed ^ 0x8ebc6af09c88c6e3ULL, 0x589965cc75374cc3ULL);
+	return mum(h ^ len ^ 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL);
+}
+
+/* Longer keys: a product per 8 bytes xored into the running hash. */
+static RL_NOINLINE uint64_t hash_long(const unsigned char *p, size_t len, uint64_t seed)
+{
 	uint64_t h = mum(seed ^ 0xa0761d6478bd642fULL, (uint64_t)len ^ 0xe7037ed1a0b428dbULL);
 
 	for (; len >= 8; p += 8, len -= 8) {
@@ -127,19 +150,37 @@ uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
 	return mix64(h);
 }
 
+/*
+ * No step multiplies two input-dependent words: a product of two such
+ * words is zero for every value of one when the other cancels its
+ * constant, which would erase the rest of the key (every key starting with
+ * that word would collide). Short keys multiply each half by a constant
+ * and fold; long keys xor each step's product into the running hash, so a
+ * zero product leaves the hash as it was.
+ */
+uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
+{
+	return len <= 16 ? hash_short(key, len, seed) : hash_long(key, len, seed);
+}
+
 /* Index in [0, n) from the high bits of x (Lemire's multiply-shift). */
 static size_t reduce(uint64_t x, size_t n)
 {
 	return (size_t)(((rl_u128)x * n) >> 64);
 }
 
+/*
+ * The first bucket from the high bits of h, the tag from its low 32 bits,
+ * the second bucket from the high bits of an odd multiple of h (which mix
+ * in every bit of h, so keys sharing a first bucket spread over the
+ * second): two multiplies, nothing else on the way to the first bucket.
+ */
 static struct where locate(const struct rl_store *s, uint64_t h)
 {
-	uint64_t g = mix64(h ^ 0x9e3779b97f4a7c15ULL);
-	struct where w = { reduce(h, s->nbuckets), reduce(g, s->nbuckets), (uint32_t)g };
+	struct where w = { reduce(h, s->nbuckets), reduce(h * 0x9e3779b97f4a7c15ULL, s->nbuckets),
+			   (uint32_t)h };
 
-	if (w.tag == 0)
-		w.tag = 1;
+	w.tag |= w.tag == 0; /* 0 marks a free slot */
 	return w;
 }
 
@@ -153,33 +194,51 @@ static void *state_at(const struct rl_store *s, struct bucket *b, int slot)
 	return (unsigned char *)b + sizeof(struct bucket) + (size_t)slot * s->slot_size;
 }
 
-static void bucket_lock(struct bucket *b)
+/* Waits for a bucket lock another thread holds, then takes it. */
+static RL_NOINLINE void bucket_wait(struct bucket *b)
 {
 	unsigned spins = 0;
 
-	while (atomic_exchange_explicit(&b->lock, 1, memory_order_acquire))
+	do
 		while (atomic_load_explicit(&b->lock, memory_order_relaxed))
 			if (++spins % SPINS_BEFORE_YIELD == 0)
 				thrd_yield();
+	while (atomic_exchange_explicit(&b->lock, 1, memory_order_acquire));
 }
 
-static bool bucket_trylock(struct bucket *b)
+/* The bucket locks; a one-thread store (cfg.one_thread) takes none. */
+static void bucket_lock(const struct rl_store *s, struct bucket *b)
 {
-	return !atomic_load_explicit(&b->lock, memory_order_relaxed) &&
-	       !atomic_exchange_explicit(&b->lock, 1, memory_order_acquire);
+	if (!s->one_thread && atomic_exchange_explicit(&b->lock, 1, memory_order_acquire))
+		bucket_wait(b);
 }
 
-static void bucket_unlock(struct bucket *b)
+static bool bucket_trylock(const struct rl_store *s, struct bucket *b)
 {
-	atomic_store_explicit(&b->lock, 0, memory_order_release);
+	return s->one_thread || (!atomic_load_explicit(&b->lock, memory_order_relaxed) &&
+				 !atomic_exchange_explicit(&b->lock, 1, memory_order_acquire));
+}
+
+static void bucket_unlock(const struct rl_store *s, struct bucket *b)
+{
+	if (!s->one_thread)
+		atomic_store_explicit(&b->lock, 0, memory_order_release);
 }
 
 _Static_assert(SLOTS == 16, "find compares the 16 tags at once");
 
-/* The slot holding tag, or -1 (one SIMD compare of the 16 tags, compat.h). */
+/* The slots holding tag, bit i for slot i (one SIMD compare of the 16 tags, compat.h). */
+static unsigned match(const struct bucket *b, uint32_t tag)
+{
+	return rl_match_u32x16(b->tags, tag);
+}
+
+/* The slot holding tag, or -1. */
 static int find(const struct bucket *b, uint32_t tag)
 {
-	return rl_find_u32x16(b->tags, tag);
+	unsigned m = match(b, tag);
+
+	return m ? rl_lowest_bit(m) : -1;
 }
 
 /* A state's heap as the allocator holds it, overhead included. */
@@ -195,9 +254,9 @@ static int run(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
 	const struct rl_limiter *lim = s->lim;
 
 	if (!s->owns_heap)
-		return lim->algo->check(lim, st, now_ns, cost, out);
+		return s->check(lim, st, now_ns, cost, out);
 	size_t before = state_heap_bytes(s, st);
-	int rc = lim->algo->check(lim, st, now_ns, cost, out);
+	int rc = s->check(lim, st, now_ns, cost, out);
 	size_t after = state_heap_bytes(s, st);
 	if (after != before)
 		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)after - (int64_t)before,
@@ -244,9 +303,9 @@ static void sweep_one(struct rl_store *s, int64_t idle_now)
 {
 	struct bucket *b = bucket_at(s, next_sweep(s));
 
-	bucket_lock(b);
+	bucket_lock(s, b);
 	reclaim_idle(s, b, idle_now);
-	bucket_unlock(b);
+	bucket_unlock(s, b);
 }
 
 /* Takes one of max_keys; false at the cap. */
@@ -298,15 +357,15 @@ static bool evict_elsewhere(struct rl_store *s, int64_t now_ns)
 		int64_t best = INT64_MAX;
 		int slot = -1;
 
-		if (!bucket_trylock(b))
+		if (!bucket_trylock(s, b))
 			continue;
 		if (nearest(s, b, now_ns, &best, &slot)) {
 			drop(s, b, slot);
-			bucket_unlock(b);
+			bucket_unlock(s, b);
 			atomic_fetch_add_explicit(&s->evicted_full, 1, memory_order_relaxed);
 			return true;
 		}
-		bucket_unlock(b);
+		bucket_unlock(s, b);
 	}
 	return false;
 }
@@ -400,9 +459,9 @@ static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2
 	bool reserved = reserve(s);
 	for (int k = 0; !reserved && k < SWEEP_WHEN_FULL; k++) {
 		struct bucket *b = bucket_at(s, next_sweep(s));
-		if (bucket_trylock(b)) {
+		if (bucket_trylock(s, b)) {
 			reclaim_idle(s, b, idle_now);
-			bucket_unlock(b);
+			bucket_unlock(s, b);
 			reserved = reserve(s);
 		}
 	}
@@ -417,60 +476,207 @@ static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2
 	return when_full(s, b1, b2, into, slot, tag, now_ns, cost, out);
 }
 
-int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
-		   struct rl_decision *out)
+/*
+ * Any check: the key's first bucket, then (check_locked) both. The fast
+ * path below handles the common case and comes here for the rest.
+ */
+static RL_NOINLINE int check_any(struct rl_store *s, uint64_t h, int64_t now_ns, int64_t cost,
+				 struct rl_decision *out)
 {
-	return rl_store_check_n(s, key, key_len, now_ns, 1, out);
+	struct where w = locate(s, h);
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	int slot, rc;
+
+	if (s->prefetch)
+		for (size_t off = 0; off < s->stride; off += 64)
+			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
+	bucket_lock(s, b1);
+	if ((slot = find(b1, w.tag)) >= 0) {
+		rc = run(s, state_at(s, b1, slot), now_ns, cost, out);
+		bucket_unlock(s, b1);
+		return rc;
+	}
+	bucket_unlock(s, b1);
+
+	/* Both buckets, in index order, so that no two checks deadlock. */
+	struct bucket *lo = w.i1 <= w.i2 ? b1 : b2, *hi = w.i1 <= w.i2 ? b2 : b1;
+	bool inserted = false;
+
+	bucket_lock(s, lo);
+	if (hi != lo)
+		bucket_lock(s, hi);
+	rc = check_locked(s, b1, b2, w.tag, now_ns, cost, out, &inserted);
+	if (hi != lo)
+		bucket_unlock(s, hi);
+	bucket_unlock(s, lo);
+
+	if (inserted)
+		sweep_one(s, now_ns > s->grace_ns ? now_ns - s->grace_ns : 0);
+	return rc;
 }
 
-int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
-		     int64_t cost, struct rl_decision *out)
+/* The check on slot of a locked bucket b, then the unlock; out of line, so
+ * that its callers keep nothing live across the algorithm's call. */
+static RL_NOINLINE int run_unlock(struct rl_store *s, struct bucket *b, int slot, int64_t now_ns,
+				  int64_t cost, struct rl_decision *out)
+{
+	int rc = s->check(s->lim, state_at(s, b, slot), now_ns, cost, out);
+
+	bucket_unlock(s, b);
+	return rc;
+}
+
+/*
+ * A stored key's check in bucket b, or ABSENT when the tag is not there
+ * (the bucket then left as found). Under b's lock alone: b holds the key's
+ * one state (a key is inserted only with both its buckets locked, so it
+ * cannot appear in the other one meanwhile).
+ */
+static RL_ALWAYS_INLINE int check_in(struct rl_store *s, struct bucket *b, uint32_t tag,
+				     int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	int slot;
+
+	if (s->one_thread) {
+		if ((slot = find(b, tag)) < 0)
+			return ABSENT;
+		return s->check(s->lim, state_at(s, b, slot), now_ns, cost, out);
+	}
+	bucket_lock(s, b);
+	if ((slot = find(b, tag)) < 0) {
+		bucket_unlock(s, b);
+		return ABSENT;
+	}
+	return run_unlock(s, b, slot, now_ns, cost, out);
+}
+
+/* The fast path's sequel, out of line: the second bucket, then check_any. */
+static RL_NOINLINE int check_second(struct rl_store *s, uint64_t h, int64_t now_ns, int64_t cost,
+				    struct rl_decision *out)
+{
+	struct where w = locate(s, h);
+	int rc = check_in(s, bucket_at(s, w.i2), w.tag, now_ns, cost, out);
+
+	return rc != ABSENT ? rc : check_any(s, h, now_ns, cost, out);
+}
+
+/* check_any for a key hashed by cfg.hash or longer than 16 bytes. */
+static RL_NOINLINE int check_key(struct rl_store *s, const void *key, size_t key_len,
+				 int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return check_any(s, s->hash(key, key_len, s->seed), now_ns, cost, out);
+}
+
+/*
+ * The fast paths below take a key of at most 16 bytes under the default
+ * hash whose state (without heap) is stored; anything else (a new key, a
+ * state with heap, another hash) goes to check_any. Each is its own
+ * function, so that it saves no registers for the others.
+ */
+
+/*
+ * A one-thread store small enough to stay in the core's caches: both
+ * buckets' tags compared, and the state picked without a branch on which
+ * bucket holds it (new keys go to the emptier bucket, so stored keys split
+ * about evenly and that branch would be mispredicted half the time).
+ */
+static RL_NOINLINE int check_cached(struct rl_store *s, const void *key, size_t key_len,
+				    int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	uint64_t h = hash_short(key, key_len, s->seed);
+	struct where w = locate(s, h);
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	unsigned m1 = match(b1, w.tag), m2 = match(b2, w.tag);
+
+	if (!(m1 | m2))
+		return check_any(s, h, now_ns, cost, out);
+	struct bucket *b = m1 ? b1 : b2;
+	unsigned m = m1 ? m1 : m2;
+	return s->check(s->lim, state_at(s, b, rl_lowest_bit(m)), now_ns, cost, out);
+}
+
+/* The first bucket and the tag of hash h, as locate's. */
+static struct bucket *first_bucket(const struct rl_store *s, uint64_t h, uint32_t *tag)
+{
+	*tag = (uint32_t)h | ((uint32_t)h == 0);
+	return bucket_at(s, reduce(h, s->nbuckets));
+}
+
+/* check_first once b1, locked, is searched: the key's state, or check_second. */
+static RL_ALWAYS_INLINE int first_locked(struct rl_store *s, struct bucket *b1, uint32_t tag,
+					 uint64_t h, int64_t now_ns, int64_t cost,
+					 struct rl_decision *out)
+{
+	int slot = find(b1, tag);
+
+	if (slot >= 0)
+		return run_unlock(s, b1, slot, now_ns, cost, out);
+	bucket_unlock(s, b1);
+	return check_second(s, h, now_ns, cost, out);
+}
+
+/* check_first when another thread holds the first bucket's lock. */
+static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t now_ns,
+				       int64_t cost, struct rl_decision *out)
+{
+	uint32_t tag;
+	struct bucket *b1 = first_bucket(s, h, &tag);
+
+	bucket_wait(b1);
+	return first_locked(s, b1, tag, h, now_ns, cost, out);
+}
+
+/*
+ * Any other store: the key's first bucket (fetched whole when the table is
+ * larger than the caches), then check_second. Every call it makes is its
+ * last act (run_unlock unlocks), so it keeps nothing live across one.
+ */
+static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t key_len,
+				   int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	uint64_t h = hash_short(key, key_len, s->seed);
+	uint32_t tag;
+	struct bucket *b1 = first_bucket(s, h, &tag);
+	int slot;
+
+	/* its misses overlap instead of following one another */
+	if (s->prefetch)
+		for (size_t off = 0; off < s->stride; off += 64)
+			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
+	if (s->one_thread) {
+		if ((slot = find(b1, tag)) >= 0)
+			return s->check(s->lim, state_at(s, b1, slot), now_ns, cost, out);
+		return check_second(s, h, now_ns, cost, out);
+	}
+	if (atomic_exchange_explicit(&b1->lock, 1, memory_order_acquire))
+		return first_contended(s, h, now_ns, cost, out);
+	return first_locked(s, b1, tag, h, now_ns, cost, out);
+}
+
+static RL_ALWAYS_INLINE int check(struct rl_store *s, const void *key, size_t key_len,
+				  int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if (!s || (!key && key_len) || !rl_cost_ok(cost))
 		return RL_EINVAL;
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (!s->fast || key_len > 16)
+		return check_key(s, key, key_len, now_ns, cost, out);
+	if (s->one_thread && !s->prefetch)
+		return check_cached(s, key, key_len, now_ns, cost, out);
+	return check_first(s, key, key_len, now_ns, cost, out);
+}
 
-	/* a direct call when the hash is the default, so it can be inlined */
-	uint64_t h = s->hash == rl_store_hash ? rl_store_hash(key, key_len, s->seed)
-					      : s->hash(key, key_len, s->seed);
-	struct where w = locate(s, h);
-	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
-	int slot, rc;
+int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
+		   struct rl_decision *out)
+{
+	return check(s, key, key_len, now_ns, 1, out);
+}
 
-	/* Fetch the key's first bucket whole (tags and states) at once: its
-	 * misses overlap instead of following one another. */
-	if (s->prefetch)
-		for (size_t off = 0; off < s->stride; off += 64)
-			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
-
-	/* The fast path: the key is in its first bucket (where most keys live);
-	 * a state without heap goes straight to the algorithm. */
-	bucket_lock(b1);
-	if ((slot = find(b1, w.tag)) >= 0) {
-		void *st = state_at(s, b1, slot);
-		rc = s->owns_heap ? run(s, st, now_ns, cost, out)
-				  : s->lim->algo->check(s->lim, st, now_ns, cost, out);
-		bucket_unlock(b1);
-		return rc;
-	}
-	bucket_unlock(b1);
-
-	/* Otherwise both, in index order, so that no two checks deadlock. */
-	struct bucket *lo = w.i1 <= w.i2 ? b1 : b2, *hi = w.i1 <= w.i2 ? b2 : b1;
-	bool inserted = false;
-
-	bucket_lock(lo);
-	if (hi != lo)
-		bucket_lock(hi);
-	rc = check_locked(s, b1, b2, w.tag, now_ns, cost, out, &inserted);
-	if (hi != lo)
-		bucket_unlock(hi);
-	bucket_unlock(lo);
-
-	if (inserted)
-		sweep_one(s, now_ns > s->grace_ns ? now_ns - s->grace_ns : 0);
-	return rc;
+int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
+		     int64_t cost, struct rl_decision *out)
+{
+	return check(s, key, key_len, now_ns, cost, out);
 }
 
 int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
@@ -503,7 +709,10 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->grace_ns = cfg->idle_grace_ns;
 	s->seed = cfg->hash_seed;
 	s->hash = cfg->hash ? cfg->hash : rl_store_hash;
+	s->check = algo->check;
+	s->one_thread = cfg->one_thread;
 	s->owns_heap = owns_heap;
+	s->fast = !cfg->hash && !owns_heap;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
 	s->table = calloc(s->nbuckets, s->stride);
 	if (!s->table) {

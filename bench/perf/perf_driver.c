@@ -117,7 +117,7 @@ static int op_hot(struct perf_ctx *c, long i)
  * time advances W / (2 N keys) per check (each key at about twice its rate).
  */
 
-static int setup_store(struct perf_ctx *c, const struct perf_entry *e)
+static int fill_store(struct perf_ctx *c, const struct perf_entry *e, bool one_thread)
 {
 	size_t nkeys = (size_t)e->param;
 	struct rl_store_config cfg = { 0 };
@@ -129,6 +129,7 @@ static int setup_store(struct perf_ctx *c, const struct perf_entry *e)
 	cfg.max_keys = nkeys;
 	cfg.when_full = RL_FULL_EVICT;
 	cfg.hash_seed = 0x5eed;
+	cfg.one_thread = one_thread;
 	if (rl_store_create(&c->store, &cfg) != RL_OK)
 		return -1;
 	c->now_ns = PERF_START_NS;
@@ -141,6 +142,17 @@ static int setup_store(struct perf_ctx *c, const struct perf_entry *e)
 	for (size_t i = 0; i < KEY_SEQ_LEN; i++)
 		c->keys[i] = (uint64_t)(((unsigned __int128)splitmix(&seed) * nkeys) >> 64);
 	return 0;
+}
+
+static int setup_store(struct perf_ctx *c, const struct perf_entry *e)
+{
+	return fill_store(c, e, false);
+}
+
+/* The same on a one-thread store (rl_store_config.one_thread: no bucket locks). */
+static int setup_store1t(struct perf_ctx *c, const struct perf_entry *e)
+{
+	return fill_store(c, e, true);
 }
 
 static int op_store(struct perf_ctx *c, long i)
@@ -326,6 +338,8 @@ static const struct perf_entry entries[] = {
 	{ "store/gcra/1", 20000, "store/gcra/1/uniform", "rl_store_check, 1 key", setup_store, op_store, &rl_gcra_algo, 1 },
 	{ "store/gcra/1000", 20000, "store/gcra/1000/uniform", "rl_store_check, 1K uniform keys", setup_store, op_store, &rl_gcra_algo, 1000 },
 	{ "store/gcra/1000000", 20000, "store/gcra/1000000/uniform", "rl_store_check, 1M uniform keys", setup_store, op_store, &rl_gcra_algo, 1000000 },
+	{ "store1t/gcra/1", 20000, "store1t/gcra/1/uniform", "rl_store_check, one-thread store, 1 key", setup_store1t, op_store, &rl_gcra_algo, 1 },
+	{ "store1t/gcra/1000", 20000, "store1t/gcra/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_gcra_algo, 1000 },
 	{ "breaker/at_limit", 20000, "breaker/at_limit", "rl_breaker_handle, limit 10^6, at the limit", setup_breaker, op_breaker, NULL, 1000000 },
 	{ "limit/gcra/allow_at", 20000, NULL, "rl_limit_allow_at: the two-line API, unnamed key", setup_limit, op_limit, &rl_gcra_algo, 0 },
 	{ "limit/gcra/allow_key_at", 20000, NULL, "rl_limit_allow_key_at: the two-line API, 1K named keys in turn", setup_limit, op_limit_key, &rl_gcra_algo, 1000 },

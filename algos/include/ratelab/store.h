@@ -27,7 +27,8 @@
  * pass a keyed cfg.hash.
  *
  * Concurrency contract: every function but create/destroy may be called
- * from any number of threads at once; destroy must not race with anything.
+ * from any number of threads at once (unless cfg.one_thread is set: then
+ * no two calls may overlap); destroy must not race with anything.
  * A check locks the key's first bucket and, when the key is not there, both
  * buckets (in index order). It never waits for a third bucket while it
  * holds one: the searches of other buckets while the key's two are held
@@ -74,6 +75,7 @@
 #ifndef RATELAB_STORE_H
 #define RATELAB_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -117,6 +119,14 @@ struct rl_store_config {
 	int64_t idle_grace_ns;            /* ns; idleness is judged at now - grace */
 	uint64_t hash_seed;               /* seed of the key hash */
 	rl_store_hash_fn hash;            /* NULL: rl_store_hash */
+	/*
+	 * true: the caller promises that no two calls on this store overlap
+	 * (one store per worker thread, or calls under the caller's own
+	 * lock), and the checks take no bucket locks: no locked instruction
+	 * on the path of a stored key. Decisions are the same; concurrent
+	 * calls on such a store are a data race (undefined).
+	 */
+	bool one_thread;
 };
 
 struct rl_store_stats {
@@ -143,10 +153,11 @@ void rl_store_destroy(struct rl_store *s);
 
 /*
  * Decides one request of key (key_len bytes) at now_ns, as
- * rl_limiter_check does on the key's state. Thread-safe. Returns RL_ALLOWED,
- * RL_REJECTED, RL_ERANGE (now_ns outside [0, RL_TIME_MAX_NS]; nothing is
- * stored), RL_ENOMEM (a state that owns memory could not grow), RL_EFULL (see Full) or
- * RL_EINVAL (NULL store, or NULL key with key_len > 0).
+ * rl_limiter_check does on the key's state. Thread-safe unless
+ * cfg.one_thread (Concurrency above). Returns RL_ALLOWED, RL_REJECTED,
+ * RL_ERANGE (now_ns outside [0, RL_TIME_MAX_NS]; nothing is stored),
+ * RL_ENOMEM (a state that owns memory could not grow), RL_EFULL (see
+ * Full) or RL_EINVAL (NULL store, or NULL key with key_len > 0).
  */
 int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
 		   struct rl_decision *out);
