@@ -16,6 +16,11 @@ inline std::string hot(const std::string &algo, bool direct, bool answer)
 	return "hot/" + algo + (direct ? "/direct" : "/ops") + (answer ? "/answer" : "/verdict");
 }
 
+// hot/floor/<call|chain>: the floor of hot/<algo>/direct/verdict in its
+// loop (bench/hot_floor.h): an empty check, and the one-word gcra chain.
+inline const char *const kHotFloorCall = "hot/floor/call";
+inline const char *const kHotFloorChain = "hot/floor/chain";
+
 // clock/<algo>: hot, direct, verdict, with a clock_gettime read; clock/read alone.
 inline std::string clock(const std::string &algo)
 {

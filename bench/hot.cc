@@ -5,6 +5,10 @@
 //                strategy table's indirect call)
 //       answer = verdict (out = NULL, no divisions) or answer (with the
 //                struct rl_decision the HTTP layer needs)
+//   hot/floor/call   the loop of hot/<algo>/direct/verdict around a check
+//                    that does nothing (hot_floor.h)
+//   hot/floor/chain  the same around the minimal one-word gcra check: the
+//                    shortest loop-carried dependency through a key's state
 //   clock/<algo>   the same (direct, verdict) with a clock_gettime read
 //   clock/read     clock_gettime(CLOCK_MONOTONIC) alone
 //
@@ -19,6 +23,7 @@
 
 #include "bench_names.h"
 #include "common.h"
+#include "hot_floor.h"
 
 namespace {
 
@@ -94,6 +99,26 @@ void bm_hot(benchmark::State &state, const rl_algo *algo, bool direct, bool answ
 	rl_limiter_release(&lim, st.bytes);
 }
 
+// The loop of bm_hot (direct, verdict) around a floor check, on gcra's
+// limiter and a zeroed 8-byte state.
+void bm_hot_floor(benchmark::State &state, CheckFn check)
+{
+	rl_limiter lim = rlbench::make_limiter(&rl_gcra_algo);
+	HotState st(sizeof(int64_t));
+	int64_t now = kStartNs, allowed = 0;
+
+	for (auto _ : state) {
+		int r = check(&lim, st.bytes, now, nullptr);
+		benchmark::DoNotOptimize(r);
+		allowed += r;
+		now += kHotStepNs;
+	}
+	state.SetItemsProcessed(state.iterations());
+	state.counters["allowed_pct"] = benchmark::Counter(
+		100.0 * static_cast<double>(allowed) / static_cast<double>(state.iterations() ? state.iterations() : 1));
+	rl_limiter_release(&lim, st.bytes);
+}
+
 void bm_clock(benchmark::State &state, const rl_algo *algo)
 {
 	rl_limiter lim = rlbench::make_limiter(algo);
@@ -125,6 +150,13 @@ int register_all()
 				benchmark::RegisterBenchmark(rlbench::names::hot(algo->name, direct, answer).c_str(), bm_hot,
 							     algo, direct, answer);
 	}
+	// through a lambda's jump as direct_checks() calls rl_<algo>_check
+	benchmark::RegisterBenchmark(rlbench::names::kHotFloorCall, bm_hot_floor,
+				     [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+					     return rlbench::floor_call(l, s, t, o); });
+	benchmark::RegisterBenchmark(rlbench::names::kHotFloorChain, bm_hot_floor,
+				     [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+					     return rlbench::floor_chain(l, s, t, o); });
 	benchmark::RegisterBenchmark(rlbench::names::kClockRead, bm_clock_read);
 	for (const rl_algo *algo : rlbench::algos())
 		benchmark::RegisterBenchmark(rlbench::names::clock(algo->name).c_str(), bm_clock, algo);

@@ -49,18 +49,18 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	rl_u128 w = (uint64_t)lim->rule.window_ns, now_n;
+	rl_u128 w = (uint64_t)lim->rule.window_ns;
 	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
-	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
-	rl_u128 queued = level; /* the admitted request's wait, times N */
-	/* (B >= 1 takes any cost of 1) */
-	int verdict = (level + last <= rl_wide_get(lim->burst_w)) & (cost == 1 || cost <= lim->rule.burst);
-	rl_u128 take = last + w;
+	rl_u128 at = rl_level_now(lim, st, now_ns);
+	rl_u128 base = rl_level_base(st, at);
+	/* level + (c - 1) * W <= B * W, as max(due, at) + (c - 1) * W <= at + B * W
+	 * (level_ops.h); B >= 1 takes any cost of 1 */
+	int verdict = (base + last <= at + rl_wide_get(lim->burst_w)) & (cost == 1 || cost <= lim->rule.burst);
 
-	level += take & -(rl_u128)verdict; /* branch-free */
-	rl_level_store(st, now_n, level);
-	if (out)
-		explain(lim, queued, cost, verdict, out);
+	if (verdict)
+		rl_level_set(st, base + last + w);
+	if (out) /* queued: the admitted request's wait, times N */
+		explain(lim, base - at, cost, verdict, out);
 	return verdict;
 }
 

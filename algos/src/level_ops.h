@@ -1,6 +1,16 @@
 /*
  * level_ops.h - private: the level of struct rl_level (token_bucket,
  * leaky_bucket) at a given time, from the instant it drains to zero.
+ *
+ * A check is written as GCRA is: with at = now * N and base = max(due, at)
+ * (the drain instant if the level at now were added to now), a request
+ * taking take admits iff base + take <= at + limit, limit being the most
+ * the level may hold, and then due = base + take; a rejection leaves due
+ * as it is (max(due, at) and due give the same level at now and at every
+ * later time the clamp lets through). The right side depends on now
+ * alone, so the chain from one check's load of due to its store, which the
+ * next check of the key waits for, is a max, an add and the compare:
+ * no subtraction to the level, no clamp at 0 and no add back.
  */
 #ifndef RATELAB_LEVEL_OPS_H
 #define RATELAB_LEVEL_OPS_H
@@ -13,36 +23,36 @@ static inline rl_u128 rl_level_load(const struct rl_level *st)
 	return ((rl_u128)st->due_hi << 64) | st->due_lo;
 }
 
-/* Stores the level left at the instant now_n (now * N): due = now_n + level. */
-static inline void rl_level_store(struct rl_level *st, rl_u128 now_n, rl_u128 level)
+static inline void rl_level_set(struct rl_level *st, rl_u128 due)
 {
-	rl_u128 due = now_n + level;
-
 	st->due_lo = (uint64_t)due;
 	st->due_hi = (uint32_t)(due >> 64);
 }
 
 /*
- * The level at now (clamped to the last seen time), in 1/W-request units:
- * due - now * N, or 0 once drained; records now as the last seen time and
- * sets *now_n = now * N. The product is taken from now itself, so the
- * previous call's last_ns only feeds a (predictable) branch, not the
- * arithmetic: consecutive checks of a key do not wait on each other's
- * multiply.
+ * now * N in 1/N ns, now clamped to the last seen time, which it records.
+ * The product is taken from now itself, so the previous call's last_ns
+ * only feeds a (predictable) branch, not the arithmetic: consecutive
+ * checks of a key do not wait on each other's multiply.
  */
-static inline rl_u128 rl_level_drain(const struct rl_limiter *lim, struct rl_level *st,
-				     int64_t now_ns, rl_u128 *now_n)
+static inline rl_u128 rl_level_now(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns)
 {
 	uint64_t n = (uint64_t)lim->rule.limit;
-	rl_u128 at = (rl_u128)n * (uint64_t)now_ns;
-	rl_u128 due = rl_level_load(st);
+	rl_u128 at = rl_mul_wide(n, (uint64_t)now_ns);
 
 	if (now_ns < st->last_ns)
-		at = (rl_u128)n * (uint64_t)st->last_ns;
+		at = rl_mul_wide(n, (uint64_t)st->last_ns);
 	else
 		st->last_ns = now_ns;
-	*now_n = at;
-	return due > at ? due - at : 0;
+	return at;
+}
+
+/* max(due, at): due once the level at at (= now * N) is counted from at. */
+static inline rl_u128 rl_level_base(const struct rl_level *st, rl_u128 at)
+{
+	rl_u128 due = rl_level_load(st);
+
+	return due > at ? due : at;
 }
 
 /* True when the level has drained to 0 by now: the key is as good as new. */

@@ -8,10 +8,8 @@
 
 #include <stdlib.h>
 
-#include "compat.h"
 #include "ratelab/status.h"
-
-#define RUNLOG_MIN_CAP 4u
+#include "runlog_ops.h"
 
 /* Moves the runs, oldest first, into a new ring of new_cap runs. */
 static int resize(struct rl_runlog *log, uint32_t new_cap)
@@ -31,21 +29,17 @@ static int resize(struct rl_runlog *log, uint32_t new_cap)
 
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon)
 {
-	while (log->len && log->runs[log->head].at <= horizon) {
-		log->total -= log->runs[log->head].count;
-		log->head = (log->head + 1) & (log->cap - 1);
-		log->len--;
-	}
+	rl_runlog_expire_inline(log, horizon);
 }
 
 void rl_runlog_trim(struct rl_runlog *log)
 {
+	if (!rl_runlog_trim_due(log))
+		return;
 	if (log->len == 0) {
 		rl_runlog_free(log);
 		return;
 	}
-	if (log->cap <= RUNLOG_MIN_CAP || log->len > log->cap / 4)
-		return;
 	/* Down to twice what is live, in one step; best effort: on ENOMEM
 	 * the larger ring stays valid. */
 	uint32_t cap = RUNLOG_MIN_CAP;
@@ -61,20 +55,14 @@ void rl_runlog_clear(struct rl_runlog *log)
 
 int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units)
 {
-	if (log->len && rl_runlog_newest(log)->at == at) {
-		log->runs[(log->head + log->len - 1) & (log->cap - 1)].count += units;
-		log->total += units;
+	if (rl_runlog_push_fits(log, at, units))
 		return RL_OK;
-	}
-	if (log->len == log->cap) {
-		uint32_t cap = log->cap ? log->cap * 2 : RUNLOG_MIN_CAP;
-		int rc = resize(log, cap);
-		if (rc)
-			return rc;
-	}
-	log->runs[(log->head + log->len) & (log->cap - 1)] = (struct rl_run){ at, units };
-	log->len++;
-	log->total += units;
+
+	int rc = resize(log, log->cap ? log->cap * 2 : RUNLOG_MIN_CAP);
+
+	if (rc)
+		return rc;
+	(void)rl_runlog_push_fits(log, at, units); /* a new run into the grown ring */
 	return RL_OK;
 }
 

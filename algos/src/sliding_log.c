@@ -10,6 +10,7 @@
 #include "ratelab/sliding_log.h"
 
 #include "arith.h"
+#include "runlog_ops.h"
 
 /*
  * The smallest wait after which c units fit if nothing else arrives: the
@@ -123,22 +124,60 @@ static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_
 	return decide(lim, st, now_ns, cost, out);
 }
 
+/* Cost 1 with an answer, or any check the verdict's fast path hands over. */
+static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_log *st,
+				int64_t now_ns, struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
+/*
+ * The verdict of a cost-1 request, a leaf (no call, no register saved) in
+ * the common case: expiry, then the newest run extended or a run appended
+ * to a ring with room. A ring to trim or to grow hands the whole check to
+ * answered(), whose expiry then finds nothing left to drop.
+ */
+static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl_sliding_log *st,
+					 int64_t now_ns)
+{
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	struct rl_runlog *log = &st->log;
+
+	rl_runlog_expire_inline(log, now - lim->rule.window_ns);
+	if (rl_runlog_trim_due(log))
+		return answered(lim, st, now, NULL);
+	/* total <= N: the request's unit fits iff total < N */
+	if (log->total >= (uint64_t)lim->rule.limit) {
+		st->last_ns = now;
+		return RL_REJECTED;
+	}
+	if (!rl_runlog_push_fits(log, now, 1))
+		return answered(lim, st, now, NULL); /* (now clamps to itself there) */
+	st->last_ns = now;
+	return RL_ALLOWED;
+}
+
 int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
 			 struct rl_decision *out)
 {
-	return decide(lim, st, now_ns, 1, out);
+	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
 }
 
 int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
 			   int64_t cost, struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
+	if (cost != 1)
+		return weighted(lim, st, now_ns, cost, out);
+	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
+	return rl_sliding_log_check_n(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -43,14 +43,16 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost, now_n;
-	rl_u128 level = rl_level_drain(lim, st, now_ns, &now_n);
-	int verdict = level + take <= rl_wide_get(lim->burst_w) ? RL_ALLOWED : RL_REJECTED;
+	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
+	rl_u128 at = rl_level_now(lim, st, now_ns);
+	/* level + c * W <= B * W, as due' = max(due, at) + c * W <= at + B * W (level_ops.h) */
+	rl_u128 due = rl_level_base(st, at) + take;
+	int verdict = due <= at + rl_wide_get(lim->burst_w) ? RL_ALLOWED : RL_REJECTED;
 
-	level += take & -(rl_u128)verdict; /* branch-free: verdicts alternate under load */
-	rl_level_store(st, now_n, level);
-	if (out)
-		explain(lim, level, cost, verdict, out);
+	if (verdict)
+		rl_level_set(st, due);
+	if (out) /* the level after the decision */
+		explain(lim, due - at - (verdict ? 0 : take), cost, verdict, out);
 	return verdict;
 }
 

@@ -1,0 +1,35 @@
+// hot_floor.cc - the floor of hot/<algo>/direct/verdict: two check
+// functions of its CheckFn type, called through the same function pointer
+// in the same loop (hot.cc), in their own translation unit and noinline so
+// that the compiler cannot see through the call.
+//
+//   hot/floor/call   a check that does nothing: the loop, the indirect call
+//                    and the return alone
+//   hot/floor/chain  the shortest loop-carried dependency a stateful check
+//                    can have: one word (gcra's TAT, ns) loaded, raised to
+//                    now, compared with now + tolerance, stored back when
+//                    admitted; the next check's load waits on that store
+//                    (store-to-load forwarding) and the arithmetic after it
+#include "hot_floor.h"
+
+#include <cstdint>
+
+namespace rlbench {
+
+__attribute__((noinline)) int floor_call(const rl_limiter *, void *, int64_t, rl_decision *)
+{
+	return 1;
+}
+
+__attribute__((noinline)) int floor_chain(const rl_limiter *lim, void *st, int64_t now_ns, rl_decision *)
+{
+	int64_t *tat_ns = static_cast<int64_t *>(st);
+	int64_t tat = *tat_ns > now_ns ? *tat_ns : now_ns;
+	int verdict = tat - now_ns <= lim->tolerance_ns;
+
+	if (verdict)
+		*tat_ns = tat + lim->emission_ns;
+	return verdict;
+}
+
+} // namespace rlbench
