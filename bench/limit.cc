@@ -8,7 +8,8 @@
 //       run ended (so that each run starts where the limiter's state is):
 //       the contended cost (wall time over all threads' requests)
 //   atomic/<op>   the machine's own cost of the one locked operation every
-//       thread-safe check takes, alone in a loop, one thread: mutex
+//       thread-safe check takes, alone in a loop, one thread: spinlock
+//       (the store's bucket lock: exchange, then a release store), mutex
 //       (pthread lock + unlock), cas8 (load a word, compare-and-swap it to
 //       its successor), cas16 (the same on 16 bytes, x86-64 cmpxchg16b)
 //
@@ -113,6 +114,20 @@ void bm_mutex(benchmark::State &state)
 	state.SetItemsProcessed(state.iterations());
 }
 
+void bm_spinlock(benchmark::State &state)
+{
+	static std::atomic<uint32_t> lock{0};
+	uint64_t x = 0;
+
+	for (auto _ : state) {
+		while (lock.exchange(1, std::memory_order_acquire)) {
+		}
+		benchmark::DoNotOptimize(++x);
+		lock.store(0, std::memory_order_release);
+	}
+	state.SetItemsProcessed(state.iterations());
+}
+
 void bm_cas8(benchmark::State &state)
 {
 	static std::atomic<uint64_t> word{0};
@@ -149,6 +164,7 @@ void bm_cas16(benchmark::State &state)
 
 int register_all()
 {
+	benchmark::RegisterBenchmark(rlbench::names::atomic("spinlock").c_str(), bm_spinlock);
 	benchmark::RegisterBenchmark(rlbench::names::atomic("mutex").c_str(), bm_mutex);
 	benchmark::RegisterBenchmark(rlbench::names::atomic("cas8").c_str(), bm_cas8);
 #if defined(__x86_64__) && defined(__GNUC__)
