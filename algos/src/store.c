@@ -61,7 +61,7 @@ struct rl_store {
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
 	bool one_thread; /* cfg.one_thread: no bucket locks */
-	bool fast;       /* the default hash and states without heap: check's fast path */
+	bool fast;       /* the default hash: check's fast path */
 	bool owns_heap; /* states own heap (rl_algo.heap_bytes), counted in heap_bytes */
 	bool prefetch;  /* the table is above PREFETCH_ABOVE_BYTES */
 	unsigned char *table;
@@ -247,21 +247,23 @@ static size_t state_heap_bytes(const struct rl_store *s, const void *st)
 	return s->lim->algo->heap_bytes(st);
 }
 
-/* Runs the algorithm on a stored state, keeping heap_bytes exact. */
-static int run(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
-	       struct rl_decision *out)
+/* Runs the algorithm on a state that owns heap, keeping heap_bytes exact. */
+static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
+				struct rl_decision *out)
 {
-	const struct rl_limiter *lim = s->lim;
-
-	if (!s->owns_heap)
-		return s->check(lim, st, now_ns, cost, out);
 	size_t before = state_heap_bytes(s, st);
-	int rc = s->check(lim, st, now_ns, cost, out);
+	int rc = s->check(s->lim, st, now_ns, cost, out);
 	size_t after = state_heap_bytes(s, st);
 	if (after != before)
 		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)after - (int64_t)before,
 					  memory_order_relaxed);
 	return rc;
+}
+
+/* Runs the algorithm on a stored state. */
+static int run(struct rl_store *s, void *st, int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	return s->owns_heap ? run_heap(s, st, now_ns, cost, out) : s->check(s->lim, st, now_ns, cost, out);
 }
 
 /* Frees slot's state and marks it free; the caller adjusts keys. */
@@ -520,7 +522,7 @@ static RL_NOINLINE int check_any(struct rl_store *s, uint64_t h, int64_t now_ns,
 static RL_NOINLINE int run_unlock(struct rl_store *s, struct bucket *b, int slot, int64_t now_ns,
 				  int64_t cost, struct rl_decision *out)
 {
-	int rc = s->check(s->lim, state_at(s, b, slot), now_ns, cost, out);
+	int rc = run(s, state_at(s, b, slot), now_ns, cost, out);
 
 	bucket_unlock(s, b);
 	return rc;
@@ -540,7 +542,7 @@ static RL_ALWAYS_INLINE int check_in(struct rl_store *s, struct bucket *b, uint3
 	if (s->one_thread) {
 		if ((slot = find(b, tag)) < 0)
 			return ABSENT;
-		return s->check(s->lim, state_at(s, b, slot), now_ns, cost, out);
+		return run(s, state_at(s, b, slot), now_ns, cost, out);
 	}
 	bucket_lock(s, b);
 	if ((slot = find(b, tag)) < 0) {
@@ -569,9 +571,9 @@ static RL_NOINLINE int check_key(struct rl_store *s, const void *key, size_t key
 
 /*
  * The fast paths below take a key of at most 16 bytes under the default
- * hash whose state (without heap) is stored; anything else (a new key, a
- * state with heap, another hash) goes to check_any. Each is its own
- * function, so that it saves no registers for the others.
+ * hash that is stored; anything else (a new key, a longer key, another
+ * hash) goes to check_any. Each is its own function, so that it saves no
+ * registers for the others.
  */
 
 /*
@@ -592,7 +594,7 @@ static RL_NOINLINE int check_cached(struct rl_store *s, const void *key, size_t 
 		return check_any(s, h, now_ns, cost, out);
 	struct bucket *b = m1 ? b1 : b2;
 	unsigned m = m1 ? m1 : m2;
-	return s->check(s->lim, state_at(s, b, rl_lowest_bit(m)), now_ns, cost, out);
+	return run(s, state_at(s, b, rl_lowest_bit(m)), now_ns, cost, out);
 }
 
 /* The first bucket and the tag of hash h, as locate's. */
@@ -645,7 +647,7 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
 	if (s->one_thread) {
 		if ((slot = find(b1, tag)) >= 0)
-			return s->check(s->lim, state_at(s, b1, slot), now_ns, cost, out);
+			return run(s, state_at(s, b1, slot), now_ns, cost, out);
 		return check_second(s, h, now_ns, cost, out);
 	}
 	if (atomic_exchange_explicit(&b1->lock, 1, memory_order_acquire))
@@ -712,7 +714,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->check = algo->check;
 	s->one_thread = cfg->one_thread;
 	s->owns_heap = owns_heap;
-	s->fast = !cfg->hash && !owns_heap;
+	s->fast = !cfg->hash;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
 	s->table = calloc(s->nbuckets, s->stride);
 	if (!s->table) {
