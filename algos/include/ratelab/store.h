@@ -62,8 +62,9 @@
  *
  * Full. A new key finds the store full when max_keys keys are stored or
  * when both its buckets are full of non-idle keys (with two choices among
- * 16-slot buckets at most 6/7 full, measured: 2 of 10^7 insertions that
- * fill the store to its cap, none below 80% of it). Then cfg.when_full decides:
+ * 16-slot buckets at most 6/7 full, measured: 1 of the 10^7 insertions
+ * of keys 0 to 10^7 - 1, as 8-byte ids, that fill a gcra store to its cap,
+ * none below 80% of it). Then cfg.when_full decides:
  * RL_FULL_EVICT drops the key nearest to full quota (the least reset_ns)
  * among the keys of its two buckets (or, when those are empty, of the next
  * non-empty bucket at the sweep cursor) and stores the new key in its
