@@ -641,10 +641,14 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 	struct bucket *b1 = first_bucket(s, h, &tag);
 	int slot;
 
-	/* its misses overlap instead of following one another */
-	if (s->prefetch)
+	/* the first bucket whole and the second's tags: their misses overlap
+	 * instead of following one another (about half the keys live in their
+	 * second bucket) */
+	if (s->prefetch) {
 		for (size_t off = 0; off < s->stride; off += 64)
 			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
+		RL_PREFETCH_WRITE(bucket_at(s, reduce(h * 0x9e3779b97f4a7c15ULL, s->nbuckets)));
+	}
 	if (s->one_thread) {
 		if ((slot = find(b1, tag)) >= 0)
 			return run(s, state_at(s, b1, slot), now_ns, cost, out);
