@@ -92,7 +92,7 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 	int64_t e = advance(w, st, now);
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
@@ -100,7 +100,6 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
 	int verdict = used + last < rl_wide_get(lim->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
-	st->last_ns = now;
 	if (verdict)
 		st->curr += (uint32_t)cost; /* curr + c <= N */
 	if (out)
@@ -148,7 +147,7 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim,
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 
 	(void)advance(w, st, now);
@@ -156,7 +155,6 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim,
 	int verdict = (uint64_t)st->prev * (uint64_t)(st->end_ns - now) <
 		      (uint64_t)(lim->rule.limit - st->curr) * (uint64_t)w;
 
-	st->last_ns = now;
 	if (verdict)
 		st->curr++; /* curr + 1 <= N */
 	return verdict;
