@@ -893,6 +893,17 @@ static void sliding_log_memory(void **u)
 	assert_int_equal(at(&f, 1000 + 1000000), RL_ALLOWED);
 	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * run);
 
+	/* the same through the verdict-only path (out == NULL), whose fast
+	 * path drops one run itself and hands more to the full check */
+	fx_reset(&f);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(rl_limiter_check(&f.lim, f.st, i, NULL), RL_ALLOWED);
+	assert_true(rl_sliding_log_heap_bytes(f.st) >= 1000 * run);
+	assert_int_equal(rl_limiter_check(&f.lim, f.st, 1000 + 1000000, NULL), RL_ALLOWED);
+	assert_int_equal(((struct rl_sliding_log *)f.st)->log.len, 1);
+	assert_int_equal(((struct rl_sliding_log *)f.st)->log.total, 1);
+	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * run);
+
 	/* release frees it; a second release and a reuse are fine */
 	rl_limiter_release(&f.lim, f.st);
 	assert_int_equal(rl_sliding_log_heap_bytes(f.st), 0);
