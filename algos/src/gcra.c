@@ -14,8 +14,9 @@
 
 #include "arith.h"
 
-/* The answer's division, out of line so that the verdict-only path stays small. */
-static RL_NOINLINE void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
+/* The answer's division, inline in the answered paths only: the verdict
+ * (out == NULL) is decide() with it folded away. */
+static RL_ALWAYS_INLINE void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
 					      int verdict, struct rl_decision *out)
 {
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;

@@ -52,13 +52,16 @@ decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, 
 
 	/* Expiry changes no decision, so it may stand even if the push fails. */
 	rl_runlog_expire(log, now - w);
-	rl_runlog_trim(log);
+	if (rl_runlog_trim_due(log))
+		rl_runlog_trim(log);
 
 	/* total <= N <= 10^6 and cost <= 10^9: the sum fits in 64 bits */
 	int verdict = log->total + (uint64_t)cost <= (uint64_t)n ? RL_ALLOWED : RL_REJECTED;
 
 	if (verdict) {
-		int rc = rl_runlog_push_n(log, now, (uint32_t)cost);
+		int rc = rl_runlog_push_fits(log, now, (uint32_t)cost)
+				 ? RL_OK
+				 : rl_runlog_push_n(log, now, (uint32_t)cost);
 		if (rc)
 			return rc;
 	}
