@@ -603,6 +603,30 @@ static void extremes_full_windows(void **u)
 	fx_free(&f);
 }
 
+/*
+ * sliding_counter's verdict-only check on a rule with N * W >= 2^64 (here
+ * 2 * 10^19 > 1.8 * 10^19), past its 64-bit arithmetic: window 0 full
+ * (one cost of N), then in window 1 the weighted count
+ * 20 * (W - e) + curr * W < 20 * W admits exactly 5 at e = W / 4 and 5
+ * more at e = W / 2 (a wrapped (N - curr) * W would admit none).
+ */
+static void sliding_counter_wide_rule(void **u)
+{
+	(void)u;
+	struct fx f;
+	int admitted = 0;
+
+	fx_init(&f, "sliding_counter", 20, E18, 1);
+	assert_int_equal(rl_limiter_check_n(&f.lim, f.st, 0, 20, NULL), RL_ALLOWED);
+	for (int i = 0; i < 30; i++)
+		admitted += rl_sliding_counter_check(&f.lim, f.st, E18 + E18 / 4, NULL) == RL_ALLOWED;
+	assert_int_equal(admitted, 5);
+	for (int i = 0; i < 30; i++)
+		admitted += rl_sliding_counter_check(&f.lim, f.st, E18 + E18 / 2, NULL) == RL_ALLOWED;
+	assert_int_equal(admitted, 10);
+	fx_free(&f);
+}
+
 static void gcra_debt_horizon(void **u)
 {
 	(void)u;
@@ -869,6 +893,17 @@ static void sliding_log_memory(void **u)
 	assert_int_equal(at(&f, 1000 + 1000000), RL_ALLOWED);
 	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * run);
 
+	/* the same through the verdict-only path (out == NULL), whose fast
+	 * path drops one run itself and hands more to the full check */
+	fx_reset(&f);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(rl_limiter_check(&f.lim, f.st, i, NULL), RL_ALLOWED);
+	assert_true(rl_sliding_log_heap_bytes(f.st) >= 1000 * run);
+	assert_int_equal(rl_limiter_check(&f.lim, f.st, 1000 + 1000000, NULL), RL_ALLOWED);
+	assert_int_equal(((struct rl_sliding_log *)f.st)->log.len, 1);
+	assert_int_equal(((struct rl_sliding_log *)f.st)->log.total, 1);
+	assert_true(rl_sliding_log_heap_bytes(f.st) <= 4 * run);
+
 	/* release frees it; a second release and a reuse are fine */
 	rl_limiter_release(&f.lim, f.st);
 	assert_int_equal(rl_sliding_log_heap_bytes(f.st), 0);
@@ -908,6 +943,7 @@ int main(void)
 		cmocka_unit_test(extremes_fresh_key),
 		cmocka_unit_test(extremes_full_buckets),
 		cmocka_unit_test(extremes_full_windows),
+		cmocka_unit_test(sliding_counter_wide_rule),
 		cmocka_unit_test(gcra_debt_horizon),
 		cmocka_unit_test(rule_validation),
 		cmocka_unit_test(time_out_of_range),

@@ -76,4 +76,22 @@ static inline int64_t rl_clamp(int64_t now_ns, int64_t last_ns)
 	return now_ns < last_ns ? last_ns : now_ns;
 }
 
+/*
+ * rl_clamp for a check that records the time on every path: returns the
+ * clamped time and records now_ns as the key's last seen time unless the
+ * clock went back. The stored value is now_ns itself, behind a branch that
+ * is predicted (clocks seldom step back), not the clamped time: so the
+ * next check of the key does not wait on this one's load of last_ns, which
+ * stays off the loop-carried chain through the key's state.
+ */
+static inline int64_t rl_clamp_record(int64_t *last_ns, int64_t now_ns)
+{
+	int64_t last = *last_ns;
+
+	if (now_ns < last)
+		return last;
+	*last_ns = now_ns;
+	return now_ns;
+}
+
 #endif

@@ -25,7 +25,7 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 
 #ifdef RL_PERF_PLANT
@@ -38,7 +38,6 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 		;
 #endif
 
-	st->last_ns = now;
 	if (now >= st->end_ns) {
 		/* divide only when a new window starts */
 		st->end_ns = now - now % w + w;
@@ -49,7 +48,11 @@ decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
 	int verdict = st->count + (uint64_t)(cost - 1) < (uint64_t)lim->rule.limit ? RL_ALLOWED
 										    : RL_REJECTED;
 
-	st->count += (uint32_t)cost & -(uint32_t)verdict;
+	/* a branch, not a masked add: the next check's load of count then waits
+	 * on the increment alone, not on this compare (verdicts run in long
+	 * streaks within a window: admitted up to N, then rejected) */
+	if (verdict)
+		st->count += (uint32_t)cost;
 	if (out) {
 		out->remaining = lim->rule.limit - st->count;
 		/* a fresh window takes any c <= N; c > N never passes */

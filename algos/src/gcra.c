@@ -14,8 +14,9 @@
 
 #include "arith.h"
 
-/* The answer's division, out of line so that the verdict-only path stays small. */
-static RL_NOINLINE void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
+/* The answer's division, inline in the answered paths only: the verdict
+ * (out == NULL) is decide() with it folded away. */
+static RL_ALWAYS_INLINE void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
 					      int verdict, struct rl_decision *out)
 {
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
@@ -46,7 +47,7 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t t = lim->emission_ns;
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
@@ -58,7 +59,6 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 	 * non-negative int64 is exact in uint64 (the other half is then void) */
 	int verdict = (last <= (rl_u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
 
-	st->last_ns = now;
 	if (verdict) {
 		/* debt + c * T <= tau + T: no overflow */
 		debt += (int64_t)last + t;
@@ -85,22 +85,32 @@ static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_gcra *st
 	return decide(lim, st, now_ns, cost, out);
 }
 
+/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
+ * saving no callee-saved registers for a call it does not make. */
+static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+				struct rl_decision *out)
+{
+	return decide(lim, st, now_ns, 1, out);
+}
+
 int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 		  struct rl_decision *out)
 {
-	return decide(lim, st, now_ns, 1, out);
+	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
+	if (cost != 1)
+		return weighted(lim, st, now_ns, cost, out);
+	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
+	return rl_gcra_check_n(lim, st, now_ns, cost, out);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

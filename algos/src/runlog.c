@@ -27,9 +27,21 @@ static int resize(struct rl_runlog *log, uint32_t new_cap)
 	return RL_OK;
 }
 
+/* The ring's fields in locals through the loop: a run's count, stored
+ * through a uint32_t, could otherwise alias them and force reloads. */
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon)
 {
-	rl_runlog_expire_inline(log, horizon);
+	const struct rl_run *runs = log->runs;
+	uint32_t head = log->head, len = log->len, total = log->total, mask = log->cap - 1;
+
+	while (len && runs[head].at <= horizon) {
+		total -= runs[head].count;
+		head = (head + 1) & mask;
+		len--;
+	}
+	log->head = head;
+	log->len = len;
+	log->total = total;
 }
 
 void rl_runlog_trim(struct rl_runlog *log)

@@ -1,8 +1,8 @@
 /*
- * runlog_ops.h - private: the common cases of runlog.c's expire, trim and
- * push, inline for a hot owner (sliding_log's check), which then calls
- * runlog.c only to change the ring (a trim or a growth). Same contracts as
- * the functions of runlog.h they stand for; runlog.c is built on them.
+ * runlog_ops.h - private: the common cases of runlog.c's trim and push,
+ * inline for a hot owner (sliding_log's check), which then calls runlog.c
+ * only to change the ring (a trim or a growth). Same contracts as the
+ * functions of runlog.h they stand for; runlog.c is built on them.
  */
 #ifndef RATELAB_RUNLOG_OPS_H
 #define RATELAB_RUNLOG_OPS_H
@@ -14,28 +14,6 @@
 
 /* The least ring, runs: rl_runlog_trim shrinks no further. */
 #define RUNLOG_MIN_CAP 4u
-
-/*
- * rl_runlog_expire: drops every run with at <= horizon. The ring's fields
- * are kept in locals through the loop: a run's count, stored through a
- * uint32_t, could otherwise alias them and force a reload per run.
- */
-static RL_ALWAYS_INLINE void rl_runlog_expire_inline(struct rl_runlog *log, int64_t horizon)
-{
-	const struct rl_run *runs = log->runs;
-	uint32_t head = log->head, len = log->len, total = log->total, mask = log->cap - 1;
-
-	if (len == 0 || runs[head].at > horizon)
-		return;
-	do {
-		total -= runs[head].count;
-		head = (head + 1) & mask;
-		len--;
-	} while (len && runs[head].at <= horizon);
-	log->head = head;
-	log->len = len;
-	log->total = total;
-}
 
 /* Whether rl_runlog_trim would change the log: a ring holding no run, or
  * one at most a quarter full above the least ring. */

@@ -92,7 +92,7 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 	int64_t e = advance(w, st, now);
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
@@ -100,7 +100,6 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
 	int verdict = used + last < rl_wide_get(lim->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
-	st->last_ns = now;
 	if (verdict)
 		st->curr += (uint32_t)cost; /* curr + c <= N */
 	if (out)
@@ -124,18 +123,47 @@ static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_
 	return decide(lim, st, now_ns, cost, out);
 }
 
-/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
- * saving no callee-saved registers for a call it does not make. */
+/* Cost 1 with an answer, or a verdict of a rule with N * W >= 2^64, out of
+ * line too: the plain verdict stays a leaf, saving no callee-saved
+ * registers for a call it does not make. */
 static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 				int64_t now_ns, struct rl_decision *out)
 {
 	return decide(lim, st, now_ns, 1, out);
 }
 
+/*
+ * The verdict of a cost-1 request when N * W < 2^64 (lim->quota_nw.hi == 0,
+ * any rule with W below 5 hours): prev * (W - e) < (N - curr) * W, both
+ * sides at most N * W as prev, curr <= N, so exact in 64 bits, two single
+ * multiplies instead of the 128-bit ones. Other rules go to the full check
+ * before anything is changed.
+ */
+static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim,
+					 struct rl_sliding_counter *st, int64_t now_ns)
+{
+	if (lim->quota_nw.hi)
+		return answered(lim, st, now_ns, NULL);
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+
+	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
+	int64_t w = lim->rule.window_ns;
+
+	(void)advance(w, st, now);
+	/* W - e = end - now */
+	int verdict = (uint64_t)st->prev * (uint64_t)(st->end_ns - now) <
+		      (uint64_t)(lim->rule.limit - st->curr) * (uint64_t)w;
+
+	if (verdict)
+		st->curr++; /* curr + 1 <= N */
+	return verdict;
+}
+
 int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 			     int64_t now_ns, struct rl_decision *out)
 {
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
 }
 
 int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
@@ -143,7 +171,7 @@ int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_c
 {
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,

@@ -52,13 +52,16 @@ decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, 
 
 	/* Expiry changes no decision, so it may stand even if the push fails. */
 	rl_runlog_expire(log, now - w);
-	rl_runlog_trim(log);
+	if (rl_runlog_trim_due(log))
+		rl_runlog_trim(log);
 
 	/* total <= N <= 10^6 and cost <= 10^9: the sum fits in 64 bits */
 	int verdict = log->total + (uint64_t)cost <= (uint64_t)n ? RL_ALLOWED : RL_REJECTED;
 
 	if (verdict) {
-		int rc = rl_runlog_push_n(log, now, (uint32_t)cost);
+		int rc = rl_runlog_push_fits(log, now, (uint32_t)cost)
+				 ? RL_OK
+				 : rl_runlog_push_n(log, now, (uint32_t)cost);
 		if (rc)
 			return rc;
 	}
@@ -133,9 +136,11 @@ static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_
 
 /*
  * The verdict of a cost-1 request, a leaf (no call, no register saved) in
- * the common case: expiry, then the newest run extended or a run appended
- * to a ring with room. A ring to trim or to grow hands the whole check to
- * answered(), whose expiry then finds nothing left to drop.
+ * the common case: at most one run leaving the window (the steady state:
+ * one leaves as one arrives), then the newest run extended or a run
+ * appended to a ring with room. More runs leaving (after a pause), a ring
+ * to trim or one to grow hand the whole check to answered(), which
+ * repeats the expiry from where this one stopped.
  */
 static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl_sliding_log *st,
 					 int64_t now_ns)
@@ -144,9 +149,18 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl
 		return RL_ERANGE;
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t horizon = now - lim->rule.window_ns;
 	struct rl_runlog *log = &st->log;
 
-	rl_runlog_expire_inline(log, now - lim->rule.window_ns);
+	if (log->len && log->runs[log->head].at <= horizon) {
+		uint32_t next = (log->head + 1) & (log->cap - 1);
+
+		if (log->len > 1 && log->runs[next].at <= horizon)
+			return answered(lim, st, now, NULL);
+		log->total -= log->runs[log->head].count;
+		log->head = next;
+		log->len--;
+	}
 	if (rl_runlog_trim_due(log))
 		return answered(lim, st, now, NULL);
 	/* total <= N: the request's unit fits iff total < N */
