@@ -59,11 +59,11 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 	 * non-negative int64 is exact in uint64 (the other half is then void) */
 	int verdict = (last <= (rl_u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
 
-	if (verdict) {
-		/* debt + c * T <= tau + T: no overflow */
-		debt += (int64_t)last + t;
-		st->tat_ns = tat + (int64_t)last + t;
-	}
+	/* debt + c * T <= tau + T when admitted: no overflow. Branch-free: over
+	 * many keys the verdicts follow no pattern a predictor could learn. */
+	int64_t take = ((int64_t)last + t) & -(int64_t)verdict;
+	debt += take;
+	st->tat_ns = verdict ? tat + take : st->tat_ns;
 	if (out)
 		explain(debt, tol, t, cost, verdict, out);
 	return verdict;
