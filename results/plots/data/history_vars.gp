@@ -1,1 +1,1 @@
-history_cols = 23
+history_cols = 26
