@@ -61,7 +61,7 @@ decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t
 
 	/* debt + c * T <= tau + T when admitted: no overflow. Branch-free: over
 	 * many keys the verdicts follow no pattern a predictor could learn. */
-	int64_t take = ((int64_t)last + t) & -(int64_t)verdict;
+	int64_t take = (int64_t)(((uint64_t)last + (uint64_t)t) & -(uint64_t)verdict);
 	debt += take;
 	st->tat_ns = verdict ? tat + take : st->tat_ns;
 	if (out)
