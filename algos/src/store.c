@@ -478,45 +478,6 @@ static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2
 	return when_full(s, b1, b2, into, slot, tag, now_ns, cost, out);
 }
 
-/*
- * Any check: the key's first bucket, then (check_locked) both. The fast
- * path below handles the common case and comes here for the rest.
- */
-static RL_NOINLINE int check_any(struct rl_store *s, uint64_t h, int64_t now_ns, int64_t cost,
-				 struct rl_decision *out)
-{
-	struct where w = locate(s, h);
-	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
-	int slot, rc;
-
-	if (s->prefetch)
-		for (size_t off = 0; off < s->stride; off += 64)
-			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
-	bucket_lock(s, b1);
-	if ((slot = find(b1, w.tag)) >= 0) {
-		rc = run(s, state_at(s, b1, slot), now_ns, cost, out);
-		bucket_unlock(s, b1);
-		return rc;
-	}
-	bucket_unlock(s, b1);
-
-	/* Both buckets, in index order, so that no two checks deadlock. */
-	struct bucket *lo = w.i1 <= w.i2 ? b1 : b2, *hi = w.i1 <= w.i2 ? b2 : b1;
-	bool inserted = false;
-
-	bucket_lock(s, lo);
-	if (hi != lo)
-		bucket_lock(s, hi);
-	rc = check_locked(s, b1, b2, w.tag, now_ns, cost, out, &inserted);
-	if (hi != lo)
-		bucket_unlock(s, hi);
-	bucket_unlock(s, lo);
-
-	if (inserted)
-		sweep_one(s, now_ns > s->grace_ns ? now_ns - s->grace_ns : 0);
-	return rc;
-}
-
 /* The check on slot of a locked bucket b, then the unlock; out of line, so
  * that its callers keep nothing live across the algorithm's call. */
 static RL_NOINLINE int run_unlock(struct rl_store *s, struct bucket *b, int slot, int64_t now_ns,
@@ -550,6 +511,40 @@ static RL_ALWAYS_INLINE int check_in(struct rl_store *s, struct bucket *b, uint3
 		return ABSENT;
 	}
 	return run_unlock(s, b, slot, now_ns, cost, out);
+}
+
+/*
+ * Any check: the key's first bucket, then (check_locked) both. The fast
+ * path below handles the common case and comes here for the rest.
+ */
+static RL_NOINLINE int check_any(struct rl_store *s, uint64_t h, int64_t now_ns, int64_t cost,
+				 struct rl_decision *out)
+{
+	struct where w = locate(s, h);
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	int rc;
+
+	if (s->prefetch)
+		for (size_t off = 0; off < s->stride; off += 64)
+			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
+	if ((rc = check_in(s, b1, w.tag, now_ns, cost, out)) != ABSENT)
+		return rc;
+
+	/* Both buckets, in index order, so that no two checks deadlock. */
+	struct bucket *lo = w.i1 <= w.i2 ? b1 : b2, *hi = w.i1 <= w.i2 ? b2 : b1;
+	bool inserted = false;
+
+	bucket_lock(s, lo);
+	if (hi != lo)
+		bucket_lock(s, hi);
+	rc = check_locked(s, b1, b2, w.tag, now_ns, cost, out, &inserted);
+	if (hi != lo)
+		bucket_unlock(s, hi);
+	bucket_unlock(s, lo);
+
+	if (inserted)
+		sweep_one(s, now_ns > s->grace_ns ? now_ns - s->grace_ns : 0);
+	return rc;
 }
 
 /* The fast path's sequel, out of line: the second bucket, then check_any. */
