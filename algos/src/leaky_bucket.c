@@ -57,8 +57,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	 * (level_ops.h); B >= 1 takes any cost of 1 */
 	int verdict = (base + last <= at + rl_wide_get(lim->burst_w)) & (cost == 1 || cost <= lim->rule.burst);
 
-	if (verdict)
-		rl_level_set(st, base + last + w);
+	rl_level_advance(st, base, last + w, verdict);
 	if (out) /* queued: the admitted request's wait, times N */
 		explain(lim, base - at, cost, verdict, out);
 	return verdict;

@@ -23,8 +23,19 @@ static inline rl_u128 rl_level_load(const struct rl_level *st)
 	return ((rl_u128)st->due_hi << 64) | st->due_lo;
 }
 
-static inline void rl_level_set(struct rl_level *st, rl_u128 due)
+/*
+ * due = base + take when admitted, else due as it was, stored without a
+ * branch: over many keys the verdicts follow no pattern a predictor could
+ * learn. A rejected take of at most limit means base > at, so base = due:
+ * base + (take or 0) covers both (a larger take is decided on a copy).
+ */
+static inline void rl_level_advance(struct rl_level *st, rl_u128 base, rl_u128 take, int verdict)
 {
+	uint64_t admitted = -(uint64_t)verdict; /* all ones or zero */
+	/* by halves: a take below 2^64 (any cost-1 take) folds to one and */
+	rl_u128 due = base + ((uint64_t)take & admitted) +
+		      ((rl_u128)((uint64_t)(take >> 64) & admitted) << 64);
+
 	st->due_lo = (uint64_t)due;
 	st->due_hi = (uint32_t)(due >> 64);
 }
