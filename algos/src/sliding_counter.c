@@ -100,8 +100,9 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
 	int verdict = used + last < rl_wide_get(lim->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
-	if (verdict)
-		st->curr += (uint32_t)cost; /* curr + c <= N */
+	/* curr + c <= N when admitted; no branch: over many keys the verdicts
+	 * follow no pattern a predictor could learn */
+	st->curr += (uint32_t)cost & -(uint32_t)verdict;
 	if (out)
 		explain(lim, st, now, e, cost, verdict, out);
 	return verdict;
@@ -155,8 +156,7 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim,
 	int verdict = (uint64_t)st->prev * (uint64_t)(st->end_ns - now) <
 		      (uint64_t)(lim->rule.limit - st->curr) * (uint64_t)w;
 
-	if (verdict)
-		st->curr++; /* curr + 1 <= N */
+	st->curr += (uint32_t)verdict; /* curr + 1 <= N when admitted; no branch, as above */
 	return verdict;
 }
 
