@@ -7,8 +7,8 @@
 //                struct rl_decision the HTTP layer needs)
 //   hot/floor/call   the loop of hot/<algo>/direct/verdict around a check
 //                    that does nothing (hot_floor.h)
-//   hot/floor/chain  the same around the minimal one-word gcra check: the
-//                    shortest loop-carried dependency through a key's state
+//   hot/floor/chain  the same around a minimal one-word gcra check (for
+//                    reference, hot_floor.cc)
 //   clock/<algo>   the same (direct, verdict) with a clock_gettime read
 //   clock/read     clock_gettime(CLOCK_MONOTONIC) alone
 //

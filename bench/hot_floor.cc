@@ -5,11 +5,12 @@
 //
 //   hot/floor/call   a check that does nothing: the loop, the indirect call
 //                    and the return alone
-//   hot/floor/chain  the shortest loop-carried dependency a stateful check
-//                    can have: one word (gcra's TAT, ns) loaded, raised to
-//                    now, compared with now + tolerance, stored back when
-//                    admitted; the next check's load waits on that store
-//                    (store-to-load forwarding) and the arithmetic after it
+//   hot/floor/chain  a minimal stateful check, for reference: one word
+//                    (gcra's TAT, ns) loaded, raised to now, compared with
+//                    now + tolerance, stored back when admitted; the next
+//                    check's load waits on that store. Not a floor: on a
+//                    wide core the chain overlaps the call, and a full
+//                    check has run as fast (the report's floor is the call)
 #include "hot_floor.h"
 
 #include <cstdint>
