@@ -14,7 +14,8 @@
  * random costs up to and past the largest admissible one (B or N), exactly
  * it and one past it, huge ones up to RL_COST_MAX, and invalid ones
  * (RL_EINVAL, no state change); the costs come from a stream of their own,
- * so the cost-1 traces are the same as before costs existed.
+ * so the cost-1 traces are the same as before costs existed. The
+ * verdict-only cases also call the ops table's verdict entry (algo.h).
  *
  * A failure prints the seed and the trace index. Reproduce with
  *   RL_SEED=<seed> [RL_TRACE=<index>] ./test_algo_props
@@ -255,6 +256,8 @@ static void run_trace(const struct prop_case *pc, long trace)
 	char msg[128];
 
 	assert_non_null(algo);
+	if (pc->verdicts_only)
+		assert_non_null(algo->verdict); /* every algorithm has one */
 	pick_rule(&r, pc, &rule, &m);
 	assert_int_equal(rl_limiter_init(&lim, algo, &rule, msg, sizeof(msg)), RL_OK);
 	int64_t cap = pc->model == M_TOKEN_BUCKET || pc->model == M_LEAKY_BUCKET ? rule.burst
@@ -302,8 +305,12 @@ static void run_trace(const struct prop_case *pc, long trace)
 		int with_out = m_rng_range(&r, 0, 7) != 0 && !pc->verdicts_only;
 		int64_t cost = weighted ? pick_cost(&rc, cap) : 1;
 		struct rl_decision *o = with_out ? &got : NULL;
-		int v = weighted ? rl_limiter_check_n(&lim, ik[key].state, at, cost, o)
-				 : rl_limiter_check(&lim, ik[key].state, at, o);
+		/* verdict-only traces send every other in-range cost-1 request
+		 * through the ops table's verdict entry (algo.h) */
+		int via_verdict = pc->verdicts_only && !weighted && (q & 1) && at >= 0 && at <= M_TIME_MAX;
+		int v = via_verdict ? algo->verdict(&lim, ik[key].state, at)
+			: weighted  ? rl_limiter_check_n(&lim, ik[key].state, at, cost, o)
+				    : rl_limiter_check(&lim, ik[key].state, at, o);
 
 		m_check_n(&m, &mk[key], at, cost, &want);
 		if (v != want.verdict)

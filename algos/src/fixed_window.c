@@ -99,6 +99,12 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 	return cost == 1 ? decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
 }
 
+/* check for cost 1 without an answer: algo.h's verdict op. */
+static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return decide(lim, st, now_ns, 1, NULL);
+}
+
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_fixed_window *st = state;
@@ -117,6 +123,7 @@ const struct rl_algo rl_fixed_window_algo = {
 	.name = "fixed_window",
 	.state_size = sizeof(struct rl_fixed_window),
 	.check = check_op,
+	.verdict = verdict_op,
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,

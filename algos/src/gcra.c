@@ -113,6 +113,12 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 	return rl_gcra_check_n(lim, st, now_ns, cost, out);
 }
 
+/* check for cost 1 without an answer: algo.h's verdict op. */
+static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return decide(lim, st, now_ns, 1, NULL);
+}
+
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_gcra *st = state;
@@ -135,6 +141,7 @@ const struct rl_algo rl_gcra_algo = {
 	.name = "gcra",
 	.state_size = sizeof(struct rl_gcra),
 	.check = check_op,
+	.verdict = verdict_op,
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,

@@ -107,6 +107,12 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 	return rl_leaky_bucket_check_n(lim, st, now_ns, cost, out);
 }
 
+/* check for cost 1 without an answer: algo.h's verdict op. */
+static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return decide(lim, st, now_ns, 1, NULL);
+}
+
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
 {
 	return rl_level_empty(lim, st, now_ns);
@@ -127,6 +133,7 @@ const struct rl_algo rl_leaky_bucket_algo = {
 	.name = "leaky_bucket",
 	.state_size = sizeof(struct rl_level),
 	.check = check_op,
+	.verdict = verdict_op,
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,

@@ -180,6 +180,12 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 	return rl_sliding_counter_check_n(lim, st, now_ns, cost, out);
 }
 
+/* check for cost 1 without an answer: algo.h's verdict op. */
+static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return verdict_only(lim, st, now_ns);
+}
+
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_sliding_counter *st = state;
@@ -200,6 +206,7 @@ const struct rl_algo rl_sliding_counter_algo = {
 	.name = "sliding_counter",
 	.state_size = sizeof(struct rl_sliding_counter),
 	.check = check_op,
+	.verdict = verdict_op,
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,

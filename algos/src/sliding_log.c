@@ -194,6 +194,12 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 	return rl_sliding_log_check_n(lim, st, now_ns, cost, out);
 }
 
+/* check for cost 1 without an answer: algo.h's verdict op. */
+static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return verdict_only(lim, st, now_ns);
+}
+
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_sliding_log *st = state;
@@ -236,6 +242,7 @@ const struct rl_algo rl_sliding_log_algo = {
 	.name = "sliding_log",
 	.state_size = sizeof(struct rl_sliding_log),
 	.check = check_op,
+	.verdict = verdict_op,
 	.is_idle = idle_op,
 	.release = release_op,
 	.heap_bytes = heap_op,

@@ -60,6 +60,8 @@ struct rl_store {
 	/* lim->algo->check, one load away from the fast path */
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
+	/* lim->algo->verdict for a state that owns no heap, else NULL */
+	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
 	bool one_thread; /* cfg.one_thread: no bucket locks */
 	bool fast;       /* the default hash: check's fast path */
 	bool owns_heap; /* states own heap (rl_algo.heap_bytes), counted in heap_bytes */
@@ -592,6 +594,23 @@ static RL_NOINLINE int check_cached(struct rl_store *s, const void *key, size_t 
 	return run(s, state_at(s, b, rl_lowest_bit(m)), now_ns, cost, out);
 }
 
+/* check_cached for a cost-1 verdict (out = NULL) through s->verdict: three
+ * arguments fewer kept live, the algorithm's cost and answer dispatch skipped. */
+static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key, size_t key_len,
+					    int64_t now_ns)
+{
+	uint64_t h = hash_short(key, key_len, s->seed);
+	struct where w = locate(s, h);
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	unsigned m1 = match(b1, w.tag), m2 = match(b2, w.tag);
+
+	if (!(m1 | m2))
+		return check_any(s, h, now_ns, 1, NULL);
+	struct bucket *b = m1 ? b1 : b2;
+	unsigned m = m1 ? m1 : m2;
+	return s->verdict(s->lim, state_at(s, b, rl_lowest_bit(m)), now_ns);
+}
+
 /* The first bucket and the tag of hash h, as locate's. */
 static struct bucket *first_bucket(const struct rl_store *s, uint64_t h, uint32_t *tag)
 {
@@ -664,7 +683,8 @@ static RL_ALWAYS_INLINE int check(struct rl_store *s, const void *key, size_t ke
 	if (!s->fast || key_len > 16)
 		return check_key(s, key, key_len, now_ns, cost, out);
 	if (s->one_thread && !s->prefetch)
-		return check_cached(s, key, key_len, now_ns, cost, out);
+		return cost == 1 && !out && s->verdict ? check_cached_verdict(s, key, key_len, now_ns)
+						       : check_cached(s, key, key_len, now_ns, cost, out);
 	return check_first(s, key, key_len, now_ns, cost, out);
 }
 
@@ -712,6 +732,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->hash = cfg->hash ? cfg->hash : rl_store_hash;
 	s->check = algo->check;
 	s->one_thread = cfg->one_thread;
+	s->verdict = owns_heap ? NULL : algo->verdict;
 	s->owns_heap = owns_heap;
 	s->fast = !cfg->hash;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;

@@ -101,6 +101,13 @@ struct rl_algo {
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
 	/*
+	 * Optional (NULL: callers use check): check(lim, state, now_ns, 1, NULL)
+	 * for now_ns in [0, RL_TIME_MAX_NS], same result and same state change,
+	 * without the cost and answer arguments, for a caller's hot path that
+	 * has validated the time (rl_store's one-thread verdicts).
+	 */
+	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
+	/*
 	 * True when the state decides every future request exactly as a fresh
 	 * key's would (its full quota is back at now_ns), so dropping it is
 	 * invisible to the verdicts.
