@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "arith.h"
+#include "runlog_ops.h"
 
 int rl_breaker_init(struct rl_breaker *b, int64_t limit, int64_t window, int64_t open_for,
 		    char *msg, size_t msg_len)
@@ -80,8 +81,10 @@ int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *
 	case RL_BREAKER_CLOSED:
 		break;
 	}
-	rl_runlog_expire(&b->admitted, now - b->window);
+	rl_runlog_expire_inline(&b->admitted, now - b->window);
 	if (b->admitted.total < (uint64_t)b->limit) {
+		if (rl_runlog_push_fits(&b->admitted, now, 1))
+			return RL_ALLOWED;
 		rc = rl_runlog_push(&b->admitted, now);
 		return rc ? rc : RL_ALLOWED;
 	}

@@ -25,6 +25,23 @@ static inline bool rl_runlog_trim_due(const struct rl_runlog *log)
 }
 
 /*
+ * rl_runlog_expire with its common case inline: no run leaving, or one
+ * (the steady state of a log at its limit: one leaves as one arrives);
+ * more go to rl_runlog_expire.
+ */
+static RL_ALWAYS_INLINE void rl_runlog_expire_inline(struct rl_runlog *log, int64_t horizon)
+{
+	uint32_t head = log->head;
+
+	if (!log->len || log->runs[head].at > horizon)
+		return;
+	log->total -= log->runs[head].count;
+	log->head = head = (head + 1) & (log->cap - 1);
+	if (--log->len && log->runs[head].at <= horizon)
+		rl_runlog_expire(log, horizon);
+}
+
+/*
  * rl_runlog_push_n where the ring has room: adds to the newest run or
  * appends one and returns true; false, the log unchanged, when a run must
  * be appended to a full ring (or to none).
