@@ -259,7 +259,8 @@ void targets(std::ostringstream &o, const Inputs &in)
 			   floor_cell(call_floor, names::kBreakerTargetNs));
 	}
 	o << "\nThe memory floor is the dependent (pointer-chasing) random 16-byte read over an array as large "
-	     "as the same algorithm's store at that key count, in the same run: the latency of the one miss a "
+	     "as the same algorithm's store at that key count at its largest (after the fill, or after its timed "
+	     "runs: sliding_log's rings grow from one run per key to about N), in the same run: the latency of the one miss a "
 	     "keyed check cannot avoid. A ratio's range is [min store / max floor – max store / min floor]. The "
 	     "independent-load floor (overlapping misses) is in the keyed table. A speed-up over a peer is the "
 	     "peer's ns/op over ratelab's nearest algorithm's (results/bench/peers.json names it); the peers' "
