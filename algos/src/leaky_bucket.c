@@ -53,13 +53,15 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
 	rl_u128 at = rl_level_now(lim, st, now_ns);
 	rl_u128 base = rl_level_base(st, at);
-	/* level + (c - 1) * W <= B * W, as max(due, at) + (c - 1) * W <= at + B * W
-	 * (level_ops.h); B >= 1 takes any cost of 1 */
-	int verdict = (base + last <= at + rl_wide_get(lim->burst_w)) & (cost == 1 || cost <= lim->rule.burst);
+	/* queued: the wait before the request's first unit, times N (level_ops.h) */
+	rl_u128 queued = base - at;
+	/* level + (c - 1) * W <= B * W, compared where B * W is: fewer registers
+	 * live; B >= 1 takes any cost of 1 */
+	int verdict = (queued + last <= rl_wide_get(lim->burst_w)) & (cost == 1 || cost <= lim->rule.burst);
 
 	rl_level_advance(st, base, last + w, verdict);
-	if (out) /* queued: the admitted request's wait, times N */
-		explain(lim, base - at, cost, verdict, out);
+	if (out)
+		explain(lim, queued, cost, verdict, out);
 	return verdict;
 }
 

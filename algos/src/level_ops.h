@@ -3,14 +3,15 @@
  * leaky_bucket) at a given time, from the instant it drains to zero.
  *
  * A check is written as GCRA is: with at = now * N and base = max(due, at)
- * (the drain instant if the level at now were added to now), a request
- * taking take admits iff base + take <= at + limit, limit being the most
- * the level may hold, and then due = base + take; a rejection leaves due
- * as it is (max(due, at) and due give the same level at now and at every
- * later time the clamp lets through). The right side depends on now
- * alone, so the chain from one check's load of due to its store, which the
- * next check of the key waits for, is a max, an add and the compare:
- * no subtraction to the level, no clamp at 0 and no add back.
+ * (the drain instant if the level at now were added to now), the level at
+ * now is base - at (no clamp at 0: the max did it), a request taking take
+ * admits iff base - at + take <= limit, limit being the most the level
+ * may hold, and then due = base + take; a rejection leaves due as it is
+ * (max(due, at) and due give the same level at now and at every later time
+ * the clamp lets through). The chain from one check's load of due to its
+ * store, which the next check of the key waits for, is the max, the level
+ * and its compare, and the masked add (rl_level_advance); at's multiply
+ * depends on now alone.
  */
 #ifndef RATELAB_LEVEL_OPS_H
 #define RATELAB_LEVEL_OPS_H

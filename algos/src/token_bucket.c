@@ -45,13 +45,15 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 
 	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
 	rl_u128 at = rl_level_now(lim, st, now_ns);
-	/* level + c * W <= B * W, as due' = max(due, at) + c * W <= at + B * W (level_ops.h) */
-	rl_u128 base = rl_level_base(st, at), due = base + take;
-	int verdict = due <= at + rl_wide_get(lim->burst_w) ? RL_ALLOWED : RL_REJECTED;
+	rl_u128 base = rl_level_base(st, at);
+	/* the level were it admitted, level + c * W = max(due, at) - at + c * W
+	 * (level_ops.h), compared with B * W where it is: fewer registers live */
+	rl_u128 level = base - at + take;
+	int verdict = level <= rl_wide_get(lim->burst_w) ? RL_ALLOWED : RL_REJECTED;
 
 	rl_level_advance(st, base, take, verdict);
 	if (out) /* the level after the decision */
-		explain(lim, due - at - (verdict ? 0 : take), cost, verdict, out);
+		explain(lim, level - (verdict ? 0 : take), cost, verdict, out);
 	return verdict;
 }
 
