@@ -3,8 +3,9 @@
  *
  * An rl_algo is an ops table: everything a caller needs to hold any
  * algorithm without knowing which one it holds (name, per-key state size,
- * check, idle test, the wait until a state's quota is back, the heap a
- * state owns and its release, whether answers carry a delay). The
+ * check, an optional cost-1 verdict for hot paths, idle test, the wait
+ * until a state's quota is back, the heap a state owns and its release,
+ * whether answers carry a delay). The
  * algorithms are listed once, in algos/src/algo_list.h: a new algorithm is
  * its own file and header plus one line there. An rl_limiter binds an
  * algorithm to a validated rule and holds
