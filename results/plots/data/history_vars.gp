@@ -1,1 +1,1 @@
-history_cols = 26
+history_cols = 31
