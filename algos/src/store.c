@@ -177,13 +177,19 @@ static size_t reduce(uint64_t x, size_t n)
  * in every bit of h, so keys sharing a first bucket spread over the
  * second): two multiplies, nothing else on the way to the first bucket.
  */
+static uint32_t tag_of(uint64_t h)
+{
+	return (uint32_t)h | ((uint32_t)h == 0); /* 0 marks a free slot */
+}
+
+static size_t second_index(const struct rl_store *s, uint64_t h)
+{
+	return reduce(h * 0x9e3779b97f4a7c15ULL, s->nbuckets);
+}
+
 static struct where locate(const struct rl_store *s, uint64_t h)
 {
-	struct where w = { reduce(h, s->nbuckets), reduce(h * 0x9e3779b97f4a7c15ULL, s->nbuckets),
-			   (uint32_t)h };
-
-	w.tag |= w.tag == 0; /* 0 marks a free slot */
-	return w;
+	return (struct where){ reduce(h, s->nbuckets), second_index(s, h), tag_of(h) };
 }
 
 static struct bucket *bucket_at(const struct rl_store *s, size_t i)
@@ -577,21 +583,32 @@ static RL_NOINLINE int check_key(struct rl_store *s, const void *key, size_t key
  * A one-thread store small enough to stay in the core's caches: both
  * buckets' tags compared, and the state picked without a branch on which
  * bucket holds it (new keys go to the emptier bucket, so stored keys split
- * about evenly and that branch would be mispredicted half the time).
+ * about evenly and that branch would be mispredicted half the time). The
+ * key's state, or NULL (a new key); *h receives the key's hash.
  */
-static RL_NOINLINE int check_cached(struct rl_store *s, const void *key, size_t key_len,
-				    int64_t now_ns, int64_t cost, struct rl_decision *out)
+static RL_ALWAYS_INLINE void *cached_state(struct rl_store *s, const void *key, size_t key_len,
+					   uint64_t *h)
 {
-	uint64_t h = hash_short(key, key_len, s->seed);
-	struct where w = locate(s, h);
+	*h = hash_short(key, key_len, s->seed);
+	struct where w = locate(s, *h);
 	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
 	unsigned m1 = match(b1, w.tag), m2 = match(b2, w.tag);
 
 	if (!(m1 | m2))
-		return check_any(s, h, now_ns, cost, out);
+		return NULL;
 	struct bucket *b = m1 ? b1 : b2;
 	unsigned m = m1 ? m1 : m2;
-	return run(s, state_at(s, b, rl_lowest_bit(m)), now_ns, cost, out);
+	return state_at(s, b, rl_lowest_bit(m));
+}
+
+/* Any check on such a store: its state's, or check_any for a new key. */
+static RL_NOINLINE int check_cached(struct rl_store *s, const void *key, size_t key_len,
+				    int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	uint64_t h;
+	void *st = cached_state(s, key, key_len, &h);
+
+	return st ? run(s, st, now_ns, cost, out) : check_any(s, h, now_ns, cost, out);
 }
 
 /* check_cached for a cost-1 verdict (out = NULL) through s->verdict: three
@@ -599,22 +616,16 @@ static RL_NOINLINE int check_cached(struct rl_store *s, const void *key, size_t 
 static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key, size_t key_len,
 					    int64_t now_ns)
 {
-	uint64_t h = hash_short(key, key_len, s->seed);
-	struct where w = locate(s, h);
-	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
-	unsigned m1 = match(b1, w.tag), m2 = match(b2, w.tag);
+	uint64_t h;
+	void *st = cached_state(s, key, key_len, &h);
 
-	if (!(m1 | m2))
-		return check_any(s, h, now_ns, 1, NULL);
-	struct bucket *b = m1 ? b1 : b2;
-	unsigned m = m1 ? m1 : m2;
-	return s->verdict(s->lim, state_at(s, b, rl_lowest_bit(m)), now_ns);
+	return st ? s->verdict(s->lim, st, now_ns) : check_any(s, h, now_ns, 1, NULL);
 }
 
-/* The first bucket and the tag of hash h, as locate's. */
+/* The first bucket and the tag of hash h, as locate's, without the second's multiply. */
 static struct bucket *first_bucket(const struct rl_store *s, uint64_t h, uint32_t *tag)
 {
-	*tag = (uint32_t)h | ((uint32_t)h == 0);
+	*tag = tag_of(h);
 	return bucket_at(s, reduce(h, s->nbuckets));
 }
 
@@ -661,7 +672,7 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 	if (s->prefetch) {
 		for (size_t off = 0; off < s->stride; off += 64)
 			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
-		RL_PREFETCH_WRITE(bucket_at(s, reduce(h * 0x9e3779b97f4a7c15ULL, s->nbuckets)));
+		RL_PREFETCH_WRITE(bucket_at(s, second_index(s, h)));
 	}
 	if (s->one_thread) {
 		if ((slot = find(b1, tag)) >= 0)
