@@ -81,7 +81,8 @@ int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *
 	case RL_BREAKER_CLOSED:
 		break;
 	}
-	rl_runlog_expire_inline(&b->admitted, now - b->window);
+	if (rl_runlog_expire_one(&b->admitted, now - b->window))
+		rl_runlog_expire(&b->admitted, now - b->window);
 	if (b->admitted.total < (uint64_t)b->limit) {
 		if (rl_runlog_push_fits(&b->admitted, now, 1))
 			return RL_ALLOWED;

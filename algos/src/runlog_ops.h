@@ -25,20 +25,21 @@ static inline bool rl_runlog_trim_due(const struct rl_runlog *log)
 }
 
 /*
- * rl_runlog_expire with its common case inline: no run leaving, or one
- * (the steady state of a log at its limit: one leaves as one arrives);
- * more go to rl_runlog_expire.
+ * The common step of rl_runlog_expire, inline for a hot owner: drops the
+ * oldest run if it has left (at <= horizon). True when the next one has
+ * left too (after a pause): the owner then finishes with rl_runlog_expire,
+ * which goes on from where this stopped. In the steady state of a log at
+ * its limit one run leaves as one arrives, and this is all there is.
  */
-static RL_ALWAYS_INLINE void rl_runlog_expire_inline(struct rl_runlog *log, int64_t horizon)
+static RL_ALWAYS_INLINE bool rl_runlog_expire_one(struct rl_runlog *log, int64_t horizon)
 {
 	uint32_t head = log->head;
 
 	if (!log->len || log->runs[head].at > horizon)
-		return;
+		return false;
 	log->total -= log->runs[head].count;
 	log->head = head = (head + 1) & (log->cap - 1);
-	if (--log->len && log->runs[head].at <= horizon)
-		rl_runlog_expire(log, horizon);
+	return --log->len && log->runs[head].at <= horizon;
 }
 
 /*

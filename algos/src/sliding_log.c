@@ -152,15 +152,8 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl
 	int64_t horizon = now - lim->rule.window_ns;
 	struct rl_runlog *log = &st->log;
 
-	if (log->len && log->runs[log->head].at <= horizon) {
-		uint32_t next = (log->head + 1) & (log->cap - 1);
-
-		if (log->len > 1 && log->runs[next].at <= horizon)
-			return answered(lim, st, now, NULL);
-		log->total -= log->runs[log->head].count;
-		log->head = next;
-		log->len--;
-	}
+	if (rl_runlog_expire_one(log, horizon))
+		return answered(lim, st, now, NULL); /* more runs leaving: it expires the rest */
 	if (rl_runlog_trim_due(log))
 		return answered(lim, st, now, NULL);
 	/* total <= N: the request's unit fits iff total < N */
