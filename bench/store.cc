@@ -67,6 +67,14 @@ struct Keyed {
 std::unique_ptr<Keyed> current;
 std::map<std::pair<std::string, size_t>, size_t> store_bytes; // by (algo, nkeys)
 
+// The floor's array size for (algo, nkeys): the largest table a store of
+// them has held, after its fill or its timed runs, in either mode.
+void note_bytes(const rl_algo *algo, size_t nkeys, size_t bytes)
+{
+	size_t &largest = store_bytes[{algo->name, nkeys}];
+	largest = std::max(largest, bytes);
+}
+
 // The filled store of algo with nkeys keys; one is kept at a time.
 Keyed &keyed(const rl_algo *algo, size_t nkeys, bool one_thread = false)
 {
@@ -106,8 +114,7 @@ Keyed &keyed(const rl_algo *algo, size_t nkeys, bool one_thread = false)
 	rl_store_stats(k->store, &st);
 	k->store_bpk = static_cast<double>(st.bytes) / static_cast<double>(st.keys ? st.keys : 1);
 	k->malloc_bpk = static_cast<double>(rlbench::malloc_bytes() - before) / static_cast<double>(nkeys);
-	if (!one_thread)
-		store_bytes[{algo->name, nkeys}] = st.bytes;
+	note_bytes(algo, nkeys, st.bytes);
 	current = std::move(k);
 	return *current;
 }
@@ -135,8 +142,7 @@ void bm_store(benchmark::State &state, const rl_algo *algo, size_t nkeys, KeyOrd
 					static_cast<double>(state.iterations() ? state.iterations() : 1);
 	state.counters["store_bytes_per_key"] = k.store_bpk;
 	state.counters["malloc_bytes_per_key"] = k.malloc_bpk;
-	size_t &largest = store_bytes[{algo->name, nkeys}];
-	largest = std::max(largest, st.bytes); // the floor's array: the table the checks ran over
+	note_bytes(algo, nkeys, st.bytes);
 	state.counters["keys"] = static_cast<double>(st.keys);
 	state.counters["evicted"] = static_cast<double>(st.evicted_idle + st.evicted_full);
 }

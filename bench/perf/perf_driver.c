@@ -338,6 +338,11 @@ static int op_redis_argv(struct perf_ctx *c, long i)
 	{ "hot/" #algo "/answer", HOT_OPS, "hot/" #algo "/ops/answer",                          \
 	  "rl_limiter_check, one key, full answer", setup_hot, op_hot, &rl_##algo##_algo, 1 }
 
+#define STORE1T_1K(algo)                                                                     \
+	{ "store1t/" #algo "/1000", 20000, "store1t/" #algo "/1000/uniform",                      \
+	  "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_##algo##_algo, \
+	  1000 }
+
 static const struct perf_entry entries[] = {
 	{ "harness/empty", 20000, NULL, "the driver's loop alone: included in every in-process entry", setup_empty, op_empty, NULL, 0 },
 	HOT(token_bucket),
@@ -350,12 +355,12 @@ static const struct perf_entry entries[] = {
 	{ "store/gcra/1000", 20000, "store/gcra/1000/uniform", "rl_store_check, 1K uniform keys", setup_store, op_store, &rl_gcra_algo, 1000 },
 	{ "store/gcra/1000000", 20000, "store/gcra/1000000/uniform", "rl_store_check, 1M uniform keys", setup_store, op_store, &rl_gcra_algo, 1000000 },
 	{ "store1t/gcra/1", 20000, "store1t/gcra/1/uniform", "rl_store_check, one-thread store, 1 key", setup_store1t, op_store, &rl_gcra_algo, 1 },
-	{ "store1t/gcra/1000", 20000, "store1t/gcra/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_gcra_algo, 1000 },
-	{ "store1t/token_bucket/1000", 20000, "store1t/token_bucket/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_token_bucket_algo, 1000 },
-	{ "store1t/leaky_bucket/1000", 20000, "store1t/leaky_bucket/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_leaky_bucket_algo, 1000 },
-	{ "store1t/fixed_window/1000", 20000, "store1t/fixed_window/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_fixed_window_algo, 1000 },
-	{ "store1t/sliding_log/1000", 20000, "store1t/sliding_log/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_sliding_log_algo, 1000 },
-	{ "store1t/sliding_counter/1000", 20000, "store1t/sliding_counter/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_sliding_counter_algo, 1000 },
+	STORE1T_1K(gcra),
+	STORE1T_1K(token_bucket),
+	STORE1T_1K(leaky_bucket),
+	STORE1T_1K(fixed_window),
+	STORE1T_1K(sliding_log),
+	STORE1T_1K(sliding_counter),
 	{ "breaker/at_limit", 20000, "breaker/at_limit", "rl_breaker_handle, limit 10^6, at the limit", setup_breaker, op_breaker, NULL, 1000000 },
 	{ "limit/gcra/allow_at", 20000, NULL, "rl_limit_allow_at: the two-line API, unnamed key", setup_limit, op_limit, &rl_gcra_algo, 0 },
 	{ "limit/gcra/allow_key_at", 20000, NULL, "rl_limit_allow_key_at: the two-line API, 1K named keys in turn", setup_limit, op_limit_key, &rl_gcra_algo, 1000 },
