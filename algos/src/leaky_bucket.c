@@ -55,9 +55,9 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	rl_u128 base = rl_level_base(st, at);
 	/* queued: the wait before the request's first unit, times N (level_ops.h) */
 	rl_u128 queued = base - at;
-	/* level + (c - 1) * W <= B * W, compared where B * W is: fewer registers
-	 * live; B >= 1 takes any cost of 1 */
-	int verdict = (queued + last <= rl_wide_get(lim->burst_w)) & (cost == 1 || cost <= lim->rule.burst);
+	/* level + (c - 1) * W <= B * W (level_ops.h), for c <= B: B >= 1 takes any cost of 1 */
+	int verdict = rl_level_fits(st, at, last, rl_wide_get(lim->burst_w)) &
+		      (cost == 1 || cost <= lim->rule.burst);
 
 	rl_level_advance(st, base, last + w, verdict);
 	if (out)

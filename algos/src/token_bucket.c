@@ -46,14 +46,13 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
 	rl_u128 at = rl_level_now(lim, st, now_ns);
 	rl_u128 base = rl_level_base(st, at);
-	/* the level were it admitted, level + c * W = max(due, at) - at + c * W
-	 * (level_ops.h), compared with B * W where it is: fewer registers live */
-	rl_u128 level = base - at + take;
-	int verdict = level <= rl_wide_get(lim->burst_w) ? RL_ALLOWED : RL_REJECTED;
+	/* level + c * W <= B * W (level_ops.h), for c <= B: B >= 1 takes any cost of 1 */
+	int verdict = rl_level_fits(st, at, take, rl_wide_get(lim->burst_w)) &
+		      (cost == 1 || cost <= lim->rule.burst);
+	rl_u128 due = rl_level_advance(st, base, take, verdict);
 
-	rl_level_advance(st, base, take, verdict);
 	if (out) /* the level after the decision */
-		explain(lim, level - (verdict ? 0 : take), cost, verdict, out);
+		explain(lim, due - at, cost, verdict, out);
 	return verdict;
 }
 
