@@ -8,8 +8,9 @@
 //                  key (all-in at 1M keys, else the state's size)
 //   load_sweep.dat per algorithm a block (its name heads it): offered load %,
 //                  over-N % and false reject % (median, min, max over seeds)
-//   keys.dat       keys, ns/op per algorithm (uniform, median), median memory
-//                  floor (dependent, independent) over the algorithms' stores
+//   keys.dat       keys, ns/op per algorithm (uniform, median; a peer's own
+//                  keyed map at 1K and 1M keys only), median memory floor
+//                  (dependent, independent) over the algorithms' stores
 //   sc_error.dat   offered load %, sliding_counter false allow/reject/total %
 //                  (medians over the seeds); vars.gp: the population's total
 //   breaker.dat    t (s), state (0 CLOSED, 1 HALF_OPEN, 2 OPEN)
@@ -108,7 +109,12 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 		k << n;
 		std::vector<double> dep, indep;
 		for (const Algo &a : in.algos) {
-			k << ' ' << num(in.bench.ns(names::store(a.name, n, "uniform")));
+			auto peer = in.peers.find(a.name);
+			double ns = peer == in.peers.end() ? in.bench.ns(names::store(a.name, n, "uniform"))
+				    : n == 1000		  ? peer->second.keys_1k_ns.median
+				    : n == 1000000	  ? peer->second.keys_1m_ns.median
+							  : NAN;
+			k << ' ' << num(ns);
 			dep.push_back(in.bench.ns(names::floor(a.name, n, true)));
 			indep.push_back(in.bench.ns(names::floor(a.name, n, false)));
 		}
