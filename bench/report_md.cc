@@ -183,26 +183,26 @@ void targets(std::ostringstream &o, const Inputs &in)
 				   fmt(v, 2) + " ns/op", verdict(v, names::kStoreTargetNs),
 				   floor_cell(f, names::kStoreTargetNs));
 		}
+	// rl_limit's floors: the mutex, or for gcra its 16-byte CAS and the 8-byte one a TAT-only state would take
+	const Floor mutex{"lock + unlock (atomic/mutex)", in.bench.stat(names::atomic("mutex")), " ns", 2},
+		cas16{"load + 16-byte CAS (atomic/cas16)", in.bench.stat(names::atomic("cas16")), " ns", 2},
+		cas8{"load + 8-byte CAS (atomic/cas8)", in.bench.stat(names::atomic("cas8")), " ns", 2};
+	const double limit_ns = names::kLimitTargetNs;
 	for (const Algo &a : in.algos) {
 		Stat v = in.bench.stat(names::limit(a.name));
 		if (!v.measured())
 			continue;
 		bool cas = a.name == "gcra";
+		std::string floor = cas ? floor_cell(cas16, limit_ns) +
+						  "; a state of one word (TAT alone, without the clamp's last seen "
+						  "time) would take an 8-byte one: " +
+						  floor_cell(cas8, limit_ns)
+					: floor_cell(mutex, limit_ns);
 		target_row(o,
 			   "thread-safe single limiter (rl_limit_allow_at), uncontended, " + a.name +
 				   (cas ? " (lock-free where the machine has a 16-byte CAS)" : " (mutex)") + " <= " +
-				   fmt(names::kLimitTargetNs, 0) + " ns/op",
-			   fmt(v, 2) + " ns/op", verdict(v, names::kLimitTargetNs),
-			   cas ? floor_cell(Floor{"load + 16-byte CAS (atomic/cas16)", in.bench.stat(names::atomic("cas16")),
-						  " ns", 2},
-					    names::kLimitTargetNs) +
-					 "; a state of one word (TAT alone, without the clamp's last seen time) would "
-					 "take an 8-byte one: " +
-					 floor_cell(Floor{"load + 8-byte CAS (atomic/cas8)", in.bench.stat(names::atomic("cas8")),
-							  " ns", 2},
-						    names::kLimitTargetNs)
-			       : floor_cell(Floor{"lock + unlock (atomic/mutex)", in.bench.stat(names::atomic("mutex")), " ns", 2},
-					    names::kLimitTargetNs));
+				   fmt(limit_ns, 0) + " ns/op",
+			   fmt(v, 2) + " ns/op", verdict(v, limit_ns), floor);
 	}
 	for (size_t n : {size_t(1000), names::kKeysTable, names::kStoreKeys[std::size(names::kStoreKeys) - 1]})
 		for (bool one : {false, true})
