@@ -42,6 +42,17 @@ inline std::string store_one_thread(const std::string &algo, size_t keys, const 
 }
 inline constexpr size_t kStoreKeysOneThread[] = {1, 1000, 1000000};
 
+// store1t/lookup/<keys>/uniform: the one-thread store's own part of a
+// check, at 1 and 1K keys: the same runs with an algorithm that decides
+// nothing (bench/store.cc), so that only the hash and the table's tag
+// search remain.
+inline constexpr const char *kLookupAlgo = "lookup";
+inline constexpr size_t kLookupKeys[] = {1, 1000};
+inline std::string store_lookup(size_t keys)
+{
+	return store_one_thread(kLookupAlgo, keys, "uniform");
+}
+
 // floor/<algo>/<keys>/<dependent|independent>: the memory floor of that store.
 inline std::string floor(const std::string &algo, size_t keys, bool dependent)
 {
