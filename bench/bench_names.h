@@ -44,9 +44,9 @@ inline constexpr size_t kStoreKeysOneThread[] = {1, 1000, 1000000};
 
 // store1t/lookup/<keys>/uniform: the one-thread store's own part of a
 // check, at 1 and 1K keys: the same runs with an algorithm that decides
-// nothing (bench/store.cc), so that only the hash and the table's tag
+// nothing (lookup_algo.h), so that only the hash and the table's tag
 // search remain.
-inline constexpr const char *kLookupAlgo = "lookup";
+inline constexpr const char *kLookupAlgo = "lookup"; // rlbench_lookup_algo's name
 inline constexpr size_t kLookupKeys[] = {1, 1000};
 inline std::string store_lookup(size_t keys)
 {

@@ -13,9 +13,8 @@
 //   store1t/<algo>/<nkeys>/<order>  the same on a one-thread store
 //       (rl_store_config.one_thread: no bucket locks) at 1, 1K and 1M keys.
 //   store1t/lookup/<nkeys>/uniform  the one-thread runs at 1 and 1K keys
-//       with an algorithm that decides nothing (every request admitted, its
-//       8-byte state untouched): the store's own part of a check, the hash
-//       and the search of the key's two buckets.
+//       with an algorithm that decides nothing (lookup_algo.h): the store's
+//       own part of a check, the hash and the search of the key's two buckets.
 //   floor/<algo>/<nkeys>/<dependent|independent>  the memory floor (floor.h)
 //       over an array as large as that store (rl_store_stats bytes) at its
 //       largest: after the fill, or after its timed runs if larger (a
@@ -31,7 +30,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -45,6 +43,7 @@
 #include "bench_names.h"
 #include "common.h"
 #include "floor.h"
+#include "lookup_algo.h"
 
 namespace {
 
@@ -68,37 +67,6 @@ struct Keyed {
 
 	~Keyed() { rl_store_destroy(store); }
 };
-
-// The algorithm of the store1t/lookup runs: a verdict that reads nothing
-// and admits, through the same ops table calls as a real one.
-int lookup_check(const rl_limiter *, void *, int64_t, int64_t, rl_decision *out)
-{
-	if (out)
-		*out = rl_decision{};
-	return 1;
-}
-int lookup_verdict(const rl_limiter *, void *, int64_t)
-{
-	return 1;
-}
-bool lookup_idle(const rl_limiter *, const void *, int64_t)
-{
-	return false;
-}
-int64_t lookup_bound(const rl_limiter *, int64_t)
-{
-	return INT64_MAX;
-}
-const rl_algo lookup_algo = [] {
-	rl_algo a{};
-	a.name = rlbench::names::kLookupAlgo;
-	a.state_size = 8;
-	a.check = lookup_check;
-	a.verdict = lookup_verdict;
-	a.is_idle = lookup_idle;
-	a.max_admitted = lookup_bound;
-	return a;
-}();
 
 std::unique_ptr<Keyed> current;
 std::map<std::pair<std::string, size_t>, size_t> store_bytes; // by (algo, nkeys)
@@ -278,7 +246,7 @@ int register_all()
 							     algo, n, dep);
 		}
 	for (size_t n : rlbench::names::kLookupKeys)
-		benchmark::RegisterBenchmark(rlbench::names::store_lookup(n).c_str(), bm_store, &lookup_algo, n,
+		benchmark::RegisterBenchmark(rlbench::names::store_lookup(n).c_str(), bm_store, &rlbench_lookup_algo, n,
 					     KeyOrder::uniform, true);
 	return 0;
 }

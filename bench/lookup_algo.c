@@ -1,0 +1,39 @@
+/* lookup_algo.c - the algorithm that decides nothing (lookup_algo.h). */
+#include "lookup_algo.h"
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	(void)lim, (void)st, (void)now_ns, (void)cost;
+	if (out)
+		*out = (struct rl_decision){ 0 };
+	return 1;
+}
+
+static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	(void)lim, (void)st, (void)now_ns;
+	return 1;
+}
+
+/* never idle: a stored key stays, so every timed check finds it */
+static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
+{
+	(void)lim, (void)st, (void)now_ns;
+	return false;
+}
+
+static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
+{
+	(void)lim, (void)span_ns;
+	return INT64_MAX;
+}
+
+const struct rl_algo rlbench_lookup_algo = {
+	.name = "lookup",
+	.state_size = 8,
+	.check = check_op,
+	.verdict = verdict_op,
+	.is_idle = idle_op,
+	.max_admitted = bound_op,
+};
