@@ -1,1 +1,1 @@
-history_cols = 31
+history_cols = 32
