@@ -670,6 +670,25 @@ void weighted(std::ostringstream &o, const Inputs &in)
 }
 
 // One sentence per chart, from the figures it draws.
+// The bytes probe's rows: each algorithm's state bytes by the limit N.
+// Which algorithms' state grows with N is read from them, not known by name.
+std::map<std::string, std::map<double, double>> state_bytes_by_limit(const Inputs &in)
+{
+	std::map<std::string, std::map<double, double>> by;
+	for (size_t i = 0; i < in.bytes_limit.rows.size(); i++)
+		by[in.bytes_limit.at(i, "algo")][in.bytes_limit.num(i, "limit")] = in.bytes_limit.num(i, "state_bytes");
+	return by;
+}
+
+// The least and the most of a probe's bytes over N.
+std::pair<double, double> least_most(const std::map<double, double> &bytes)
+{
+	std::pair<double, double> r{NAN, NAN};
+	for (const auto &[n, b] : bytes)
+		r = {std::isnan(r.first) ? b : std::min(r.first, b), std::isnan(r.second) ? b : std::max(r.second, b)};
+	return r;
+}
+
 void charts(std::ostringstream &o, const Inputs &in)
 {
 	std::vector<Figures> figs = figures(in);
@@ -724,16 +743,10 @@ void charts(std::ostringstream &o, const Inputs &in)
 	     "at the 1K and 1M keys its driver measures (points): at 1M keys the store costs "
 	  << fmt(lo, 2) << "x to " << fmt(hi, 2) << "x the dependent-load floor (medians).\n\n";
 
-	// which algorithms' state grows with N is read from the probe's rows, not known by name
-	std::map<std::string, std::pair<double, double>> range; // algo -> (least, most) bytes over N
-	for (size_t i = 0; i < in.bytes_limit.rows.size(); i++) {
-		double b = in.bytes_limit.num(i, "state_bytes");
-		auto it = range.try_emplace(in.bytes_limit.at(i, "algo"), b, b).first;
-		it->second = {std::min(it->second.first, b), std::max(it->second.second, b)};
-	}
 	double sl_max = NAN, fixed_lo = NAN, fixed_hi = NAN;
 	std::string growing;
-	for (auto &[algo, r] : range) {
+	for (const auto &[algo, bytes] : state_bytes_by_limit(in)) {
+		std::pair<double, double> r = least_most(bytes);
 		if (r.second > r.first) {
 			growing += (growing.empty() ? "" : " and ") + algo;
 			sl_max = std::isnan(sl_max) ? r.second : std::max(sl_max, r.second);
@@ -808,19 +821,14 @@ std::string tradeoff_table(const Inputs &in)
 	     "ns/op hot: one key, time passed in, verdict only; at 1M keys: `rl_store_check`, uniform keys, one "
 	     "thread. All-in B/key at 1M keys: the store's bytes over its keys (`rl_store_stats`: table, keys, "
 	     "state heap) after that run, in which each key saw a few requests";
-	// a state that grows with its admitted times is larger for a key kept at its limit (the bytes probe's rows)
-	std::map<std::string, std::pair<double, double>> grows; // algo -> (bytes at N = 1, at N = 100)
-	for (size_t i = 0; i < in.bytes_limit.rows.size(); i++) {
-		double n = in.bytes_limit.num(i, "limit"), b = in.bytes_limit.num(i, "state_bytes");
-		if (n == 1)
-			grows[in.bytes_limit.at(i, "algo")].first = b;
-		else if (n == 100)
-			grows[in.bytes_limit.at(i, "algo")].second = b;
-	}
-	for (const auto &[algo, b] : grows)
-		if (b.second > b.first)
-			o << "; a " << algo << " key kept at its limit holds more, its state alone " << fmt(b.second, 0)
+	// a state that grows with its admitted times is larger for a key kept at its limit
+	for (const auto &[algo, bytes] : state_bytes_by_limit(in)) {
+		std::pair<double, double> r = least_most(bytes);
+		auto at100 = bytes.find(100);
+		if (r.second > r.first && at100 != bytes.end())
+			o << "; a " << algo << " key kept at its limit holds more, its state alone " << fmt(at100->second, 0)
 			  << " B after N = 100 admissions at distinct times in one window (the report's bytes-per-key chart)";
+	}
 	o << ". \"-\": not measured.\n";
 	return o.str();
 }
