@@ -28,6 +28,7 @@
 #include "ratelab/sliding_log.h"
 #include "ratelab/token_bucket.h"
 #include "limiter_fixture.h"
+#include "test_rng.h"
 
 #define E18 1000000000000000000LL
 #define TMAX RL_TIME_MAX_NS
@@ -517,18 +518,15 @@ static void extremes_fresh_key(void **u)
 	fx_free(&f);
 }
 
-/*
- * Sets an rl_level (level.h) to hold level, in 1/W-request units, at its
- * last seen time: it drains to zero at due = last_ns * N + level (1/N ns).
- */
+/* Sets an rl_level (level.h) to hold level, in 1/W-request units, at its
+ * last seen time. */
 static void set_level(const struct fx *f, int64_t last_ns, rl_u128 level)
 {
 	struct rl_level *l = f->st;
-	rl_u128 due = (rl_u128)last_ns * (uint64_t)f->lim.rule.limit + level;
 
 	l->last_ns = last_ns;
-	l->due_lo = (uint64_t)due;
-	l->due_hi = (uint32_t)(due >> 64);
+	l->level_lo = (uint64_t)level;
+	l->level_hi = (uint32_t)(level >> 64);
 }
 
 static void extremes_full_buckets(void **u)
@@ -925,6 +923,79 @@ static void sliding_log_memory(void **u)
 	/* (LeakSanitizer, in the sanitizer build, checks nothing is left) */
 }
 
+/*
+ * token_bucket and leaky_bucket run their check in 64 bits when the
+ * deepest level, (B + 1) * W, is below 2^63 (level_ops.h), else in 128.
+ * The flag flips exactly there, and the two widths give the same codes,
+ * answers and states on seeded random traces: each rule is run both as it
+ * is and with the 128-bit path forced.
+ */
+static void level_widths_agree(void **u)
+{
+	(void)u;
+	static const char *const algos[] = { "token_bucket", "leaky_bucket" };
+	/* 10 * W against 2^63 = 9223372036854775808 */
+	struct { int64_t w; bool narrow; } edge[] = {
+		{ 922337203685477580LL, true },   /* 10 W = 2^63 - 8 */
+		{ 922337203685477581LL, false },  /* 10 W = 2^63 + 2 */
+	};
+	uint64_t seed = t_seed_from_env(0x1e7e1), s = seed;
+
+	for (size_t a = 0; a < 2; a++) {
+		for (size_t e = 0; e < 2; e++) {
+			struct fx f;
+
+			fx_init(&f, algos[a], 1, edge[e].w, 9);
+			if (f.lim.level_narrow != edge[e].narrow)
+				fail_msg("%s W=%lld B=9: level_narrow %d, expected %d", algos[a],
+					 (long long)edge[e].w, f.lim.level_narrow, edge[e].narrow);
+			fx_free(&f);
+		}
+		for (int trace = 0; trace < 400; trace++) {
+			int64_t n = 1 + (int64_t)(t_splitmix(&s) % 16);
+			int64_t w = t_splitmix(&s) % 2 ? 1 + (int64_t)(t_splitmix(&s) % 1000)
+						   : 1 + (int64_t)(t_splitmix(&s) % 1000000000);
+			int64_t b = 1 + (int64_t)(t_splitmix(&s) % 12);
+			struct fx f, g;
+
+			fx_init(&f, algos[a], n, w, b);
+			fx_init(&g, algos[a], n, w, b);
+			assert_true(f.lim.level_narrow);
+			g.lim.level_narrow = false;
+			int64_t t = (int64_t)(t_splitmix(&s) % 1000000);
+			for (int i = 0; i < 200; i++) {
+				uint64_t r = t_splitmix(&s);
+				if (r % 5 == 0)
+					t -= (int64_t)(r % 7) * w / n; /* the clock steps back */
+				else if (r % 5 != 1)
+					t += (int64_t)((r >> 8) % (uint64_t)(3 * w / n + 2));
+				if (t < 0)
+					t = 0;
+				int64_t cost = r % 11 == 0 ? (int64_t)((r >> 16) % (uint64_t)(b + 3)) + 1 : 1;
+				struct rl_decision df, dg;
+				int vf = rl_limiter_check_n(&f.lim, f.st, t, cost, &df);
+				int vg = rl_limiter_check_n(&g.lim, g.st, t, cost, &dg);
+				int qf = rl_limiter_check_n(&f.lim, f.st, t, 1, NULL);
+				int qg = rl_limiter_check_n(&g.lim, g.st, t, 1, NULL);
+				if (vf != vg || qf != qg || memcmp(&df, &dg, sizeof(df)) ||
+				    memcmp(f.st, g.st, sizeof(struct rl_level)))
+					fail_msg("%s N=%lld W=%lld B=%lld, trace %d step %d (t=%lld cost=%lld): "
+						 "64-bit %d/%d, 128-bit %d/%d; RL_SEED=%#llx",
+						 algos[a], (long long)n, (long long)w, (long long)b, trace, i,
+						 (long long)t, (long long)cost, vf, qf, vg, qg,
+						 (unsigned long long)seed);
+				int64_t later = t + (int64_t)(r % (uint64_t)(2 * w));
+				if (f.lim.algo->is_idle(&f.lim, f.st, later) != g.lim.algo->is_idle(&g.lim, g.st, later) ||
+				    rl_limiter_reset_ns(&f.lim, f.st, later) != rl_limiter_reset_ns(&g.lim, g.st, later))
+					fail_msg("%s: idle or reset differs at step %d; RL_SEED=%#llx", algos[a], i,
+						 (unsigned long long)seed);
+			}
+			fx_free(&f);
+			fx_free(&g);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -950,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(registry_and_sizes),
 		cmocka_unit_test(reset_ns_leaves_state),
 		cmocka_unit_test(sliding_log_memory),
+		cmocka_unit_test(level_widths_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,20 @@ static inline rl_u128 rl_mul_wide(uint64_t a, uint64_t b)
 	return (rl_u128)a * b;
 }
 
+/*
+ * v, its value hidden from the optimiser. GCC 12 folds x < v + 1 back
+ * into x <= v, which it turns into a flag, a byte and a negation (setae,
+ * movzbl, neg) where the strict compare's borrow is the all-ones mask
+ * itself (cmp, sbb): a bound passed through here keeps its strict compare.
+ */
+static inline uint64_t rl_opaque_u64(uint64_t v)
+{
+#if defined(__GNUC__)
+	__asm__("" : "+r"(v));
+#endif
+	return v;
+}
+
 /* Attributes: a hot helper always inlined, a cold one kept out of line;
  * printf-style checking. */
 #define RL_ALWAYS_INLINE inline __attribute__((always_inline))

@@ -51,15 +51,13 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 
 	rl_u128 w = (uint64_t)lim->rule.window_ns;
 	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
-	rl_u128 at = rl_level_now(lim, st, now_ns);
-	rl_u128 base = rl_level_base(st, at);
-	/* queued: the wait before the request's first unit, times N (level_ops.h) */
-	rl_u128 queued = base - at;
 	/* level + (c - 1) * W <= B * W (level_ops.h), for c <= B: B >= 1 takes any cost of 1 */
-	int verdict = rl_level_fits(st, at, last, rl_wide_get(lim->burst_w)) &
-		      (cost == 1 || cost <= lim->rule.burst);
+	struct rl_level_step step = rl_level_check(lim, st, now_ns, last, last + w,
+						   -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+	/* queued: the wait before the request's first unit, times N */
+	rl_u128 queued = step.before;
+	int verdict = (int)(step.admitted & 1);
 
-	rl_level_advance(st, base, last + w, verdict);
 	if (out)
 		explain(lim, queued, cost, verdict, out);
 	return verdict;

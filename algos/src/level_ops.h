@@ -1,18 +1,20 @@
 /*
- * level_ops.h - private: the level of struct rl_level (token_bucket,
- * leaky_bucket) at a given time, from the instant it drains to zero.
+ * level_ops.h - private: one check of a struct rl_level (token_bucket,
+ * leaky_bucket): the level at now, the request's fit, the level after.
  *
- * A check is written as GCRA is: with at = now * N and base = max(due, at)
- * (the drain instant if the level at now were added to now), the level at
- * now is base - at (no clamp at 0: the max did it), a request taking take
- * admits iff base - at + x <= limit (rl_level_fits), limit being the most
- * the level may hold and x the part of take that must fit, and then
- * due = base + take; a rejection leaves due as it is (max(due, at) and due
- * give the same level at now and at every later time the clamp lets
- * through). The chain from one check's load of due to its store, which
- * the next check of the key waits for, is one add, one compare and the
- * masked add (rl_level_advance); at, its sum with limit and the max
- * depend on now alone or run beside it.
+ * The level at now is the stored one less what drained since the last
+ * seen time: max(0, level - min(now - last_ns, D) * N), D being the
+ * longest any level takes to drain (rl_limiter.drain_ns), so that the
+ * product never exceeds the level's width by more than N. A request
+ * admits iff level + x <= B * W, x being the part of its take that must
+ * fit (all of it for token_bucket, all but the last unit for
+ * leaky_bucket); then level += take. The time is recorded either way.
+ *
+ * Two widths, one result. When (B + 1) * W < 2^63
+ * (rl_limiter.level_narrow: every rule with W up to 9 s, and longer
+ * windows with smaller bursts) every value fits 64 bits, and the check
+ * is a dozen one-word operations inline. Otherwise it runs in 128 bits,
+ * out of line (level.c). A narrow limiter's levels keep level_hi at 0.
  */
 #ifndef RATELAB_LEVEL_OPS_H
 #define RATELAB_LEVEL_OPS_H
@@ -20,65 +22,57 @@
 #include "arith.h"
 #include "ratelab/level.h"
 
+/* What one check did: admitted is all ones or zero; before is the level
+ * at now before the request, in 1/W request. */
+struct rl_level_step {
+	uint64_t admitted;
+	rl_u128 before;
+};
+
 static inline rl_u128 rl_level_load(const struct rl_level *st)
 {
-	return ((rl_u128)st->due_hi << 64) | st->due_lo;
+	return ((rl_u128)st->level_hi << 64) | st->level_lo;
 }
+
+/* ns since the last seen time, at most D: the level drained is it times N. */
+static inline uint64_t rl_level_idle_ns(const struct rl_limiter *lim, int64_t now, int64_t last_ns)
+{
+	uint64_t d = (uint64_t)(now - last_ns);
+
+	return d < (uint64_t)lim->drain_ns ? d : (uint64_t)lim->drain_ns;
+}
+
+/* The check of a wide limiter, in 128 bits, out of line (level.c). */
+struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+					 rl_u128 x, rl_u128 take, uint64_t ok);
 
 /*
- * due = base + take when admitted, else due as it was, stored without a
- * branch: over many keys the verdicts follow no pattern a predictor could
- * learn. A rejected take of at most limit means base > at, so base = due:
- * base + (take or 0) covers both (a larger take is decided on a copy).
- * Returns the due stored: the level after the decision is it minus at.
+ * The check: ok is all ones when the request may be admitted at all (its
+ * cost at most B), else zero; x and take are then at most (B + 1) * W.
+ * The narrow path stores level + (take & admitted) without a branch: over
+ * many keys the verdicts follow no pattern a predictor could learn. Its
+ * values: level <= (B + 1) * W < 2^63, the drained amount below
+ * (B + 1) * W + N, B * W - x + 1 computed from the limiter alone (it
+ * wraps only when ok is zero, which clears the verdict).
  */
-static inline rl_u128 rl_level_advance(struct rl_level *st, rl_u128 base, rl_u128 take, int verdict)
+static RL_ALWAYS_INLINE struct rl_level_step
+rl_level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, rl_u128 x, rl_u128 take,
+	       uint64_t ok)
 {
-	uint64_t admitted = -(uint64_t)verdict; /* all ones or zero */
-	/* by halves: a take below 2^64 (any cost-1 take) folds to one and */
-	rl_u128 due = base + ((uint64_t)take & admitted) +
-		      ((rl_u128)((uint64_t)(take >> 64) & admitted) << 64);
+	if (!lim->level_narrow)
+		return rl_level_check_wide(lim, st, now_ns, x, take, ok);
 
-	st->due_lo = (uint64_t)due;
-	st->due_hi = (uint32_t)(due >> 64);
-	return due;
-}
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	uint64_t drained = rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	uint64_t level = st->level_lo;
+	uint64_t before = level > drained ? level - drained : 0;
+	/* before + x <= B * W as before < B * W - x + 1: the borrow is the mask */
+	uint64_t room = rl_opaque_u64((uint64_t)rl_wide_get(lim->burst_w) - (uint64_t)x + 1);
+	uint64_t admitted = -(uint64_t)(before < room) & ok;
 
-/*
- * now * N in 1/N ns, now clamped to the last seen time, which it records.
- * The product is taken from now itself, so the previous call's last_ns
- * only feeds a (predictable) branch, not the arithmetic: consecutive
- * checks of a key do not wait on each other's multiply.
- */
-static inline rl_u128 rl_level_now(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns)
-{
-	uint64_t n = (uint64_t)lim->rule.limit;
-	rl_u128 at = rl_mul_wide(n, (uint64_t)now_ns);
-
-	if (now_ns < st->last_ns)
-		at = rl_mul_wide(n, (uint64_t)st->last_ns);
-	else
-		st->last_ns = now_ns;
-	return at;
-}
-
-/* max(due, at): due once the level at at (= now * N) is counted from at. */
-static inline rl_u128 rl_level_base(const struct rl_level *st, rl_u128 at)
-{
-	rl_u128 due = rl_level_load(st);
-
-	return due > at ? due : at;
-}
-
-/*
- * base - at + x <= limit for an x <= limit, as due + x <= at + limit: when
- * due <= at, base - at is 0 and x <= limit passes, as the sum does. The
- * verdict then waits on due for an add and a compare, not for the max as
- * well. No sum wraps: due < 2^90 (level.h), at < 2^125, x and limit < 2^126.
- */
-static inline int rl_level_fits(const struct rl_level *st, rl_u128 at, rl_u128 x, rl_u128 limit)
-{
-	return rl_level_load(st) + x <= at + limit;
+	st->last_ns = now;
+	st->level_lo = before + ((uint64_t)take & admitted);
+	return (struct rl_level_step){ admitted, before };
 }
 
 /* True when the level has drained to 0 by now: the key is as good as new. */
@@ -87,7 +81,8 @@ static inline bool rl_level_empty(const struct rl_limiter *lim, const struct rl_
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 
-	return rl_level_load(st) <= (rl_u128)(uint64_t)lim->rule.limit * (uint64_t)now;
+	return rl_level_load(st) <=
+	       (rl_u128)rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
 }
 
 #endif

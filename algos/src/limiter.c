@@ -44,6 +44,7 @@ int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 	rl_u128 n = (rl_u128)rule->limit, w = (rl_u128)rule->window_ns, b = (rl_u128)rule->burst;
 	int64_t t = (int64_t)rl_ceil_div(w, n);
 	rl_u128 tolerance = (b - 1) * (rl_u128)t, horizon = (rl_u128)(RL_GCRA_HORIZON_NS - t);
+	rl_u128 deepest = (b + 1) * w, drain = rl_ceil_div(deepest, n), no_drain = (rl_u128)RL_TIME_MAX_NS + 1;
 
 	*lim = (struct rl_limiter){
 		.algo = algo,
@@ -52,6 +53,8 @@ int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 		.quota_nw = rl_wide_make(n * w),
 		.tolerance_ns = (int64_t)(tolerance < horizon ? tolerance : horizon),
 		.emission_ns = t,
+		.drain_ns = (int64_t)(drain < no_drain ? drain : no_drain),
+		.level_narrow = deepest < (rl_u128)1 << 63,
 	};
 	return RL_OK;
 }

@@ -11,7 +11,8 @@
 
 #include "level_ops.h"
 
-/* The answer's divisions, out of line so that the verdict-only path stays small. */
+/* The answer's divisions, out of line so that the verdict-only path stays small;
+ * level is the level after the decision. */
 static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 level,
 					      int64_t cost, int verdict, struct rl_decision *out)
 {
@@ -44,15 +45,13 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 		return RL_EINVAL;
 
 	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
-	rl_u128 at = rl_level_now(lim, st, now_ns);
-	rl_u128 base = rl_level_base(st, at);
 	/* level + c * W <= B * W (level_ops.h), for c <= B: B >= 1 takes any cost of 1 */
-	int verdict = rl_level_fits(st, at, take, rl_wide_get(lim->burst_w)) &
-		      (cost == 1 || cost <= lim->rule.burst);
-	rl_u128 due = rl_level_advance(st, base, take, verdict);
+	struct rl_level_step step =
+		rl_level_check(lim, st, now_ns, take, take, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+	int verdict = (int)(step.admitted & 1);
 
-	if (out) /* the level after the decision */
-		explain(lim, due - at, cost, verdict, out);
+	if (out)
+		explain(lim, verdict ? step.before + take : step.before, cost, verdict, out);
 	return verdict;
 }
 

@@ -147,6 +147,10 @@ struct rl_limiter {
 	struct rl_wide quota_nw; /* N * W, request-ns */
 	int64_t tolerance_ns; /* gcra: tau = min((B - 1) * T, RL_GCRA_HORIZON_NS - T), ns */
 	int64_t emission_ns;  /* gcra: T = ceil(W / N), ns between admissions at the long-run rate */
+	/* token_bucket, leaky_bucket: ceil((B + 1) * W / N), the longest a
+	 * level (level.h) takes to drain, capped at RL_TIME_MAX_NS + 1, ns */
+	int64_t drain_ns;
+	bool level_narrow; /* token_bucket, leaky_bucket: (B + 1) * W < 2^63, a level fits 64 bits */
 };
 
 extern const struct rl_algo rl_token_bucket_algo;

@@ -5,9 +5,9 @@
  *
  * The level is counted in units of 1/W request, so that draining N/W
  * requests per ns is the exact integer N per ns for every N and W: no
- * rounding, no fractions. It is kept as the instant it will have drained
- * to zero, "due", in units of 1/N ns: level(t) = max(0, due - t * N). due
- * never exceeds RL_TIME_MAX_NS * N + (B + 1) * W < 2^90, hence 96 bits; a
+ * rounding, no fractions. It is kept as its value at the key's last seen
+ * time: level(t) = max(0, level - (t - last_ns) * N) for t >= last_ns. It
+ * never exceeds (B + 1) * W <= (10^9 + 1) * 10^18 < 2^90, hence 96 bits; a
  * zeroed state is an empty level (a full token bucket, an idle queue).
  */
 #ifndef RATELAB_LEVEL_H
@@ -18,8 +18,8 @@
 
 struct rl_level {
 	int64_t last_ns;   /* last seen time, ns */
-	uint64_t due_lo;   /* when the level reaches 0, in 1/N ns: low 64 bits */
-	uint32_t due_hi;   /* high 32 bits */
+	uint64_t level_lo; /* the level at last_ns, in 1/W request: low 64 bits */
+	uint32_t level_hi; /* high 32 bits */
 };
 RL_STATIC_ASSERT(sizeof(struct rl_level) == 24, "rl_level is 24 bytes");
 

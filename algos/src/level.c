@@ -1,0 +1,27 @@
+/*
+ * level.c - the 128-bit check of a struct rl_level (level_ops.h), for the
+ * limiters whose deepest level, (B + 1) * W, reaches 2^63: the same
+ * result as the inline 64-bit one, at a few more operations and a call.
+ */
+#include "level_ops.h"
+
+/*
+ * The 128-bit check. No sum wraps: a level is below (B + 1) * W < 2^90,
+ * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^82 and x, take
+ * at most RL_COST_MAX * W < 2^90.
+ */
+struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, rl_u128 x,
+					 rl_u128 take, uint64_t ok)
+{
+	int64_t now = rl_clamp(now_ns, st->last_ns);
+	rl_u128 drained = (rl_u128)rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	rl_u128 level = rl_level_load(st);
+	struct rl_level_step step = { 0, level > drained ? level - drained : 0 };
+
+	step.admitted = -(uint64_t)(step.before + x <= rl_wide_get(lim->burst_w)) & ok;
+	rl_u128 after = step.admitted ? step.before + take : step.before;
+	st->last_ns = now;
+	st->level_lo = (uint64_t)after;
+	st->level_hi = (uint32_t)(after >> 64);
+	return step;
+}
