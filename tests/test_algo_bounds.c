@@ -996,6 +996,81 @@ static void level_widths_agree(void **u)
 	}
 }
 
+/* Two sliding logs hold the same runs (their rings may differ in address). */
+static bool same_log(const struct rl_sliding_log *a, const struct rl_sliding_log *b)
+{
+	if (a->last_ns != b->last_ns || a->log.len != b->log.len || a->log.total != b->log.total ||
+	    a->log.cap != b->log.cap)
+		return false;
+	for (uint32_t i = 0; i < a->log.len; i++) {
+		const struct rl_run *x = &a->log.runs[(a->log.head + i) & (a->log.cap - 1)];
+		const struct rl_run *y = &b->log.runs[(b->log.head + i) & (b->log.cap - 1)];
+		if (x->at != y->at || x->count != y->count)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * sliding_log's check_heap (algo.h): on seeded random traces that grow,
+ * trim and free the ring (bursts, pauses, weighted and invalid costs,
+ * verdicts and answers), it returns what check returns on a twin state,
+ * leaves the same runs, and adds to its delta exactly how much heap_bytes
+ * changed.
+ */
+static void sliding_log_check_heap(void **u)
+{
+	(void)u;
+	const struct rl_algo *algo = &rl_sliding_log_algo;
+	uint64_t seed = t_seed_from_env(0x5117), s = seed;
+
+	assert_non_null(algo->check_heap);
+	for (int trace = 0; trace < 200; trace++) {
+		int64_t n = 1 + (int64_t)(t_splitmix(&s) % 40), w = 1 + (int64_t)(t_splitmix(&s) % 100000);
+		struct rl_rule rule = { n, w, n };
+		struct rl_limiter lim;
+		struct rl_sliding_log a = { 0 }, b = { 0 };
+		int64_t t = (int64_t)(t_splitmix(&s) % 1000000);
+
+		assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
+		for (int i = 0; i < 400; i++) {
+			uint64_t r = t_splitmix(&s);
+			switch (r % 8) {
+			case 0: /* a pause: every run leaves */
+				t += 2 * w + (int64_t)((r >> 8) % (uint64_t)w);
+				break;
+			case 1: /* a burst at one instant */
+				break;
+			case 2:
+				t -= (int64_t)((r >> 8) % 50); /* the clock steps back */
+				break;
+			default:
+				t += 1 + (int64_t)((r >> 8) % (uint64_t)(2 * w / n + 1));
+			}
+			int64_t cost = r % 13 == 0 ? (int64_t)((r >> 20) % (uint64_t)(n + 3)) : 1;
+			int64_t at = r % 97 == 0 ? -1 : t; /* out of range now and then */
+			bool answer = (r >> 40) % 3 == 0;
+			struct rl_decision da, db;
+			int64_t delta = 0;
+			size_t before = algo->heap_bytes(&a);
+			int ra = algo->check_heap(&lim, &a, at, cost, answer ? &da : NULL, &delta);
+			int rb = algo->check(&lim, &b, at, cost, answer ? &db : NULL);
+			int64_t grew = (int64_t)algo->heap_bytes(&a) - (int64_t)before;
+
+			if (ra != rb || (answer && ra >= 0 && memcmp(&da, &db, sizeof da)) || !same_log(&a, &b) ||
+			    delta != grew)
+				fail_msg("N=%lld W=%lld trace %d step %d (t=%lld cost=%lld answer %d): "
+					 "check_heap %d, check %d, runs %s, delta %lld for a heap change of %lld; "
+					 "RL_SEED=%#llx",
+					 (long long)n, (long long)w, trace, i, (long long)at, (long long)cost, answer,
+					 ra, rb, same_log(&a, &b) ? "equal" : "differ", (long long)delta,
+					 (long long)grew, (unsigned long long)seed);
+		}
+		rl_limiter_release(&lim, &a);
+		rl_limiter_release(&lim, &b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1022,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(reset_ns_leaves_state),
 		cmocka_unit_test(sliding_log_memory),
 		cmocka_unit_test(level_widths_agree),
+		cmocka_unit_test(sliding_log_check_heap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
  */
 #include "ratelab/sliding_log.h"
 
+#include <limits.h>
+
 #include "arith.h"
 #include "runlog_ops.h"
 
@@ -134,16 +136,28 @@ static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_
 	return decide(lim, st, now_ns, 1, out);
 }
 
+/* fast_verdict's in_place answer: the check needs answered(), which may resize the ring. */
+enum { HAND_OVER = INT_MIN };
+
+/* The rest of a check fast_verdict cannot finish: answered(), or HAND_OVER in place. */
+static RL_ALWAYS_INLINE int hand_over(const struct rl_limiter *lim, struct rl_sliding_log *st,
+				      int64_t now, bool in_place)
+{
+	return in_place ? HAND_OVER : answered(lim, st, now, NULL);
+}
+
 /*
  * The verdict of a cost-1 request, a leaf (no call, no register saved) in
  * the common case: at most one run leaving the window (the steady state:
  * one leaves as one arrives), then the newest run extended or a run
- * appended to a ring with room. More runs leaving (after a pause), a ring
- * to trim or one to grow hand the whole check to answered(), which
- * repeats the expiry from where this one stopped.
+ * appended to a ring with room; it never resizes the ring. More runs
+ * leaving (after a pause), a ring to trim or one to grow hand the whole
+ * check to answered(), which repeats the expiry from where this one
+ * stopped; with in_place (a constant at each call) they return HAND_OVER
+ * instead, for the caller to call it.
  */
-static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl_sliding_log *st,
-					 int64_t now_ns)
+static RL_ALWAYS_INLINE int fast_verdict(const struct rl_limiter *lim, struct rl_sliding_log *st,
+					 int64_t now_ns, bool in_place)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
@@ -153,16 +167,16 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl
 	struct rl_runlog *log = &st->log;
 
 	if (rl_runlog_expire_one(log, horizon))
-		return answered(lim, st, now, NULL); /* more runs leaving: it expires the rest */
+		return hand_over(lim, st, now, in_place); /* more runs leaving: it expires the rest */
 	if (rl_runlog_trim_due(log))
-		return answered(lim, st, now, NULL);
+		return hand_over(lim, st, now, in_place);
 	/* total <= N: the request's unit fits iff total < N */
 	if (log->total >= (uint64_t)lim->rule.limit) {
 		st->last_ns = now;
 		return RL_REJECTED;
 	}
 	if (!rl_runlog_push_fits(log, now, 1))
-		return answered(lim, st, now, NULL); /* (now clamps to itself there) */
+		return hand_over(lim, st, now, in_place); /* (now clamps to itself there) */
 	st->last_ns = now;
 	return RL_ALLOWED;
 }
@@ -170,7 +184,7 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl
 int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
 			 struct rl_decision *out)
 {
-	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
+	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns, false);
 }
 
 int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
@@ -178,7 +192,7 @@ int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *
 {
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
+	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns, false);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
@@ -190,7 +204,25 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 /* check for cost 1 without an answer: algo.h's verdict op. */
 static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return verdict_only(lim, st, now_ns);
+	return fast_verdict(lim, st, now_ns, false);
+}
+
+/* check, with the heap measured only around the checks that may resize the ring. */
+static int check_heap_op(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
+			 struct rl_decision *out, int64_t *heap_delta)
+{
+	struct rl_sliding_log *st = state;
+
+	if (cost == 1 && !out) {
+		int rc = fast_verdict(lim, st, now_ns, true);
+		if (rc != HAND_OVER)
+			return rc;
+	}
+	size_t before = rl_runlog_heap_bytes(&st->log);
+	int rc = cost == 1 ? answered(lim, st, now_ns, out) : weighted(lim, st, now_ns, cost, out);
+
+	*heap_delta += (int64_t)rl_runlog_heap_bytes(&st->log) - (int64_t)before;
+	return rc;
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -240,5 +272,6 @@ const struct rl_algo rl_sliding_log_algo = {
 	.release = release_op,
 	.heap_bytes = heap_op,
 	.reset_ns = reset_op,
+	.check_heap = check_heap_op,
 	.max_admitted = bound_op,
 };

@@ -255,16 +255,23 @@ static size_t state_heap_bytes(const struct rl_store *s, const void *st)
 	return s->lim->algo->heap_bytes(st);
 }
 
-/* Runs the algorithm on a state that owns heap, keeping heap_bytes exact. */
+/* Runs the algorithm on a state that owns heap, keeping heap_bytes exact:
+ * through its check_heap when it has one, else measuring around check. */
 static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
 				struct rl_decision *out)
 {
-	size_t before = state_heap_bytes(s, st);
-	int rc = s->check(s->lim, st, now_ns, cost, out);
-	size_t after = state_heap_bytes(s, st);
-	if (after != before)
-		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)after - (int64_t)before,
-					  memory_order_relaxed);
+	int64_t delta = 0;
+	int rc;
+
+	if (s->lim->algo->check_heap) {
+		rc = s->lim->algo->check_heap(s->lim, st, now_ns, cost, out, &delta);
+	} else {
+		size_t before = state_heap_bytes(s, st);
+		rc = s->check(s->lim, st, now_ns, cost, out);
+		delta = (int64_t)state_heap_bytes(s, st) - (int64_t)before;
+	}
+	if (delta)
+		atomic_fetch_add_explicit(&s->heap_bytes, delta, memory_order_relaxed);
 	return rc;
 }
 

@@ -127,6 +127,16 @@ struct rl_algo {
 	/* The wait from now_ns until the state's full quota is back, as it
 	 * stands (no request at now_ns), ns; the state is left as it is. */
 	int64_t (*reset_ns)(const struct rl_limiter *lim, const void *state, int64_t now_ns);
+	/*
+	 * Optional, for a state that owns memory (NULL: callers measure
+	 * heap_bytes before and after check): check, same result and same
+	 * state change, that also adds to *heap_delta how much heap_bytes
+	 * changed, measuring it only when the check reallocates. A keyed store
+	 * keeps its heap total with it, without two heap_bytes calls around
+	 * every check.
+	 */
+	int (*check_heap)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
+			  struct rl_decision *out, int64_t *heap_delta);
 	bool answers_delay; /* answers carry delay_ns (a queueing algorithm) */
 	/*
 	 * The algorithm's own documented bound (stated in its header): the most
