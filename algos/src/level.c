@@ -10,8 +10,8 @@
  * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^82 and x, take
  * at most RL_COST_MAX * W < 2^90.
  */
-struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, rl_u128 x,
-					 rl_u128 take, uint64_t ok)
+struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+					 rl_u128 x, rl_u128 take, uint64_t ok)
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 	rl_u128 drained = (rl_u128)rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
