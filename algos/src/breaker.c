@@ -8,6 +8,7 @@
  */
 #include "ratelab/breaker.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "arith.h"
@@ -39,54 +40,63 @@ void rl_breaker_destroy(struct rl_breaker *b)
 	rl_runlog_free(&b->admitted);
 }
 
-/* Checks now and moves OPEN to HALF_OPEN once open_for has passed. */
-static int advance(struct rl_breaker *b, int64_t now)
+/* RL_ERANGE or RL_EORDER for a time the breaker refuses, else RL_OK. */
+static int time_ok(const struct rl_breaker *b, int64_t now)
 {
 	if (now < 0 || now > RL_TIME_MAX_NS)
 		return RL_ERANGE;
-	if (now < b->last)
-		return RL_EORDER;
+	return now < b->last ? RL_EORDER : RL_OK;
+}
+
+/* Records an accepted now and moves OPEN to HALF_OPEN once open_for has passed. */
+static void advance(struct rl_breaker *b, int64_t now)
+{
 	b->last = now;
 	if (b->state == RL_BREAKER_OPEN && now - b->opened_at >= b->open_for)
 		b->state = RL_BREAKER_HALF_OPEN;
-	return RL_OK;
 }
 
 int rl_breaker_state_at(struct rl_breaker *b, int64_t now, enum rl_breaker_state *state)
 {
-	int rc = advance(b, now);
+	int rc = time_ok(b, now);
 
-	if (rc == RL_OK)
+	if (rc == RL_OK) {
+		advance(b, now);
 		*state = b->state;
+	}
 	return rc;
 }
 
-int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *before)
-{
-	int rc = advance(b, now);
+/*
+ * The slow paths below are out of line and reached by tail calls, so that
+ * the CLOSED breaker's common request (one run leaves, one arrives, the
+ * ring has room) saves no register for them.
+ */
 
+/* A request to a breaker stored OPEN or HALF_OPEN, its time accepted. */
+static RL_NOINLINE int handle_not_closed(struct rl_breaker *b, int64_t now,
+					 enum rl_breaker_state *before)
+{
+	advance(b, now);
+	*before = b->state;
+	if (b->state == RL_BREAKER_OPEN)
+		return RL_REJECTED;
+	/* the probe: a new window holding only it (the log is empty) */
+	int rc = rl_runlog_push(&b->admitted, now);
 	if (rc)
 		return rc;
-	*before = b->state;
-	switch (b->state) {
-	case RL_BREAKER_OPEN:
-		return RL_REJECTED;
-	case RL_BREAKER_HALF_OPEN:
-		/* the probe: a new window holding only it (the log is empty) */
-		rc = rl_runlog_push(&b->admitted, now);
-		if (rc)
-			return rc;
-		b->state = RL_BREAKER_CLOSED;
-		return RL_ALLOWED;
-	case RL_BREAKER_CLOSED:
-		break;
-	}
-	if (rl_runlog_expire_one(&b->admitted, now - b->window))
+	b->state = RL_BREAKER_CLOSED;
+	return RL_ALLOWED;
+}
+
+/* The rest of a CLOSED request: more runs to expire (expire_more), a ring
+ * to grow, or the limit reached. */
+static RL_NOINLINE int closed_rest(struct rl_breaker *b, int64_t now, bool expire_more)
+{
+	if (expire_more)
 		rl_runlog_expire(&b->admitted, now - b->window);
 	if (b->admitted.total < (uint64_t)b->limit) {
-		if (rl_runlog_push_fits(&b->admitted, now, 1))
-			return RL_ALLOWED;
-		rc = rl_runlog_push(&b->admitted, now);
+		int rc = rl_runlog_push(&b->admitted, now);
 		return rc ? rc : RL_ALLOWED;
 	}
 	b->state = RL_BREAKER_OPEN;
@@ -94,6 +104,23 @@ int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *
 	/* keep the ring: the next closed period reuses it without reallocating */
 	rl_runlog_clear(&b->admitted);
 	return RL_REJECTED;
+}
+
+int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *before)
+{
+	int rc = time_ok(b, now);
+
+	if (rc)
+		return rc;
+	if (b->state != RL_BREAKER_CLOSED)
+		return handle_not_closed(b, now, before);
+	advance(b, now);
+	*before = RL_BREAKER_CLOSED;
+	if (rl_runlog_expire_one(&b->admitted, now - b->window))
+		return closed_rest(b, now, true);
+	if (b->admitted.total < (uint64_t)b->limit && rl_runlog_push_fits(&b->admitted, now, 1))
+		return RL_ALLOWED;
+	return closed_rest(b, now, false);
 }
 
 const char *rl_breaker_state_name(enum rl_breaker_state s)
