@@ -55,9 +55,7 @@ static inline rl_u128 rl_mul_wide(uint64_t a, uint64_t b)
  */
 static inline uint64_t rl_opaque_u64(uint64_t v)
 {
-#if defined(__GNUC__)
 	__asm__("" : "+r"(v));
-#endif
 	return v;
 }
 
