@@ -5,16 +5,18 @@
 //       key (outside the timed loop), then offered keys in uniform or
 //       Zipf(0.99) order from a sequence drawn beforehand; time advances by
 //       max(1, W / (2 N nkeys)) ns per request: each key is offered about
-//       twice its rate (once at 10M keys, where the 1 ns step binds). At
-//       the cap a few keys of the fill find both their buckets full and are
-//       dropped or displace another (the evicted counter shows how many, a
-//       handful in 10M); the timed checks then find their keys or, for those
-//       few, are decided by the when_full policy.
+//       twice its rate (once at 10M keys, where the 1 ns step binds). Should
+//       a key of the fill find the store full (both its buckets full and no
+//       key of theirs able to move: none in 10M when measured), it is
+//       dropped or displaces another (the evicted counter shows how many);
+//       the timed checks then find their keys or, for those few, are decided
+//       by the when_full policy.
 //   store1t/<algo>/<nkeys>/<order>  the same on a one-thread store
 //       (rl_store_config.one_thread: no bucket locks) at 1, 1K and 1M keys.
 //   store1t/lookup/<nkeys>/uniform  the one-thread runs at 1 and 1K keys
 //       with an algorithm that decides nothing (lookup_algo.h): the store's
-//       own part of a check, the hash and the search of the key's two buckets.
+//       own part of a check, the hash and the search of the key's first bucket
+//       (and its second, for the few keys stored there).
 //   floor/<algo>/<nkeys>/<dependent|independent>  the memory floor (floor.h)
 //       over an array as large as that store (rl_store_stats bytes) at its
 //       largest: after the fill, or after its timed runs if larger (a

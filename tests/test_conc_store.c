@@ -1,7 +1,8 @@
 /*
  * test_conc_store.c - rl_store under threads: exact totals on one hot key
  * for every algorithm; many keys over several threads give exactly the
- * answers of a single-threaded replay of the same per-key sequences; a
+ * answers of a single-threaded replay of the same per-key sequences, also
+ * while keys move between their two buckets; a
  * churn of one-shot keys from several threads never passes the cap.
  * Seeded: RL_SEED overrides the seed, which failures print. POSIX threads,
  * which ThreadSanitizer intercepts (C11 thrd_create it does not).
@@ -270,6 +271,7 @@ struct req {
 struct many {
 	struct rl_store *s;
 	struct req *reqs;
+	pthread_barrier_t *epoch; /* two epochs: all threads end the first before any starts the second */
 };
 
 static void *many_thread(void *arg)
@@ -279,29 +281,88 @@ static void *many_thread(void *arg)
 
 	for (int i = 0; i < REQS_PER_THREAD; i++) {
 		struct req *r = &m->reqs[i];
+		if (m->epoch && i == REQS_PER_THREAD / 2)
+			pthread_barrier_wait(m->epoch);
 		snprintf(key, sizeof(key), "client-%u", r->key);
 		r->verdict = rl_store_check(m->s, key, strlen(key), r->t, &r->d);
 	}
 	return NULL;
 }
 
-/* Thread t owns keys [t * KEYS_PER_THREAD, (t + 1) * KEYS_PER_THREAD). */
-static void make_trace(struct req *reqs, int t, uint64_t *x)
+#define KEYS (THREADS * KEYS_PER_THREAD)
+#define EPOCH_NS (1000 * SEC) /* the second epoch's shift: every first-epoch key is idle by then */
+
+/*
+ * Thread t owns keys [t * KEYS_PER_THREAD, (t + 1) * KEYS_PER_THREAD), and
+ * with two epochs the same range + KEYS too. The second half of a
+ * two-epoch trace is EPOCH_NS later and uses 3/4 as many keys: the first
+ * half of its old ones and a quarter of new ones (fewer than the store's
+ * cap, so that no key in use is evicted to make room).
+ */
+static void make_trace(struct req *reqs, int t, uint64_t *x, int epochs)
 {
-	static int64_t last[THREADS * KEYS_PER_THREAD];
-	int64_t now = 0;
+	static int64_t last[2 * KEYS];
+	int64_t now = 0, epoch = 0;
 
 	memset(last + t * KEYS_PER_THREAD, 0, KEYS_PER_THREAD * sizeof(last[0]));
+	memset(last + KEYS + t * KEYS_PER_THREAD, 0, KEYS_PER_THREAD * sizeof(last[0]));
 	for (int i = 0; i < REQS_PER_THREAD; i++) {
 		uint64_t r = next_rand(x);
 		uint32_t k = (uint32_t)(t * KEYS_PER_THREAD) + (uint32_t)(r % KEYS_PER_THREAD);
+		if (epochs == 2 && i == REQS_PER_THREAD / 2)
+			epoch = now += EPOCH_NS;
+		if (epochs == 2 && i >= REQS_PER_THREAD / 2) {
+			uint32_t j = (uint32_t)(r % (KEYS_PER_THREAD * 3 / 4));
+			k = (uint32_t)(t * KEYS_PER_THREAD) + j + (j >= KEYS_PER_THREAD / 2 ? KEYS : 0);
+		}
 		now += (int64_t)((r >> 20) % 200000); /* mean 100 us apart */
-		/* now and then a time earlier than the key's last: the clamp */
-		int64_t at = (r >> 40) % 16 == 0 && last[k] > 50000 ? last[k] - 50000 : now;
+		/* now and then a time earlier than the key's last (in this
+		 * epoch: a key idle since may have been dropped): the clamp */
+		int64_t at = (r >> 40) % 16 == 0 && last[k] > epoch + 50000 ? last[k] - 50000 : now;
 		reqs[i] = (struct req){ .key = k, .t = at };
 		if (at > last[k])
 			last[k] = at;
 	}
+}
+
+/*
+ * The threads run their traces on s at once; then each key's requests,
+ * replayed in its thread's order on one private state, must get the same
+ * answers.
+ */
+static void run_and_replay(struct rl_store *s, const struct rl_limiter *lim, uint64_t x,
+			   int epochs)
+{
+	struct req *reqs = calloc((size_t)THREADS * REQS_PER_THREAD, sizeof(*reqs));
+	struct many m[THREADS];
+	pthread_t th[THREADS];
+	pthread_barrier_t epoch;
+
+	assert_non_null(reqs);
+	assert_int_equal(pthread_barrier_init(&epoch, NULL, THREADS), 0);
+	for (int t = 0; t < THREADS; t++)
+		make_trace(reqs + (size_t)t * REQS_PER_THREAD, t, &x, epochs);
+	for (int t = 0; t < THREADS; t++) {
+		m[t] = (struct many){ s, reqs + (size_t)t * REQS_PER_THREAD, epochs == 2 ? &epoch : NULL };
+		assert_int_equal(pthread_create(&th[t], NULL, many_thread, &m[t]), 0);
+	}
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&epoch);
+
+	_Alignas(16) static unsigned char states[2 * KEYS][RL_STORE_MAX_STATE];
+	memset(states, 0, sizeof(states));
+	for (size_t i = 0; i < (size_t)THREADS * REQS_PER_THREAD; i++) {
+		struct rl_decision want;
+		int rw = rl_limiter_check(lim, states[reqs[i].key], reqs[i].t, &want);
+		if (rw != reqs[i].verdict || memcmp(&want, &reqs[i].d, sizeof(want)) != 0)
+			fail_msg("%s, seed %llu, %d epoch(s): request %zu (key %u, t %lld): store %d, replay %d",
+				 lim->algo->name, (unsigned long long)seed, epochs, i, reqs[i].key,
+				 (long long)reqs[i].t, reqs[i].verdict, rw);
+	}
+	for (size_t k = 0; k < 2 * KEYS; k++)
+		rl_limiter_release(lim, states[k]);
+	free(reqs);
 }
 
 static void test_many_keys_match_replay(void **unused)
@@ -315,40 +376,45 @@ static void test_many_keys_match_replay(void **unused)
 		/*
 		 * The threads' clocks drift apart, so idleness is judged a whole
 		 * trace (2 s of trace time) behind: no drop may change a decision.
+		 * At the cap, a few insertions find both buckets full and move a
+		 * stored key to its other bucket while the other threads check.
 		 */
-		struct rl_store_config cfg = { .limiter = &lim, .max_keys = THREADS * KEYS_PER_THREAD,
+		struct rl_store_config cfg = { .limiter = &lim, .max_keys = KEYS,
 					       .idle_grace_ns = 100 * SEC };
 		struct rl_store *s = NULL;
-		struct req *reqs = calloc((size_t)THREADS * REQS_PER_THREAD, sizeof(*reqs));
-		struct many m[THREADS];
-		pthread_t th[THREADS];
-		uint64_t x = seed + a;
 
-		assert_non_null(reqs);
-		for (int t = 0; t < THREADS; t++)
-			make_trace(reqs + (size_t)t * REQS_PER_THREAD, t, &x);
 		assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
-		for (int t = 0; t < THREADS; t++) {
-			m[t] = (struct many){ s, reqs + (size_t)t * REQS_PER_THREAD };
-			assert_int_equal(pthread_create(&th[t], NULL, many_thread, &m[t]), 0);
-		}
-		for (int t = 0; t < THREADS; t++)
-			pthread_join(th[t], NULL);
+		run_and_replay(s, &lim, seed + a, 1);
+		rl_store_destroy(s);
+	}
+}
 
-		/* The replay: each key's requests in its thread's order, one state per key. */
-		_Alignas(16) static unsigned char states[THREADS * KEYS_PER_THREAD][RL_STORE_MAX_STATE];
-		memset(states, 0, sizeof(states));
-		for (size_t i = 0; i < (size_t)THREADS * REQS_PER_THREAD; i++) {
-			struct rl_decision want;
-			int rw = rl_limiter_check(&lim, states[reqs[i].key], reqs[i].t, &want);
-			if (rw != reqs[i].verdict || memcmp(&want, &reqs[i].d, sizeof(want)) != 0)
-				fail_msg("%s, seed %llu: request %zu (key %u, t %lld): store %d, replay %d",
-					 all[a]->name, (unsigned long long)seed, i, reqs[i].key,
-					 (long long)reqs[i].t, reqs[i].verdict, rw);
-		}
-		for (size_t k = 0; k < THREADS * KEYS_PER_THREAD; k++)
-			rl_limiter_release(&lim, states[k]);
-		free(reqs);
+/*
+ * Keys moving between their buckets while other threads check them: in
+ * the second epoch every first-epoch key is idle, so new keys reclaim them
+ * (invisibly: an idle state decides as a fresh one) and the keys still
+ * used, found in their second bucket, move back to their first as it
+ * frees up. Every answer must still be the single-threaded replay's.
+ */
+static void test_moves_match_replay(void **unused)
+{
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+
+	(void)unused;
+	for (size_t a = 0; a < n; a++) {
+		struct rl_limiter lim = make(all[a], 5, 10000000, 8);
+		struct rl_store_config cfg = { .limiter = &lim, .max_keys = KEYS,
+					       .idle_grace_ns = 100 * SEC };
+		struct rl_store *s = NULL;
+		struct rl_store_stats st;
+
+		assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+		run_and_replay(s, &lim, seed + 100 + a, 2);
+		rl_store_stats(s, &st);
+		assert_true(st.keys <= KEYS);
+		assert_true(st.evicted_idle > 0);
+		assert_int_equal(st.evicted_full, 0);
 		rl_store_destroy(s);
 	}
 }
@@ -415,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_hot_key_exact),
 		cmocka_unit_test(test_concurrent_eviction),
 		cmocka_unit_test(test_many_keys_match_replay),
+		cmocka_unit_test(test_moves_match_replay),
 		cmocka_unit_test(test_churn_cap),
 	};
 

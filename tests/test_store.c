@@ -1,9 +1,10 @@
 /*
  * test_store.c - rl_store on one thread: decisions equal the limiter's
  * (every key length the hash reads differently, random costs), forced
- * fingerprint collisions, the three when_full policies, idle eviction under
- * a churn of one-shot keys (10^7 in the plain build), and the memory the
- * store reports. Every test runs twice: on a thread-safe store and on a
+ * fingerprint collisions, the three when_full policies, keys moved between
+ * their two buckets (their states kept; a store filled to its cap with no
+ * key refused), idle eviction under a churn of one-shot keys (10^7 in the
+ * plain build), and the memory the store reports. Every test runs twice: on a thread-safe store and on a
  * one-thread store (rl_store_config.one_thread), whose decisions and
  * counters must be the same; test_one_thread_twin also runs both side by
  * side on one random trace.
@@ -215,22 +216,35 @@ static uint64_t identity_hash(const void *key, size_t len, uint64_t seed)
 	return h;
 }
 
-/* store.c's locate() for a 2-bucket table: the buckets of hash h. */
-static void two_buckets(uint64_t h, int *i1, int *i2)
+/* store.c's locate() for a table of n buckets: the buckets of hash h (the
+ * first from its high bits, the second (g - first) mod n, g drawn from the
+ * 32-bit tag). */
+static void buckets_of(uint64_t h, int n, int *i1, int *i2)
 {
-	*i1 = (int)(h >> 63);
-	*i2 = (int)((h * 0x9e3779b97f4a7c15ULL) >> 63);
+	uint32_t tag = (uint32_t)h | ((uint32_t)h == 0);
+	int g = (int)(((unsigned __int128)((uint64_t)tag * 0x9e3779b97f4a7c15ULL) * (unsigned)n) >> 64);
+
+	*i1 = (int)(((unsigned __int128)h * (unsigned)n) >> 64);
+	*i2 = g >= *i1 ? g - *i1 : g + n - *i1;
 }
 
-/* The next hash after *h whose two buckets are both bucket b. */
-static uint64_t hash_in(uint64_t *h, int b)
+/* The next hash after *h (a counter) whose buckets in a table of n are b1 and b2. */
+static uint64_t hash_to(uint64_t *h, int n, int b1, int b2)
 {
+	/* the least hash whose first bucket is b1, plus the counter */
+	uint64_t base = (uint64_t)((((unsigned __int128)b1 << 64) + (unsigned)n - 1) / (unsigned)n);
 	int i1, i2;
 
 	do
-		two_buckets(++*h + ((uint64_t)b << 63), &i1, &i2);
-	while (i1 != b || i2 != b);
-	return *h + ((uint64_t)b << 63);
+		buckets_of(base + ++*h, n, &i1, &i2);
+	while (i1 != b1 || i2 != b2);
+	return base + *h;
+}
+
+/* The next hash after *h whose two buckets are both bucket b of a 2-bucket table. */
+static uint64_t hash_in(uint64_t *h, int b)
+{
+	return hash_to(h, 2, b, b);
 }
 
 /*
@@ -270,6 +284,97 @@ static void test_evict_elsewhere(void **unused)
 	/* the victim was keys[0], nearest to full quota: keys[1] kept its state */
 	assert_int_equal(rl_store_check(s, &keys[1], 8, 0, NULL), RL_REJECTED);
 	rl_store_destroy(s);
+}
+
+/*
+ * A new key whose two buckets are full moves one of their keys to that
+ * key's other bucket, below the cap, instead of evicting; a key found in
+ * its second bucket moves to its first once that has room. Each moved key
+ * keeps its state (sliding_log: a heap ring, which the sanitizers' build
+ * would see freed twice or lost). max_keys 40 makes a table of 3 buckets.
+ */
+static void test_moves_keep_state(void **unused)
+{
+	struct rl_limiter lim = make(&rl_sliding_log_algo, 2, SEC, 2);
+	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 40, .when_full = RL_FULL_EVICT,
+				       .one_thread = one_thread, .hash = identity_hash };
+	struct rl_store *s = NULL;
+	struct rl_store_stats st;
+	uint64_t c = 0, v, n, k, m;
+
+	(void)unused;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.slots, 48);
+	for (int i = 0; i < 16; i++) { /* bucket 0 full of keys that cannot leave it */
+		uint64_t a = hash_to(&c, 3, 0, 0);
+		assert_int_equal(rl_store_check(s, &a, 8, 0, NULL), RL_ALLOWED);
+	}
+	for (int i = 0; i < 15; i++) {
+		uint64_t b = hash_to(&c, 3, 1, 1);
+		assert_int_equal(rl_store_check(s, &b, 8, 0, NULL), RL_ALLOWED);
+	}
+	v = hash_to(&c, 3, 1, 2); /* the 16th of bucket 1, the only one that can move */
+	assert_int_equal(rl_store_check(s, &v, 8, 0, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &v, 8, 1, NULL), RL_ALLOWED);
+
+	n = hash_to(&c, 3, 0, 1); /* both buckets full: v goes to bucket 2 */
+	assert_int_equal(rl_store_check(s, &n, 8, 2, NULL), RL_ALLOWED);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 33);
+	assert_int_equal(st.evicted_full, 0);
+	assert_int_equal(st.full_decided, 0);
+	assert_int_equal(rl_store_check(s, &v, 8, 3, NULL), RL_REJECTED); /* two in its window */
+	assert_int_equal(rl_store_check(s, &n, 8, 3, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &n, 8, 4, NULL), RL_REJECTED);
+
+	k = hash_to(&c, 3, 0, 2); /* bucket 0 full: k goes to bucket 2 */
+	assert_int_equal(rl_store_check(s, &k, 8, SEC / 2, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 18 / 10, NULL), RL_ALLOWED);
+	m = hash_to(&c, 3, 0, 0); /* at 2 s the keys of bucket 0 are idle: m drops them */
+	assert_int_equal(rl_store_check(s, &m, 8, 2 * SEC, NULL), RL_ALLOWED);
+	/* k, in use, now moves to bucket 0 and still holds its request of 1.8 s */
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 21 / 10, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 22 / 10, NULL), RL_REJECTED);
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 29 / 10, NULL), RL_ALLOWED);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.evicted_full, 0);
+	rl_store_destroy(s);
+}
+
+/*
+ * Filling a store to its cap stores every key (no policy decision below
+ * it, when first fit alone leaves both buckets of about 1 % of new keys
+ * full), and every key keeps its own state. Several sizes and seeds.
+ */
+static void test_fill_to_cap(void **unused)
+{
+	static const size_t caps[] = { 1000, 4096, 30000 };
+	struct rl_limiter lim = make(&rl_gcra_algo, 2, 3600 * SEC, 2);
+
+	(void)unused;
+	for (size_t ci = 0; ci < sizeof(caps) / sizeof(caps[0]); ci++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct rl_store_config cfg = { .limiter = &lim, .max_keys = caps[ci],
+						       .when_full = RL_FULL_FAIL_CLOSED,
+						       .one_thread = one_thread, .hash_seed = seed };
+			struct rl_store *s = NULL;
+			struct rl_store_stats st;
+
+			assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+			for (uint64_t key = 0; key < caps[ci]; key++)
+				assert_int_equal(rl_store_check(s, &key, 8, 0, NULL), RL_ALLOWED);
+			rl_store_stats(s, &st);
+			if (st.full_decided || st.keys != caps[ci])
+				fail_msg("cap %zu, seed %llu: %zu keys stored, %llu decided full",
+					 caps[ci], (unsigned long long)seed, (size_t)st.keys,
+					 (unsigned long long)st.full_decided);
+			for (uint64_t key = 0; key < caps[ci]; key++) {
+				assert_int_equal(rl_store_check(s, &key, 8, 1, NULL), RL_ALLOWED);
+				assert_int_equal(rl_store_check(s, &key, 8, 2, NULL), RL_REJECTED);
+			}
+			rl_store_destroy(s);
+		}
 }
 
 /* Four keys fill a store of max_keys 4; a fifth meets each policy. */
@@ -606,7 +711,8 @@ int main(void)
 		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere),
 		cmocka_unit_test(test_full_policies), cmocka_unit_test(test_stats_bytes),
 		cmocka_unit_test(test_stats_count_allocator_bytes), cmocka_unit_test(test_bytes_per_key),
-		cmocka_unit_test(test_churn_steady_key),
+		cmocka_unit_test(test_churn_steady_key), cmocka_unit_test(test_moves_keep_state),
+		cmocka_unit_test(test_fill_to_cap),
 	};
 	const struct CMUnitTest twin[] = { cmocka_unit_test(test_one_thread_twin) };
 

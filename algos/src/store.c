@@ -1,14 +1,16 @@
 /*
  * store.c - model: a fixed table of 2-choice buckets (store.h). A key is
- * its 64-bit hash: two bucket indexes and a 32-bit tag (0 marks a free
- * slot). Its state lives in at most one slot of its two buckets; every
- * read or write of a bucket's tags or states happens under that bucket's
+ * its 64-bit hash: its first bucket and a 32-bit tag (0 marks a free
+ * slot), from which its second bucket follows. Its state lives in at most
+ * one slot of its two buckets, the first when that had room; every read
+ * or write of a bucket's tags or states happens under that bucket's
  * spinlock (not taken in a one-thread store, whose caller serialises every
  * call).
  *
  * Invariants: a key's tag is in at most one of its two buckets, because a
  * new key is inserted only while both buckets are locked and found absent
- * from both; a free slot's state bytes are zero (a fresh key); keys (the
+ * from both, and a key moves from one of its buckets to the other only
+ * while both are locked; a free slot's state bytes are zero (a fresh key); keys (the
  * counter) equals the occupied slots and never exceeds max_keys, because a
  * slot is filled only after a successful reservation or in place of a
  * dropped key; heap_bytes equals the sum of the stored states' heap as
@@ -172,24 +174,36 @@ static size_t reduce(uint64_t x, size_t n)
 }
 
 /*
- * The first bucket from the high bits of h, the tag from its low 32 bits,
- * the second bucket from the high bits of an odd multiple of h (which mix
- * in every bit of h, so keys sharing a first bucket spread over the
- * second): two multiplies, nothing else on the way to the first bucket.
+ * The first bucket from the high bits of h, the tag from its low 32 bits:
+ * one multiply on the way to the first bucket. The second is
+ * alt_index(first, tag).
  */
 static uint32_t tag_of(uint64_t h)
 {
 	return (uint32_t)h | ((uint32_t)h == 0); /* 0 marks a free slot */
 }
 
-static size_t second_index(const struct rl_store *s, uint64_t h)
+/*
+ * The other bucket of a key stored in bucket i under tag: (g - i) mod
+ * nbuckets, g drawn from the tag alone. It is its own inverse, so a stored
+ * key's other bucket follows from where it is and its tag, which lets a
+ * key move between its two buckets without its hash; and g, uniform and
+ * independent of the first bucket (the hash's high bits), spreads the keys
+ * that share a first bucket over the whole table.
+ */
+static size_t alt_index(const struct rl_store *s, size_t i, uint32_t tag)
 {
-	return reduce(h * 0x9e3779b97f4a7c15ULL, s->nbuckets);
+	size_t g = reduce((uint64_t)tag * 0x9e3779b97f4a7c15ULL, s->nbuckets);
+
+	return g >= i ? g - i : g + s->nbuckets - i;
 }
 
 static struct where locate(const struct rl_store *s, uint64_t h)
 {
-	return (struct where){ reduce(h, s->nbuckets), second_index(s, h), tag_of(h) };
+	size_t i1 = reduce(h, s->nbuckets);
+	uint32_t tag = tag_of(h);
+
+	return (struct where){ i1, alt_index(s, i1, tag), tag };
 }
 
 static struct bucket *bucket_at(const struct rl_store *s, size_t i)
@@ -387,23 +401,66 @@ static bool evict_elsewhere(struct rl_store *s, int64_t now_ns)
 	return false;
 }
 
-/* A free slot in the emptier of the two buckets, or -1; sets *into. */
-static int free_slot(struct bucket *b1, struct bucket *b2, struct bucket **into)
+/* Moves a stored key's tag and state to a free slot of its other bucket
+ * (both locked); the slot it leaves is free. */
+static void move_key(const struct rl_store *s, struct bucket *from, int slot, struct bucket *to,
+		     int free)
 {
-	int free1 = 0, free2 = 0, s1 = -1, s2 = -1;
+	memcpy(state_at(s, to, free), state_at(s, from, slot), s->slot_size);
+	to->tags[free] = from->tags[slot];
+	memset(state_at(s, from, slot), 0, s->slot_size);
+	from->tags[slot] = 0;
+}
 
-	for (int i = SLOTS - 1; i >= 0; i--) {
-		if (!b1->tags[i]) {
-			free1++;
-			s1 = i;
-		}
-		if (b2 != b1 && !b2->tags[i]) {
-			free2++;
-			s2 = i;
+/*
+ * Both of a new key's buckets (w, locked) full: moves one of their keys to
+ * its other bucket when that one, try-locked, has a free slot. The slot it
+ * left, or -1; sets *into to its bucket.
+ */
+static int make_room(struct rl_store *s, struct where w, struct bucket **into)
+{
+	size_t idx[2] = { w.i1, w.i2 };
+
+	for (int k = 0; k < (w.i1 == w.i2 ? 1 : 2); k++) {
+		struct bucket *b = bucket_at(s, idx[k]);
+		for (int slot = 0; slot < SLOTS; slot++) {
+			size_t z = alt_index(s, idx[k], b->tags[slot]);
+			if (z == w.i1 || z == w.i2)
+				continue;
+			struct bucket *bz = bucket_at(s, z);
+			if (!bucket_trylock(s, bz))
+				continue;
+			int free = find(bz, 0);
+			if (free >= 0)
+				move_key(s, b, slot, bz, free);
+			bucket_unlock(s, bz);
+			if (free >= 0) {
+				*into = b;
+				return slot;
+			}
 		}
 	}
-	*into = free2 > free1 ? b2 : b1;
-	return free2 > free1 ? s2 : s1;
+	return -1;
+}
+
+/*
+ * A free slot for a new key: the first bucket's when it has one, so that
+ * nearly every key is found by the fast paths' one probe (first fit: at
+ * 6/7 occupancy about 5 % of keys land in their second bucket, where the
+ * emptier of the two would put a third), then the second's, then one made by
+ * moving a key (make_room: first fit alone leaves both buckets full for
+ * about 1 % of insertions below the cap; only when may_move, as a key
+ * that will not be stored needs no room). -1 when none; sets *into.
+ */
+static int free_slot(struct rl_store *s, struct where w, bool may_move, struct bucket **into)
+{
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	unsigned f1 = match(b1, 0), f2 = match(b2, 0);
+
+	*into = f1 ? b1 : b2;
+	if (f1 | f2)
+		return rl_lowest_bit(f1 ? f1 : f2);
+	return may_move ? make_room(s, w, into) : -1;
 }
 
 static int insert(struct rl_store *s, struct bucket *b, int slot, uint32_t tag, int64_t now_ns,
@@ -458,9 +515,11 @@ static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, s
 }
 
 /* The check with both buckets locked; *inserted tells whether a key was added. */
-static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2, uint32_t tag,
-			int64_t now_ns, int64_t cost, struct rl_decision *out, bool *inserted)
+static int check_locked(struct rl_store *s, struct where w, int64_t now_ns, int64_t cost,
+			struct rl_decision *out, bool *inserted)
 {
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	uint32_t tag = w.tag;
 	int slot;
 
 	if ((slot = find(b1, tag)) >= 0)
@@ -484,7 +543,7 @@ static int check_locked(struct rl_store *s, struct bucket *b1, struct bucket *b2
 	}
 
 	struct bucket *into;
-	slot = free_slot(b1, b2, &into);
+	slot = free_slot(s, w, reserved, &into);
 	*inserted = reserved && slot >= 0;
 	if (*inserted)
 		return insert(s, into, slot, tag, now_ns, cost, out);
@@ -507,19 +566,14 @@ static RL_NOINLINE int run_unlock(struct rl_store *s, struct bucket *b, int slot
 /*
  * A stored key's check in bucket b, or ABSENT when the tag is not there
  * (the bucket then left as found). Under b's lock alone: b holds the key's
- * one state (a key is inserted only with both its buckets locked, so it
- * cannot appear in the other one meanwhile).
+ * one state (a key is inserted or moved only with both its buckets
+ * locked, so it cannot appear in the other one meanwhile).
  */
-static RL_ALWAYS_INLINE int check_in(struct rl_store *s, struct bucket *b, uint32_t tag,
-				     int64_t now_ns, int64_t cost, struct rl_decision *out)
+static int check_in(struct rl_store *s, struct bucket *b, uint32_t tag, int64_t now_ns,
+		    int64_t cost, struct rl_decision *out)
 {
 	int slot;
 
-	if (s->one_thread) {
-		if ((slot = find(b, tag)) < 0)
-			return ABSENT;
-		return run(s, state_at(s, b, slot), now_ns, cost, out);
-	}
 	bucket_lock(s, b);
 	if ((slot = find(b, tag)) < 0) {
 		bucket_unlock(s, b);
@@ -552,7 +606,7 @@ static RL_NOINLINE int check_any(struct rl_store *s, uint64_t h, int64_t now_ns,
 	bucket_lock(s, lo);
 	if (hi != lo)
 		bucket_lock(s, hi);
-	rc = check_locked(s, b1, b2, w.tag, now_ns, cost, out, &inserted);
+	rc = check_locked(s, w, now_ns, cost, out, &inserted);
 	if (hi != lo)
 		bucket_unlock(s, hi);
 	bucket_unlock(s, lo);
@@ -562,14 +616,35 @@ static RL_NOINLINE int check_any(struct rl_store *s, uint64_t h, int64_t now_ns,
 	return rc;
 }
 
-/* The fast path's sequel, out of line: the second bucket, then check_any. */
+/*
+ * The fast path's sequel, out of line: the key's second bucket, then
+ * check_any. A key found there moves to its first bucket when that has
+ * room again (its keys went idle, or it was full when this key came), so
+ * that keys return to where the fast path's one probe finds them; the
+ * first bucket is only try-locked, as the second is held.
+ */
 static RL_NOINLINE int check_second(struct rl_store *s, uint64_t h, int64_t now_ns, int64_t cost,
 				    struct rl_decision *out)
 {
 	struct where w = locate(s, h);
-	int rc = check_in(s, bucket_at(s, w.i2), w.tag, now_ns, cost, out);
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	int slot;
 
-	return rc != ABSENT ? rc : check_any(s, h, now_ns, cost, out);
+	bucket_lock(s, b2);
+	if ((slot = find(b2, w.tag)) < 0) {
+		bucket_unlock(s, b2);
+		return check_any(s, h, now_ns, cost, out);
+	}
+	if (b1 != b2 && bucket_trylock(s, b1)) {
+		int free = find(b1, 0);
+		if (free >= 0) {
+			move_key(s, b2, slot, b1, free);
+			bucket_unlock(s, b2);
+			return run_unlock(s, b1, free, now_ns, cost, out);
+		}
+		bucket_unlock(s, b1);
+	}
+	return run_unlock(s, b2, slot, now_ns, cost, out);
 }
 
 /* check_any for a key hashed by cfg.hash or longer than 16 bytes. */
@@ -581,59 +656,32 @@ static RL_NOINLINE int check_key(struct rl_store *s, const void *key, size_t key
 
 /*
  * The fast paths below take a key of at most 16 bytes under the default
- * hash that is stored; anything else (a new key, a longer key, another
- * hash) goes to check_any. Each is its own function, so that it saves no
- * registers for the others.
+ * hash that is stored in its first bucket, as nearly every key is
+ * (free_slot, check_second); anything else goes to check_second, then
+ * check_any. Each is its own function, so that it saves no registers for
+ * the others.
  */
-
-/*
- * A one-thread store small enough to stay in the core's caches: both
- * buckets' tags compared, and the state picked without a branch on which
- * bucket holds it (new keys go to the emptier bucket, so stored keys split
- * about evenly and that branch would be mispredicted half the time). The
- * key's state, or NULL (a new key); *h receives the key's hash.
- */
-static RL_ALWAYS_INLINE void *cached_state(struct rl_store *s, const void *key, size_t key_len,
-					   uint64_t *h)
-{
-	*h = hash_short(key, key_len, s->seed);
-	struct where w = locate(s, *h);
-	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
-	unsigned m1 = match(b1, w.tag), m2 = match(b2, w.tag);
-
-	if (!(m1 | m2))
-		return NULL;
-	struct bucket *b = m1 ? b1 : b2;
-	unsigned m = m1 ? m1 : m2;
-	return state_at(s, b, rl_lowest_bit(m));
-}
-
-/* Any check on such a store: its state's, or check_any for a new key. */
-static RL_NOINLINE int check_cached(struct rl_store *s, const void *key, size_t key_len,
-				    int64_t now_ns, int64_t cost, struct rl_decision *out)
-{
-	uint64_t h;
-	void *st = cached_state(s, key, key_len, &h);
-
-	return st ? run(s, st, now_ns, cost, out) : check_any(s, h, now_ns, cost, out);
-}
-
-/* check_cached for a cost-1 verdict (out = NULL) through s->verdict: three
- * arguments fewer kept live, the algorithm's cost and answer dispatch skipped. */
-static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key, size_t key_len,
-					    int64_t now_ns)
-{
-	uint64_t h;
-	void *st = cached_state(s, key, key_len, &h);
-
-	return st ? s->verdict(s->lim, st, now_ns) : check_any(s, h, now_ns, 1, NULL);
-}
 
 /* The first bucket and the tag of hash h, as locate's, without the second's multiply. */
 static struct bucket *first_bucket(const struct rl_store *s, uint64_t h, uint32_t *tag)
 {
 	*tag = tag_of(h);
 	return bucket_at(s, reduce(h, s->nbuckets));
+}
+
+/* A cost-1 verdict (out = NULL) on a one-thread store small enough to stay
+ * in the core's caches, through s->verdict: three arguments fewer kept
+ * live, the algorithm's cost and answer dispatch skipped. */
+static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key, size_t key_len,
+					    int64_t now_ns)
+{
+	uint64_t h = hash_short(key, key_len, s->seed);
+	uint32_t tag;
+	struct bucket *b1 = first_bucket(s, h, &tag);
+	unsigned m = match(b1, tag);
+
+	return m ? s->verdict(s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns)
+		 : check_second(s, h, now_ns, 1, NULL);
 }
 
 /* check_first once b1, locked, is searched: the key's state, or check_second. */
@@ -661,7 +709,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
 }
 
 /*
- * Any other store: the key's first bucket (fetched whole when the table is
+ * Any other check: the key's first bucket (fetched whole when the table is
  * larger than the caches), then check_second. Every call it makes is its
  * last act (run_unlock unlocks), so it keeps nothing live across one.
  */
@@ -673,13 +721,12 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 	struct bucket *b1 = first_bucket(s, h, &tag);
 	int slot;
 
-	/* the first bucket whole and the second's tags: their misses overlap
-	 * instead of following one another (about half the keys live in their
-	 * second bucket) */
+	/* the first bucket whole and the second's tags: the few keys that
+	 * live in their second bucket then miss once, not twice in turn */
 	if (s->prefetch) {
 		for (size_t off = 0; off < s->stride; off += 64)
 			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
-		RL_PREFETCH_WRITE(bucket_at(s, second_index(s, h)));
+		RL_PREFETCH_WRITE(bucket_at(s, alt_index(s, reduce(h, s->nbuckets), tag)));
 	}
 	if (s->one_thread) {
 		if ((slot = find(b1, tag)) >= 0)
@@ -700,9 +747,8 @@ static RL_ALWAYS_INLINE int check(struct rl_store *s, const void *key, size_t ke
 		return RL_ERANGE;
 	if (!s->fast || key_len > 16)
 		return check_key(s, key, key_len, now_ns, cost, out);
-	if (s->one_thread && !s->prefetch)
-		return cost == 1 && !out && s->verdict ? check_cached_verdict(s, key, key_len, now_ns)
-						       : check_cached(s, key, key_len, now_ns, cost, out);
+	if (s->one_thread && !s->prefetch && cost == 1 && !out && s->verdict)
+		return check_cached_verdict(s, key, key_len, now_ns);
 	return check_first(s, key, key_len, now_ns, cost, out);
 }
 

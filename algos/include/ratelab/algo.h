@@ -12,7 +12,8 @@
  * the constants derived from it once, so that a check only multiplies,
  * adds and compares. Per-key state lives wherever the caller keeps it (a
  * struct, a hash map, rl_store): a zeroed state of algo->state_size bytes is
- * a fresh key.
+ * a fresh key, and a state may be moved with memcpy (it holds no pointer
+ * into itself; rl_store moves keys between their two buckets).
  *
  * Weighted requests: every check takes a cost c, 1 <= c <= RL_COST_MAX
  * (rule.h), and everything below counts in cost units ("units"): the rule
