@@ -401,15 +401,21 @@ static bool evict_elsewhere(struct rl_store *s, int64_t now_ns)
 	return false;
 }
 
-/* Moves a stored key's tag and state to a free slot of its other bucket
- * (both locked); the slot it leaves is free. */
-static void move_key(const struct rl_store *s, struct bucket *from, int slot, struct bucket *to,
-		     int free)
+/* Moves the key in slot of from, tag and state, to a free slot of its
+ * other bucket to (both locked): that slot, or -1 when to is full. The
+ * slot it leaves is free. */
+static RL_ALWAYS_INLINE int move_key(const struct rl_store *s, struct bucket *from, int slot,
+				     struct bucket *to)
 {
+	int free = find(to, 0);
+
+	if (free < 0)
+		return -1;
 	memcpy(state_at(s, to, free), state_at(s, from, slot), s->slot_size);
 	to->tags[free] = from->tags[slot];
 	memset(state_at(s, from, slot), 0, s->slot_size);
 	from->tags[slot] = 0;
+	return free;
 }
 
 /*
@@ -430,11 +436,9 @@ static int make_room(struct rl_store *s, struct where w, struct bucket **into)
 			struct bucket *bz = bucket_at(s, z);
 			if (!bucket_trylock(s, bz))
 				continue;
-			int free = find(bz, 0);
-			if (free >= 0)
-				move_key(s, b, slot, bz, free);
+			int moved = move_key(s, b, slot, bz);
 			bucket_unlock(s, bz);
-			if (free >= 0) {
+			if (moved >= 0) {
 				*into = b;
 				return slot;
 			}
@@ -636,11 +640,10 @@ static RL_NOINLINE int check_second(struct rl_store *s, uint64_t h, int64_t now_
 		return check_any(s, h, now_ns, cost, out);
 	}
 	if (b1 != b2 && bucket_trylock(s, b1)) {
-		int free = find(b1, 0);
-		if (free >= 0) {
-			move_key(s, b2, slot, b1, free);
+		int moved = move_key(s, b2, slot, b1);
+		if (moved >= 0) {
 			bucket_unlock(s, b2);
-			return run_unlock(s, b1, free, now_ns, cost, out);
+			return run_unlock(s, b1, moved, now_ns, cost, out);
 		}
 		bucket_unlock(s, b1);
 	}
