@@ -49,6 +49,9 @@ struct bucket {
 };
 _Static_assert(sizeof(struct bucket) == 72, "a bucket head is 72 bytes");
 
+/* A cost-1 verdict's route (check_cached_verdict and its AVX2 copy). */
+typedef int cached_verdict_fn(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns);
+
 struct rl_store {
 	const struct rl_limiter *lim;
 	size_t max_keys;
@@ -64,6 +67,8 @@ struct rl_store {
 		     struct rl_decision *out);
 	/* lim->algo->verdict for a state that owns no heap, else NULL */
 	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
+	/* a cost-1 verdict's route when the store qualifies (check()), else NULL */
+	cached_verdict_fn *cached_verdict;
 	bool one_thread; /* cfg.one_thread: no bucket locks */
 	bool fast;       /* the default hash: check's fast path */
 	bool owns_heap; /* states own heap (rl_algo.heap_bytes), counted in heap_bytes */
@@ -672,19 +677,51 @@ static struct bucket *first_bucket(const struct rl_store *s, uint64_t h, uint32_
 	return bucket_at(s, reduce(h, s->nbuckets));
 }
 
-/* A cost-1 verdict (out = NULL) on a one-thread store small enough to stay
+/*
+ * A cost-1 verdict (out = NULL) on a one-thread store small enough to stay
  * in the core's caches, through s->verdict: three arguments fewer kept
- * live, the algorithm's cost and answer dispatch skipped. */
+ * live, the algorithm's cost and answer dispatch skipped. m is the first
+ * bucket's match of the key's tag; two copies differ in how they find it.
+ */
+static RL_ALWAYS_INLINE int verdict_or_second(struct rl_store *s, struct bucket *b1, unsigned m,
+					      uint64_t h, int64_t now_ns)
+{
+	return m ? s->verdict(s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns)
+		 : check_second(s, h, now_ns, 1, NULL);
+}
+
 static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key, size_t key_len,
 					    int64_t now_ns)
 {
 	uint64_t h = hash_short(key, key_len, s->seed);
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
-	unsigned m = match(b1, tag);
 
-	return m ? s->verdict(s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns)
-		 : check_second(s, h, now_ns, 1, NULL);
+	return verdict_or_second(s, b1, match(b1, tag), h, now_ns);
+}
+
+#ifdef RL_HAVE_AVX2_PATH
+static RL_NOINLINE RL_TARGET_AVX2 int check_cached_verdict_avx2(struct rl_store *s, const void *key,
+								size_t key_len, int64_t now_ns)
+{
+	uint64_t h = hash_short(key, key_len, s->seed);
+	uint32_t tag;
+	struct bucket *b1 = first_bucket(s, h, &tag);
+
+	return verdict_or_second(s, b1, rl_match_u32x16_avx2(b1->tags, tag), h, now_ns);
+}
+#endif
+
+/* The cached-verdict route for a store so configured, else NULL. */
+static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
+{
+	if (!s->fast || !s->one_thread || s->prefetch || !s->verdict)
+		return NULL;
+#ifdef RL_HAVE_AVX2_PATH
+	if (rl_has_avx2())
+		return check_cached_verdict_avx2;
+#endif
+	return check_cached_verdict;
 }
 
 /* check_first once b1, locked, is searched: the key's state, or check_second. */
@@ -748,10 +785,10 @@ static RL_ALWAYS_INLINE int check(struct rl_store *s, const void *key, size_t ke
 		return RL_EINVAL;
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
+	if (s->cached_verdict && key_len <= 16 && cost == 1 && !out)
+		return s->cached_verdict(s, key, key_len, now_ns);
 	if (!s->fast || key_len > 16)
 		return check_key(s, key, key_len, now_ns, cost, out);
-	if (s->one_thread && !s->prefetch && cost == 1 && !out && s->verdict)
-		return check_cached_verdict(s, key, key_len, now_ns);
 	return check_first(s, key, key_len, now_ns, cost, out);
 }
 
@@ -803,6 +840,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->owns_heap = owns_heap;
 	s->fast = !cfg->hash;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
+	s->cached_verdict = cached_verdict_route(s);
 	s->table = calloc(s->nbuckets, s->stride);
 	if (!s->table) {
 		free(s);
