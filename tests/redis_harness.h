@@ -6,7 +6,9 @@
  * with the test even when the test crashes or is killed before rh_stop.
  *
  * rh_available() is false only when redis-server (or, for a cluster,
- * redis-cli) is not on PATH; the tests then skip with a loud message.
+ * redis-cli) is not on PATH; the tests then skip with a loud message. A
+ * node counts as up once it answers as itself (INFO's process_id), not as
+ * another test's server that took the port first.
  * Needs POSIX 2008 (fork, kill, mkdtemp): _POSIX_C_SOURCE >= 200809L.
  */
 #ifndef RATELAB_TEST_REDIS_HARNESS_H
@@ -105,7 +107,35 @@ static inline redisContext *rh_connect(int port)
 static inline void rh_sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* One command (fmt with one %s argument) on a fresh connection to port:
+ * the reply, or NULL. */
+static inline redisReply *rh_cmd(int port, const char *fmt, const char *arg)
+{
+	redisContext *c = rh_connect(port);
+	redisReply *r = c ? redisCommand(c, fmt, arg) : NULL;
+
+	if (c)
+		redisFree(c);
+	return r;
+}
+
+/* True when the server on port answers and is process pid. */
+static inline bool rh_is(int port, pid_t pid)
+{
+	redisReply *r = rh_cmd(port, "INFO %s", "server");
+	char want[48];
+	bool ok;
+
+	snprintf(want, sizeof(want), "process_id:%ld\r", (long)pid);
+	ok = r && r->type == REDIS_REPLY_STRING && strstr(r->str, want);
+	if (r)
+		freeReplyObject(r);
+	return ok;
 }
 
 /* Starts argv (stdout and stderr appended to dir/log); its pid or -1. */
@@ -130,8 +160,8 @@ static inline pid_t rh_spawn(const struct rh *h, char *const argv[])
 	return pid;
 }
 
-/* Launches node i's redis-server on its ports; waits until it answers
- * PING (10 s). False (and the process reaped) if it exits or stays mute. */
+/* Launches node i's redis-server on its ports; waits until it answers as
+ * itself (10 s). False (and the process reaped) if it exits or stays mute. */
 static inline bool rh_launch(struct rh *h, int i, bool cluster)
 {
 	struct rh_node *nd = &h->nodes[i];
@@ -152,22 +182,16 @@ static inline bool rh_launch(struct rh *h, int i, bool cluster)
 	double deadline = rh_now_s() + 10;
 	int st;
 	while (rh_now_s() < deadline && waitpid(nd->pid, &st, WNOHANG) == 0) {
-		redisContext *c = rh_connect(nd->port);
-		redisReply *r = c ? redisCommand(c, "PING") : NULL;
-		bool up = r && r->type == REDIS_REPLY_STATUS;
+		bool up = rh_is(nd->port, nd->pid);
 
-		if (r)
-			freeReplyObject(r);
 		if (up && cluster) {
-			r = redisCommand(c, "CLUSTER MYID");
+			redisReply *r = rh_cmd(nd->port, "CLUSTER %s", "MYID");
 			up = r && r->type == REDIS_REPLY_STRING && r->len < sizeof(nd->id);
 			if (up)
 				memcpy(nd->id, r->str, r->len + 1);
 			if (r)
 				freeReplyObject(r);
 		}
-		if (c)
-			redisFree(c);
 		if (up)
 			return true;
 		rh_sleep_ms(20);

@@ -16,14 +16,14 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "redis_server.h"
+#include "redis_harness.h"
 
 #include "ratelab/algo.h"
 #include "ratelab/redis.h"
 
 enum { THREADS = 8, PER_THREAD = 300, BATCH = 10 };
 
-static struct rl_test_redis g_srv;
+static struct rh g_srv;
 
 struct shared {
 	pthread_barrier_t go;
@@ -40,7 +40,7 @@ struct worker {
 static void *run(void *arg)
 {
 	struct worker *wk = arg;
-	struct rl_redis_config cfg = { .port = g_srv.port, .command_timeout_ms = 10000,
+	struct rl_redis_config cfg = { .port = g_srv.nodes[0].port, .command_timeout_ms = 10000,
 				       .connect_timeout_ms = 5000, .ttl_grace_ms = 600000 };
 	struct rl_redis *r = NULL;
 	struct rl_redis_req q[BATCH];
@@ -119,12 +119,16 @@ static void test_hot_key_exact(void **state)
 
 int main(void)
 {
-	if (!rl_test_redis_start(&g_srv))
+	if (!rh_available(false))
 		return 0;
+	if (!rh_start_single(&g_srv)) {
+		fprintf(stderr, "test_conc_redis: could not start redis-server\n");
+		return 1;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hot_key_exact),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	rl_test_redis_stop(&g_srv);
+	rh_stop(&g_srv);
 	return failed;
 }

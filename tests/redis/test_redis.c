@@ -19,25 +19,25 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "redis_server.h"
+#include "redis_harness.h"
 #include "conformance.h"
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 #include "ratelab/redis.h"
 
-static struct rl_test_redis g_srv;
+static struct rh g_srv;
 
 static void flushall(void)
 {
-	redisReply *rep = rl_test_redis_cmd(g_port, "FLUSHALL%s", "");
+	redisReply *rep = rh_cmd(g_port, "FLUSHALL%s", "");
 	assert_non_null(rep);
 	freeReplyObject(rep);
 }
 
 static int64_t expired_keys(void)
 {
-	redisReply *rep = rl_test_redis_cmd(g_port, "INFO %s", "stats");
+	redisReply *rep = rh_cmd(g_port, "INFO %s", "stats");
 	assert_non_null(rep);
 	const char *p = strstr(rep->str, "expired_keys:");
 	assert_non_null(p);
@@ -48,7 +48,7 @@ static int64_t expired_keys(void)
 
 static int64_t pttl(const char *key)
 {
-	redisReply *rep = rl_test_redis_cmd(g_port, "PTTL %s", key);
+	redisReply *rep = rh_cmd(g_port, "PTTL %s", key);
 	assert_non_null(rep);
 	int64_t v = rep->integer;
 	freeReplyObject(rep);
@@ -112,7 +112,7 @@ static void test_wrong_type_is_an_error(void **state)
 	struct rl_redis_stats st;
 
 	flushall();
-	redisReply *rep = rl_test_redis_cmd(g_port, "SET rl:{str} %s", "hello");
+	redisReply *rep = rh_cmd(g_port, "SET rl:{str} %s", "hello");
 	freeReplyObject(rep);
 	assert_int_equal(rl_limiter_init(&lim, &rl_gcra_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "str", 3, 0, &d), RL_EREDIS);
@@ -142,7 +142,7 @@ static void test_noscript_reloads(void **state)
 	flushall();
 	assert_int_equal(rl_limiter_init(&lim, &rl_sliding_log_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "k", 1, 10, NULL), RL_ALLOWED);
-	freeReplyObject(rl_test_redis_cmd(g_port, "SCRIPT FLUSH%s", ""));
+	freeReplyObject(rh_cmd(g_port, "SCRIPT FLUSH%s", ""));
 	assert_int_equal(rl_redis_check(r, &rr, "k", 1, 10, NULL), RL_ALLOWED);
 	assert_int_equal(rl_redis_check(r, &rr, "k", 1, 10, NULL), RL_REJECTED);
 	rl_redis_stats(r, &st);
@@ -167,7 +167,7 @@ static void test_redis_time_clock(void **state)
 	assert_int_equal(rl_redis_check(r, &rr, "clk", 3, RL_REDIS_NOW, &d), RL_REJECTED);
 	assert_true(d.retry_after_ns > 0 && d.retry_after_ns <= 3600000000000LL);
 	/* the stored last-seen time is the server's clock, in ns */
-	redisReply *rep = rl_test_redis_cmd(g_port, "HGET rl:{clk} %s", "last");
+	redisReply *rep = rh_cmd(g_port, "HGET rl:{clk} %s", "last");
 	assert_non_null(rep);
 	assert_int_equal(rep->type, REDIS_REPLY_STRING);
 	long long last = strtoll(rep->str, NULL, 10);
@@ -215,9 +215,13 @@ int main(void)
 	const char *env = getenv("RL_SEED");
 	if (env)
 		g_seed = strtoull(env, NULL, 0);
-	if (!rl_test_redis_start(&g_srv))
+	if (!rh_available(false))
 		return 0;
-	g_port = g_srv.port;
+	if (!rh_start_single(&g_srv)) {
+		fprintf(stderr, "test_redis: could not start redis-server\n");
+		return 1;
+	}
+	g_port = g_srv.nodes[0].port;
 	printf("test_redis: redis-server on 127.0.0.1:%d, seed 0x%" PRIx64 "\n", g_port, g_seed);
 
 	const struct CMUnitTest tests[] = {
@@ -230,6 +234,6 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	rl_test_redis_stop(&g_srv);
+	rh_stop(&g_srv);
 	return failed;
 }

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "redis_server.h"
+#include "redis_harness.h"
 
 #include "ratelab/algo.h"
 #include "ratelab/redis.h"
@@ -23,7 +23,15 @@
 /* The margin allows for a shared, loaded test machine (2 cores, load 10+). */
 enum { TIMEOUT_MS = 150, MARGIN_MS = 850, BACKOFF_MAX_MS = 100, HEALTHY_MS = 10000 };
 
-static struct rl_test_redis g_srv;
+static struct rh g_srv;
+static int g_port; /* the server's, or a port nobody listens on */
+
+/* A fresh server for one test (its own port and directory). */
+static void start_server(void)
+{
+	assert_true(rh_start_single(&g_srv));
+	g_port = g_srv.nodes[0].port;
+}
 
 static int64_t now_ms(void)
 {
@@ -43,7 +51,7 @@ struct fixture {
 static void setup(struct fixture *f)
 {
 	struct rl_rule rule = { 1000, 1000000000, 1000 };
-	struct rl_redis_config cfg = { .port = g_srv.port, .command_timeout_ms = TIMEOUT_MS,
+	struct rl_redis_config cfg = { .port = g_port, .command_timeout_ms = TIMEOUT_MS,
 				       .connect_timeout_ms = TIMEOUT_MS, .backoff_min_ms = 5,
 				       .backoff_max_ms = BACKOFF_MAX_MS, .ttl_grace_ms = 600000 };
 
@@ -99,7 +107,7 @@ static int until_recovered(struct fixture *f, int64_t t)
 			return fallbacks;
 		}
 		fallbacks++;
-		rl_test_sleep_ms(10);
+		rh_sleep_ms(10);
 	}
 	fail_msg("no recovery within 10 s: %s", rl_redis_error(f->r));
 	return fallbacks;
@@ -111,12 +119,10 @@ static void test_sigkill_and_restart(void **state)
 	struct fixture f;
 	struct rl_redis_stats st;
 
-	assert_true(rl_test_redis_start(&g_srv));
+	start_server();
 	setup(&f);
 	decided(&f, 20, 5);
-	kill(g_srv.pid, SIGKILL);
-	waitpid(g_srv.pid, NULL, 0);
-	g_srv.pid = 0;
+	rh_kill(&g_srv, 0);
 	int fell = by_policy(&f, 40, 6);
 	/* a batch falls back whole, and the errors name the server */
 	struct rl_redis_req qs[8];
@@ -134,7 +140,7 @@ static void test_sigkill_and_restart(void **state)
 	assert_int_equal(st.reconnects, 0);
 	assert_false(st.connected);
 
-	assert_true(rl_test_redis_start_on(&g_srv, g_srv.port));
+	assert_true(rh_restart(&g_srv, 0));
 	fell += until_recovered(&f, 8);
 	/* the restarted server lost the state: a fresh window, 999 left after the one above */
 	struct rl_decision d;
@@ -147,7 +153,7 @@ static void test_sigkill_and_restart(void **state)
 	assert_int_equal(st.errors, 0);
 	assert_true(st.connected);
 	rl_redis_destroy(f.r);
-	rl_test_redis_stop(&g_srv);
+	rh_stop(&g_srv);
 }
 
 static void test_sigstop_stall(void **state)
@@ -156,20 +162,20 @@ static void test_sigstop_stall(void **state)
 	struct fixture f;
 	struct rl_redis_stats st;
 
-	assert_true(rl_test_redis_start(&g_srv));
+	start_server();
 	setup(&f);
 	decided(&f, 10, 5);
-	kill(g_srv.pid, SIGSTOP);
+	kill(g_srv.nodes[0].pid, SIGSTOP);
 	int fell = by_policy(&f, 12, 6);
 	assert_non_null(strstr(rl_redis_error(f.r), "127.0.0.1"));
-	kill(g_srv.pid, SIGCONT);
+	kill(g_srv.nodes[0].pid, SIGCONT);
 	fell += until_recovered(&f, 7);
 	rl_redis_stats(f.r, &st);
 	assert_int_equal(st.decided, 11);
 	assert_int_equal(st.fallbacks, fell);
 	assert_int_equal(st.reconnects, 1);
 	rl_redis_destroy(f.r);
-	rl_test_redis_stop(&g_srv);
+	rh_stop(&g_srv);
 }
 
 /* No server at all: every decision falls back, the first within the connect budget. */
@@ -179,7 +185,7 @@ static void test_never_up(void **state)
 	struct fixture f;
 	struct rl_redis_stats st;
 
-	g_srv.port = rl_test_free_port();
+	g_port = rh_free_port();
 	setup(&f);
 	int fell = by_policy(&f, 20, 1);
 	rl_redis_stats(f.r, &st);
@@ -191,17 +197,14 @@ static void test_never_up(void **state)
 
 int main(void)
 {
-	if (!rl_test_redis_have()) {
-		fprintf(stderr, "\n*** SKIPPED: redis-server is not installed (make deps installs it) ***\n\n");
+	if (!rh_available(false))
 		return 0;
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sigkill_and_restart),
 		cmocka_unit_test(test_sigstop_stall),
 		cmocka_unit_test(test_never_up),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	if (g_srv.pid > 0)
-		rl_test_redis_stop(&g_srv);
+	rh_stop(&g_srv);
 	return failed;
 }
