@@ -49,6 +49,11 @@ struct bucket {
 };
 _Static_assert(sizeof(struct bucket) == 72, "a bucket head is 72 bytes");
 
+/* The seed as the short-key hash reads it: xored with each word's constant. */
+struct short_seed {
+	uint64_t a, b;
+};
+
 /* A cost-1 verdict's route (check_cached_verdict and its AVX2 copy). */
 typedef int cached_verdict_fn(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns);
 
@@ -61,6 +66,7 @@ struct rl_store {
 	enum rl_when_full when_full;
 	int64_t grace_ns;
 	uint64_t seed;
+	struct short_seed short_seed; /* seed, as the fast paths' hash_short reads it */
 	rl_store_hash_fn hash;
 	/* lim->algo->check, one load away from the fast path */
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
@@ -118,13 +124,19 @@ static uint64_t load32(const unsigned char *p)
 	return v;
 }
 
+/* The seed as hash_short reads it. */
+static struct short_seed short_seed(uint64_t seed)
+{
+	return (struct short_seed){ seed ^ 0xa0761d6478bd642fULL, seed ^ 0x8ebc6af09c88c6e3ULL };
+}
+
 /*
  * Keys of up to 16 bytes (ids, IPv4/IPv6 addresses), read as two words a
  * and b that may overlap (len tells the sizes apart): up to 8 bytes, two
  * dependent multiplies; 9 to 16 bytes, three, the first two independent.
- * Inlined into the store's check.
+ * Inlined into the store's check, which keeps its seed as k (short_seed).
  */
-static RL_ALWAYS_INLINE uint64_t hash_short(const unsigned char *p, size_t len, uint64_t seed)
+static RL_ALWAYS_INLINE uint64_t hash_short(const unsigned char *p, size_t len, const struct short_seed *k)
 {
 	uint64_t a = 0, b = 0;
 
@@ -136,9 +148,9 @@ static RL_ALWAYS_INLINE uint64_t hash_short(const unsigned char *p, size_t len, 
 	} else if (len > 0) {
 		a = (uint64_t)p[0] | (uint64_t)p[len / 2] << 8 | (uint64_t)p[len - 1] << 16;
 	}
-	uint64_t h = mum(a ^ seed ^ 0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL);
+	uint64_t h = mum(a ^ k->a, 0xe7037ed1a0b428dbULL);
 	if (len > 8)
-		h ^= mum(b ^ seed ^ 0x8ebc6af09c88c6e3ULL, 0x589965cc75374cc3ULL);
+		h ^= mum(b ^ k->b, 0x589965cc75374cc3ULL);
 	return mum(h ^ len ^ 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL);
 }
 
@@ -169,7 +181,9 @@ static RL_NOINLINE uint64_t hash_long(const unsigned char *p, size_t len, uint64
  */
 uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
 {
-	return len <= 16 ? hash_short(key, len, seed) : hash_long(key, len, seed);
+	struct short_seed k = short_seed(seed);
+
+	return len <= 16 ? hash_short(key, len, &k) : hash_long(key, len, seed);
 }
 
 /* Index in [0, n) from the high bits of x (Lemire's multiply-shift). */
@@ -693,7 +707,7 @@ static RL_ALWAYS_INLINE int verdict_or_second(struct rl_store *s, struct bucket 
 static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key, size_t key_len,
 					    int64_t now_ns)
 {
-	uint64_t h = hash_short(key, key_len, s->seed);
+	uint64_t h = hash_short(key, key_len, &s->short_seed);
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
 
@@ -704,7 +718,7 @@ static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key,
 static RL_NOINLINE RL_TARGET_AVX2 int check_cached_verdict_avx2(struct rl_store *s, const void *key,
 								size_t key_len, int64_t now_ns)
 {
-	uint64_t h = hash_short(key, key_len, s->seed);
+	uint64_t h = hash_short(key, key_len, &s->short_seed);
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
 
@@ -756,7 +770,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
 static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t key_len,
 				   int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	uint64_t h = hash_short(key, key_len, s->seed);
+	uint64_t h = hash_short(key, key_len, &s->short_seed);
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
 	int slot;
@@ -833,6 +847,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->when_full = cfg->when_full;
 	s->grace_ns = cfg->idle_grace_ns;
 	s->seed = cfg->hash_seed;
+	s->short_seed = short_seed(s->seed);
 	s->hash = cfg->hash ? cfg->hash : rl_store_hash;
 	s->check = algo->check;
 	s->one_thread = cfg->one_thread;
