@@ -63,7 +63,8 @@ fi
 echo "  peers: the peers beside ratelab ($([ "$QUICK" = 1 ] && echo "quick: the Go peers, x/time/rate's accuracy on one scenario, nginx" || echo "all five")); make bench PEERS=0 skips them"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-export GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE="$OUT/gocache"
+# GOPATH mode: the libraries from Debian, ratelabpeer (the drivers' shared part) from this tree
+export GOPATH="/usr/share/gocode:$(realpath "$PEERDIR/gopath")" GO111MODULE=off GOFLAGS= GOCACHE="$OUT/gocache"
 if [ "$QUICK" = 1 ]; then
 	REPS=1 GOTIME=200000x SCALE=0.1 NODE_SCALE=0.1 NGINX_REQUESTS=60
 else
