@@ -136,7 +136,9 @@ struct rl_store_config {
 	 * (one store per worker thread, or calls under the caller's own
 	 * lock), and the checks take no bucket locks: no locked instruction
 	 * on the path of a stored key. Decisions are the same; concurrent
-	 * calls on such a store are a data race (undefined).
+	 * calls on such a store are a data race (undefined). On x86-64 its
+	 * cost-1 verdicts search a bucket's tags with AVX2 where the CPU has
+	 * it (chosen by rl_store_create; a build with -DRL_NO_AVX2 keeps SSE2).
 	 */
 	bool one_thread;
 };
