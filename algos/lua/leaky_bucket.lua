@@ -4,12 +4,8 @@
 -- (level + (c - 1) * W) / N, is at most B slots and c <= B; then
 -- level += c * W.
 local ALG = 'leaky_bucket'
-local err, st = load(ALG, { 'last', 'due' })
+local err, level, at = load_level(ALG)
 if err then return err end
-local last, due = field(st, 'last'), field(st, 'due')
-now = max(now, last)
-local at = mul(n, now)
-local level = cmp(due, at) > 0 and sub(due, at) or ZERO
 local queued = level
 local bw = mul(b, w)
 local lastu = mul(w, small(costn - 1))

@@ -237,3 +237,14 @@ local function finish(alg, verdict, remaining, retry, reset, delay, fields, extr
 end
 
 local function field(st, name) return st[name] and num(st[name]) or ZERO end
+
+-- The level algorithms' state (level.h, token_bucket and leaky_bucket):
+-- clamps now to the last time seen, then returns nil, the level at now
+-- (due - N * now, at least 0) and N * now; or the error of load.
+local function load_level(alg)
+	local err, st = load(alg, { 'last', 'due' })
+	if err then return err end
+	now = max(now, field(st, 'last'))
+	local at, due = mul(n, now), field(st, 'due')
+	return nil, cmp(due, at) > 0 and sub(due, at) or ZERO, at
+end

@@ -3,12 +3,8 @@
 -- A request of cost c is admitted iff level + c * W <= B * W, then
 -- level += c * W.
 local ALG = 'token_bucket'
-local err, st = load(ALG, { 'last', 'due' })
+local err, level, at = load_level(ALG)
 if err then return err end
-local last, due = field(st, 'last'), field(st, 'due')
-now = max(now, last)
-local at = mul(n, now)
-local level = cmp(due, at) > 0 and sub(due, at) or ZERO
 local bw, take = mul(b, w), mul(w, cost)
 local verdict = cmp(add(level, take), bw) <= 0 and 1 or 0
 if verdict == 1 then level = add(level, take) end
