@@ -780,7 +780,7 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 	if (s->prefetch) {
 		for (size_t off = 0; off < s->stride; off += 64)
 			RL_PREFETCH_WRITE((const unsigned char *)b1 + off);
-		RL_PREFETCH_WRITE(bucket_at(s, alt_index(s, reduce(h, s->nbuckets), tag)));
+		RL_PREFETCH_WRITE(bucket_at(s, locate(s, h).i2));
 	}
 	if (s->one_thread) {
 		if ((slot = find(b1, tag)) >= 0)
