@@ -1,10 +1,13 @@
 /* lookup_algo.c - the algorithm that decides nothing (lookup_algo.h). */
 #include "lookup_algo.h"
 
+/* a time out of range refused, as algo.h asks of every check and verdict */
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	(void)lim, (void)st, (void)now_ns, (void)cost;
+	(void)lim, (void)st, (void)cost;
+	if (now_ns < 0 || now_ns > RL_TIME_MAX_NS)
+		return RL_ERANGE;
 	if (out)
 		*out = (struct rl_decision){ 0 };
 	return 1;
@@ -12,8 +15,8 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 
 static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	(void)lim, (void)st, (void)now_ns;
-	return 1;
+	(void)lim, (void)st;
+	return now_ns < 0 || now_ns > RL_TIME_MAX_NS ? RL_ERANGE : 1;
 }
 
 /* never idle: a stored key stays, so every timed check finds it */

@@ -305,9 +305,9 @@ static void run_trace(const struct prop_case *pc, long trace)
 		int with_out = m_rng_range(&r, 0, 7) != 0 && !pc->verdicts_only;
 		int64_t cost = weighted ? pick_cost(&rc, cap) : 1;
 		struct rl_decision *o = with_out ? &got : NULL;
-		/* verdict-only traces send every other in-range cost-1 request
-		 * through the ops table's verdict entry (algo.h) */
-		int via_verdict = pc->verdicts_only && !weighted && (q & 1) && at >= 0 && at <= M_TIME_MAX;
+		/* verdict-only traces send every other cost-1 request, a time
+		 * out of range included, through the ops table's verdict entry (algo.h) */
+		int via_verdict = pc->verdicts_only && !weighted && (q & 1);
 		int v = via_verdict ? algo->verdict(&lim, ik[key].state, at)
 			: weighted  ? rl_limiter_check_n(&lim, ik[key].state, at, cost, o)
 				    : rl_limiter_check(&lim, ik[key].state, at, o);

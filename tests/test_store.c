@@ -115,6 +115,46 @@ static void test_bad_arguments(void **unused)
 	rl_store_destroy(NULL);
 }
 
+/*
+ * Every algorithm: a time out of range is refused with RL_ERANGE, whether
+ * the key is stored or not and with or without an answer, and changes
+ * nothing: no key stored, the stored key's next verdicts those of a state
+ * that never saw the refused calls. (A one-thread store's verdict path
+ * leaves the time to the algorithm's verdict, algo.h.)
+ */
+static void test_bad_time_changes_nothing(void **unused)
+{
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+	const int64_t bad[] = { -1, RL_TIME_MAX_NS + 1, INT64_MIN, INT64_MAX };
+
+	(void)unused;
+	for (size_t a = 0; a < n; a++) {
+		struct rl_limiter lim = make(all[a], 3, SEC, 3);
+		struct rl_store *s = store_for(&lim, 16, RL_FULL_EVICT);
+		_Alignas(16) unsigned char twin[RL_STORE_MAX_STATE] = { 0 };
+		struct rl_decision d;
+
+		for (int64_t t = 0; t < 2 * SEC; t += SEC / 5) {
+			assert_int_equal(check_str(s, "a", t, NULL), rl_limiter_check(&lim, twin, t, NULL));
+			for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+				if (check_str(s, "a", bad[i], NULL) != RL_ERANGE ||
+				    check_str(s, "a", bad[i], &d) != RL_ERANGE ||
+				    check_str(s, "b", bad[i], NULL) != RL_ERANGE ||
+				    check_str(s, "b", bad[i], &d) != RL_ERANGE)
+					fail_msg("%s: time %lld at %lld not refused", all[a]->name,
+						 (long long)bad[i], (long long)t);
+			}
+		}
+
+		struct rl_store_stats st;
+		rl_store_stats(s, &st);
+		assert_int_equal(st.keys, 1);
+		rl_limiter_release(&lim, twin);
+		rl_store_destroy(s);
+	}
+}
+
 static uint64_t same_hash(const void *key, size_t len, uint64_t seed)
 {
 	(void)key;
@@ -707,7 +747,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_key_lengths),
-		cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_forced_collision),
+		cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_bad_time_changes_nothing),
+		cmocka_unit_test(test_forced_collision),
 		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere),
 		cmocka_unit_test(test_full_policies), cmocka_unit_test(test_stats_bytes),
 		cmocka_unit_test(test_stats_count_allocator_bytes), cmocka_unit_test(test_bytes_per_key),

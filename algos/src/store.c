@@ -694,14 +694,17 @@ static struct bucket *first_bucket(const struct rl_store *s, uint64_t h, uint32_
 /*
  * A cost-1 verdict (out = NULL) on a one-thread store small enough to stay
  * in the core's caches, through s->verdict: three arguments fewer kept
- * live, the algorithm's cost and answer dispatch skipped. m is the first
- * bucket's match of the key's tag; two copies differ in how they find it.
+ * live, the algorithm's cost and answer dispatch skipped, and the time
+ * tested once: by the verdict, or here before a miss goes on. m is the
+ * first bucket's match of the key's tag; two copies differ in how they
+ * find it.
  */
 static RL_ALWAYS_INLINE int verdict_or_second(struct rl_store *s, struct bucket *b1, unsigned m,
 					      uint64_t h, int64_t now_ns)
 {
-	return m ? s->verdict(s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns)
-		 : check_second(s, h, now_ns, 1, NULL);
+	if (m)
+		return s->verdict(s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
+	return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 }
 
 static RL_NOINLINE int check_cached_verdict(struct rl_store *s, const void *key, size_t key_len,
@@ -797,10 +800,11 @@ static RL_ALWAYS_INLINE int check(struct rl_store *s, const void *key, size_t ke
 {
 	if (!s || (!key && key_len) || !rl_cost_ok(cost))
 		return RL_EINVAL;
-	if (!rl_time_ok(now_ns))
-		return RL_ERANGE;
+	/* the route tests the time where it needs it: the verdict does (algo.h) */
 	if (s->cached_verdict && key_len <= 16 && cost == 1 && !out)
 		return s->cached_verdict(s, key, key_len, now_ns);
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
 	if (!s->fast || key_len > 16)
 		return check_key(s, key, key_len, now_ns, cost, out);
 	return check_first(s, key, key_len, now_ns, cost, out);

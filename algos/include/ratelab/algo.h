@@ -104,9 +104,11 @@ struct rl_algo {
 		     struct rl_decision *out);
 	/*
 	 * Optional (NULL: callers use check): check(lim, state, now_ns, 1, NULL)
-	 * for now_ns in [0, RL_TIME_MAX_NS], same result and same state change,
-	 * without the cost and answer arguments, for a caller's hot path that
-	 * has validated the time (rl_store's one-thread verdicts).
+	 * without the cost and answer arguments, for a caller's hot path
+	 * (rl_store's one-thread verdicts): the same result and the same state
+	 * change for every now_ns, RL_ERANGE for a time outside
+	 * [0, RL_TIME_MAX_NS] included, so that such a caller need not test
+	 * the time first.
 	 */
 	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
 	/*
