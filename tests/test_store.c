@@ -155,6 +155,24 @@ static void test_bad_time_changes_nothing(void **unused)
 	}
 }
 
+/* The store keeps its own copy of cfg.limiter: the caller's may change or go. */
+static void test_limiter_copied(void **unused)
+{
+	struct rl_limiter lim = make(&rl_gcra_algo, 2, SEC, 2), kept = lim;
+	struct rl_store *s = store_for(&lim, 4, RL_FULL_EVICT);
+	_Alignas(16) unsigned char twin[RL_STORE_MAX_STATE] = { 0 };
+	struct rl_decision got, want;
+
+	(void)unused;
+	memset(&lim, 0xa5, sizeof lim);
+	for (int64_t t = 0; t < 3 * SEC; t += SEC / 4) {
+		assert_int_equal(check_str(s, "k", t, NULL), rl_limiter_check(&kept, twin, t, NULL));
+		assert_int_equal(check_str(s, "k", t, &got), rl_limiter_check(&kept, twin, t, &want));
+		assert_memory_equal(&got, &want, sizeof got);
+	}
+	rl_store_destroy(s);
+}
+
 static uint64_t same_hash(const void *key, size_t len, uint64_t seed)
 {
 	(void)key;
@@ -748,6 +766,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_key_lengths),
 		cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_bad_time_changes_nothing),
+		cmocka_unit_test(test_limiter_copied),
 		cmocka_unit_test(test_forced_collision),
 		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere),
 		cmocka_unit_test(test_full_policies), cmocka_unit_test(test_stats_bytes),

@@ -58,7 +58,8 @@ struct short_seed {
 typedef int cached_verdict_fn(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns);
 
 struct rl_store {
-	const struct rl_limiter *lim;
+	/* cfg.limiter's copy, first: the verdict's lim is the store's own address */
+	struct rl_limiter lim;
 	size_t max_keys;
 	size_t nbuckets;
 	size_t slot_size; /* bytes per state slot: state_size rounded up to 8 */
@@ -285,7 +286,7 @@ static int find(const struct bucket *b, uint32_t tag)
 /* A state's heap as the allocator holds it, overhead included. */
 static size_t state_heap_bytes(const struct rl_store *s, const void *st)
 {
-	return s->lim->algo->heap_bytes(st);
+	return s->lim.algo->heap_bytes(st);
 }
 
 /* Runs the algorithm on a state that owns heap, keeping heap_bytes exact:
@@ -296,11 +297,11 @@ static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, in
 	int64_t delta = 0;
 	int rc;
 
-	if (s->lim->algo->check_heap) {
-		rc = s->lim->algo->check_heap(s->lim, st, now_ns, cost, out, &delta);
+	if (s->lim.algo->check_heap) {
+		rc = s->lim.algo->check_heap(&s->lim, st, now_ns, cost, out, &delta);
 	} else {
 		size_t before = state_heap_bytes(s, st);
-		rc = s->check(s->lim, st, now_ns, cost, out);
+		rc = s->check(&s->lim, st, now_ns, cost, out);
 		delta = (int64_t)state_heap_bytes(s, st) - (int64_t)before;
 	}
 	if (delta)
@@ -311,7 +312,7 @@ static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, in
 /* Runs the algorithm on a stored state. */
 static int run(struct rl_store *s, void *st, int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	return s->owns_heap ? run_heap(s, st, now_ns, cost, out) : s->check(s->lim, st, now_ns, cost, out);
+	return s->owns_heap ? run_heap(s, st, now_ns, cost, out) : s->check(&s->lim, st, now_ns, cost, out);
 }
 
 /* Frees slot's state and marks it free; the caller adjusts keys. */
@@ -322,7 +323,7 @@ static void drop(struct rl_store *s, struct bucket *b, int slot)
 	if (s->owns_heap)
 		atomic_fetch_sub_explicit(&s->heap_bytes, (int64_t)state_heap_bytes(s, st),
 					  memory_order_relaxed);
-	rl_limiter_release(s->lim, st);
+	rl_limiter_release(&s->lim, st);
 	memset(st, 0, s->slot_size);
 	b->tags[slot] = 0;
 }
@@ -333,7 +334,7 @@ static void reclaim_idle(struct rl_store *s, struct bucket *b, int64_t idle_now)
 	size_t n = 0;
 
 	for (int i = 0; i < SLOTS; i++)
-		if (b->tags[i] && s->lim->algo->is_idle(s->lim, state_at(s, b, i), idle_now)) {
+		if (b->tags[i] && s->lim.algo->is_idle(&s->lim, state_at(s, b, i), idle_now)) {
 			drop(s, b, i);
 			n++;
 		}
@@ -373,7 +374,7 @@ static bool reserve(struct rl_store *s)
 /* The wait until a state's full quota is back, ns: the eviction order. */
 static int64_t reset_of(const struct rl_store *s, void *st, int64_t now_ns)
 {
-	return rl_limiter_reset_ns(s->lim, st, now_ns);
+	return rl_limiter_reset_ns(&s->lim, st, now_ns);
 }
 
 /* The slot of b nearest to full quota (least reset) if none before beat it. */
@@ -502,7 +503,7 @@ static int insert(struct rl_store *s, struct bucket *b, int slot, uint32_t tag, 
 static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, struct bucket *into,
 		     int slot, uint32_t tag, int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	const struct rl_limiter *lim = s->lim;
+	const struct rl_limiter *lim = &s->lim;
 
 	if (s->when_full == RL_FULL_FAIL_OPEN) {
 		_Alignas(16) unsigned char fresh[RL_STORE_MAX_STATE] = { 0 };
@@ -703,7 +704,7 @@ static RL_ALWAYS_INLINE int verdict_or_second(struct rl_store *s, struct bucket 
 					      uint64_t h, int64_t now_ns)
 {
 	if (m)
-		return s->verdict(s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
+		return s->verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
 	return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 }
 
@@ -843,7 +844,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	/* At least max_keys * 7/6 slots: the table is at most 6/7 full at the cap. */
 	size_t slots = cfg->max_keys + (cfg->max_keys + 5) / 6;
 
-	s->lim = cfg->limiter;
+	s->lim = *cfg->limiter;
 	s->max_keys = cfg->max_keys;
 	s->nbuckets = (slots + SLOTS - 1) / SLOTS;
 	s->slot_size = (algo->state_size + 7) & ~(size_t)7;
@@ -873,12 +874,12 @@ void rl_store_destroy(struct rl_store *s)
 {
 	if (!s)
 		return;
-	if (s->lim->algo->release)
+	if (s->lim.algo->release)
 		for (size_t i = 0; i < s->nbuckets; i++) {
 			struct bucket *b = bucket_at(s, i);
 			for (int j = 0; j < SLOTS; j++)
 				if (b->tags[j])
-					rl_limiter_release(s->lim, state_at(s, b, j));
+					rl_limiter_release(&s->lim, state_at(s, b, j));
 		}
 	free(s->table);
 	free(s);

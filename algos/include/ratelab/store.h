@@ -124,7 +124,7 @@ enum rl_when_full {
 typedef uint64_t (*rl_store_hash_fn)(const void *key, size_t len, uint64_t seed);
 
 struct rl_store_config {
-	const struct rl_limiter *limiter; /* must outlive the store */
+	const struct rl_limiter *limiter; /* copied by rl_store_create: need not outlive the store */
 	size_t max_keys;                  /* hard cap on stored keys, >= 1 */
 	enum rl_when_full when_full;
 	/* Optional; zero is the default. */
