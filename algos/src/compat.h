@@ -138,12 +138,16 @@ static inline unsigned rl_match_u32x16(const uint32_t *v, uint32_t x)
  * RL_TARGET_AVX2 and called only where rl_has_avx2(): each compare's eight
  * results read as one sign bit per word (vmovmskps), 9 instructions to
  * SSE2's 15 (whose unaligned loads cannot fold into its compares).
+ * RL_TARGET_AVX2 also enables BMI1, which every AVX2 processor has (and
+ * rl_has_avx2 checks): the compiler then knows that tzcnt's result needs no
+ * widening into an index. (BMI2's mulx was tried: GCC 12 spends more
+ * instructions on the hash with it, 2 per check, not fewer.)
  * RL_NO_AVX2 builds without it (the tests of the SSE2 path).
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(RL_NO_AVX2)
 #include <immintrin.h>
 #define RL_HAVE_AVX2_PATH 1
-#define RL_TARGET_AVX2 __attribute__((target("avx2")))
+#define RL_TARGET_AVX2 __attribute__((target("avx2,bmi")))
 static RL_ALWAYS_INLINE RL_TARGET_AVX2 unsigned rl_match_u32x16_avx2(const uint32_t *v, uint32_t x)
 {
 	__m256i k = _mm256_set1_epi32((int)x);
@@ -156,10 +160,10 @@ static RL_ALWAYS_INLINE RL_TARGET_AVX2 unsigned rl_match_u32x16_avx2(const uint3
 	return lo | hi << 8;
 }
 
-/* True when this CPU (and its OS) runs AVX2 code. */
+/* True when this CPU (and its OS) runs RL_TARGET_AVX2 code. */
 static inline bool rl_has_avx2(void)
 {
-	return __builtin_cpu_supports("avx2");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
 }
 #endif
 

@@ -672,7 +672,7 @@ static RL_NOINLINE int check_second(struct rl_store *s, uint64_t h, int64_t now_
 
 /* check_any for a key hashed by cfg.hash or longer than 16 bytes. */
 static RL_NOINLINE int check_key(struct rl_store *s, const void *key, size_t key_len,
-				 int64_t now_ns, int64_t cost, struct rl_decision *out)
+				 int64_t now_ns, struct rl_decision *out, int64_t cost)
 {
 	return check_any(s, s->hash(key, key_len, s->seed), now_ns, cost, out);
 }
@@ -772,7 +772,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
  * last act (run_unlock unlocks), so it keeps nothing live across one.
  */
 static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t key_len,
-				   int64_t now_ns, int64_t cost, struct rl_decision *out)
+				   int64_t now_ns, struct rl_decision *out, int64_t cost)
 {
 	uint64_t h = hash_short(key, key_len, &s->short_seed);
 	uint32_t tag;
@@ -807,8 +807,8 @@ static RL_ALWAYS_INLINE int check(struct rl_store *s, const void *key, size_t ke
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 	if (!s->fast || key_len > 16)
-		return check_key(s, key, key_len, now_ns, cost, out);
-	return check_first(s, key, key_len, now_ns, cost, out);
+		return check_key(s, key, key_len, now_ns, out, cost);
+	return check_first(s, key, key_len, now_ns, out, cost);
 }
 
 int rl_store_check(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
