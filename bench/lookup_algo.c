@@ -2,21 +2,21 @@
 #include "lookup_algo.h"
 
 /* a time out of range refused, as algo.h asks of every check and verdict */
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	(void)lim, (void)st, (void)cost;
-	if (now_ns < 0 || now_ns > RL_TIME_MAX_NS)
-		return RL_ERANGE;
-	if (out)
-		*out = (struct rl_decision){ 0 };
-	return 1;
-}
-
 static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
 	(void)lim, (void)st;
 	return now_ns < 0 || now_ns > RL_TIME_MAX_NS ? RL_ERANGE : 1;
+}
+
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
+{
+	int rc = verdict_op(lim, st, now_ns);
+
+	(void)cost;
+	if (rc >= 0 && out)
+		*out = (struct rl_decision){ 0 };
+	return rc;
 }
 
 /* never idle: a stored key stays, so every timed check finds it */

@@ -766,8 +766,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_key_lengths),
 		cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_bad_time_changes_nothing),
-		cmocka_unit_test(test_limiter_copied),
-		cmocka_unit_test(test_forced_collision),
+		cmocka_unit_test(test_limiter_copied), cmocka_unit_test(test_forced_collision),
 		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere),
 		cmocka_unit_test(test_full_policies), cmocka_unit_test(test_stats_bytes),
 		cmocka_unit_test(test_stats_count_allocator_bytes), cmocka_unit_test(test_bytes_per_key),
