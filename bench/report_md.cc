@@ -289,8 +289,9 @@ void targets(std::ostringstream &o, const Inputs &in)
 	     "to now, compared, stored back, the next check's load waiting on that store): "
 	  << fmt(chain, 2)
 	  << " ns; it is not a floor, as a full check can run as fast (the chain overlaps the call). The "
-	     "single-key entries' repetitions are randomly interleaved in the run (bench/run.sh), so that each "
-	     "target and its floor are measured over the same moments of this shared host. A thread-safe check also takes one locked "
+	     "single-key entries' repetitions are randomly interleaved in the run (bench/run.sh), and so, in a "
+	     "pass of their own, are the 1K rows' (both stores) with their memory floors', so that each target and "
+	     "its floor are measured over the same moments of this shared host. A thread-safe check also takes one locked "
 	     "read-modify-write, measured alone here (atomic/*, one thread): the store's bucket lock (exchange + "
 	     "release store) "
 	  << fmt(lock, 2) << " ns, pthread lock + unlock " << fmt(in.bench.stat(names::atomic("mutex")), 2)
@@ -306,9 +307,8 @@ void targets(std::ostringstream &o, const Inputs &in)
 		  << fmt(lookup1, 2) << " ns at 1 key and " << fmt(lookup1k, 2)
 		  << " ns at 1K keys. That is this table's cost, not the machine's (a table that searched fewer "
 		     "slots per key would pay less here, and hold fewer keys for its size before it must evict); each "
-		     "algorithm's one-thread row is that plus its own check. The 1-key figure is interleaved with the "
-		     "1-key rows; the 1K one runs on its own in the sequential pass, so this host's noise between it "
-		     "and the algorithms' 1K rows does not cancel (compare their ranges, not their medians alone).";
+		     "algorithm's one-thread row is that plus its own check. Each figure is interleaved with the rows of "
+		     "its key count.";
 	o << "\n\n";
 }
 

@@ -89,14 +89,18 @@ PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS bash bench/peers/run.sh "$BUILD/rate
 bash bench/fleet/run.sh "$BUILD" "$RESULTS"
 
 step 3 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
-# Two passes. The single-key entries (hot checks and their floors, the
+# Three passes. The single-key entries (hot checks and their floors, the
 # atomics, rl_limit, the breaker, the one-key stores) are compared with one
 # another in the Targets table, and this shared host's speed shifts by up
 # to 2x from one moment to the next; their repetitions are therefore
 # randomly interleaved, so that a target and its floor sample the same
-# moments. The rest (tables of up to 10M keys, which interleaving would
-# refill at every repetition) run one benchmark after another.
+# moments. So are, in a pass of their own, the stores at 1K keys (both
+# modes), their memory floors and the store's own part at 1K keys (the
+# Targets table's ratios; a store of 1K keys is refilled in milliseconds).
+# The rest (tables of up to 10M keys, which interleaving would refill at
+# every repetition) run one benchmark after another.
 SINGLE='^(hot|clock|atomic|limit|breaker)/|^(store|store1t)/[a-z_]+/1/'
+KEYS1K='^((store|store1t)/[a-z_]+/1000/uniform|floor/[a-z_]+/1000/dependent)$'
 bench_pass() { # filter, interleave (true/false), output
 	RL_BENCH_QUICK=$QUICK "$BUILD/ratelab_bench" \
 		--benchmark_filter="$1" --benchmark_enable_random_interleaving="$2" \
@@ -106,17 +110,19 @@ bench_pass() { # filter, interleave (true/false), output
 		--benchmark_out="$3" --benchmark_out_format=json
 }
 bench_pass "$SINGLE" true "$RESULTS/bench/bench_single.json"
-bench_pass "-$SINGLE" false "$RESULTS/bench/bench_rest.json"
+bench_pass "$KEYS1K" true "$RESULTS/bench/bench_1k.json"
+bench_pass "-$SINGLE|$KEYS1K" false "$RESULTS/bench/bench_rest.json"
 python3 - "$RESULTS/bench" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
 def load(f): # Google Benchmark writes NaN and inf bare (report_load.cc): read them as null
     text = open(os.path.join(d, f)).read()
     return json.loads(re.sub(r": *-?(nan|NaN|inf|Inf|INF|NAN)([,\n}])", r": null\2", text))
-single, rest = load("bench_single.json"), load("bench_rest.json")
-rest["benchmarks"] = single["benchmarks"] + rest["benchmarks"]
-json.dump(rest, open(os.path.join(d, "bench.json"), "w"), indent=1)
-for f in ("bench_single.json", "bench_rest.json"):
+passes = ("bench_single.json", "bench_1k.json", "bench_rest.json")
+out = load(passes[-1])
+out["benchmarks"] = [b for f in passes for b in load(f)["benchmarks"]]
+json.dump(out, open(os.path.join(d, "bench.json"), "w"), indent=1)
+for f in passes:
     os.remove(os.path.join(d, f))
 PY
 

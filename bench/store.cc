@@ -5,7 +5,11 @@
 //       key (outside the timed loop), then offered keys in uniform or
 //       Zipf(0.99) order from a sequence drawn beforehand; time advances by
 //       max(1, W / (2 N nkeys)) ns per request: each key is offered about
-//       twice its rate (once at 10M keys, where the 1 ns step binds). Should
+//       twice its rate (once at 10M keys, where the 1 ns step binds); up to
+//       1K keys the store then runs two windows of that traffic, untimed, so
+//       that every repetition finds the keys' bursts spent and sliding_log's
+//       rings at their steady size (a run rebuilds its store when another
+//       ran in between, as the interleaved passes of bench/run.sh do). Should
 //       a key of the fill find the store full (both its buckets full and no
 //       key of theirs able to move: none in 10M when measured), it is
 //       dropped or displaces another (the evicted counter shows how many);
@@ -19,9 +23,10 @@
 //       (and its second, for the few keys stored there).
 //   floor/<algo>/<nkeys>/<dependent|independent>  the memory floor (floor.h)
 //       over an array as large as that store (rl_store_stats bytes) at its
-//       largest: after the fill, or after its timed runs if larger (a
-//       sliding_log key's ring grows from one run after the fill to about
-//       N runs in the steady state, a 30-fold larger table at 1K keys).
+//       largest: after the fill (and the untimed windows, up to 1K keys),
+//       or after its timed runs if larger (a sliding_log key's ring grows
+//       from one run after the fill to about N runs in the steady state, a
+//       30-fold larger table at 1K keys).
 //   store_mt/<algo>/<shared|disjoint>/threads:<1|2>  one key shared by every
 //       thread, or one key per thread, each thread offered W / N / 2.
 //
@@ -72,6 +77,8 @@ struct Keyed {
 };
 
 std::unique_ptr<Keyed> current;
+// Stores of up to this many keys run two windows untimed after their fill (keyed()).
+constexpr size_t kBurnInMaxKeys = 1000;
 std::map<std::pair<std::string, size_t>, size_t> store_bytes; // by (algo, nkeys)
 
 // The floor's array size for (algo, nkeys): the largest table a store of
@@ -89,9 +96,9 @@ void note_bytes(const rl_algo *algo, size_t nkeys, size_t bytes)
 // page offsets nearly match, the loads wait for those stores (4K
 // aliasing). With address randomisation off, store1t/lookup/1 took
 // 14.9-21.2 ns in four processes with one of these placements and
-// 8.4-9.9 ns with two others. The single-key runs, interleaved, rebuild
-// their store at each repetition, so their repetitions sample placements
-// instead of all paying, or all escaping, one.
+// 8.4-9.9 ns with two others. The interleaved runs (1 key, 1K keys)
+// rebuild their store whenever another run came in between, so their
+// repetitions sample placements instead of all paying, or all escaping, one.
 std::unique_ptr<unsigned char[]> placement()
 {
 	static unsigned builds;
@@ -140,6 +147,18 @@ Keyed &keyed(const rl_algo *algo, size_t nkeys, bool one_thread = false)
 	k->store_bpk = static_cast<double>(st.bytes) / static_cast<double>(st.keys ? st.keys : 1);
 	k->malloc_bpk = static_cast<double>(rlbench::malloc_bytes() - before) / static_cast<double>(nkeys);
 	note_bytes(algo, nkeys, st.bytes);
+	if (nkeys <= kBurnInMaxKeys) {
+		const std::vector<uint64_t> &seq = k->seq[0];
+		for (size_t i = 0; i < 4 * static_cast<size_t>(rlbench::kLimit) * nkeys; i++) {
+			uint64_t key = seq[i & (seq.size() - 1)];
+			rc = rl_store_check(k->store, &key, sizeof key, k->now, nullptr);
+			if (rc < 0)
+				fail("rl_store_check", algo->name, rc);
+			k->now += k->dt;
+		}
+		rl_store_stats(k->store, &st);
+		note_bytes(algo, nkeys, st.bytes);
+	}
 	current = std::move(k);
 	return *current;
 }
