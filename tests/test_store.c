@@ -299,6 +299,20 @@ static uint64_t hash_to(uint64_t *h, int n, int b1, int b2)
 	return base + *h;
 }
 
+/* The next key from *next (a counter) whose buckets in a table of n are b1
+ * and b2 under the default hash and seed (the fast paths' hash). */
+static uint64_t key_to(uint64_t *next, uint64_t seed, int n, int b1, int b2)
+{
+	uint64_t k;
+	int i1, i2;
+
+	do {
+		k = (*next)++;
+		buckets_of(rl_store_hash(&k, sizeof k, seed), n, &i1, &i2);
+	} while (i1 != b1 || i2 != b2);
+	return k;
+}
+
 /* The next hash after *h whose two buckets are both bucket b of a 2-bucket table. */
 static uint64_t hash_in(uint64_t *h, int b)
 {
@@ -397,6 +411,59 @@ static void test_moves_keep_state(void **unused)
 	assert_int_equal(rl_store_check(s, &k, 8, SEC * 29 / 10, NULL), RL_ALLOWED);
 	rl_store_stats(s, &st);
 	assert_int_equal(st.evicted_full, 0);
+	rl_store_destroy(s);
+}
+
+/*
+ * Keys stored in their second bucket, under the default hash (the fast
+ * paths', and on a one-thread store the verdict route's): verdicts alone,
+ * each key's own state found there while its first bucket is full, a bad
+ * time refused there, and the state kept when the key moves to its first
+ * bucket once that has room. (Where a key lives is not observable through
+ * the API: a full bucket's keys are moved on demand, make_room.) gcra at 2
+ * per second, burst 2: T = tau = 0.5 s. max_keys 40 makes a table of 3
+ * buckets.
+ */
+static void test_second_bucket_verdicts(void **unused)
+{
+	struct rl_limiter lim = make(&rl_gcra_algo, 2, SEC, 2);
+	struct rl_store_config cfg = { .limiter = &lim, .max_keys = 40, .when_full = RL_FULL_EVICT,
+				       .one_thread = one_thread, .hash_seed = 0x5eed };
+	struct rl_store *s = NULL;
+	struct rl_store_stats st;
+	uint64_t next = 0, k, j, m;
+
+	(void)unused;
+	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+	for (int i = 0; i < 16; i++) { /* bucket 0 full of keys that cannot leave it */
+		uint64_t a = key_to(&next, cfg.hash_seed, 3, 0, 0);
+		assert_int_equal(rl_store_check(s, &a, 8, 0, NULL), RL_ALLOWED);
+	}
+	k = key_to(&next, cfg.hash_seed, 3, 0, 2); /* both stored in bucket 2 */
+	j = key_to(&next, cfg.hash_seed, 3, 0, 2);
+	assert_int_equal(rl_store_check(s, &k, 8, 0, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &j, 8, 0, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &k, 8, -1, NULL), RL_ERANGE);
+	assert_int_equal(rl_store_check(s, &k, 8, 0, NULL), RL_ALLOWED);
+	assert_int_equal(rl_store_check(s, &k, 8, 0, NULL), RL_REJECTED); /* TAT 1 s */
+	assert_int_equal(rl_store_check(s, &j, 8, 0, NULL), RL_ALLOWED);  /* its own TAT: 0.5 s */
+	assert_int_equal(rl_store_check(s, &j, 8, 0, NULL), RL_REJECTED);
+	assert_int_equal(rl_store_check(s, &k, 8, SEC / 2, NULL), RL_ALLOWED); /* TAT 1.5 s */
+	assert_int_equal(rl_store_check(s, &k, 8, SEC / 2, NULL), RL_REJECTED);
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 18 / 10, NULL), RL_ALLOWED); /* TAT 2.3 s */
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 18 / 10, NULL), RL_ALLOWED); /* TAT 2.8 s */
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 18);
+	assert_int_equal(st.evicted_full, 0);
+
+	m = key_to(&next, cfg.hash_seed, 3, 0, 0); /* at 2 s bucket 0's keys are idle: m drops them */
+	assert_int_equal(rl_store_check(s, &m, 8, 2 * SEC, NULL), RL_ALLOWED);
+	/* k moves to bucket 0 and keeps its TAT: 0.7 s of debt, 0.5 s tolerated */
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 21 / 10, NULL), RL_REJECTED);
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 23 / 10, NULL), RL_ALLOWED); /* TAT 3.3 s */
+	assert_int_equal(rl_store_check(s, &k, 8, SEC * 23 / 10, NULL), RL_REJECTED);
+	rl_store_stats(s, &st);
+	assert_int_equal(st.keys, 3);
 	rl_store_destroy(s);
 }
 
@@ -771,7 +838,7 @@ int main(void)
 		cmocka_unit_test(test_full_policies), cmocka_unit_test(test_stats_bytes),
 		cmocka_unit_test(test_stats_count_allocator_bytes), cmocka_unit_test(test_bytes_per_key),
 		cmocka_unit_test(test_churn_steady_key), cmocka_unit_test(test_moves_keep_state),
-		cmocka_unit_test(test_fill_to_cap),
+		cmocka_unit_test(test_second_bucket_verdicts), cmocka_unit_test(test_fill_to_cap),
 	};
 	const struct CMUnitTest twin[] = { cmocka_unit_test(test_one_thread_twin) };
 
