@@ -152,6 +152,9 @@ static void test_bad_opts(void **state)
 	assert_int_equal(check(n, "b", 0, 1), RL_ALLOWED);
 	assert_int_equal(rl_lg_node_check(n, "c", 1, 0, 1, NULL), RL_EFULL);
 	assert_int_equal(rl_lg_node_check(n, "a", 1, -1, 1, NULL), RL_ERANGE);
+	assert_int_equal(rl_lg_node_check(n, "a", 1, RL_TIME_MAX_NS + 1, 1, NULL), RL_ERANGE);
+	assert_int_equal(rl_lg_node_sync(n, -1, NULL), RL_EINVAL); /* local_global.h: a bad time */
+	assert_int_equal(rl_lg_node_sync(n, RL_TIME_MAX_NS + 1, NULL), RL_EINVAL);
 	assert_int_equal(rl_lg_node_check(n, "a", 1, 0, 0, NULL), RL_EINVAL);
 	rl_lg_node_destroy(n);
 }

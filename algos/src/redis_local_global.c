@@ -21,6 +21,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "arith.h"
 #include "redis_cluster.h"
 
 enum { DEFAULT_TIMEOUT_MS = 200, NUM_MAX = 24 };
@@ -308,7 +309,7 @@ int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed)
 {
 	if (failed)
 		*failed = false;
-	if (now_ns < 0 || now_ns > RL_TIME_MAX_NS)
+	if (!rl_time_ok(now_ns))
 		return RL_EINVAL;
 	n->stats.syncs++;
 	n->synced_once = true;
@@ -390,7 +391,7 @@ int rl_lg_node_check(struct rl_lg_node *n, const char *key, size_t key_len, int6
 {
 	int status = RL_OK;
 
-	if (now_ns < 0 || now_ns > RL_TIME_MAX_NS)
+	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 	if (!n->synced_once || now_ns >= n->next_sync_ns) {
 		status = rl_lg_node_sync(n, now_ns, NULL);

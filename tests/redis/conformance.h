@@ -236,6 +236,11 @@ static void test_breaker_conformance(void **state)
 				fail();
 			}
 		}
+		for (int k = 0; k < 2; k++) { /* out of range, as in process */
+			enum rl_breaker_state got = RL_BREAKER_CLOSED;
+			int64_t bad = k ? RL_TIME_MAX_NS + 1 : -1;
+			assert_int_equal(rl_redis_breaker_call(r, &rb, key, strlen(key), bad, k, &got), RL_ERANGE);
+		}
 		rl_breaker_destroy(&b);
 	}
 	rl_redis_destroy(r);

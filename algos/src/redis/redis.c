@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arith.h"
 #include "redis_argv.h"
 #include "redis_cluster.h"
 #include "redis_scripts.h"
@@ -410,7 +411,7 @@ static int check_req(const struct rl_redis_req *q)
 	if (!q->rule || !q->rule->lim || !q->key || q->key_len == 0 || q->key_len > RL_REDIS_KEY_MAX ||
 	    script_of(q->rule->lim->algo) < 0 || q->rule->timeout_ms < 0 || q->rule->timeout_ms > 60000)
 		return RL_EINVAL;
-	if (q->now_ns != RL_REDIS_NOW && (q->now_ns < 0 || q->now_ns > RL_TIME_MAX_NS))
+	if (q->now_ns != RL_REDIS_NOW && !rl_time_ok(q->now_ns))
 		return RL_ERANGE;
 	if (q->cost < 0 || q->cost > RL_COST_MAX)
 		return RL_EINVAL;
@@ -658,7 +659,7 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 	if (!r || !b || !key || !before || key_len == 0 || key_len > RL_REDIS_KEY_MAX ||
 	    rl_redis_breaker_validate(b, NULL, 0))
 		return RL_EINVAL;
-	if (now < 0 || now > RL_TIME_MAX_NS)
+	if (!rl_time_ok(now))
 		return RL_ERANGE;
 
 	struct rl_redis_cmd *c = malloc(sizeof(*c));
