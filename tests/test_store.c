@@ -615,6 +615,56 @@ static void test_stats_bytes(void **unused)
 	rl_store_destroy(s);
 }
 
+/*
+ * sliding_log as it is, but its release op also adds up the heap each
+ * state held (as the allocator holds it): destroying a store then tells
+ * what its keys held, state by state.
+ */
+static size_t released_heap;
+static struct rl_algo counted_log;
+
+static void counted_release(void *state)
+{
+	released_heap += rl_sliding_log_algo.heap_bytes(state);
+	rl_sliding_log_algo.release(state);
+}
+
+/*
+ * The store's heap total is exact whichever path a check takes: verdicts
+ * (on a one-thread store, its cost-1 verdict route) and answers, while
+ * rings grow (100 runs a key) and then shrink (every run expired a second
+ * later): it equals what the states held when the store is destroyed.
+ */
+static void test_heap_total_exact(void **unused)
+{
+	counted_log = rl_sliding_log_algo;
+	counted_log.release = counted_release;
+	struct rl_limiter lim = make(&counted_log, 1000, SEC, 1000);
+	struct rl_store *s = store_for(&lim, 64, RL_FULL_EVICT);
+	struct rl_store_stats empty, grown, shrunk;
+	struct rl_decision d;
+
+	(void)unused;
+	rl_store_stats(s, &empty);
+	for (int64_t t = 0; t < 4000; t++) {
+		char key[16];
+		snprintf(key, sizeof(key), "k%d", (int)(t % 40));
+		assert_int_equal(check_str(s, key, t, t % 3 ? NULL : &d), RL_ALLOWED);
+	}
+	rl_store_stats(s, &grown);
+	assert_true(grown.bytes - empty.bytes >= 40 * 100 * sizeof(struct rl_run));
+	for (int64_t t = 2 * SEC; t < 2 * SEC + 80; t++) {
+		char key[16];
+		snprintf(key, sizeof(key), "k%d", (int)(t % 40));
+		assert_int_equal(check_str(s, key, t, t % 2 ? NULL : &d), RL_ALLOWED);
+	}
+	rl_store_stats(s, &shrunk);
+	assert_true(shrunk.bytes < grown.bytes);
+	released_heap = 0;
+	rl_store_destroy(s);
+	assert_int_equal(shrunk.bytes - empty.bytes, released_heap);
+}
+
 /* store.h's memory goal: bytes per key at a cap of 10^7 keys. */
 static void test_bytes_per_key(void **unused)
 {
@@ -836,7 +886,8 @@ int main(void)
 		cmocka_unit_test(test_limiter_copied), cmocka_unit_test(test_forced_collision),
 		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere),
 		cmocka_unit_test(test_full_policies), cmocka_unit_test(test_stats_bytes),
-		cmocka_unit_test(test_stats_count_allocator_bytes), cmocka_unit_test(test_bytes_per_key),
+		cmocka_unit_test(test_stats_count_allocator_bytes), cmocka_unit_test(test_heap_total_exact),
+		cmocka_unit_test(test_bytes_per_key),
 		cmocka_unit_test(test_churn_steady_key), cmocka_unit_test(test_moves_keep_state),
 		cmocka_unit_test(test_second_bucket_verdicts), cmocka_unit_test(test_fill_to_cap),
 	};

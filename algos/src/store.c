@@ -72,7 +72,8 @@ struct rl_store {
 	/* lim->algo->check, one load away from the fast path */
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
-	/* lim->algo->verdict for a state that owns no heap, else NULL */
+	/* lim->algo->verdict; for a state that owns heap, heap_verdict when
+	 * the algorithm has a check_heap, else NULL */
 	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
 	/* a cost-1 verdict's route when the store qualifies (check()), else NULL */
 	cached_verdict_fn *cached_verdict;
@@ -289,6 +290,13 @@ static size_t state_heap_bytes(const struct rl_store *s, const void *st)
 	return s->lim.algo->heap_bytes(st);
 }
 
+/* A change of the states' heap, counted. */
+static void add_heap(struct rl_store *s, int64_t delta)
+{
+	if (delta)
+		atomic_fetch_add_explicit(&s->heap_bytes, delta, memory_order_relaxed);
+}
+
 /* Runs the algorithm on a state that owns heap, keeping heap_bytes exact:
  * through its check_heap when it has one, else measuring around check. */
 static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
@@ -304,8 +312,23 @@ static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, in
 		rc = s->check(&s->lim, st, now_ns, cost, out);
 		delta = (int64_t)state_heap_bytes(s, st) - (int64_t)before;
 	}
-	if (delta)
-		atomic_fetch_add_explicit(&s->heap_bytes, delta, memory_order_relaxed);
+	add_heap(s, delta);
+	return rc;
+}
+
+/*
+ * The cost-1 verdict of a state that owns heap, for the one-thread route
+ * (s->verdict) when the algorithm has a check_heap: run_heap's first
+ * branch alone. lim is the store's first member, so it is the store's
+ * address.
+ */
+static int heap_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	struct rl_store *s = (struct rl_store *)lim;
+	int64_t delta = 0;
+	int rc = s->lim.algo->check_heap(lim, st, now_ns, 1, NULL, &delta);
+
+	add_heap(s, delta);
 	return rc;
 }
 
@@ -695,8 +718,9 @@ static struct bucket *first_bucket(const struct rl_store *s, uint64_t h, uint32_
 /*
  * A cost-1 verdict (out = NULL) on a one-thread store small enough to stay
  * in the core's caches, through s->verdict: three arguments fewer kept
- * live, the algorithm's cost and answer dispatch skipped, and the time
- * tested once: by the verdict, or here before a miss goes on. Two copies
+ * live, the algorithm's cost and answer dispatch skipped (for a state that
+ * owns heap, heap_verdict's check_heap), and the time tested
+ * once: by the verdict, or here before a miss goes on. Two copies
  * (check_cached_verdict and its AVX2 one) differ only in how they match
  * tags; each has its own sequel for a key not in its first bucket.
  */
@@ -899,7 +923,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->hash = cfg->hash ? cfg->hash : rl_store_hash;
 	s->check = algo->check;
 	s->one_thread = cfg->one_thread;
-	s->verdict = owns_heap ? NULL : algo->verdict;
+	s->verdict = !owns_heap ? algo->verdict : algo->check_heap ? heap_verdict : NULL;
 	s->owns_heap = owns_heap;
 	s->fast = !cfg->hash;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
