@@ -136,9 +136,23 @@ step 5 "report -> $RESULTS/REPORT.md"
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
 cpuinfo() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -1; }
 lscpu_field() { lscpu | awk -F: -v k="$1" '$1 == k { sub(/^ +/, "", $2); print $2 }'; }
+# A cache's size: lscpu's, else the C library's (a guest may hide the sysfs lscpu reads).
+cache_size() {
+	local v
+	v=$(lscpu_field "$1 cache")
+	[ -n "$v" ] || v=$(getconf "$2" 2>/dev/null | awk '$1 >= 1048576 { printf "%d MiB", $1 / 1048576; next } $1 > 0 { printf "%d KiB", $1 / 1024 }')
+	echo "${v:-unknown}"
+}
+hypervisor() {
+	local v
+	v=$(lscpu_field "Hypervisor vendor")
+	[ -n "$v" ] || { grep -qw hypervisor /proc/cpuinfo && v="yes, vendor not reported" || v=none; }
+	echo "$v"
+}
 cpu_line() {
 	echo "$(cpuinfo "model name") (family $(cpuinfo "cpu family"), model $(cpuinfo model);" \
-		"L2 $(lscpu_field "L2 cache"), L3 $(lscpu_field "L3 cache"); hypervisor: $(lscpu_field "Hypervisor vendor"))"
+		"L1d $(cache_size L1d LEVEL1_DCACHE_SIZE), L2 $(cache_size L2 LEVEL2_CACHE_SIZE)," \
+		"L3 $(cache_size L3 LEVEL3_CACHE_SIZE); hypervisor: $(hypervisor))"
 }
 {
 	echo "cpu=$(cpu_line)"
