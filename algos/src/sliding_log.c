@@ -207,22 +207,38 @@ static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 	return fast_verdict(lim, st, now_ns, false);
 }
 
-/* check, with the heap measured only around the checks that may resize the ring. */
-static int check_heap_op(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
-			 struct rl_decision *out, int64_t *heap_delta)
+/* A check that may resize the ring, with the heap measured around it. */
+static RL_NOINLINE int check_measured(const struct rl_limiter *lim, struct rl_sliding_log *st,
+				      int64_t now_ns, int64_t cost, struct rl_decision *out,
+				      int64_t *heap_delta)
 {
-	struct rl_sliding_log *st = state;
-
-	if (cost == 1 && !out) {
-		int rc = fast_verdict(lim, st, now_ns, true);
-		if (rc != HAND_OVER)
-			return rc;
-	}
 	size_t before = rl_runlog_heap_bytes(&st->log);
 	int rc = cost == 1 ? answered(lim, st, now_ns, out) : weighted(lim, st, now_ns, cost, out);
 
 	*heap_delta += (int64_t)rl_runlog_heap_bytes(&st->log) - (int64_t)before;
 	return rc;
+}
+
+/* A cost-1 verdict: fast_verdict, else check_measured (only four arguments kept live). */
+static RL_ALWAYS_INLINE int verdict_measured(const struct rl_limiter *lim, struct rl_sliding_log *st,
+					     int64_t now_ns, int64_t *heap_delta)
+{
+	int rc = fast_verdict(lim, st, now_ns, true);
+
+	return rc != HAND_OVER ? rc : check_measured(lim, st, now_ns, 1, NULL, heap_delta);
+}
+
+/*
+ * check, with the heap measured only around the checks that may resize
+ * the ring: a cost-1 verdict that fast_verdict finishes is a leaf (no
+ * register saved), the rest goes to check_measured.
+ */
+static int check_heap_op(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
+			 struct rl_decision *out, int64_t *heap_delta)
+{
+	if (cost == 1 && !out)
+		return verdict_measured(lim, state, now_ns, heap_delta);
+	return check_measured(lim, state, now_ns, cost, out, heap_delta);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
