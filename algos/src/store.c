@@ -13,8 +13,8 @@
  * while both are locked; a free slot's state bytes are zero (a fresh key); keys (the
  * counter) equals the occupied slots and never exceeds max_keys, because a
  * slot is filled only after a successful reservation or in place of a
- * dropped key; heap_bytes equals the sum of the stored states' heap as
- * the allocator holds it (rl_algo.heap_bytes).
+ * dropped key; heap_bytes plus heap_route equals the sum of the stored
+ * states' heap as the allocator holds it (rl_algo.heap_bytes).
  */
 #include "ratelab/store.h"
 
@@ -86,6 +86,7 @@ struct rl_store {
 	_Atomic size_t keys;
 	_Atomic size_t cursor; /* next bucket the sweep visits (mod nbuckets) */
 	_Atomic int64_t heap_bytes;
+	int64_t heap_route; /* heap_verdict's share of heap_bytes: a one-thread store's, so plain */
 	_Atomic uint64_t evicted_idle, evicted_full, full_decided;
 };
 
@@ -290,13 +291,6 @@ static size_t state_heap_bytes(const struct rl_store *s, const void *st)
 	return s->lim.algo->heap_bytes(st);
 }
 
-/* A change of the states' heap, counted. */
-static void add_heap(struct rl_store *s, int64_t delta)
-{
-	if (delta)
-		atomic_fetch_add_explicit(&s->heap_bytes, delta, memory_order_relaxed);
-}
-
 /* Runs the algorithm on a state that owns heap, keeping heap_bytes exact:
  * through its check_heap when it has one, else measuring around check. */
 static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, int64_t cost,
@@ -312,24 +306,22 @@ static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, in
 		rc = s->check(&s->lim, st, now_ns, cost, out);
 		delta = (int64_t)state_heap_bytes(s, st) - (int64_t)before;
 	}
-	add_heap(s, delta);
+	if (delta)
+		atomic_fetch_add_explicit(&s->heap_bytes, delta, memory_order_relaxed);
 	return rc;
 }
 
 /*
  * The cost-1 verdict of a state that owns heap, for the one-thread route
- * (s->verdict) when the algorithm has a check_heap: run_heap's first
- * branch alone. lim is the store's first member, so it is the store's
- * address.
+ * (s->verdict) when the algorithm has a check_heap: check_heap adding its
+ * change straight to heap_route, a tail call. lim is the store's first
+ * member, so it is the store's address.
  */
 static int heap_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
 	struct rl_store *s = (struct rl_store *)lim;
-	int64_t delta = 0;
-	int rc = s->lim.algo->check_heap(lim, st, now_ns, 1, NULL, &delta);
 
-	add_heap(s, delta);
-	return rc;
+	return s->lim.algo->check_heap(lim, st, now_ns, 1, NULL, &s->heap_route);
 }
 
 /* Runs the algorithm on a stored state. */
@@ -955,7 +947,7 @@ void rl_store_destroy(struct rl_store *s)
 void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 {
 	struct rl_store *m = (struct rl_store *)s; /* atomics are read, never written */
-	int64_t heap = atomic_load_explicit(&m->heap_bytes, memory_order_relaxed);
+	int64_t heap = atomic_load_explicit(&m->heap_bytes, memory_order_relaxed) + s->heap_route;
 
 	*out = (struct rl_store_stats){
 		.keys = atomic_load_explicit(&m->keys, memory_order_relaxed),
