@@ -16,10 +16,12 @@ inline std::string hot(const std::string &algo, bool direct, bool answer)
 	return "hot/" + algo + (direct ? "/direct" : "/ops") + (answer ? "/answer" : "/verdict");
 }
 
-// hot/floor/<call|chain>: the floor of hot/<algo>/direct/verdict in its
-// loop (bench/hot_floor.h): an empty check, and the one-word gcra chain.
+// hot/floor/<call|chain|locked>: the floor of hot/<algo>/direct/verdict in
+// its loop (bench/hot_floor.h): an empty check, the one-word gcra chain,
+// and an empty check that takes a lock (the thread-safe rows' floor).
 inline const char *const kHotFloorCall = "hot/floor/call";
 inline const char *const kHotFloorChain = "hot/floor/chain";
+inline const char *const kHotFloorLocked = "hot/floor/locked";
 
 // clock/<algo>: hot, direct, verdict, with a clock_gettime read; clock/read alone.
 inline std::string clock(const std::string &algo)

@@ -9,6 +9,8 @@
 //                    that does nothing (hot_floor.h)
 //   hot/floor/chain  the same around a minimal one-word gcra check (for
 //                    reference, hot_floor.cc)
+//   hot/floor/locked the same around a check that takes and drops a lock
+//                    (the thread-safe rows' floor)
 //   clock/<algo>   the same (direct, verdict) with a clock_gettime read
 //   clock/read     clock_gettime(CLOCK_MONOTONIC) alone
 //
@@ -157,6 +159,9 @@ int register_all()
 	benchmark::RegisterBenchmark(rlbench::names::kHotFloorChain, bm_hot_floor,
 				     [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 					     return rlbench::floor_chain(l, s, t, o); });
+	benchmark::RegisterBenchmark(rlbench::names::kHotFloorLocked, bm_hot_floor,
+				     [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
+					     return rlbench::floor_locked(l, s, t, o); });
 	benchmark::RegisterBenchmark(rlbench::names::kClockRead, bm_clock_read);
 	for (const rl_algo *algo : rlbench::algos())
 		benchmark::RegisterBenchmark(rlbench::names::clock(algo->name).c_str(), bm_clock, algo);

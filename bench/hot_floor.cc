@@ -11,8 +11,13 @@
 //                    check's load waits on that store. Not a floor: on a
 //                    wide core the chain overlaps the call, and a full
 //                    check has run as fast (the report's floor is the call)
+//   hot/floor/locked a check that takes a lock and does nothing else: the
+//                    least any thread-safe check costs (one locked
+//                    read-modify-write, the call around it), the floor of
+//                    the thread-safe single-key rows
 #include "hot_floor.h"
 
+#include <atomic>
 #include <cstdint>
 
 namespace rlbench {
@@ -31,6 +36,16 @@ __attribute__((noinline)) int floor_chain(const rl_limiter *lim, void *st, int64
 	if (verdict)
 		*tat_ns = tat + lim->emission_ns;
 	return verdict;
+}
+
+__attribute__((noinline)) int floor_locked(const rl_limiter *, void *, int64_t, rl_decision *)
+{
+	static std::atomic<uint32_t> lock{0};
+
+	while (lock.exchange(1, std::memory_order_acquire)) {
+	}
+	lock.store(0, std::memory_order_release);
+	return 1;
 }
 
 } // namespace rlbench

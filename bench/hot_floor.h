@@ -14,6 +14,9 @@ int floor_call(const rl_limiter *lim, void *st, int64_t now_ns, rl_decision *out
 // One int64 TAT at st, gcra's rule with lim's emission and tolerance (ns):
 // admitted iff max(TAT, now) - now <= tolerance, then TAT = max(TAT, now) + emission.
 int floor_chain(const rl_limiter *lim, void *st, int64_t now_ns, rl_decision *out);
+// Takes and drops a spinlock as the library's is (an exchange with acquire
+// order, a release store), returns 1 and touches nothing else.
+int floor_locked(const rl_limiter *lim, void *st, int64_t now_ns, rl_decision *out);
 
 } // namespace rlbench
 
