@@ -9,8 +9,9 @@
 //       the contended cost (wall time over all threads' requests)
 //   atomic/<op>   the machine's own cost of the one locked operation every
 //       thread-safe check takes, alone in a loop, one thread: spinlock
-//       (the store's bucket lock: exchange, then a release store), mutex
-//       (pthread lock + unlock, rl_limit's unnamed key), cas8 (load a word, compare-and-swap it to its
+//       (the lock of the store's buckets and of rl_limit's unnamed key:
+//       exchange, then a release store), mutex (pthread lock + unlock, for
+//       comparison), cas8 (load a word, compare-and-swap it to its
 //       successor), cas16 (the same on 16 bytes, x86-64 cmpxchg16b)
 //
 // Counters: allowed_pct.

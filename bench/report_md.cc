@@ -210,7 +210,7 @@ void targets(std::ostringstream &o, const Inputs &in)
 					: floor_cell(locked_floor, limit_ns);
 		target_row(o,
 			   "thread-safe single limiter (rl_limit_allow_at), uncontended, " + a.name +
-				   (cas ? " (lock-free where the machine has a 16-byte CAS)" : " (mutex)") + " <= " +
+				   (cas ? " (lock-free where the machine has a 16-byte CAS)" : " (spinlock)") + " <= " +
 				   fmt(limit_ns, 0) + " ns/op",
 			   fmt(v, 2) + " ns/op", verdict(v, limit_ns), floor);
 	}
@@ -301,8 +301,8 @@ void targets(std::ostringstream &o, const Inputs &in)
 	     "its floor are measured over the same moments of this shared host. A thread-safe check also takes one locked "
 	     "read-modify-write, measured alone here (atomic/*, one thread, in a process that has had a second "
 	     "thread, as a program that needs a thread-safe check has: glibc's locks skip the lock prefix until "
-	     "then): the store's bucket lock (exchange + release store) "
-	  << fmt(lock, 2) << " ns, pthread lock + unlock (two locked operations; rl_limit's) "
+	     "then): the spinlock of the store's buckets and of rl_limit (exchange + release store) "
+	  << fmt(lock, 2) << " ns, pthread lock + unlock (two locked operations, for comparison) "
 	  << fmt(in.bench.stat(names::atomic("mutex")), 2)
 	  << " ns, load + 8-byte compare-and-swap " << fmt(in.bench.stat(names::atomic("cas8")), 2)
 	  << " ns, load + 16-byte compare-and-swap " << fmt(in.bench.stat(names::atomic("cas16")), 2)
@@ -330,7 +330,7 @@ void hot(std::ostringstream &o, const Inputs &in)
 	     "CLOCK_MONOTONIC per request (`clock_gettime` alone: "
 	  << fmt(in.bench.stat(names::kClockRead), 1) << " ns).\n\n"
 	  << "*rl_limit* is the thread-safe single limiter (`rl_limit_allow_at`, verdict only, one thread: its "
-	     "mutex, or for gcra its lock-free compare-and-swap).\n\n"
+	     "spinlock, or for gcra its lock-free compare-and-swap).\n\n"
 	  << "| algorithm | direct verdict | direct answer | ops verdict | ops answer | with clock read | rl_limit | admitted % |\n"
 	     "|---|---|---|---|---|---|---|---|\n";
 	for (const Algo &a : in.algos) {

@@ -199,8 +199,10 @@ static inline bool rl_cas16_supported(void)
 	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_CMPXCHG16B);
 }
 
-static inline __attribute__((target("cx16"))) bool
-rl_cas16(rl_u128 *p, rl_u128 *expected, rl_u128 desired)
+/* For a caller of rl_cas16 that wants it inlined (only such a caller can). */
+#define RL_TARGET_CX16 __attribute__((target("cx16")))
+
+static inline RL_TARGET_CX16 bool rl_cas16(rl_u128 *p, rl_u128 *expected, rl_u128 desired)
 {
 	rl_u128 seen = __sync_val_compare_and_swap(p, *expected, desired);
 	bool swapped = seen == *expected;

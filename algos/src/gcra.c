@@ -12,7 +12,10 @@
  */
 #include "ratelab/gcra.h"
 
+#include <string.h>
+
 #include "arith.h"
+#include "gcra_cas.h"
 
 /* The answer's division, inline in the answered paths only: the verdict
  * (out == NULL) is decide() with it folded away. */
@@ -106,6 +109,33 @@ int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t no
 		return weighted(lim, st, now_ns, cost, out);
 	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
 }
+
+#if RL_HAVE_CAS16
+_Static_assert(sizeof(struct rl_gcra) == sizeof(rl_u128), "a gcra state is one 16-byte word");
+
+/* decide() inlined on a copy held in registers, and rl_cas16 inlined (the
+ * reason for RL_TARGET_CX16): the retry loop is one function, with no
+ * store and reload of the state between the read and the swap. */
+RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
+				       struct rl_decision *out)
+{
+	rl_u128 seen = rl_load16_guess(word), next;
+	struct rl_gcra st;
+	struct rl_decision dec;
+	int rc;
+
+	do {
+		memcpy(&st, &seen, sizeof(st));
+		rc = decide(lim, &st, now_ns, 1, out ? &dec : NULL);
+		if (rc < 0)
+			return rc;
+		memcpy(&next, &st, sizeof(next));
+	} while (!rl_cas16(word, &seen, next));
+	if (out)
+		*out = dec;
+	return rc;
+}
+#endif
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)

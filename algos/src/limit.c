@@ -1,15 +1,21 @@
 /*
  * limit.c - rl_limit: one rl_limiter, the unnamed key's state behind one
- * mutex (or, for gcra where the machine has a 16-byte compare-and-swap,
- * behind none: lock_free below), and an rl_store for named keys made on
- * first use.
+ * spinlock (spin.h; or, for gcra where the machine has a 16-byte
+ * compare-and-swap, behind none: gcra_cas.h), and an rl_store for
+ * named keys made on first use.
  *
  * Invariant: every decision is rl_limiter_check on the one state of its
  * key, with that key's checks serialised (the unnamed key by l->lock, a
  * named key by its store bucket), so any interleaving of threads decides
  * exactly as one thread would in the order the locks were taken. The store
- * pointer goes from NULL to a store once, under l->lock, published with
- * release order; readers load it with acquire order.
+ * pointer goes from NULL to a store once, under l->store_lock, published
+ * with release order; readers load it with acquire order.
+ *
+ * Why a spinlock and not a mutex: a check holds the lock for one
+ * algorithm step (tens of ns; at most a sliding_log ring's growth), and
+ * the spinlock costs one locked operation where a pthread mutex costs two
+ * once the process has had a second thread (spin.h). The store's
+ * creation, which allocates a table, keeps a mutex.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,20 +29,24 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
 #include "compat.h"
+#include "gcra_cas.h"
 #include "ratelab/gcra.h"
 #include "ratelab/store.h"
+#include "spin.h"
 
 struct rl_limit {
 	struct rl_limiter limiter;
-	pthread_mutex_t lock;             /* serialises the unnamed key; makes the store */
+	rl_spin lock;                     /* serialises the unnamed key's checks */
+	pthread_mutex_t store_lock;       /* serialises the store's creation */
 	_Atomic(struct rl_store *) store; /* named keys; NULL until the first keyed call */
 	uint64_t seed;                    /* the store's key hash seed */
 	bool lock_free;                   /* the unnamed key is a gcra state decided by CAS */
+	/* limiter.algo->verdict (NULL when it has none), one load nearer */
+	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
 	alignas(max_align_t) unsigned char state[RL_ALGO_MAX_STATE]; /* the unnamed key */
 };
 
@@ -83,7 +93,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 		free(l);
 		return fail(EINVAL, "%s", msg);
 	}
-	if (pthread_mutex_init(&l->lock, NULL) != 0) {
+	if (pthread_mutex_init(&l->store_lock, NULL) != 0) {
 		free(l);
 		return fail(ENOMEM, "cannot make a mutex");
 	}
@@ -91,6 +101,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 	if (getrandom(&l->seed, sizeof(l->seed), 0) != (ssize_t)sizeof(l->seed))
 		l->seed = (uint64_t)rl_now_ns() ^ (uint64_t)(uintptr_t)l;
 	atomic_init(&l->store, NULL);
+	l->verdict = a->verdict;
 #if RL_HAVE_CAS16
 	l->lock_free = a == &rl_gcra_algo && rl_cas16_supported();
 #endif
@@ -100,36 +111,6 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 #if RL_HAVE_CAS16
 _Static_assert(alignof(max_align_t) >= 16 && sizeof(struct rl_gcra) == 16,
 	       "the unnamed key's gcra state is one aligned 16-byte word");
-
-/*
- * The unnamed gcra key without a lock: its whole state (TAT and last seen
- * time, 16 bytes) is one word, decided on a copy and written back by one
- * 16-byte compare-and-swap. A failed swap means another check took effect
- * since the read; this one is then decided again on the state that check
- * left. Every check thus takes effect at its own successful swap, one at a
- * time, on the state the previous one left: the same decisions as the
- * locked path, in the order of the swaps. A check always swaps (its last
- * seen time may change), so a torn guess can never be taken for a state.
- */
-static int allow_lock_free(struct rl_limit *l, int64_t now_ns, struct rl_decision *out)
-{
-	rl_u128 *word = (rl_u128 *)(void *)l->state;
-	rl_u128 seen = rl_load16_guess(word), next;
-	struct rl_gcra st;
-	struct rl_decision dec;
-	int rc;
-
-	do {
-		memcpy(&st, &seen, sizeof(st));
-		rc = rl_gcra_check(&l->limiter, &st, now_ns, out ? &dec : NULL);
-		if (rc < 0)
-			return rc;
-		memcpy(&next, &st, sizeof(next));
-	} while (!rl_cas16(word, &seen, next));
-	if (out)
-		*out = dec;
-	return rc;
-}
 #endif
 
 int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *out)
@@ -139,12 +120,15 @@ int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *ou
 	if (!l)
 		return RL_EINVAL;
 #if RL_HAVE_CAS16
-	if (l->lock_free)
-		return allow_lock_free(l, now_ns, out);
+	if (l->lock_free) /* gcra_cas.h */
+		return rl_gcra_check_cas16(&l->limiter, (rl_u128 *)(void *)l->state, now_ns, out);
 #endif
-	pthread_mutex_lock(&l->lock);
-	rc = rl_limiter_check(&l->limiter, l->state, now_ns, out);
-	pthread_mutex_unlock(&l->lock);
+	rl_spin_lock(&l->lock);
+	/* a verdict alone through the algorithm's verdict op (algo.h): the
+	 * same decision, without the cost and answer arguments */
+	rc = !out && l->verdict ? l->verdict(&l->limiter, l->state, now_ns)
+				: rl_limiter_check(&l->limiter, l->state, now_ns, out);
+	rl_spin_unlock(&l->lock);
 	return rc;
 }
 
@@ -160,7 +144,7 @@ static struct rl_store *keyed_store(struct rl_limit *l)
 
 	if (s)
 		return s;
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->store_lock);
 	s = atomic_load_explicit(&l->store, memory_order_relaxed);
 	if (!s) {
 		struct rl_store_config cfg = {
@@ -175,7 +159,7 @@ static struct rl_store *keyed_store(struct rl_limit *l)
 		else
 			atomic_store_explicit(&l->store, s, memory_order_release);
 	}
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->store_lock);
 	return s;
 }
 
@@ -208,7 +192,7 @@ void rl_limit_free(struct rl_limit *l)
 		return;
 	rl_store_destroy(atomic_load_explicit(&l->store, memory_order_relaxed));
 	rl_limiter_release(&l->limiter, l->state);
-	pthread_mutex_destroy(&l->lock);
+	pthread_mutex_destroy(&l->store_lock);
 	free(l);
 }
 

@@ -23,16 +23,15 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
 #include "arith.h"
 #include "compat.h"
+#include "spin.h"
 
 enum {
 	SLOTS = RL_STORE_BUCKET_SLOTS,
 	SWEEP_WHEN_FULL = 4, /* buckets try-swept before a new key meets the cap */
 	EVICT_SEARCH = 8,    /* buckets searched for a victim outside the key's two */
-	SPINS_BEFORE_YIELD = 64,
 	ABSENT = INT_MIN, /* check_in: not a status (status.h) */
 };
 
@@ -43,7 +42,7 @@ enum {
 
 /* A bucket's head; its SLOTS states (8-byte aligned) follow it. */
 struct bucket {
-	_Atomic uint32_t lock; /* 0 free, 1 held */
+	rl_spin lock;          /* spin.h */
 	uint32_t tags[SLOTS];  /* 0: free slot */
 	uint32_t pad;          /* keeps the states 8-byte aligned */
 };
@@ -238,35 +237,22 @@ static void *state_at(const struct rl_store *s, struct bucket *b, int slot)
 	return (unsigned char *)b + sizeof(struct bucket) + (size_t)slot * s->slot_size;
 }
 
-/* Waits for a bucket lock another thread holds, then takes it. */
-static RL_NOINLINE void bucket_wait(struct bucket *b)
-{
-	unsigned spins = 0;
-
-	do
-		while (atomic_load_explicit(&b->lock, memory_order_relaxed))
-			if (++spins % SPINS_BEFORE_YIELD == 0)
-				thrd_yield();
-	while (atomic_exchange_explicit(&b->lock, 1, memory_order_acquire));
-}
-
-/* The bucket locks; a one-thread store (cfg.one_thread) takes none. */
+/* The bucket locks (spin.h); a one-thread store (cfg.one_thread) takes none. */
 static void bucket_lock(const struct rl_store *s, struct bucket *b)
 {
-	if (!s->one_thread && atomic_exchange_explicit(&b->lock, 1, memory_order_acquire))
-		bucket_wait(b);
+	if (!s->one_thread)
+		rl_spin_lock(&b->lock);
 }
 
 static bool bucket_trylock(const struct rl_store *s, struct bucket *b)
 {
-	return s->one_thread || (!atomic_load_explicit(&b->lock, memory_order_relaxed) &&
-				 !atomic_exchange_explicit(&b->lock, 1, memory_order_acquire));
+	return s->one_thread || rl_spin_trylock(&b->lock);
 }
 
 static void bucket_unlock(const struct rl_store *s, struct bucket *b)
 {
 	if (!s->one_thread)
-		atomic_store_explicit(&b->lock, 0, memory_order_release);
+		rl_spin_unlock(&b->lock);
 }
 
 _Static_assert(SLOTS == 16, "find compares the 16 tags at once");
@@ -821,7 +807,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
 
-	bucket_wait(b1);
+	rl_spin_wait(&b1->lock);
 	return first_locked(s, b1, tag, h, now_ns, cost, out);
 }
 

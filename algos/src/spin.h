@@ -1,0 +1,49 @@
+/*
+ * spin.h - the one-word lock of the store's buckets (store.c) and of
+ * rl_limit's unnamed key (limit.c), private to the library.
+ *
+ * Taking it is one locked exchange; dropping it is a plain release store,
+ * not a second locked operation, because nobody sleeps on it and so
+ * dropping it wakes nobody. That is its point: on x86-64 a locked
+ * read-modify-write costs some 20 cycles, and a pthread mutex in a process
+ * that has ever had a second thread pays two (glibc drops the lock prefix
+ * only while a process has had one thread). A waiter spins on plain loads,
+ * so that it does not take the line away from the holder, and yields the
+ * CPU every RL_SPINS_BEFORE_YIELD tries, so that a descheduled holder gets
+ * to run. Meant for critical sections of one check of one state (tens of
+ * ns), not for anything that blocks.
+ */
+#ifndef RATELAB_SPIN_H
+#define RATELAB_SPIN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef _Atomic uint32_t rl_spin; /* 0 free, 1 held; a zeroed one is free */
+
+enum { RL_SPINS_BEFORE_YIELD = 64 };
+
+/* Waits for a lock another thread holds, then takes it. */
+void rl_spin_wait(rl_spin *l);
+
+/* Takes l: true at once when it was free, else after rl_spin_wait. */
+static inline void rl_spin_lock(rl_spin *l)
+{
+	if (atomic_exchange_explicit(l, 1, memory_order_acquire))
+		rl_spin_wait(l);
+}
+
+/* Takes l iff it is free now; a held lock is only read, not written. */
+static inline bool rl_spin_trylock(rl_spin *l)
+{
+	return !atomic_load_explicit(l, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(l, 1, memory_order_acquire);
+}
+
+static inline void rl_spin_unlock(rl_spin *l)
+{
+	atomic_store_explicit(l, 0, memory_order_release);
+}
+
+#endif
