@@ -53,7 +53,7 @@ struct short_seed {
 	uint64_t a, b;
 };
 
-/* A cost-1 verdict's route (check_cached_verdict and its AVX2 copy). */
+/* A cost-1 verdict's route (check_cached_verdict, its AVX2 copy, check_locked_verdict). */
 typedef int cached_verdict_fn(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns);
 
 struct rl_store {
@@ -775,18 +775,6 @@ static RL_NOINLINE RL_TARGET_AVX2 int check_cached_verdict_avx2(struct rl_store 
 }
 #endif
 
-/* The cached-verdict route for a store so configured, else NULL. */
-static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
-{
-	if (!s->fast || !s->one_thread || s->prefetch || !s->verdict)
-		return NULL;
-#ifdef RL_HAVE_AVX2_PATH
-	if (rl_has_avx2())
-		return check_cached_verdict_avx2;
-#endif
-	return check_cached_verdict;
-}
-
 /* check_first once b1, locked, is searched: the key's state, or check_second. */
 static RL_ALWAYS_INLINE int first_locked(struct rl_store *s, struct bucket *b1, uint32_t tag,
 					 uint64_t h, int64_t now_ns, int64_t cost,
@@ -809,6 +797,51 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
 
 	rl_spin_wait(&b1->lock);
 	return first_locked(s, b1, tag, h, now_ns, cost, out);
+}
+
+/*
+ * The same cost-1 verdict on a thread-safe store, for a state that owns no
+ * heap (heap_verdict's counter is a one-thread store's): the first
+ * bucket's lock taken, its tags matched, the verdict run and the lock
+ * dropped, in one frame. A held lock and a key not in its first bucket go
+ * on as check_first would (first_contended, check_second), the time tested
+ * first. Against check_first it skips run_unlock's frame and the
+ * algorithm's cost and answer dispatch, the same savings as the one-thread
+ * route's; the locked exchange it cannot skip.
+ */
+static RL_NOINLINE int check_locked_verdict(struct rl_store *s, const void *key, size_t key_len,
+					    int64_t now_ns)
+{
+	uint64_t h = hash_short(key, key_len, &s->short_seed);
+	uint32_t tag;
+	struct bucket *b1 = first_bucket(s, h, &tag);
+	unsigned m;
+	int rc;
+
+	if (atomic_exchange_explicit(&b1->lock, 1, memory_order_acquire))
+		return rl_time_ok(now_ns) ? first_contended(s, h, now_ns, 1, NULL) : RL_ERANGE;
+	if (!(m = match(b1, tag))) {
+		rl_spin_unlock(&b1->lock);
+		return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
+	}
+	rc = s->verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
+	rl_spin_unlock(&b1->lock);
+	return rc;
+}
+
+/* The cost-1 verdict's route for a store so configured, else NULL: a store
+ * larger than the caches keeps check_first, which prefetches. */
+static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
+{
+	if (!s->fast || s->prefetch || !s->verdict)
+		return NULL;
+	if (!s->one_thread)
+		return s->owns_heap ? NULL : check_locked_verdict;
+#ifdef RL_HAVE_AVX2_PATH
+	if (rl_has_avx2())
+		return check_cached_verdict_avx2;
+#endif
+	return check_cached_verdict;
 }
 
 /*
