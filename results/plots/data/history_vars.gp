@@ -1,1 +1,1 @@
-history_cols = 32
+history_cols = 34
