@@ -4,8 +4,9 @@
  * compare-and-swap, behind none: gcra_cas.h), and an rl_store for
  * named keys made on first use.
  *
- * Invariant: every decision is rl_limiter_check on the one state of its
- * key, with that key's checks serialised (the unnamed key by l->lock, a
+ * Invariant: every decision is rl_limiter_check (or, for a verdict alone,
+ * the algorithm's verdict op: the same decision, algo.h) on the one state
+ * of its key, with that key's checks serialised (the unnamed key by l->lock, a
  * named key by its store bucket), so any interleaving of threads decides
  * exactly as one thread would in the order the locks were taken. The store
  * pointer goes from NULL to a store once, under l->store_lock, published
