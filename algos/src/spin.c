@@ -14,5 +14,5 @@ void rl_spin_wait(rl_spin *l)
 		while (atomic_load_explicit(l, memory_order_relaxed))
 			if (++spins % RL_SPINS_BEFORE_YIELD == 0)
 				thrd_yield();
-	while (atomic_exchange_explicit(l, 1, memory_order_acquire));
+	while (!rl_spin_take(l));
 }

@@ -27,18 +27,23 @@ enum { RL_SPINS_BEFORE_YIELD = 64 };
 /* Waits for a lock another thread holds, then takes it. */
 void rl_spin_wait(rl_spin *l);
 
-/* Takes l: true at once when it was free, else after rl_spin_wait. */
+/* One try: true iff l was free and is now held (a held l is written anyway). */
+static inline bool rl_spin_take(rl_spin *l)
+{
+	return !atomic_exchange_explicit(l, 1, memory_order_acquire);
+}
+
+/* Takes l: at once when it is free, else after rl_spin_wait. */
 static inline void rl_spin_lock(rl_spin *l)
 {
-	if (atomic_exchange_explicit(l, 1, memory_order_acquire))
+	if (!rl_spin_take(l))
 		rl_spin_wait(l);
 }
 
 /* Takes l iff it is free now; a held lock is only read, not written. */
 static inline bool rl_spin_trylock(rl_spin *l)
 {
-	return !atomic_load_explicit(l, memory_order_relaxed) &&
-	       !atomic_exchange_explicit(l, 1, memory_order_acquire);
+	return !atomic_load_explicit(l, memory_order_relaxed) && rl_spin_take(l);
 }
 
 static inline void rl_spin_unlock(rl_spin *l)

@@ -818,7 +818,7 @@ static RL_NOINLINE int check_locked_verdict(struct rl_store *s, const void *key,
 	unsigned m;
 	int rc;
 
-	if (atomic_exchange_explicit(&b1->lock, 1, memory_order_acquire))
+	if (!rl_spin_take(&b1->lock))
 		return rl_time_ok(now_ns) ? first_contended(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	if (!(m = match(b1, tag))) {
 		rl_spin_unlock(&b1->lock);
@@ -869,7 +869,7 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 			return run(s, state_at(s, b1, slot), now_ns, cost, out);
 		return check_second(s, h, now_ns, cost, out);
 	}
-	if (atomic_exchange_explicit(&b1->lock, 1, memory_order_acquire))
+	if (!rl_spin_take(&b1->lock))
 		return first_contended(s, h, now_ns, cost, out);
 	return first_locked(s, b1, tag, h, now_ns, cost, out);
 }
