@@ -52,7 +52,37 @@ static int check_str(struct rl_store *s, const char *key, int64_t t, struct rl_d
 	return rl_store_check(s, key, strlen(key), t, d);
 }
 
-/* Every algorithm: the store's answers equal rl_limiter_check's on a private state. */
+/*
+ * The store's answers (answer) or verdicts (out = NULL, the routes that
+ * inline the built-in verdicts) equal rl_limiter_check's on a private
+ * state, over 3000 requests of three keys step_ns apart, times running
+ * back and forth over several windows.
+ */
+static void match_limiter(const struct rl_limiter *lim, int64_t step_ns, bool answer, const char *what)
+{
+	struct rl_store *s = store_for(lim, 1000, RL_FULL_EVICT);
+	_Alignas(16) unsigned char st[3][RL_STORE_MAX_STATE] = { { 0 } };
+	const char *keys[3] = { "alice", "bob", "" };
+	uint64_t x = 12345;
+
+	for (int i = 0; i < 3000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		int k = (int)(x >> 60) % 3;
+		int64_t t = (i - (int64_t)((x >> 20) % 3) * 7) * step_ns;
+		struct rl_decision got = { 0 }, want = { 0 };
+		int rg = check_str(s, keys[k], t < 0 ? 0 : t, answer ? &got : NULL);
+		int rw = rl_limiter_check(lim, st[k], t < 0 ? 0 : t, answer ? &want : NULL);
+		if (rg != rw || memcmp(&got, &want, sizeof(got)) != 0)
+			fail_msg("%s, %s: request %d key '%s': store %d (rem %lld) vs limiter %d (rem %lld)",
+				 lim->algo->name, what, i, keys[k], rg, (long long)got.remaining, rw,
+				 (long long)want.remaining);
+	}
+	for (int k = 0; k < 3; k++)
+		rl_limiter_release(lim, st[k]);
+	rl_store_destroy(s);
+}
+
+/* Every algorithm: the store's answers equal rl_limiter_check's. */
 static void test_matches_limiter(void **unused)
 {
 	size_t n;
@@ -61,26 +91,27 @@ static void test_matches_limiter(void **unused)
 	(void)unused;
 	for (size_t a = 0; a < n; a++) {
 		struct rl_limiter lim = make(all[a], 5, 10 * SEC, 7);
-		struct rl_store *s = store_for(&lim, 1000, RL_FULL_EVICT);
-		_Alignas(16) unsigned char st[3][RL_STORE_MAX_STATE] = { { 0 } };
-		const char *keys[3] = { "alice", "bob", "" };
-		uint64_t x = 12345;
+		match_limiter(&lim, SEC / 7, true, "answers");
+	}
+}
 
-		for (int i = 0; i < 3000; i++) {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			int k = (int)(x >> 60) % 3;
-			int64_t t = (int64_t)i * (SEC / 7) - (int64_t)((x >> 20) % 3) * SEC;
-			struct rl_decision got, want;
-			int rg = check_str(s, keys[k], t < 0 ? 0 : t, &got);
-			int rw = rl_limiter_check(&lim, st[k], t < 0 ? 0 : t, &want);
-			if (rg != rw || memcmp(&got, &want, sizeof(got)) != 0)
-				fail_msg("%s: request %d key '%s': store %d (rem %lld) vs limiter %d (rem %lld)",
-					 all[a]->name, i, keys[k], rg, (long long)got.remaining, rw,
-					 (long long)want.remaining);
-		}
-		for (int k = 0; k < 3; k++)
-			rl_limiter_release(&lim, st[k]);
-		rl_store_destroy(s);
+/*
+ * Every algorithm: the store's verdicts equal rl_limiter_check's, for a
+ * narrow rule and for one whose N * W and (B + 1) * W pass 2^64 (the wide
+ * arithmetic: N * W is 2^64 + 448384, which wraps to a small number in 64
+ * bits).
+ */
+static void test_verdicts_match_limiter(void **unused)
+{
+	size_t n;
+	const struct rl_algo *const *all = rl_algo_all(&n);
+
+	(void)unused;
+	for (size_t a = 0; a < n; a++) {
+		struct rl_limiter narrow = make(all[a], 5, 10 * SEC, 7);
+		struct rl_limiter wide = make(all[a], 1000000, 18446744073710, 1000000000);
+		match_limiter(&narrow, SEC / 7, false, "verdicts, narrow rule");
+		match_limiter(&wide, 18446744073710 / 700, false, "verdicts, wide rule");
 	}
 }
 
@@ -881,7 +912,8 @@ static int one_thread_mode(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_key_lengths),
+		cmocka_unit_test(test_matches_limiter), cmocka_unit_test(test_verdicts_match_limiter),
+		cmocka_unit_test(test_key_lengths),
 		cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_bad_time_changes_nothing),
 		cmocka_unit_test(test_limiter_copied), cmocka_unit_test(test_forced_collision),
 		cmocka_unit_test(test_structured_keys_hash), cmocka_unit_test(test_evict_elsewhere),

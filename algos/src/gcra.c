@@ -16,61 +16,7 @@
 
 #include "arith.h"
 #include "gcra_cas.h"
-
-/* The answer's division, inline in the answered paths only: the verdict
- * (out == NULL) is decide() with it folded away. */
-static RL_ALWAYS_INLINE void explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
-					      int verdict, struct rl_decision *out)
-{
-	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
-
-	/* units still possible at now: debt + k * T <= tol + T */
-	out->remaining = debt <= tol ? (tol - debt) / t + 1 : 0;
-	if (verdict)
-		out->retry_after_ns = 0;
-	else if (last > (rl_u128)tol) /* (c - 1) * T > tau: never */
-		out->retry_after_ns = RL_DURATION_MAX_NS;
-	else /* the smallest d with debt - d + (c - 1) * T <= tau */
-		out->retry_after_ns = debt - (tol - (int64_t)last);
-	out->reset_ns = debt;
-	out->delay_ns = 0;
-}
-
-/*
- * The check for any cost, inlined into each entry point: with the constant
- * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
- * weighted ones.
- */
-static RL_ALWAYS_INLINE int
-decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
-       struct rl_decision *out)
-{
-	if (!rl_time_ok(now_ns))
-		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
-		return RL_EINVAL;
-
-	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
-	int64_t t = lim->emission_ns;
-	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
-	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
-	int64_t debt = tat - now;
-	int64_t tol = lim->tolerance_ns;
-	/* the request's units after its first, as emission time: up to 10^27 ns */
-	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
-	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
-	 * non-negative int64 is exact in uint64 (the other half is then void) */
-	int verdict = (last <= (rl_u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
-
-	/* debt + c * T <= tau + T when admitted: no overflow. Branch-free: over
-	 * many keys the verdicts follow no pattern a predictor could learn. */
-	int64_t take = (int64_t)(((uint64_t)last + (uint64_t)t) & -(uint64_t)verdict);
-	debt += take;
-	st->tat_ns = verdict ? tat + take : st->tat_ns;
-	if (out)
-		explain(debt, tol, t, cost, verdict, out);
-	return verdict;
-}
+#include "gcra_ops.h"
 
 /*
  * A cost other than 1, out of line so that the cost-1 path (its arithmetic
@@ -83,9 +29,9 @@ static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_gcra *st
 {
 	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (uint64_t)lim->tolerance_ns) {
 		struct rl_gcra copy = *st;
-		return decide(lim, &copy, now_ns, cost, out);
+		return rl_gcra_decide(lim, &copy, now_ns, cost, out);
 	}
-	return decide(lim, st, now_ns, cost, out);
+	return rl_gcra_decide(lim, st, now_ns, cost, out);
 }
 
 /* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
@@ -93,13 +39,13 @@ static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_gcra *st
 static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 				struct rl_decision *out)
 {
-	return decide(lim, st, now_ns, 1, out);
+	return rl_gcra_decide(lim, st, now_ns, 1, out);
 }
 
 int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 		  struct rl_decision *out)
 {
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : rl_gcra_decide(lim, st, now_ns, 1, NULL);
 }
 
 int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
@@ -107,13 +53,13 @@ int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t no
 {
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : rl_gcra_decide(lim, st, now_ns, 1, NULL);
 }
 
 #if RL_HAVE_CAS16
 _Static_assert(sizeof(struct rl_gcra) == sizeof(rl_u128), "a gcra state is one 16-byte word");
 
-/* decide() inlined on a copy held in registers, and rl_cas16 inlined (the
+/* rl_gcra_decide() inlined on a copy held in registers, and rl_cas16 inlined (the
  * reason for RL_TARGET_CX16): the retry loop is one function, with no
  * store and reload of the state between the read and the swap. */
 RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
@@ -126,7 +72,7 @@ RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *wo
 
 	do {
 		memcpy(&st, &seen, sizeof(st));
-		rc = decide(lim, &st, now_ns, 1, out ? &dec : NULL);
+		rc = rl_gcra_decide(lim, &st, now_ns, 1, out ? &dec : NULL);
 		if (rc < 0)
 			return rc;
 		memcpy(&next, &st, sizeof(next));
@@ -146,7 +92,7 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 /* check for cost 1 without an answer: algo.h's verdict op. */
 static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return decide(lim, st, now_ns, 1, NULL);
+	return rl_gcra_verdict(lim, st, now_ns);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -49,11 +49,8 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	rl_u128 w = (uint64_t)lim->rule.window_ns;
-	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
-	/* level + (c - 1) * W <= B * W (level_ops.h), for c <= B: B >= 1 takes any cost of 1 */
-	struct rl_level_step step = rl_level_check(lim, st, now_ns, last, last + w,
-						   -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+	/* level + (c - 1) * W <= B * W (level_ops.h) */
+	struct rl_level_step step = rl_leaky_bucket_step(lim, st, now_ns, cost);
 	/* queued: the wait before the request's first unit, times N */
 	rl_u128 queued = step.before;
 	int verdict = (int)(step.admitted & 1);
@@ -90,7 +87,7 @@ static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_level *s
 int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			  struct rl_decision *out)
 {
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : rl_leaky_bucket_verdict(lim, st, now_ns);
 }
 
 int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
@@ -98,7 +95,7 @@ int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, i
 {
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : rl_leaky_bucket_verdict(lim, st, now_ns);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
@@ -110,7 +107,7 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 /* check for cost 1 without an answer: algo.h's verdict op. */
 static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return decide(lim, st, now_ns, 1, NULL);
+	return rl_leaky_bucket_verdict(lim, st, now_ns);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

@@ -75,6 +75,39 @@ rl_level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns
 	return (struct rl_level_step){ admitted, before };
 }
 
+/* token_bucket's check of cost units (token_bucket.c): all of its take,
+ * c * W, must fit; for c <= B only: B >= 1 takes any cost of 1. */
+static RL_ALWAYS_INLINE struct rl_level_step rl_token_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
+								  int64_t now_ns, int64_t cost)
+{
+	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
+
+	return rl_level_check(lim, st, now_ns, take, take, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+}
+
+/* leaky_bucket's (leaky_bucket.c): all but the last of its c units,
+ * (c - 1) * W, must fit; for c <= B only. */
+static RL_ALWAYS_INLINE struct rl_level_step rl_leaky_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
+								  int64_t now_ns, int64_t cost)
+{
+	rl_u128 w = (uint64_t)lim->rule.window_ns;
+	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
+
+	return rl_level_check(lim, st, now_ns, last, last + w, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+}
+
+/* Their cost-1 verdicts without an answer (algo.h's verdict ops), inline
+ * for the store's thread-safe route too (store.c; gcra_ops.h says why). */
+static RL_ALWAYS_INLINE int rl_token_bucket_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return rl_time_ok(now_ns) ? (int)(rl_token_bucket_step(lim, st, now_ns, 1).admitted & 1) : RL_ERANGE;
+}
+
+static RL_ALWAYS_INLINE int rl_leaky_bucket_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return rl_time_ok(now_ns) ? (int)(rl_leaky_bucket_step(lim, st, now_ns, 1).admitted & 1) : RL_ERANGE;
+}
+
 /* True when the level has drained to 0 by now: the key is as good as new. */
 static inline bool rl_level_empty(const struct rl_limiter *lim, const struct rl_level *st,
 				  int64_t now_ns)

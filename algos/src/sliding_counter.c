@@ -11,20 +11,7 @@
  */
 #include "ratelab/sliding_counter.h"
 
-#include "arith.h"
-
-/* Advances the state to now's window; returns e = now - window start. */
-static int64_t advance(int64_t w, struct rl_sliding_counter *st, int64_t now)
-{
-	if (now >= st->end_ns) {
-		int64_t start = now - now % w;
-
-		st->prev = start == st->end_ns ? st->curr : 0;
-		st->curr = 0;
-		st->end_ns = start + w;
-	}
-	return now - (st->end_ns - w);
-}
+#include "sliding_counter_ops.h"
 
 /*
  * The least offset e' into a window whose weighted previous count is c such
@@ -94,7 +81,7 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 
 	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
-	int64_t e = advance(w, st, now);
+	int64_t e = rl_sliding_counter_advance(w, st, now);
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 	/* the request's units after its first: up to 10^27 */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
@@ -133,31 +120,11 @@ static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_
 	return decide(lim, st, now_ns, 1, out);
 }
 
-/*
- * The verdict of a cost-1 request when N * W < 2^64 (lim->quota_nw.hi == 0,
- * any rule with W below 5 hours): prev * (W - e) < (N - curr) * W, both
- * sides at most N * W as prev, curr <= N, so exact in 64 bits, two single
- * multiplies instead of the 128-bit ones. Other rules go to the full check
- * before anything is changed.
- */
-static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim,
-					 struct rl_sliding_counter *st, int64_t now_ns)
+/* The cost-1 verdict: sliding_counter_ops.h's when N * W < 2^64, else the full check. */
+static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl_sliding_counter *st,
+					 int64_t now_ns)
 {
-	if (lim->quota_nw.hi)
-		return answered(lim, st, now_ns, NULL);
-	if (!rl_time_ok(now_ns))
-		return RL_ERANGE;
-
-	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
-	int64_t w = lim->rule.window_ns;
-
-	(void)advance(w, st, now);
-	/* W - e = end - now */
-	int verdict = (uint64_t)st->prev * (uint64_t)(st->end_ns - now) <
-		      (uint64_t)(lim->rule.limit - st->curr) * (uint64_t)w;
-
-	st->curr += (uint32_t)verdict; /* curr + 1 <= N when admitted; no branch, as above */
-	return verdict;
+	return lim->quota_nw.hi ? answered(lim, st, now_ns, NULL) : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
 int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,

@@ -26,6 +26,10 @@
 
 #include "arith.h"
 #include "compat.h"
+#include "fixed_window_ops.h"
+#include "gcra_ops.h"
+#include "level_ops.h"
+#include "sliding_counter_ops.h"
 #include "spin.h"
 
 enum {
@@ -53,7 +57,10 @@ struct short_seed {
 	uint64_t a, b;
 };
 
-/* A cost-1 verdict's route (check_cached_verdict, its AVX2 copy, check_locked_verdict). */
+/* A state's cost-1 verdict: algo.h's verdict op. */
+typedef int verdict_fn(const struct rl_limiter *lim, void *state, int64_t now_ns);
+
+/* A cost-1 verdict's route (check_cached_verdict, its AVX2 copy, locked_verdict's copies). */
 typedef int cached_verdict_fn(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns);
 
 struct rl_store {
@@ -73,7 +80,7 @@ struct rl_store {
 		     struct rl_decision *out);
 	/* lim->algo->verdict; for a state that owns heap, heap_verdict when
 	 * the algorithm has a check_heap, else NULL */
-	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
+	verdict_fn *verdict;
 	/* a cost-1 verdict's route when the store qualifies (check()), else NULL */
 	cached_verdict_fn *cached_verdict;
 	bool one_thread; /* cfg.one_thread: no bucket locks */
@@ -225,6 +232,18 @@ static struct where locate(const struct rl_store *s, uint64_t h)
 	uint32_t tag = tag_of(h);
 
 	return (struct where){ i1, alt_index(s, i1, tag), tag };
+}
+
+/* Bytes per slot of a state of n bytes: n rounded up to 8, so that states stay 8-byte aligned. */
+static size_t slot_size_of(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Bytes per bucket of slots of slot_size bytes: its head and SLOTS slots. */
+static size_t stride_of(size_t slot_size)
+{
+	return sizeof(struct bucket) + SLOTS * slot_size;
 }
 
 static struct bucket *bucket_at(const struct rl_store *s, size_t i)
@@ -807,14 +826,18 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
  * on as check_first would (first_contended, check_second), the time tested
  * first. Against check_first it skips run_unlock's frame and the
  * algorithm's cost and answer dispatch, the same savings as the one-thread
- * route's; the locked exchange it cannot skip.
+ * route's; the locked exchange it cannot skip. Everything after that
+ * exchange waits for it, a call included, so a built-in algorithm's
+ * verdict runs inline, in a copy of the route of its own
+ * (INLINE_VERDICTS), not through s->verdict; its slot size is a constant
+ * there too.
  */
-static RL_NOINLINE int check_locked_verdict(struct rl_store *s, const void *key, size_t key_len,
-					    int64_t now_ns)
+static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
+					   verdict_fn *verdict, size_t slot_size)
 {
 	uint64_t h = hash_short(key, key_len, &s->short_seed);
-	uint32_t tag;
-	struct bucket *b1 = first_bucket(s, h, &tag);
+	uint32_t tag = tag_of(h);
+	struct bucket *b1 = (struct bucket *)(s->table + reduce(h, s->nbuckets) * stride_of(slot_size));
 	unsigned m;
 	int rc;
 
@@ -824,9 +847,51 @@ static RL_NOINLINE int check_locked_verdict(struct rl_store *s, const void *key,
 		rl_spin_unlock(&b1->lock);
 		return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	}
-	rc = s->verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
+	rc = verdict(&s->lim, (unsigned char *)b1 + sizeof(struct bucket) + (size_t)rl_lowest_bit(m) * slot_size,
+		     now_ns);
 	rl_spin_unlock(&b1->lock);
 	return rc;
+}
+
+static RL_NOINLINE int locked_generic(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns)
+{
+	return locked_verdict(s, key, key_len, now_ns, s->verdict, s->slot_size);
+}
+
+/* sliding_counter's verdict: inline for N * W < 2^64, else its verdict op's full check. */
+static RL_ALWAYS_INLINE int sliding_counter_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return lim->quota_nw.hi ? lim->algo->verdict(lim, st, now_ns)
+				: rl_sliding_counter_verdict_narrow(lim, st, now_ns);
+}
+
+/* The built-in algorithms whose verdict the route inlines: name, verdict (their private headers), state. */
+#define INLINE_VERDICTS(X)                                                      \
+	X(gcra, rl_gcra_verdict, struct rl_gcra)                                \
+	X(token_bucket, rl_token_bucket_verdict, struct rl_level)               \
+	X(leaky_bucket, rl_leaky_bucket_verdict, struct rl_level)               \
+	X(fixed_window, rl_fixed_window_verdict, struct rl_fixed_window)        \
+	X(sliding_counter, sliding_counter_verdict, struct rl_sliding_counter)
+
+/* Each one's copy of the route, its slot size a constant. */
+#define LOCKED_ROUTE(name, verdict, state)                                                             \
+	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len,       \
+					     int64_t now_ns)                                             \
+	{                                                                                               \
+		return locked_verdict(s, key, key_len, now_ns, verdict, slot_size_of(sizeof(state)));  \
+	}
+INLINE_VERDICTS(LOCKED_ROUTE)
+#undef LOCKED_ROUTE
+
+/* The thread-safe route: the algorithm's own copy when it has one, else the generic one. */
+static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo)
+{
+#define PICK(name, verdict, state)        \
+	if (algo == &rl_##name##_algo) \
+		return locked_##name;
+	INLINE_VERDICTS(PICK)
+#undef PICK
+	return locked_generic;
 }
 
 /* The cost-1 verdict's route for a store so configured, else NULL: a store
@@ -836,7 +901,7 @@ static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
 	if (!s->fast || s->prefetch || !s->verdict)
 		return NULL;
 	if (!s->one_thread)
-		return s->owns_heap ? NULL : check_locked_verdict;
+		return s->owns_heap ? NULL : locked_verdict_route(s->lim.algo);
 #ifdef RL_HAVE_AVX2_PATH
 	if (rl_has_avx2())
 		return check_cached_verdict_avx2;
@@ -925,8 +990,8 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->lim = *cfg->limiter;
 	s->max_keys = cfg->max_keys;
 	s->nbuckets = (slots + SLOTS - 1) / SLOTS;
-	s->slot_size = (algo->state_size + 7) & ~(size_t)7;
-	s->stride = sizeof(struct bucket) + SLOTS * s->slot_size;
+	s->slot_size = slot_size_of(algo->state_size);
+	s->stride = stride_of(s->slot_size);
 	s->when_full = cfg->when_full;
 	s->grace_ns = cfg->idle_grace_ns;
 	s->seed = cfg->hash_seed;

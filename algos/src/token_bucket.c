@@ -44,14 +44,13 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	if (!rl_cost_ok(cost))
 		return RL_EINVAL;
 
-	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
-	/* level + c * W <= B * W (level_ops.h), for c <= B: B >= 1 takes any cost of 1 */
-	struct rl_level_step step =
-		rl_level_check(lim, st, now_ns, take, take, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+	/* level + c * W <= B * W (level_ops.h) */
+	struct rl_level_step step = rl_token_bucket_step(lim, st, now_ns, cost);
 	int verdict = (int)(step.admitted & 1);
 
 	if (out)
-		explain(lim, verdict ? step.before + take : step.before, cost, verdict, out);
+		explain(lim, verdict ? step.before + (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost : step.before,
+			cost, verdict, out);
 	return verdict;
 }
 
@@ -82,7 +81,7 @@ static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_level *s
 int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 			  struct rl_decision *out)
 {
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : rl_token_bucket_verdict(lim, st, now_ns);
 }
 
 int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
@@ -90,7 +89,7 @@ int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, i
 {
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : decide(lim, st, now_ns, 1, NULL);
+	return out ? answered(lim, st, now_ns, out) : rl_token_bucket_verdict(lim, st, now_ns);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
@@ -102,7 +101,7 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 /* check for cost 1 without an answer: algo.h's verdict op. */
 static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return decide(lim, st, now_ns, 1, NULL);
+	return rl_token_bucket_verdict(lim, st, now_ns);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)

@@ -1,0 +1,53 @@
+/*
+ * sliding_counter_ops.h - private: sliding_counter's window advance and
+ * its cost-1 verdict for N * W < 2^64 (sliding_counter.c), inline, for the
+ * store's thread-safe route (store.c; gcra_ops.h says why).
+ */
+#ifndef RATELAB_SLIDING_COUNTER_OPS_H
+#define RATELAB_SLIDING_COUNTER_OPS_H
+
+#include "arith.h"
+#include "ratelab/sliding_counter.h"
+
+/* Advances the state to now's window; returns e = now - window start. */
+static inline int64_t rl_sliding_counter_advance(int64_t w, struct rl_sliding_counter *st, int64_t now)
+{
+	if (now >= st->end_ns) {
+		int64_t start = now - now % w;
+
+		st->prev = start == st->end_ns ? st->curr : 0;
+		st->curr = 0;
+		st->end_ns = start + w;
+	}
+	return now - (st->end_ns - w);
+}
+
+/*
+ * The verdict of a cost-1 request when N * W < 2^64 (lim->quota_nw.hi == 0,
+ * any rule with W below 5 hours; the caller makes sure): prev * (W - e) <
+ * (N - curr) * W, both sides at most N * W as prev, curr <= N, so exact in
+ * 64 bits, two single multiplies instead of the full check's 128-bit ones.
+ */
+static RL_ALWAYS_INLINE int rl_sliding_counter_verdict_narrow(const struct rl_limiter *lim, void *state,
+							       int64_t now_ns)
+{
+	struct rl_sliding_counter *st = state;
+
+	if (!rl_time_ok(now_ns))
+		return RL_ERANGE;
+
+	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
+	int64_t w = lim->rule.window_ns;
+
+	(void)rl_sliding_counter_advance(w, st, now);
+	/* W - e = end - now */
+	int verdict = (uint64_t)st->prev * (uint64_t)(st->end_ns - now) <
+		      (uint64_t)(lim->rule.limit - st->curr) * (uint64_t)w;
+
+	/* curr + 1 <= N when admitted; no branch: over many keys the verdicts
+	 * follow no pattern a predictor could learn */
+	st->curr += (uint32_t)verdict;
+	return verdict;
+}
+
+#endif
