@@ -38,6 +38,10 @@
 #include "ratelab/gcra.h"
 #include "ratelab/store.h"
 #include "spin.h"
+#include "verdicts.h"
+
+/* A verdict alone (out == NULL) on the unnamed key. */
+typedef int allow_fn(struct rl_limit *l, int64_t now_ns);
 
 struct rl_limit {
 	struct rl_limiter limiter;
@@ -48,6 +52,7 @@ struct rl_limit {
 	bool lock_free;                   /* the unnamed key is a gcra state decided by CAS */
 	/* limiter.algo->verdict (NULL when it has none), one load nearer */
 	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
+	allow_fn *allow; /* the verdicts' route (allow_route), or NULL: rl_limit_allow_at's own */
 	alignas(max_align_t) unsigned char state[RL_ALGO_MAX_STATE]; /* the unnamed key */
 };
 
@@ -67,6 +72,38 @@ static struct rl_limit *fail(int err, const char *fmt, ...)
 const char *rl_limit_error(void)
 {
 	return last_error;
+}
+
+/* The verdict under the unnamed key's lock. */
+static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns,
+					   int (*verdict)(const struct rl_limiter *lim, void *st, int64_t now_ns))
+{
+	int rc;
+
+	rl_spin_lock(&l->lock);
+	rc = verdict(&l->limiter, l->state, now_ns);
+	rl_spin_unlock(&l->lock);
+	return rc;
+}
+
+/* Each built-in's copy, its verdict inline (verdicts.h says why). */
+#define ALLOW_ROUTE(name, verdict, state_size)                             \
+	static RL_NOINLINE int allow_##name(struct rl_limit *l, int64_t now_ns) \
+	{                                                                   \
+		return locked_verdict(l, now_ns, verdict);                  \
+	}
+RL_INLINE_VERDICTS(ALLOW_ROUTE)
+#undef ALLOW_ROUTE
+
+/* The route of the verdicts of a limit of algo: a built-in's own copy, else NULL. */
+static allow_fn *allow_route(const struct rl_algo *algo)
+{
+#define PICK(name, verdict, state_size) \
+	if (algo == &rl_##name##_algo)   \
+		return allow_##name;
+	RL_INLINE_VERDICTS(PICK)
+#undef PICK
+	return NULL;
 }
 
 struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns, int64_t burst)
@@ -106,6 +143,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 #if RL_HAVE_CAS16
 	l->lock_free = a == &rl_gcra_algo && rl_cas16_supported();
 #endif
+	l->allow = allow_route(a);
 	return l;
 }
 
@@ -124,6 +162,8 @@ int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *ou
 	if (l->lock_free) /* gcra_cas.h */
 		return rl_gcra_check_cas16(&l->limiter, (rl_u128 *)(void *)l->state, now_ns, out);
 #endif
+	if (!out && l->allow)
+		return l->allow(l, now_ns);
 	rl_spin_lock(&l->lock);
 	/* a verdict alone through the algorithm's verdict op (algo.h): the
 	 * same decision, without the cost and answer arguments */

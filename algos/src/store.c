@@ -26,11 +26,8 @@
 
 #include "arith.h"
 #include "compat.h"
-#include "fixed_window_ops.h"
-#include "gcra_ops.h"
-#include "level_ops.h"
-#include "sliding_counter_ops.h"
 #include "spin.h"
+#include "verdicts.h"
 
 enum {
 	SLOTS = RL_STORE_BUCKET_SLOTS,
@@ -826,11 +823,9 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
  * on as check_first would (first_contended, check_second), the time tested
  * first. Against check_first it skips run_unlock's frame and the
  * algorithm's cost and answer dispatch, the same savings as the one-thread
- * route's; the locked exchange it cannot skip. Everything after that
- * exchange waits for it, a call included, so a built-in algorithm's
- * verdict runs inline, in a copy of the route of its own
- * (INLINE_VERDICTS), not through s->verdict; its slot size is a constant
- * there too.
+ * route's; the locked exchange it cannot skip. A built-in algorithm's
+ * verdict runs inline, in a copy of the route of its own, not through
+ * s->verdict (verdicts.h says why); its slot size is a constant there too.
  */
 static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
 					   verdict_fn *verdict, size_t slot_size)
@@ -858,38 +853,23 @@ static RL_NOINLINE int locked_generic(struct rl_store *s, const void *key, size_
 	return locked_verdict(s, key, key_len, now_ns, s->verdict, s->slot_size);
 }
 
-/* sliding_counter's verdict: inline for N * W < 2^64, else its verdict op's full check. */
-static RL_ALWAYS_INLINE int sliding_counter_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return lim->quota_nw.hi ? lim->algo->verdict(lim, st, now_ns)
-				: rl_sliding_counter_verdict_narrow(lim, st, now_ns);
-}
-
-/* The built-in algorithms whose verdict the route inlines: name, verdict (their private headers), state. */
-#define INLINE_VERDICTS(X)                                                      \
-	X(gcra, rl_gcra_verdict, struct rl_gcra)                                \
-	X(token_bucket, rl_token_bucket_verdict, struct rl_level)               \
-	X(leaky_bucket, rl_leaky_bucket_verdict, struct rl_level)               \
-	X(fixed_window, rl_fixed_window_verdict, struct rl_fixed_window)        \
-	X(sliding_counter, sliding_counter_verdict, struct rl_sliding_counter)
-
-/* Each one's copy of the route, its slot size a constant. */
-#define LOCKED_ROUTE(name, verdict, state)                                                             \
-	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len,       \
-					     int64_t now_ns)                                             \
-	{                                                                                               \
-		return locked_verdict(s, key, key_len, now_ns, verdict, slot_size_of(sizeof(state)));  \
+/* Each built-in's copy of the route (verdicts.h), its slot size a constant. */
+#define LOCKED_ROUTE(name, verdict, state_size)                                                    \
+	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len,   \
+					     int64_t now_ns)                                         \
+	{                                                                                           \
+		return locked_verdict(s, key, key_len, now_ns, verdict, slot_size_of(state_size)); \
 	}
-INLINE_VERDICTS(LOCKED_ROUTE)
+RL_INLINE_VERDICTS(LOCKED_ROUTE)
 #undef LOCKED_ROUTE
 
 /* The thread-safe route: the algorithm's own copy when it has one, else the generic one. */
 static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo)
 {
-#define PICK(name, verdict, state)        \
-	if (algo == &rl_##name##_algo) \
+#define PICK(name, verdict, state_size) \
+	if (algo == &rl_##name##_algo)   \
 		return locked_##name;
-	INLINE_VERDICTS(PICK)
+	RL_INLINE_VERDICTS(PICK)
 #undef PICK
 	return locked_generic;
 }
