@@ -1,6 +1,7 @@
 /*
  * fixed_window_ops.h - private: fixed_window's check (fixed_window.c),
- * inline, for the store's thread-safe route (store.c; gcra_ops.h says why).
+ * inline, for the thread-safe routes that run it under their lock
+ * (verdicts.h says why).
  */
 #ifndef RATELAB_FIXED_WINDOW_OPS_H
 #define RATELAB_FIXED_WINDOW_OPS_H

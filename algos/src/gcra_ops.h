@@ -1,8 +1,7 @@
 /*
- * gcra_ops.h - private: gcra's check (gcra.c), inline, so that the
- * store's thread-safe route (store.c) runs its cost-1 verdict in the
- * locked section itself, not through the algorithm's verdict op: a call
- * there waits on the bucket lock's exchange like everything after it.
+ * gcra_ops.h - private: gcra's check (gcra.c), inline, for the
+ * thread-safe routes that run its cost-1 verdict under their lock
+ * (verdicts.h says why).
  */
 #ifndef RATELAB_GCRA_OPS_H
 #define RATELAB_GCRA_OPS_H

@@ -97,7 +97,7 @@ static RL_ALWAYS_INLINE struct rl_level_step rl_leaky_bucket_step(const struct r
 }
 
 /* Their cost-1 verdicts without an answer (algo.h's verdict ops), inline
- * for the store's thread-safe route too (store.c; gcra_ops.h says why). */
+ * for the thread-safe routes too (verdicts.h). */
 static RL_ALWAYS_INLINE int rl_token_bucket_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
 	return rl_time_ok(now_ns) ? (int)(rl_token_bucket_step(lim, st, now_ns, 1).admitted & 1) : RL_ERANGE;

@@ -1,7 +1,7 @@
 /*
  * sliding_counter_ops.h - private: sliding_counter's window advance and
  * its cost-1 verdict for N * W < 2^64 (sliding_counter.c), inline, for the
- * store's thread-safe route (store.c; gcra_ops.h says why).
+ * thread-safe routes that run it under their lock (verdicts.h says why).
  */
 #ifndef RATELAB_SLIDING_COUNTER_OPS_H
 #define RATELAB_SLIDING_COUNTER_OPS_H
