@@ -51,7 +51,7 @@ struct rl_limit {
 	uint64_t seed;                    /* the store's key hash seed */
 	bool lock_free;                   /* the unnamed key is a gcra state decided by CAS */
 	/* limiter.algo->verdict (NULL when it has none), one load nearer */
-	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
+	rl_verdict_fn *verdict;
 	allow_fn *allow; /* the verdicts' route (allow_route), or NULL: rl_limit_allow_at's own */
 	alignas(max_align_t) unsigned char state[RL_ALGO_MAX_STATE]; /* the unnamed key */
 };
@@ -75,8 +75,7 @@ const char *rl_limit_error(void)
 }
 
 /* The verdict under the unnamed key's lock. */
-static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns,
-					   int (*verdict)(const struct rl_limiter *lim, void *st, int64_t now_ns))
+static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns, rl_verdict_fn *verdict)
 {
 	int rc;
 
@@ -87,7 +86,7 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns,
 }
 
 /* Each built-in's copy, its verdict inline (verdicts.h says why). */
-#define ALLOW_ROUTE(name, verdict, state_size)                             \
+#define ALLOW_ROUTE(name, verdict)                                           \
 	static RL_NOINLINE int allow_##name(struct rl_limit *l, int64_t now_ns) \
 	{                                                                   \
 		return locked_verdict(l, now_ns, verdict);                  \
@@ -98,8 +97,8 @@ RL_INLINE_VERDICTS(ALLOW_ROUTE)
 /* The route of the verdicts of a limit of algo: a built-in's own copy, else NULL. */
 static allow_fn *allow_route(const struct rl_algo *algo)
 {
-#define PICK(name, verdict, state_size) \
-	if (algo == &rl_##name##_algo)   \
+#define PICK(name, verdict)            \
+	if (algo == &rl_##name##_algo) \
 		return allow_##name;
 	RL_INLINE_VERDICTS(PICK)
 #undef PICK

@@ -54,9 +54,6 @@ struct short_seed {
 	uint64_t a, b;
 };
 
-/* A state's cost-1 verdict: algo.h's verdict op. */
-typedef int verdict_fn(const struct rl_limiter *lim, void *state, int64_t now_ns);
-
 /* A cost-1 verdict's route (check_cached_verdict, its AVX2 copy, locked_verdict's copies). */
 typedef int cached_verdict_fn(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns);
 
@@ -77,7 +74,7 @@ struct rl_store {
 		     struct rl_decision *out);
 	/* lim->algo->verdict; for a state that owns heap, heap_verdict when
 	 * the algorithm has a check_heap, else NULL */
-	verdict_fn *verdict;
+	rl_verdict_fn *verdict;
 	/* a cost-1 verdict's route when the store qualifies (check()), else NULL */
 	cached_verdict_fn *cached_verdict;
 	bool one_thread; /* cfg.one_thread: no bucket locks */
@@ -229,18 +226,6 @@ static struct where locate(const struct rl_store *s, uint64_t h)
 	uint32_t tag = tag_of(h);
 
 	return (struct where){ i1, alt_index(s, i1, tag), tag };
-}
-
-/* Bytes per slot of a state of n bytes: n rounded up to 8, so that states stay 8-byte aligned. */
-static size_t slot_size_of(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-/* Bytes per bucket of slots of slot_size bytes: its head and SLOTS slots. */
-static size_t stride_of(size_t slot_size)
-{
-	return sizeof(struct bucket) + SLOTS * slot_size;
 }
 
 static struct bucket *bucket_at(const struct rl_store *s, size_t i)
@@ -825,14 +810,14 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
  * algorithm's cost and answer dispatch, the same savings as the one-thread
  * route's; the locked exchange it cannot skip. A built-in algorithm's
  * verdict runs inline, in a copy of the route of its own, not through
- * s->verdict (verdicts.h says why); its slot size is a constant there too.
+ * s->verdict (verdicts.h says why).
  */
 static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
-					   verdict_fn *verdict, size_t slot_size)
+					   rl_verdict_fn *verdict)
 {
 	uint64_t h = hash_short(key, key_len, &s->short_seed);
-	uint32_t tag = tag_of(h);
-	struct bucket *b1 = (struct bucket *)(s->table + reduce(h, s->nbuckets) * stride_of(slot_size));
+	uint32_t tag;
+	struct bucket *b1 = first_bucket(s, h, &tag);
 	unsigned m;
 	int rc;
 
@@ -842,23 +827,22 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, 
 		rl_spin_unlock(&b1->lock);
 		return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	}
-	rc = verdict(&s->lim, (unsigned char *)b1 + sizeof(struct bucket) + (size_t)rl_lowest_bit(m) * slot_size,
-		     now_ns);
+	rc = verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
 	rl_spin_unlock(&b1->lock);
 	return rc;
 }
 
 static RL_NOINLINE int locked_generic(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns)
 {
-	return locked_verdict(s, key, key_len, now_ns, s->verdict, s->slot_size);
+	return locked_verdict(s, key, key_len, now_ns, s->verdict);
 }
 
-/* Each built-in's copy of the route (verdicts.h), its slot size a constant. */
-#define LOCKED_ROUTE(name, verdict, state_size)                                                    \
-	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len,   \
-					     int64_t now_ns)                                         \
-	{                                                                                           \
-		return locked_verdict(s, key, key_len, now_ns, verdict, slot_size_of(state_size)); \
+/* Each built-in's copy of the route (verdicts.h). */
+#define LOCKED_ROUTE(name, verdict)                                                              \
+	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len, \
+					     int64_t now_ns)                                       \
+	{                                                                                         \
+		return locked_verdict(s, key, key_len, now_ns, verdict);                          \
 	}
 RL_INLINE_VERDICTS(LOCKED_ROUTE)
 #undef LOCKED_ROUTE
@@ -866,8 +850,8 @@ RL_INLINE_VERDICTS(LOCKED_ROUTE)
 /* The thread-safe route: the algorithm's own copy when it has one, else the generic one. */
 static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo)
 {
-#define PICK(name, verdict, state_size) \
-	if (algo == &rl_##name##_algo)   \
+#define PICK(name, verdict)            \
+	if (algo == &rl_##name##_algo) \
 		return locked_##name;
 	RL_INLINE_VERDICTS(PICK)
 #undef PICK
@@ -970,8 +954,8 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->lim = *cfg->limiter;
 	s->max_keys = cfg->max_keys;
 	s->nbuckets = (slots + SLOTS - 1) / SLOTS;
-	s->slot_size = slot_size_of(algo->state_size);
-	s->stride = stride_of(s->slot_size);
+	s->slot_size = (algo->state_size + 7) & ~(size_t)7;
+	s->stride = sizeof(struct bucket) + SLOTS * s->slot_size;
 	s->when_full = cfg->when_full;
 	s->grace_ns = cfg->idle_grace_ns;
 	s->seed = cfg->hash_seed;

@@ -17,6 +17,9 @@
 #include "level_ops.h"
 #include "sliding_counter_ops.h"
 
+/* A state's cost-1 verdict: algo.h's verdict op, and each of the list's. */
+typedef int rl_verdict_fn(const struct rl_limiter *lim, void *state, int64_t now_ns);
+
 /* sliding_counter's verdict: inline for N * W < 2^64, else its verdict op's full check. */
 static RL_ALWAYS_INLINE int rl_sliding_counter_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
@@ -24,12 +27,12 @@ static RL_ALWAYS_INLINE int rl_sliding_counter_verdict(const struct rl_limiter *
 				: rl_sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
-/* The list, one X(name, verdict, state size) each; rl_<name>_algo is the algorithm. */
-#define RL_INLINE_VERDICTS(X)                                                  \
-	X(gcra, rl_gcra_verdict, sizeof(struct rl_gcra))                       \
-	X(token_bucket, rl_token_bucket_verdict, sizeof(struct rl_level))      \
-	X(leaky_bucket, rl_leaky_bucket_verdict, sizeof(struct rl_level))      \
-	X(fixed_window, rl_fixed_window_verdict, sizeof(struct rl_fixed_window)) \
-	X(sliding_counter, rl_sliding_counter_verdict, sizeof(struct rl_sliding_counter))
+/* The list, one X(name, verdict) each; rl_<name>_algo is the algorithm. */
+#define RL_INLINE_VERDICTS(X)                        \
+	X(gcra, rl_gcra_verdict)                     \
+	X(token_bucket, rl_token_bucket_verdict)     \
+	X(leaky_bucket, rl_leaky_bucket_verdict)     \
+	X(fixed_window, rl_fixed_window_verdict)     \
+	X(sliding_counter, rl_sliding_counter_verdict)
 
 #endif
