@@ -356,6 +356,7 @@ static const struct perf_entry entries[] = {
 	{ "store/gcra/1", 20000, "store/gcra/1/uniform", "rl_store_check, 1 key", setup_store, op_store, &rl_gcra_algo, 1 },
 	{ "store/gcra/1000", 20000, "store/gcra/1000/uniform", "rl_store_check, 1K uniform keys", setup_store, op_store, &rl_gcra_algo, 1000 },
 	{ "store/gcra/1000000", 20000, "store/gcra/1000000/uniform", "rl_store_check, 1M uniform keys", setup_store, op_store, &rl_gcra_algo, 1000000 },
+	{ "store/sliding_log/1", 20000, "store/sliding_log/1/uniform", "rl_store_check, 1 key, sliding_log (a state that owns heap, on the thread-safe store)", setup_store, op_store, &rl_sliding_log_algo, 1 },
 	{ "store1t/gcra/1", 20000, "store1t/gcra/1/uniform", "rl_store_check, one-thread store, 1 key", setup_store1t, op_store, &rl_gcra_algo, 1 },
 	{ "store1t/sliding_log/1", 20000, "store1t/sliding_log/1/uniform", "rl_store_check, one-thread store, 1 key, sliding_log (its heap-owning verdict route)", setup_store1t, op_store, &rl_sliding_log_algo, 1 },
 	{ "store1t/lookup/1", 20000, "store1t/lookup/1/uniform", "rl_store_check, one-thread store, 1 key, an algorithm that decides nothing (the store's own part)", setup_store1t, op_store, &rlbench_lookup_algo, 1 },
