@@ -662,9 +662,9 @@ static void counted_release(void *state)
 
 /*
  * The store's heap total is exact whichever path a check takes: verdicts
- * (on a one-thread store, its cost-1 verdict route) and answers, while
- * rings grow (100 runs a key) and then shrink (every run expired a second
- * later): it equals what the states held when the store is destroyed.
+ * (the cost-1 verdict route of either store) and answers, while rings grow
+ * (100 runs a key) and then shrink (every run expired a second later): it
+ * equals what the states held when the store is destroyed.
  */
 static void test_heap_total_exact(void **unused)
 {

@@ -311,6 +311,22 @@ static int heap_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 	return s->lim.algo->check_heap(lim, st, now_ns, 1, NULL, &s->heap_route);
 }
 
+/*
+ * heap_verdict for a thread-safe store: check_heap's change added to the
+ * shared heap_bytes, as run_heap does (heap_route is a one-thread store's
+ * counter). Most checks change no heap, so most take no second atomic.
+ */
+static RL_ALWAYS_INLINE int shared_heap_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	struct rl_store *s = (struct rl_store *)lim;
+	int64_t delta = 0;
+	int rc = s->lim.algo->check_heap(lim, st, now_ns, 1, NULL, &delta);
+
+	if (delta)
+		atomic_fetch_add_explicit(&s->heap_bytes, delta, memory_order_relaxed);
+	return rc;
+}
+
 /* Runs the algorithm on a stored state. */
 static int run(struct rl_store *s, void *st, int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
@@ -801,13 +817,13 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
 }
 
 /*
- * The same cost-1 verdict on a thread-safe store, for a state that owns no
- * heap (heap_verdict's counter is a one-thread store's): the first
- * bucket's lock taken, its tags matched, the verdict run and the lock
- * dropped, in one frame. A held lock and a key not in its first bucket go
- * on as check_first would (first_contended, check_second), the time tested
+ * The same cost-1 verdict on a thread-safe store: the first bucket's lock
+ * taken, its tags matched, the verdict run and the lock dropped, in one
+ * frame. A held lock and a key not in its first bucket go on as
+ * check_first would (first_contended, check_second), the time tested
  * first. Against check_first it skips run_unlock's frame and the
- * algorithm's cost and answer dispatch, the same savings as the one-thread
+ * algorithm's cost and answer dispatch (for a state that owns heap, also
+ * run_heap's frame: locked_heap), the same savings as the one-thread
  * route's; the locked exchange it cannot skip. A built-in algorithm's
  * verdict runs inline, in a copy of the route of its own, not through
  * s->verdict (verdicts.h says why).
@@ -835,6 +851,11 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, 
 static RL_NOINLINE int locked_generic(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns)
 {
 	return locked_verdict(s, key, key_len, now_ns, s->verdict);
+}
+
+static RL_NOINLINE int locked_heap(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns)
+{
+	return locked_verdict(s, key, key_len, now_ns, shared_heap_verdict);
 }
 
 /* Each built-in's copy of the route (verdicts.h). */
@@ -865,7 +886,7 @@ static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
 	if (!s->fast || s->prefetch || !s->verdict)
 		return NULL;
 	if (!s->one_thread)
-		return s->owns_heap ? NULL : locked_verdict_route(s->lim.algo);
+		return s->owns_heap ? locked_heap : locked_verdict_route(s->lim.algo);
 #ifdef RL_HAVE_AVX2_PATH
 	if (rl_has_avx2())
 		return check_cached_verdict_avx2;
