@@ -369,6 +369,7 @@ static const struct perf_entry entries[] = {
 	{ "breaker/at_limit", 20000, "breaker/at_limit", "rl_breaker_handle, limit 10^6, at the limit", setup_breaker, op_breaker, NULL, 1000000 },
 	{ "limit/gcra/allow_at", 20000, NULL, "rl_limit_allow_at: the two-line API, unnamed key", setup_limit, op_limit, &rl_gcra_algo, 0 },
 	{ "limit/token_bucket/allow_at", 20000, NULL, "rl_limit_allow_at, unnamed key behind its spinlock (gcra's takes none)", setup_limit, op_limit, &rl_token_bucket_algo, 0 },
+	{ "limit/sliding_log/allow_at", 20000, NULL, "rl_limit_allow_at, unnamed key, sliding_log (a state that owns heap)", setup_limit, op_limit, &rl_sliding_log_algo, 0 },
 	{ "limit/gcra/allow_key_at", 20000, NULL, "rl_limit_allow_key_at: the two-line API, 1K named keys in turn", setup_limit, op_limit_key, &rl_gcra_algo, 1000 },
 	{ "registry/check/premium", 20000, "registry/check/premium", "rl_registry_check: resolve + the tier's store check", setup_registry, op_registry, NULL, 0 },
 	REDIS_ENTRY
