@@ -252,6 +252,7 @@ static void test_redis_killed(void **state)
 
 	for (int j = 0; j < 10; j++)
 		admitted += check(n, "k", j, 1); /* share 50 */
+	assert_int_equal(admitted, 10);
 	assert_int_equal(check(n, "k", 10 * MS, 1), RL_ALLOWED); /* sync: G = 10 -> share 45 */
 	assert_int_equal(redis_total("kl:{k}:0"), 10);
 	rh_kill(&H, 0);
