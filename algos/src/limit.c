@@ -94,6 +94,17 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns, r
 RL_INLINE_VERDICTS(ALLOW_ROUTE)
 #undef ALLOW_ROUTE
 
+/* sliding_log's verdict: its common case inline, the rest through its verdict op. */
+static RL_ALWAYS_INLINE int sliding_log_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return rl_sliding_log_fast(lim, st, now_ns, lim->algo->verdict);
+}
+
+static RL_NOINLINE int allow_sliding_log(struct rl_limit *l, int64_t now_ns)
+{
+	return locked_verdict(l, now_ns, sliding_log_verdict);
+}
+
 /* The route of the verdicts of a limit of algo: a built-in's own copy, else NULL. */
 static allow_fn *allow_route(const struct rl_algo *algo)
 {
@@ -102,7 +113,7 @@ static allow_fn *allow_route(const struct rl_algo *algo)
 		return allow_##name;
 	RL_INLINE_VERDICTS(PICK)
 #undef PICK
-	return NULL;
+	return algo == &rl_sliding_log_algo ? allow_sliding_log : NULL;
 }
 
 struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns, int64_t burst)

@@ -9,10 +9,9 @@
  */
 #include "ratelab/sliding_log.h"
 
-#include <limits.h>
-
 #include "arith.h"
 #include "runlog_ops.h"
+#include "sliding_log_ops.h"
 
 /*
  * The smallest wait after which c units fit if nothing else arrives: the
@@ -129,62 +128,30 @@ static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_
 	return decide(lim, st, now_ns, cost, out);
 }
 
-/* Cost 1 with an answer, or any check the verdict's fast path hands over. */
+/* Cost 1 with an answer, or a verdict rl_sliding_log_fast hands on. */
 static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_log *st,
 				int64_t now_ns, struct rl_decision *out)
 {
 	return decide(lim, st, now_ns, 1, out);
 }
 
-/* fast_verdict's in_place answer: the check needs answered(), which may resize the ring. */
-enum { HAND_OVER = INT_MIN };
-
-/* The rest of a check fast_verdict cannot finish: answered(), or HAND_OVER in place. */
-static RL_ALWAYS_INLINE int hand_over(const struct rl_limiter *lim, struct rl_sliding_log *st,
-				      int64_t now, bool in_place)
+/* A cost-1 verdict that rl_sliding_log_fast hands on. */
+static int answered_verdict(const struct rl_limiter *lim, void *st, int64_t now)
 {
-	return in_place ? HAND_OVER : answered(lim, st, now, NULL);
+	return answered(lim, st, now, NULL);
 }
 
-/*
- * The verdict of a cost-1 request, a leaf (no call, no register saved) in
- * the common case: at most one run leaving the window (the steady state:
- * one leaves as one arrives), then the newest run extended or a run
- * appended to a ring with room; it never resizes the ring. More runs
- * leaving (after a pause), a ring to trim or one to grow hand the whole
- * check to answered(), which repeats the expiry from where this one
- * stopped; with in_place (a constant at each call) they return HAND_OVER
- * instead, for the caller to call it.
- */
+/* A cost-1 verdict: rl_sliding_log_fast (sliding_log_ops.h), a leaf in the common case. */
 static RL_ALWAYS_INLINE int fast_verdict(const struct rl_limiter *lim, struct rl_sliding_log *st,
-					 int64_t now_ns, bool in_place)
+					 int64_t now_ns)
 {
-	if (!rl_time_ok(now_ns))
-		return RL_ERANGE;
-
-	int64_t now = rl_clamp(now_ns, st->last_ns);
-	int64_t horizon = now - lim->rule.window_ns;
-	struct rl_runlog *log = &st->log;
-
-	if (rl_runlog_expire_one(log, horizon))
-		return hand_over(lim, st, now, in_place); /* more runs leaving: it expires the rest */
-	if (rl_runlog_trim_due(log))
-		return hand_over(lim, st, now, in_place);
-	/* total <= N: the request's unit fits iff total < N */
-	if (log->total >= (uint64_t)lim->rule.limit) {
-		st->last_ns = now;
-		return RL_REJECTED;
-	}
-	if (!rl_runlog_push_fits(log, now, 1))
-		return hand_over(lim, st, now, in_place); /* (now clamps to itself there) */
-	st->last_ns = now;
-	return RL_ALLOWED;
+	return rl_sliding_log_fast(lim, st, now_ns, answered_verdict);
 }
 
 int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
 			 struct rl_decision *out)
 {
-	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns, false);
+	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns);
 }
 
 int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
@@ -192,7 +159,7 @@ int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *
 {
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns, false);
+	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
@@ -204,7 +171,7 @@ static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int6
 /* check for cost 1 without an answer: algo.h's verdict op. */
 static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return fast_verdict(lim, st, now_ns, false);
+	return fast_verdict(lim, st, now_ns);
 }
 
 /* A check that may resize the ring, with the heap measured around it. */
@@ -219,18 +186,18 @@ static RL_NOINLINE int check_measured(const struct rl_limiter *lim, struct rl_sl
 	return rc;
 }
 
-/* A cost-1 verdict: fast_verdict, else check_measured (only four arguments kept live). */
+/* A cost-1 verdict: rl_sliding_log_fast, else check_measured (only four arguments kept live). */
 static RL_ALWAYS_INLINE int verdict_measured(const struct rl_limiter *lim, struct rl_sliding_log *st,
 					     int64_t now_ns, int64_t *heap_delta)
 {
-	int rc = fast_verdict(lim, st, now_ns, true);
+	int rc = rl_sliding_log_fast(lim, st, now_ns, NULL);
 
-	return rc != HAND_OVER ? rc : check_measured(lim, st, now_ns, 1, NULL, heap_delta);
+	return rc != RL_SLIDING_LOG_HAND_OVER ? rc : check_measured(lim, st, now_ns, 1, NULL, heap_delta);
 }
 
 /*
  * check, with the heap measured only around the checks that may resize
- * the ring: a cost-1 verdict that fast_verdict finishes is a leaf (no
+ * the ring: a cost-1 verdict that rl_sliding_log_fast finishes is a leaf (no
  * register saved), the rest goes to check_measured.
  */
 static int check_heap_op(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,

@@ -858,6 +858,19 @@ static RL_NOINLINE int locked_heap(struct rl_store *s, const void *key, size_t k
 	return locked_verdict(s, key, key_len, now_ns, shared_heap_verdict);
 }
 
+/* sliding_log's verdict: its common case inline, which leaves the ring's
+ * size alone; the rest through shared_heap_verdict. */
+static RL_ALWAYS_INLINE int sliding_log_shared_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+{
+	return rl_sliding_log_fast(lim, st, now_ns, shared_heap_verdict);
+}
+
+static RL_NOINLINE int locked_sliding_log(struct rl_store *s, const void *key, size_t key_len,
+					  int64_t now_ns)
+{
+	return locked_verdict(s, key, key_len, now_ns, sliding_log_shared_verdict);
+}
+
 /* Each built-in's copy of the route (verdicts.h). */
 #define LOCKED_ROUTE(name, verdict)                                                              \
 	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len, \
@@ -869,8 +882,10 @@ RL_INLINE_VERDICTS(LOCKED_ROUTE)
 #undef LOCKED_ROUTE
 
 /* The thread-safe route: the algorithm's own copy when it has one, else the generic one. */
-static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo)
+static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo, bool owns_heap)
 {
+	if (owns_heap)
+		return algo == &rl_sliding_log_algo ? locked_sliding_log : locked_heap;
 #define PICK(name, verdict)            \
 	if (algo == &rl_##name##_algo) \
 		return locked_##name;
@@ -886,7 +901,7 @@ static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
 	if (!s->fast || s->prefetch || !s->verdict)
 		return NULL;
 	if (!s->one_thread)
-		return s->owns_heap ? locked_heap : locked_verdict_route(s->lim.algo);
+		return locked_verdict_route(s->lim.algo, s->owns_heap);
 #ifdef RL_HAVE_AVX2_PATH
 	if (rl_has_avx2())
 		return check_cached_verdict_avx2;

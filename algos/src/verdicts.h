@@ -16,6 +16,7 @@
 #include "gcra_ops.h"
 #include "level_ops.h"
 #include "sliding_counter_ops.h"
+#include "sliding_log_ops.h"
 
 /* A state's cost-1 verdict: algo.h's verdict op, and each of the list's. */
 typedef int rl_verdict_fn(const struct rl_limiter *lim, void *state, int64_t now_ns);
@@ -27,7 +28,12 @@ static RL_ALWAYS_INLINE int rl_sliding_counter_verdict(const struct rl_limiter *
 				: rl_sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
-/* The list, one X(name, verdict) each; rl_<name>_algo is the algorithm. */
+/*
+ * The list, one X(name, verdict) each; rl_<name>_algo is the algorithm.
+ * sliding_log is not in it: its state owns heap, so each route pairs its
+ * rl_sliding_log_fast with a fallback of its own (the store's counts the
+ * ring's heap change).
+ */
 #define RL_INLINE_VERDICTS(X)                        \
 	X(gcra, rl_gcra_verdict)                     \
 	X(token_bucket, rl_token_bucket_verdict)     \
