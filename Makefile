@@ -2,6 +2,7 @@
 #   make         build (build/ratelab)
 #   make test    build and run every test: plain, ASan+UBSan, and the
 #                concurrency tests under TSan
+#   make test-clang  the plain tests again, built by clang (CI runs it)
 #   make bench   the whole measured report (results/REPORT.md); QUICK=1 for a short run
 #   make deps    install the Debian packages ratelab needs
 #   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
@@ -22,7 +23,7 @@ DEPS_REDIS := redis-server redis-tools libhiredis-dev
 DEPS += $(DEPS_REDIS)
 CMAKE_FLAGS ?=
 
-.PHONY: all test test-plain test-asan test-tsan bench deps clean
+.PHONY: all test test-plain test-asan test-tsan test-clang bench deps clean
 
 all:
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
@@ -43,6 +44,13 @@ test-tsan:
 	cmake --build build-tsan -j $(JOBS)
 	ctest --test-dir build-tsan --output-on-failure -L concurrency -j $(JOBS)
 
+# The second supported compiler (README "Toolchains"), its warnings errors
+# too; the gate's test (label perf) builds with cc, so it is not rerun.
+test-clang:
+	CC=clang CXX=clang++ cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake --build build-clang -j $(JOBS)
+	ctest --test-dir build-clang --output-on-failure -LE perf -j $(JOBS)
+
 bench:
 	QUICK=$(QUICK) PEERS=$(PEERS) bash bench/run.sh
 
@@ -60,7 +68,7 @@ deps:
 	@$(MAKE) --no-print-directory deps-peers
 
 clean:
-	rm -rf build build-asan build-tsan build-bench build-fuzz build-perf
+	rm -rf build build-asan build-tsan build-clang build-bench build-fuzz build-perf
 
 # ---- install (i10): make install PREFIX=/some/where (default /usr/local) ----
 PREFIX ?= /usr/local
