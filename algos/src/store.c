@@ -72,8 +72,9 @@ struct rl_store {
 	/* lim->algo->check, one load away from the fast path */
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
-	/* lim->algo->verdict; for a state that owns heap, heap_verdict when
-	 * the algorithm has a check_heap, else NULL */
+	/* lim->algo->verdict; for a state that owns heap, when the algorithm
+	 * has a check_heap, heap_verdict (one-thread store) or
+	 * shared_heap_verdict (thread-safe), else NULL */
 	rl_verdict_fn *verdict;
 	/* a cost-1 verdict's route when the store qualifies (check()), else NULL */
 	cached_verdict_fn *cached_verdict;
@@ -299,8 +300,8 @@ static RL_NOINLINE int run_heap(struct rl_store *s, void *st, int64_t now_ns, in
 }
 
 /*
- * The cost-1 verdict of a state that owns heap, for the one-thread route
- * (s->verdict) when the algorithm has a check_heap: check_heap adding its
+ * The cost-1 verdict of a state that owns heap, s->verdict of a one-thread
+ * store when the algorithm has a check_heap: check_heap adding its
  * change straight to heap_route, a tail call. lim is the store's first
  * member, so it is the store's address.
  */
@@ -316,7 +317,7 @@ static int heap_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
  * shared heap_bytes, as run_heap does (heap_route is a one-thread store's
  * counter). Most checks change no heap, so most take no second atomic.
  */
-static RL_ALWAYS_INLINE int shared_heap_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+static int shared_heap_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
 	struct rl_store *s = (struct rl_store *)lim;
 	int64_t delta = 0;
@@ -823,10 +824,10 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
  * check_first would (first_contended, check_second), the time tested
  * first. Against check_first it skips run_unlock's frame and the
  * algorithm's cost and answer dispatch (for a state that owns heap, also
- * run_heap's frame: locked_heap), the same savings as the one-thread
- * route's; the locked exchange it cannot skip. A built-in algorithm's
- * verdict runs inline, in a copy of the route of its own, not through
- * s->verdict (verdicts.h says why).
+ * run_heap's frame), the same savings as the one-thread route's; the
+ * locked exchange it cannot skip. A built-in algorithm's verdict runs
+ * inline, in a copy of the route of its own, not through s->verdict
+ * (verdicts.h says why).
  */
 static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
 					   rl_verdict_fn *verdict)
@@ -853,11 +854,6 @@ static RL_NOINLINE int locked_generic(struct rl_store *s, const void *key, size_
 	return locked_verdict(s, key, key_len, now_ns, s->verdict);
 }
 
-static RL_NOINLINE int locked_heap(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns)
-{
-	return locked_verdict(s, key, key_len, now_ns, shared_heap_verdict);
-}
-
 /* sliding_log's verdict: its common case inline, which leaves the ring's
  * size alone; the rest through shared_heap_verdict. */
 static RL_ALWAYS_INLINE int sliding_log_shared_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
@@ -882,10 +878,10 @@ RL_INLINE_VERDICTS(LOCKED_ROUTE)
 #undef LOCKED_ROUTE
 
 /* The thread-safe route: the algorithm's own copy when it has one, else the generic one. */
-static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo, bool owns_heap)
+static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo)
 {
-	if (owns_heap)
-		return algo == &rl_sliding_log_algo ? locked_sliding_log : locked_heap;
+	if (algo == &rl_sliding_log_algo)
+		return locked_sliding_log;
 #define PICK(name, verdict)            \
 	if (algo == &rl_##name##_algo) \
 		return locked_##name;
@@ -901,7 +897,7 @@ static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
 	if (!s->fast || s->prefetch || !s->verdict)
 		return NULL;
 	if (!s->one_thread)
-		return locked_verdict_route(s->lim.algo, s->owns_heap);
+		return locked_verdict_route(s->lim.algo);
 #ifdef RL_HAVE_AVX2_PATH
 	if (rl_has_avx2())
 		return check_cached_verdict_avx2;
@@ -999,7 +995,9 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->hash = cfg->hash ? cfg->hash : rl_store_hash;
 	s->check = algo->check;
 	s->one_thread = cfg->one_thread;
-	s->verdict = !owns_heap ? algo->verdict : algo->check_heap ? heap_verdict : NULL;
+	s->verdict = algo->verdict;
+	if (owns_heap)
+		s->verdict = !algo->check_heap ? NULL : cfg->one_thread ? heap_verdict : shared_heap_verdict;
 	s->owns_heap = owns_heap;
 	s->fast = !cfg->hash;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
