@@ -19,13 +19,11 @@
 /* rl_sliding_log_fast's answer for a check it leaves to its caller: not a status (status.h). */
 enum { RL_SLIDING_LOG_HAND_OVER = INT_MIN };
 
-/* The full check of a cost-1 verdict that rl_sliding_log_fast hands on:
- * called with the time as clamped (the same decision as the caller's). */
-typedef int rl_sliding_log_rest_fn(const struct rl_limiter *lim, void *st, int64_t now);
-
-/* rest(now), or for rest NULL, RL_SLIDING_LOG_HAND_OVER for the caller to go on. */
+/* rest, the full check of the verdict, at the time as clamped (the same
+ * decision as the caller's); for rest NULL, RL_SLIDING_LOG_HAND_OVER for
+ * the caller to go on. */
 static RL_ALWAYS_INLINE int rl_sliding_log_hand_on(const struct rl_limiter *lim, struct rl_sliding_log *st,
-						   int64_t now, rl_sliding_log_rest_fn *rest)
+						   int64_t now, rl_verdict_fn *rest)
 {
 	return rest ? rest(lim, st, now) : RL_SLIDING_LOG_HAND_OVER;
 }
@@ -41,7 +39,7 @@ static RL_ALWAYS_INLINE int rl_sliding_log_hand_on(const struct rl_limiter *lim,
  * repeats the expiry from where this one stopped.
  */
 static RL_ALWAYS_INLINE int rl_sliding_log_fast(const struct rl_limiter *lim, struct rl_sliding_log *st,
-						int64_t now_ns, rl_sliding_log_rest_fn *rest)
+						int64_t now_ns, rl_verdict_fn *rest)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;

@@ -18,9 +18,6 @@
 #include "sliding_counter_ops.h"
 #include "sliding_log_ops.h"
 
-/* A state's cost-1 verdict: algo.h's verdict op, and each of the list's. */
-typedef int rl_verdict_fn(const struct rl_limiter *lim, void *state, int64_t now_ns);
-
 /* sliding_counter's verdict: inline for N * W < 2^64, else its verdict op's full check. */
 static RL_ALWAYS_INLINE int rl_sliding_counter_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {

@@ -96,6 +96,9 @@ struct rl_limiter;
 /* Bytes: the largest per-key state an algorithm may have. */
 #define RL_ALGO_MAX_STATE 64
 
+/* A cost-1 verdict: the type of struct rl_algo's verdict op. */
+typedef int rl_verdict_fn(const struct rl_limiter *lim, void *state, int64_t now_ns);
+
 struct rl_algo {
 	const char *name;
 	size_t state_size; /* bytes of per-key state, <= RL_ALGO_MAX_STATE; zeroed = fresh key */
@@ -105,12 +108,12 @@ struct rl_algo {
 	/*
 	 * Optional (NULL: callers use check): check(lim, state, now_ns, 1, NULL)
 	 * without the cost and answer arguments, for a caller's hot path
-	 * (rl_store's one-thread verdicts): the same result and the same state
+	 * (rl_store's and rl_limit's verdicts): the same result and the same state
 	 * change for every now_ns, RL_ERANGE for a time outside
 	 * [0, RL_TIME_MAX_NS] included, so that such a caller need not test
 	 * the time first.
 	 */
-	int (*verdict)(const struct rl_limiter *lim, void *state, int64_t now_ns);
+	rl_verdict_fn *verdict;
 	/*
 	 * True when the state decides every future request exactly as a fresh
 	 * key's would (its full quota is back at now_ns), so dropping it is
