@@ -14,9 +14,8 @@
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static RL_ALWAYS_INLINE int
-rl_fixed_window_decide(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns, int64_t cost,
-       struct rl_decision *out)
+static RL_ALWAYS_INLINE int rl_fixed_window_decide(const struct rl_limiter *lim, struct rl_fixed_window *st,
+						   int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;

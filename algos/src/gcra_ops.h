@@ -33,9 +33,8 @@ static RL_ALWAYS_INLINE void rl_gcra_explain(int64_t debt, int64_t tol, int64_t 
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static RL_ALWAYS_INLINE int
-rl_gcra_decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
-       struct rl_decision *out)
+static RL_ALWAYS_INLINE int rl_gcra_decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+					   int64_t cost, struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
