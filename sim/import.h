@@ -1,0 +1,34 @@
+/*
+ * import.h - the importer: access logs (nginx/Apache combined and common,
+ * JSON lines, CSV) and 'T KEY [COST]' traces read into one in-memory trace
+ * (trace.h), for `ratelab import` to print and `ratelab study` to decide.
+ */
+#ifndef RATELAB_SIM_IMPORT_H
+#define RATELAB_SIM_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "trace.h"
+
+struct sim_import_opts {
+	const char *format;     /* NULL or "auto" (detected), combined, jsonl, csv, trace */
+	const char *key;        /* combined: ip (default), user, path, ip+path */
+	const char *time_field, *key_field, *cost_field; /* jsonl, csv */
+	const char *time_unit;  /* s, ms, us or ns: numeric times in jsonl, csv */
+	bool absolute;          /* keep epoch ns instead of times relative to the first request */
+	bool spread;            /* place one tick's requests evenly inside it */
+	bool strict;            /* the first bad line is an error */
+};
+
+/*
+ * Reads the files (a path, "-" for standard input; .gz read through zlib)
+ * into t, which the caller frees with sim_trace_free. What was detected,
+ * the resolution and the bad lines are reported on err. Returns 0, or a
+ * CLI exit status (2: bad input, after the message) with t left empty.
+ */
+int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t npaths,
+	       struct sim_trace *t, FILE *err);
+
+#endif
