@@ -84,19 +84,30 @@ deps-peers:
 	@command -v npm >/dev/null 2>&1 || { echo "deps: npm missing; run: sudo apt-get install -y npm"; exit 1; }
 	cd bench/peers/node && npm ci --no-audit --no-fund
 
-# -- performance gate (bench/perf, issue 8): exact per-operation figures from
-# callgrind against results/baseline/perf.json; thresholds in bench/perf/perf.py.
-#   make perf-check               measure, compare with the baseline, fail on +3% (then compare.py, information only)
+# -- performance gate (bench/perf; README "Track performance in your CI"):
+# exact per-operation figures from callgrind against results/baseline/perf.json,
+# thresholds from bench/perf/thresholds.csv.
+#   make perf-check               measure, judge against the baseline (or, on another toolchain, against
+#                                 the baseline's commit measured here); then compare.py, information only
 #   make perf-baseline            refresh the baseline deliberately; append to results/baseline/history.csv
-#   make perf-compare BASE=<rev>  build <rev> in a temporary worktree and compare it with the working tree
-DEPS_PERF := valgrind python3 python3-scipy libbenchmark-tools
+#   make perf-compare BASE=<rev>  base and working tree built by one toolchain, measured in one job
+#                                 (the pull-request gate; fetches BASE into a shallow clone)
+#   PERF_ENTRIES=REGEX            only the entries whose name matches (a quick local run)
+#   PERF_THRESHOLD='[ENTRY:]FIGURE=PCT ...'  thresholds for this run only
+#   PERF_OUT=DIR                  where the JSON, JUnit and Markdown outputs go (default PERF_BUILD/gate)
+DEPS_PERF := valgrind python3 python3-scipy libbenchmark-tools python3-jsonschema libxml2-utils python3-yaml
 DEPS += $(DEPS_PERF)
 PERF_BUILD ?= build-perf
 PERF_BASELINE ?= results/baseline/perf.json
 PERF_PLANT ?= 0
-PERF := /usr/bin/python3 bench/perf/perf.py --build $(PERF_BUILD) $(if $(filter 1,$(PERF_PLANT)),--plant)
+PERF_ENTRIES ?=
+PERF_THRESHOLD ?=
+PERF_OUT ?= $(PERF_BUILD)/gate
+PERF := /usr/bin/python3 bench/perf/perf.py --build $(PERF_BUILD) --out-dir $(PERF_OUT) \
+	$(if $(filter 1,$(PERF_PLANT)),--plant) $(if $(PERF_ENTRIES),--entries '$(PERF_ENTRIES)') \
+	$(foreach t,$(PERF_THRESHOLD),--threshold '$(t)')
 
-.PHONY: perf-check perf-baseline perf-compare
+.PHONY: perf-check perf-baseline perf-compare perf-thresholds
 perf-check:
 	@rc=0; $(PERF) check --baseline $(PERF_BASELINE) || rc=$$?; $(PERF) wallclock; exit $$rc
 
@@ -106,6 +117,9 @@ perf-baseline:
 perf-compare:
 	@[ -n "$(BASE)" ] || { echo "usage: make perf-compare BASE=<git rev>" >&2; exit 2; }
 	$(PERF) compare "$(BASE)"
+
+perf-thresholds:
+	@$(PERF) thresholds
 
 # -- fuzzing (tests/fuzz, issue 9): clang's libFuzzer with ASan+UBSan, every
 # library instrumented (RL_FUZZ). Each harness runs FUZZ_SECONDS on a scratch

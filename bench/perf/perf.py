@@ -2,12 +2,18 @@
 """perf.py - ratelab's performance gate: exact per-operation figures from
 callgrind, a committed baseline, history across commits, and the check.
 
-  perf.py [--build DIR] [--plant] measure [--out FILE] [--entry NAME ...]
-  perf.py [--build DIR] [--plant] check [--baseline FILE] [--now FILE]   (make perf-check)
-  perf.py [--build DIR] baseline                                         (make perf-baseline)
-  perf.py [--build DIR] compare BASE                                     (make perf-compare BASE=rev)
-  perf.py wallclock [--quick FILE]                                       (information only)
---build defaults to build-perf; --plant compiles the planted slowdown (tests/perf).
+  perf.py [GLOBAL] measure [--out FILE] [--entry NAME ...]
+  perf.py [GLOBAL] check [--baseline FILE] [--now FILE]   (make perf-check)
+  perf.py [GLOBAL] baseline                               (make perf-baseline)
+  perf.py [GLOBAL] compare BASE                           (make perf-compare BASE=rev)
+  perf.py resolve BASE                                    the commit BASE names, fetched if need be
+  perf.py [GLOBAL] thresholds                             the thresholds in force, checked
+  perf.py wallclock [--quick FILE]                        (information only)
+GLOBAL: --build DIR (default build-perf); --plant (the planted slowdown of
+tests/perf); --entries REGEX (only the entries whose name it matches);
+--thresholds FILE (default bench/perf/thresholds.csv); --threshold
+[ENTRY:]FIGURE=PCT|- (this run only, repeatable); --out-dir DIR (where check
+and compare write their formats; default BUILD/gate).
 
 Each entry runs in its own process under callgrind with a fixed simulated
 cache (CALLGRIND_OPTS: the host's own caches are not asked, so the figures
@@ -25,30 +31,61 @@ program entries (PROGRAM_ENTRIES below) run the real `ratelab` twice, on a
 short and a long input, and divide the difference by the difference in work:
 start-up, set-up and output are the same in both and cancel.
 
-The gate: THRESHOLDS, the one place where the limits are set. An entry fails
-when a gated figure grows by more than its threshold (percent of the
-baseline); improvements beyond it are reported with a reminder to refresh
-the baseline. Exit status: 0 pass, 1 regression, 2 usage or input error.
+Every algorithm of the ops list gets its entries from perf_driver without an
+edit here (hot verdict, hot answer, the thread-safe store at 1 key, the
+one-thread store at 1K keys); a fork's algorithm included.
+
+The gate: the thresholds file (bench/perf/thresholds.csv), one line per
+entry glob and figure with its reason. An entry fails when a gated figure
+grows by more than its threshold (percent of the base); improvements beyond
+it are reported with a reminder to refresh the baseline.
+
+Provenance: the figures depend on the compiler, its flags, valgrind, the
+simulated cache and the library's build options; the baseline records them.
+When they differ now, check does not judge against the stored figures: it
+measures the baseline's commit and the working tree with this toolchain in
+one job (compare) and judges that, or, the commit not being reachable, says
+how to get it.
+
+check and compare write, besides their text, into --out-dir: perf-now.json
+(the figures), perf-bmf.json (Bencher Metric Format), perf-gab.json
+(github-action-benchmark's customSmallerIsBetter), perf-junit.xml (a test
+case per entry and figure, failing on a regression) and perf-summary.md (for
+a pull-request comment).
+
+Exit status: 0 pass, 1 regression (or a measurement that failed), 2 usage
+or input error, 3 not judged here: the toolchain differs from the
+baseline's and its commit is not in this clone, or BASE is not in this
+clone and could not be fetched (the message says which command fixes it).
 """
 import argparse
 import concurrent.futures
 import csv
 import datetime
+import fnmatch
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BASELINE = os.path.join(ROOT, "results", "baseline", "perf.json")
 HISTORY = os.path.join(ROOT, "results", "baseline", "history.csv")
 
-# Percent growth over the baseline that fails the gate, per figure; None: shown, never gating.
-THRESHOLDS = {"ir": 3.0, "est_cycles": 3.0, "d1_miss": None, "ll_miss": None, "bmiss": None}
+THRESHOLDS = os.path.join(ROOT, "bench", "perf", "thresholds.csv")
 FIGURES = ["ir", "est_cycles", "d1_miss", "ll_miss", "bmiss"]
+# Each figure's unit and its Bencher measure slug.
+UNITS = {"ir": "instructions/op", "est_cycles": "estimated cycles/op", "d1_miss": "L1 data misses/op",
+         "ll_miss": "last-level misses/op", "bmiss": "branch mispredictions/op"}
+BMF_MEASURES = {"ir": "instructions", "est_cycles": "estimated-cycles", "d1_miss": "l1-data-misses",
+                "ll_miss": "last-level-misses", "bmiss": "branch-mispredictions"}
+# Exit statuses (the module text).
+EXIT_PASS, EXIT_REGRESSION, EXIT_USAGE, EXIT_NOT_JUDGED = 0, 1, 2, 3
 
 # A fixed cache model: 32 KiB 8-way L1s and an 8 MiB 16-way LL, 64-byte lines.
 CALLGRIND_OPTS = ["--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
@@ -190,52 +227,137 @@ def measure_program(build, spec, tmp):
 
 def build_tree(src, build, plant=False):
     cfg = ["cmake", "-S", os.path.join(ROOT, "bench", "perf"), "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-           "-DRL_SOURCE_DIR=" + src, "-DRL_PERF_PLANT=" + ("ON" if plant else "OFF")]
+           "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DRL_SOURCE_DIR=" + src,
+           "-DRL_PERF_PLANT=" + ("ON" if plant else "OFF")]
     for cmd in (cfg, ["cmake", "--build", build, "-j", os.environ.get("JOBS", "2"), "--target", "perf_driver", "ratelab"]):
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             fail("build failed (%s):\n%s" % (" ".join(cmd), r.stdout[-4000:]), 1)
 
 
-def tool_versions():
-    cc = subprocess.run(["cc", "--version"], stdout=subprocess.PIPE, text=True).stdout.splitlines()[0]
-    vg = subprocess.run(["valgrind", "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
-    return cc, vg
+def first_line(argv):
+    try:
+        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError:
+        return "not found"
+    return (r.stdout.splitlines() or ["?"])[0].strip()
+
+
+def cmake_cache(build):
+    cache = {}
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*):[A-Z]+=(.*)$", line.rstrip("\n"))
+                if m:
+                    cache[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return cache
+
+
+def library_flags(build):
+    """The compile flags of the library's sources, without paths (they differ per checkout)."""
+    try:
+        with open(os.path.join(build, "compile_commands.json")) as f:
+            cmds = json.load(f)
+    except (OSError, ValueError):
+        return "unknown"
+    for c in cmds:
+        if "/algos/" in c["file"] and c["file"].endswith(".c"):
+            argv = shlex.split(c["command"])[1:]
+            keep, skip = [], False
+            for a in argv:
+                if skip:
+                    skip = False
+                elif a in ("-o", "-c", "-MT", "-MF", "-I", "-isystem"):
+                    skip = True
+                elif a.startswith(("-I", "-isystem", "/", "-MD")) or a == c["file"]:
+                    continue
+                else:
+                    keep.append(a)
+            return " ".join(keep)
+    return "unknown"
+
+
+def provenance(build):
+    """What the figures depend on besides the code (the baseline records it)."""
+    cache = cmake_cache(build)
+    options = sorted("%s=%s" % (k, v) for k, v in cache.items()
+                     if k.startswith("RL_") and not k.startswith("RL_PERF_") and k != "RL_SOURCE_DIR")
+    return {"compiler": first_line([cache.get("CMAKE_C_COMPILER", "cc"), "--version"]),
+            "flags": library_flags(build),
+            "build_type": cache.get("CMAKE_BUILD_TYPE", "?"),
+            "build_options": " ".join(options),
+            "valgrind": first_line(["valgrind", "--version"]),
+            "callgrind_options": " ".join(CALLGRIND_OPTS),
+            "machine": os.uname().machine}
+
+
+def baseline_provenance(data):
+    """A baseline's provenance; one written before it was recorded has its compiler, valgrind and cache only."""
+    if "provenance" in data:
+        return data["provenance"]
+    return {k: data[k] for k in ("compiler", "valgrind", "callgrind_options") if k in data}
+
+
+def provenance_diff(base, now):
+    return [(k, base[k], now.get(k, "?")) for k in base if base[k] != now.get(k, "?")]
+
+
+def git(*args, tree=ROOT):
+    return subprocess.run(["git", "-C", tree] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def git_commit(tree):
-    r = subprocess.run(["git", "-C", tree, "rev-parse", "--short=12", "HEAD"], stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, text=True)
-    commit = r.stdout.strip() or "unknown"
-    dirty = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    commit = git("rev-parse", "--short=12", "HEAD", tree=tree).stdout.strip() or "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no", tree=tree).stdout.strip()
     return commit + ("+dirty" if dirty else "")
 
 
-def measure(build, only=None, tree=ROOT):
+def selected(names, regex):
+    if regex is None:
+        return list(names)
+    return [n for n in names if regex.search(n)]
+
+
+def all_entries(build):
+    """The driver's entries and the program entries, by name."""
+    return [("driver", e) for e in driver_entries(build)] + [("program", p) for p in PROGRAM_ENTRIES]
+
+
+def entry_name(work):
+    return work[1]["name"] if work[0] == "driver" else work[1][0]
+
+
+def measure(build, only=None, tree=ROOT, regex=None):
     if shutil.which("valgrind") is None:
         fail("valgrind not found; run: apt-get install -y valgrind (or: make deps)", 1)
     jobs = max(1, int(os.environ.get("JOBS", "2")))
+    prov = provenance(build)
     # The binaries run from a copy in a directory whose path has the same length on every
     # run (valgrind puts the client's full path on its stack, CLIENT_ENV).
     with tempfile.TemporaryDirectory(prefix="ratelab_perf_", dir="/tmp") as tmp:
         for exe in ("perf_driver", "ratelab"):
             shutil.copy2(os.path.join(build, exe), os.path.join(tmp, exe))
-        build = tmp
-        work = [("driver", e) for e in driver_entries(build)] + [("program", p) for p in PROGRAM_ENTRIES]
+        work = all_entries(tmp)
+        names = [entry_name(w) for w in work]
         if only:
-            names = {w[1]["name"] if w[0] == "driver" else w[1][0] for w in work}
             unknown = [n for n in only if n not in names]
             if unknown:
                 fail("unknown entry: %s (entries: %s)" % (", ".join(unknown), ", ".join(sorted(names))))
-            work = [w for w in work if (w[1]["name"] if w[0] == "driver" else w[1][0]) in only]
+            work = [w for w in work if entry_name(w) in only]
+        if regex is not None:
+            work = [w for w in work if regex.search(entry_name(w))]
+            if not work:
+                fail("--entries %s matches none of the %d entries (%s)" % (regex.pattern, len(names), ", ".join(names)))
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            futs = [pool.submit(measure_driver if kind == "driver" else measure_program, build, item, tmp)
+            futs = [pool.submit(measure_driver if kind == "driver" else measure_program, tmp, item, tmp)
                     for kind, item in work]
             entries = [f.result() for f in futs]
-    cc, vg = tool_versions()
     return {"commit": git_commit(tree), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "compiler": cc, "valgrind": vg, "callgrind_options": " ".join(CALLGRIND_OPTS),
+            "compiler": prov["compiler"], "valgrind": prov["valgrind"], "callgrind_options": prov["callgrind_options"],
+            "provenance": prov,
             "est_cycles_formula": "L1 hits + 5 x LL hits + 35 x RAM hits (iai-callgrind)",
             "entries": entries}
 
@@ -249,50 +371,124 @@ def load(path):
         fail("%s: cannot read the figures: %s" % (path, ex))
 
 
+# -- thresholds: the committed file, then this run's --threshold overrides; the last match wins.
+
+def parse_threshold(text, where):
+    text = text.strip()
+    if text == "-":
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not (v >= 0 and v != float("inf")):
+        fail("%s: threshold %r is not a non-negative percentage or -" % (where, text))
+    return v
+
+
+def load_thresholds(path, overrides):
+    rules = []
+    try:
+        f = open(path, newline="")
+    except OSError as ex:
+        fail("%s: cannot read the thresholds: %s" % (path, ex.strerror))
+    with f:
+        header = None
+        for lineno, row in enumerate(csv.reader(f), 1):
+            where = "%s:%d" % (path, lineno)
+            if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
+                continue
+            if header is None:
+                if [c.strip() for c in row] != ["entry", "figure", "threshold", "reason"]:
+                    fail("%s: the header must be entry,figure,threshold,reason (got %s)" % (where, ",".join(row)))
+                header = row
+                continue
+            if len(row) != 4:
+                fail("%s: expected 4 fields (entry,figure,threshold,reason), got %d: %s" % (where, len(row), ",".join(row)))
+            entry, figure, value, reason = (c.strip() for c in row)
+            if not entry:
+                fail("%s: the entry is empty" % where)
+            if figure not in FIGURES:
+                fail("%s: unknown figure %r (figures: %s)" % (where, figure, ", ".join(FIGURES)))
+            if not reason:
+                fail("%s: the reason is missing (say why this threshold)" % where)
+            rules.append({"where": where, "entry": entry, "figure": figure,
+                          "threshold": parse_threshold(value, where), "reason": reason})
+        if header is None:
+            fail("%s: no header line (entry,figure,threshold,reason)" % path)
+    for spec in overrides or []:
+        m = re.match(r"^(?:(.+):)?([a-z_0-9]+)=(.+)$", spec)
+        where = "--threshold %s" % spec
+        if not m:
+            fail("%s: expected [ENTRY:]FIGURE=PERCENT or [ENTRY:]FIGURE=-" % where)
+        if m.group(2) not in FIGURES:
+            fail("%s: unknown figure %r (figures: %s)" % (where, m.group(2), ", ".join(FIGURES)))
+        rules.append({"where": where, "entry": m.group(1) or "*", "figure": m.group(2),
+                      "threshold": parse_threshold(m.group(3), where), "reason": "set for this run (--threshold)"})
+    return rules
+
+
+def check_thresholds(rules, names):
+    """Every line must name some entry: a typo would otherwise gate nothing, silently."""
+    for r in rules:
+        if not any(fnmatch.fnmatchcase(n, r["entry"]) for n in names):
+            fail("%s: unknown entry %r: it matches none of the %d entries (perf.py --build DIR thresholds lists them)"
+                 % (r["where"], r["entry"], len(names)))
+
+
+def threshold_for(rules, name, figure):
+    """(threshold percent or None, the line that set it)."""
+    hit = None
+    for r in rules:
+        if r["figure"] == figure and fnmatch.fnmatchcase(name, r["entry"]):
+            hit = r
+    return (hit["threshold"], hit) if hit else (None, None)
+
+
 def pct(base, now):
     if base == 0:
         return None if now == 0 else float("inf")
     return (now - base) / base * 100.0
 
 
-def compare(base_path_or_data, now_data, base_label="baseline"):
-    """Prints the table; returns (regressed entries, improved entries)."""
-    base = {e["name"]: e for e in base_path_or_data["entries"]}
+def compare(base_data, now_data, rules, base_label="baseline"):
+    """Prints the table; returns the rows (one per entry and figure)."""
+    base = {e["name"]: e for e in base_data["entries"]}
     now = {e["name"]: e for e in now_data["entries"]}
-    print("perf: %s %s (%s; %s) against now %s" % (base_label, base_path_or_data.get("commit", "?"),
-          base_path_or_data.get("compiler", "?"), base_path_or_data.get("valgrind", "?"), now_data.get("commit", "?")))
-    gated = ", ".join("%s +%.0f%%" % (k, v) for k, v in THRESHOLDS.items() if v is not None)
-    print("perf: per operation; the gate fails on %s" % gated)
-    head = "%-28s %-10s %12s %12s %8s" % ("entry", "figure", base_label, "now", "change")
+    print("perf: %s %s (%s; %s) against now %s" % (base_label, base_data.get("commit", "?"),
+          base_data.get("compiler", "?"), base_data.get("valgrind", "?"), now_data.get("commit", "?")))
+    print("perf: per operation; thresholds from %s" % os.path.relpath(rules[0]["where"].rsplit(":", 1)[0], ROOT)
+          if rules and ":" in rules[0]["where"] else "perf: per operation")
+    head = "%-30s %-10s %12s %12s %8s %9s" % ("entry", "figure", base_label[:12], "now", "change", "threshold")
     print(head)
     print("-" * len(head))
-    regressed, improved = [], []
-    for name in list(base) + [n for n in now if n not in base]:
-        if name not in now:
-            print("%-28s (in the %s, not measured now)" % (name, base_label))
-            continue
+    rows = []
+    for name in [n for n in base if n in now] + [n for n in now if n not in base]:
         if name not in base:
-            print("%-28s (new: not in the %s)" % (name, base_label))
+            print("%-30s (new: not in the %s)" % (name, base_label))
+            rows.append({"entry": name, "figure": None, "status": "new", "now": now[name]})
             continue
         for fig in FIGURES:
             b, n = base[name][fig], now[name][fig]
             c = pct(b, n)
-            limit = THRESHOLDS[fig]
-            mark = ""
+            limit, _ = threshold_for(rules, name, fig)
+            status = "shown" if limit is None else "ok"
             if limit is not None and c is not None and c > limit:
-                mark = "  REGRESSION"
-                if name not in regressed:
-                    regressed.append(name)
+                status = "regression"
             elif limit is not None and c is not None and c < -limit:
-                mark = "  improved"
-                if name not in improved:
-                    improved.append(name)
+                status = "improved"
             cs = "-" if c is None else ("new" if c == float("inf") else "%+.2f%%" % c)
-            print("%-28s %-10s %12.3f %12.3f %8s%s" % (name if fig == FIGURES[0] else "", fig, b, n, cs, mark))
-    return regressed, improved
+            ls = "-" if limit is None else "+%g%%" % limit
+            mark = {"regression": "  REGRESSION", "improved": "  improved"}.get(status, "")
+            print("%-30s %-10s %12.3f %12.3f %8s %9s%s" % (name if fig == FIGURES[0] else "", fig, b, n, cs, ls, mark))
+            rows.append({"entry": name, "figure": fig, "base": b, "now": n, "change": c, "threshold": limit,
+                         "status": status})
+    return rows
 
 
-def verdict(regressed, improved, refresh_hint):
+def verdict(rows, refresh_hint):
+    regressed = list(dict.fromkeys(r["entry"] for r in rows if r["status"] == "regression"))
+    improved = [e for e in dict.fromkeys(r["entry"] for r in rows if r["status"] == "improved") if e not in regressed]
     for name in improved:
         print("perf: improved beyond the threshold: %s" % name)
     if improved:
@@ -301,9 +497,9 @@ def verdict(regressed, improved, refresh_hint):
         print("perf: REGRESSION: %s" % name)
     if regressed:
         print("perf: FAIL: %d entr%s over the threshold" % (len(regressed), "y" if len(regressed) == 1 else "ies"))
-        return 1
+        return EXIT_REGRESSION
     print("perf: PASS")
-    return 0
+    return EXIT_PASS
 
 
 def write_json(path, data):
@@ -313,9 +509,167 @@ def write_json(path, data):
         f.write("\n")
 
 
+# -- the formats CI tools read
+
+def fmt_change(c):
+    return "-" if c is None else ("new" if c == float("inf") else "%+.2f%%" % c)
+
+
+def write_formats(outdir, rows, base_data, now_data, base_label, status):
+    os.makedirs(outdir, exist_ok=True)
+    write_json(os.path.join(outdir, "perf-now.json"), now_data)
+    figs = [r for r in rows if r["figure"]]
+    now_entries = {e["name"]: e for e in now_data["entries"]}
+    # Bencher Metric Format: benchmark -> measure slug -> {value}.
+    bmf = {e["name"]: {BMF_MEASURES[f]: {"value": e[f]} for f in FIGURES} for e in now_data["entries"]}
+    write_json(os.path.join(outdir, "perf-bmf.json"), bmf)
+    # github-action-benchmark, customSmallerIsBetter: one series per entry and figure.
+    gab = []
+    for e in now_data["entries"]:
+        for f in FIGURES:
+            row = next((r for r in figs if r["entry"] == e["name"] and r["figure"] == f), None)
+            extra = "%s %s: %s" % (base_label, base_data.get("commit", "?"),
+                                   "%.3f, change %s, threshold %s" % (row["base"], fmt_change(row["change"]),
+                                   "-" if row["threshold"] is None else "+%g%%" % row["threshold"]) if row else "not measured")
+            gab.append({"name": "%s %s" % (e["name"], f), "unit": UNITS[f], "value": e[f], "extra": extra})
+    write_json(os.path.join(outdir, "perf-gab.json"), gab)
+    # JUnit XML: a test case per entry and figure, failing on a regression.
+    suite = ET.Element("testsuite", name="ratelab perf gate", tests=str(len(figs)),
+                       failures=str(sum(r["status"] == "regression" for r in figs)), errors="0", skipped="0",
+                       timestamp=now_data.get("date", "").rstrip("Z"), hostname=os.uname().nodename)
+    props = ET.SubElement(suite, "properties")
+    for k, v in (("base", "%s %s" % (base_label, base_data.get("commit", "?"))), ("head", now_data.get("commit", "?")),
+                 ("compiler", now_data.get("compiler", "?")), ("valgrind", now_data.get("valgrind", "?"))):
+        ET.SubElement(props, "property", name=k, value=v)
+    for r in figs:
+        case = ET.SubElement(suite, "testcase", classname=r["entry"], name=r["figure"], time="0")
+        text = "%s %s: %s %.3f -> now %.3f (%s); threshold %s" % (r["entry"], r["figure"], base_label, r["base"], r["now"],
+               fmt_change(r["change"]), "- (shown, not gated)" if r["threshold"] is None else "+%g%%" % r["threshold"])
+        if r["status"] == "regression":
+            fl = ET.SubElement(case, "failure", message="%s grew %s, over its threshold +%g%%" %
+                               (r["figure"], fmt_change(r["change"]), r["threshold"]), type="regression")
+            fl.text = text
+        else:
+            ET.SubElement(case, "system-out").text = text
+    root = ET.Element("testsuites", name="ratelab perf gate", tests=suite.get("tests"), failures=suite.get("failures"),
+                      errors="0")
+    root.append(suite)
+    ET.indent(root)
+    ET.ElementTree(root).write(os.path.join(outdir, "perf-junit.xml"), encoding="UTF-8", xml_declaration=True)
+    # Markdown for a pull-request comment: what moved, before and after, the threshold.
+    bad = list(dict.fromkeys(r["entry"] for r in figs if r["status"] == "regression"))
+    word = {EXIT_PASS: "PASS", EXIT_REGRESSION: "FAIL"}.get(status, "NOT JUDGED")
+    md = ["## ratelab performance gate: %s" % word, ""]
+    if bad:
+        md.append("%d entr%s over the threshold: %s." % (len(bad), "y" if len(bad) == 1 else "ies",
+                                                        ", ".join("`%s`" % b for b in bad)))
+        md.append("")
+    md.append("Per operation, from callgrind (exact counts, a simulated cache): %s `%s` against head `%s`, "
+              "both built by `%s`." % (base_label, base_data.get("commit", "?"), now_data.get("commit", "?"),
+                                       now_data.get("compiler", "?")))
+    md.append("")
+
+    def table(rs):
+        out = ["| entry | figure | %s | head | change | threshold | |" % base_label, "|---|---|---:|---:|---:|---:|---|"]
+        for r in rs:
+            out.append("| `%s` | %s | %.3f | %.3f | %s | %s | %s |" % (
+                r["entry"], r["figure"], r["base"], r["now"], fmt_change(r["change"]),
+                "-" if r["threshold"] is None else "+%g%%" % r["threshold"],
+                {"regression": "**regression**", "improved": "improved"}.get(r["status"], "")))
+        return out
+    moved = [r for r in figs if r["status"] in ("regression", "improved") or
+             (r["threshold"] is not None and r["change"] is not None and abs(r["change"]) >= 0.5)]
+    if moved:
+        md.append("### Moved (0.5% or more on a gated figure, or beyond a threshold)")
+        md.append("")
+        md += table(moved)
+    else:
+        md.append("No gated figure moved by 0.5% or more.")
+    new = [r["entry"] for r in rows if r["status"] == "new"]
+    if new:
+        md += ["", "New entries (not in the %s, not judged): %s." % (base_label, ", ".join("`%s`" % n for n in new))]
+    md += ["", "<details><summary>All %d entries and figures</summary>" % len({r["entry"] for r in figs}), ""]
+    md += table(figs)
+    md += ["", "</details>", ""]
+    with open(os.path.join(outdir, "perf-summary.md"), "w") as f:
+        f.write("\n".join(md))
+    print("perf: wrote perf-now.json, perf-bmf.json, perf-gab.json, perf-junit.xml, perf-summary.md -> %s" % outdir)
+
+
+# -- a base revision, in a full or a shallow clone
+
+def resolve_base(base):
+    """The full commit BASE names; fetched from a remote when this clone lacks it. Exits 3 with the fix."""
+    def lookup():
+        return git("rev-parse", "--verify", "--quiet", base + "^{commit}").stdout.strip()
+    rev = lookup()
+    if rev:
+        return rev
+    remotes = git("remote").stdout.split()
+    remote = "origin" if "origin" in remotes else (remotes[0] if remotes else None)
+    shallow = git("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+    m = re.match(r"^(?:HEAD|@)~(\d+)$", base) or re.match(r"^(?:HEAD|@)(\^+)$", base)
+    if m:
+        depth = int(m.group(1)) if m.group(1).isdigit() else len(m.group(1))
+        fetch = ["fetch", "--quiet", "--deepen=%d" % depth, remote or "origin"]
+    elif re.match(r"^[0-9a-fA-F]{40}$", base):
+        fetch = ["fetch", "--quiet", "--depth=1", remote or "origin", base]
+    else:
+        name = base[len(remote) + 1:] if remote and base.startswith(remote + "/") else base
+        fetch = ["fetch", "--quiet", "--depth=1", remote or "origin", "%s:refs/remotes/%s/%s" % (name, remote or "origin", name)]
+    if remote:
+        print("perf: BASE=%s is not in this %sclone; fetching: git %s" % (base, "shallow " if shallow else "", " ".join(fetch)))
+        r = git(*fetch)
+        rev = lookup() or (git("rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}").stdout.strip()
+                           if r.returncode == 0 and not m else "")
+        if rev:
+            return rev
+        why = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "the fetch did not bring it"
+    else:
+        why = "this clone has no remote"
+    hint = "git fetch --unshallow" if shallow else "git fetch"
+    if not m:
+        hint = "git %s" % " ".join(a for a in fetch if a != "--quiet") if remote else \
+               "git remote add origin URL && git fetch --depth=1 origin %s" % base
+        if re.match(r"^[0-9a-fA-F]{4,39}$", base):
+            hint += "  (a shortened hash cannot be fetched: give the full 40-digit commit)"
+    print("perf: BASE=%s is not in this clone (%s); run: %s, then again" % (base, why, hint), file=sys.stderr)
+    sys.exit(EXIT_NOT_JUDGED)
+
+
+def compare_revs(a, base, rules, regex):
+    """Measures BASE and the working tree with this toolchain in one job; returns (base, now)."""
+    rev = resolve_base(base)
+    tmp = tempfile.mkdtemp(prefix="ratelab_perf_base_")
+    src = os.path.join(tmp, "src")
+    try:
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "--quiet", src, rev], check=True)
+        print("perf: building %s (%s) in %s" % (base, rev[:12], src))
+        build_tree(src, os.path.join(tmp, "build"))
+        base_data = measure(os.path.join(tmp, "build"), tree=src, regex=regex)
+        print("perf: building the working tree in %s" % a.build)
+        build_tree(ROOT, a.build, a.plant)
+        now = measure(a.build, regex=regex)
+    finally:
+        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", src], stderr=subprocess.DEVNULL)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return base_data, now
+
+
+def gate_rules(a):
+    """The thresholds in force, each line checked against the entries of the built tree."""
+    rules = load_thresholds(a.thresholds, a.threshold)
+    with tempfile.TemporaryDirectory(prefix="ratelab_perf_list_") as tmp:
+        shutil.copy2(os.path.join(a.build, "perf_driver"), os.path.join(tmp, "perf_driver"))
+        names = [entry_name(w) for w in all_entries(tmp)]
+    check_thresholds(rules, names)
+    return rules
+
+
 def cmd_measure(a):
     build_tree(ROOT, a.build, a.plant)
-    data = measure(a.build, a.entry)
+    data = measure(a.build, a.entry, regex=a.entries)
+    data["thresholds"] = [{k: r[k] for k in ("entry", "figure", "threshold", "reason")} for r in gate_rules(a)]
     if a.out:
         write_json(a.out, data)
     else:
@@ -324,20 +678,58 @@ def cmd_measure(a):
     return 0
 
 
+def cmd_thresholds(a):
+    build_tree(ROOT, a.build, a.plant)
+    rules = gate_rules(a)
+    print("perf: thresholds in force (the last matching line wins):")
+    for r in rules:
+        print("  %-28s %-10s %6s  %s  (%s)" % (r["entry"], r["figure"], "-" if r["threshold"] is None else
+              "+%g%%" % r["threshold"], r["reason"], os.path.relpath(r["where"], ROOT) if ":" in r["where"] else r["where"]))
+    return 0
+
+
 def cmd_check(a):
     _, base = load(a.baseline)
     if a.now:
+        rules = load_thresholds(a.thresholds, a.threshold)
         _, now = load(a.now)
+        check_thresholds(rules, [e["name"] for e in now["entries"]])
     else:
         build_tree(ROOT, a.build, a.plant)
-        now = measure(a.build)
+        rules = gate_rules(a)
+        diff = provenance_diff(baseline_provenance(base), provenance(a.build))
+        if diff:
+            for k, was, is_ in diff:
+                print("perf: provenance: the baseline's %s is %r, this toolchain's %r" % (k, was, is_))
+            commit = base.get("commit", "unknown")
+            print("perf: the baseline's figures are not judged against another toolchain's")
+            if commit.endswith("+dirty") or commit == "unknown":
+                print("perf: the baseline was measured on an uncommitted tree (%s): refresh it on this toolchain: "
+                      "make perf-baseline, or judge a pull request by make perf-compare BASE=<its base>" % commit,
+                      file=sys.stderr)
+                return EXIT_NOT_JUDGED
+            print("perf: measuring the baseline's commit %s and the working tree with this toolchain (perf-compare)"
+                  % commit)
+            base, now = compare_revs(a, commit, rules, a.entries)
+            rows = compare(base, now, rules, base_label=commit)
+            status = verdict(rows, "(the working tree is cheaper than %s there)" % commit)
+            write_formats(a.out_dir, rows, base, now, commit, status)
+            return status
+        now = measure(a.build, regex=a.entries)
         write_json(os.path.join(a.build, "perf-now.json"), now)
-    regressed, improved = compare(base, now)
-    return verdict(regressed, improved, "refresh the baseline deliberately: make perf-baseline")
+    if a.entries is not None:
+        base = dict(base, entries=[e for e in base["entries"] if a.entries.search(e["name"])])
+    rows = compare(base, now, rules)
+    status = verdict(rows, "refresh the baseline deliberately: make perf-baseline")
+    write_formats(a.out_dir, rows, base, now, "baseline", status)
+    return status
 
 
 def cmd_baseline(a):
+    if a.entries is not None:
+        fail("a baseline holds every entry: --entries is not for perf.py baseline")
     build_tree(ROOT, a.build)
+    gate_rules(a)
     data = measure(a.build)
     write_json(BASELINE, data)
     new = not os.path.exists(HISTORY)
@@ -353,25 +745,19 @@ def cmd_baseline(a):
 
 
 def cmd_compare(a):
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet", a.base + "^{commit}"],
-                         stdout=subprocess.PIPE, text=True).stdout.strip()
-    if not rev:
-        fail("BASE=%s: not a commit of this repository" % a.base)
-    tmp = tempfile.mkdtemp(prefix="ratelab_perf_base_")
-    src = os.path.join(tmp, "src")
-    try:
-        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "--quiet", src, rev], check=True)
-        print("perf: building %s (%s) in %s" % (a.base, rev[:12], src))
-        build_tree(src, os.path.join(tmp, "build"))
-        base = measure(os.path.join(tmp, "build"), tree=src)
-        print("perf: building the working tree in %s" % a.build)
-        build_tree(ROOT, a.build)
-        now = measure(a.build)
-    finally:
-        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", src], stderr=subprocess.DEVNULL)
-        shutil.rmtree(tmp, ignore_errors=True)
-    regressed, improved = compare(base, now, base_label=a.base)
-    return verdict(regressed, improved, "(the working tree is cheaper than %s there)" % a.base)
+    resolve_base(a.base)
+    build_tree(ROOT, a.build, a.plant)
+    rules = gate_rules(a)
+    base, now = compare_revs(a, a.base, rules, a.entries)
+    rows = compare(base, now, rules, base_label=a.base)
+    status = verdict(rows, "(the working tree is cheaper than %s there)" % a.base)
+    write_formats(a.out_dir, rows, base, now, a.base, status)
+    return status
+
+
+def cmd_resolve(a):
+    print(resolve_base(a.base))
+    return 0
 
 
 def cmd_wallclock(a):
@@ -418,6 +804,11 @@ def main():
     p = argparse.ArgumentParser(prog="perf.py", description="ratelab's performance gate (see the module text)")
     p.add_argument("--build", default=os.path.join(ROOT, "build-perf"), help="build directory (default build-perf)")
     p.add_argument("--plant", action="store_true", help="build with the planted slowdown (the gate's failure test)")
+    p.add_argument("--entries", metavar="REGEX", help="only the entries whose name matches REGEX (re.search)")
+    p.add_argument("--thresholds", default=THRESHOLDS, help="the thresholds file (default bench/perf/thresholds.csv)")
+    p.add_argument("--threshold", action="append", metavar="[ENTRY:]FIGURE=PCT",
+                   help="a threshold for this run only, after the file's (repeatable; PCT - : not gated)")
+    p.add_argument("--out-dir", help="where check and compare write their formats (default BUILD/gate)")
     sub = p.add_subparsers(dest="cmd", required=True)
     m = sub.add_parser("measure")
     m.add_argument("--out")
@@ -428,13 +819,22 @@ def main():
     sub.add_parser("baseline")
     cp = sub.add_parser("compare")
     cp.add_argument("base")
+    rs = sub.add_parser("resolve")
+    rs.add_argument("base")
+    sub.add_parser("thresholds")
     w = sub.add_parser("wallclock")
     w.add_argument("--quick", default=os.path.join(ROOT, "results", "bench", "bench.json"),
                    help="the quick run's JSON (default results/bench/bench.json)")
     a = p.parse_args()
     a.build = os.path.abspath(a.build)
+    a.out_dir = os.path.abspath(a.out_dir or os.path.join(a.build, "gate"))
+    if a.entries is not None:
+        try:
+            a.entries = re.compile(a.entries)
+        except re.error as ex:
+            fail("--entries %r is not a regular expression: %s" % (a.entries, ex))
     return {"measure": cmd_measure, "check": cmd_check, "baseline": cmd_baseline, "compare": cmd_compare,
-            "wallclock": cmd_wallclock}[a.cmd](a)
+            "resolve": cmd_resolve, "thresholds": cmd_thresholds, "wallclock": cmd_wallclock}[a.cmd](a)
 
 
 if __name__ == "__main__":

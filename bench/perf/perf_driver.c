@@ -18,7 +18,8 @@
  *   perf_driver --list    one line per entry: name TAB ops TAB bench name TAB what
  *   perf_driver NAME      runs entry NAME; prints "ops=N" (exit 2: unknown entry)
  *
- * Adding an entry is one line in the entries[] table.
+ * Each algorithm of the ops list gets the per_algo[] entries; adding any
+ * other entry is one line in fixed[].
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -333,39 +334,27 @@ static int op_redis_argv(struct perf_ctx *c, long i)
 #define REDIS_ENTRY
 #endif
 
-#define HOT_OPS 20000
-#define HOT(algo)                                                                               \
-	{ "hot/" #algo "/verdict", HOT_OPS, "hot/" #algo "/ops/verdict",                        \
-	  "rl_limiter_check, one key, verdict only", setup_hot, op_hot, &rl_##algo##_algo, 0 }, \
-	{ "hot/" #algo "/answer", HOT_OPS, "hot/" #algo "/ops/answer",                          \
-	  "rl_limiter_check, one key, full answer", setup_hot, op_hot, &rl_##algo##_algo, 1 }
+/*
+ * The entries every algorithm of the ops list gets (rl_algo_all(), a fork's
+ * own included): made at start-up, so that adding an algorithm adds its
+ * entries without an edit here.
+ */
+#define LIST_OPS 20000
+static const struct perf_entry per_algo[] = {
+	{ "hot/%s/verdict", LIST_OPS, "hot/%s/ops/verdict", "rl_limiter_check, one key, verdict only", setup_hot, op_hot, NULL, 0 },
+	{ "hot/%s/answer", LIST_OPS, "hot/%s/ops/answer", "rl_limiter_check, one key, full answer", setup_hot, op_hot, NULL, 1 },
+	{ "store/%s/1", LIST_OPS, "store/%s/1/uniform", "rl_store_check, thread-safe store, 1 key", setup_store, op_store, NULL, 1 },
+	{ "store1t/%s/1000", LIST_OPS, "store1t/%s/1000/uniform", "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, NULL, 1000 },
+};
 
-#define STORE1T_1K(algo)                                                                     \
-	{ "store1t/" #algo "/1000", 20000, "store1t/" #algo "/1000/uniform",                      \
-	  "rl_store_check, one-thread store, 1K uniform keys", setup_store1t, op_store, &rl_##algo##_algo, \
-	  1000 }
-
-static const struct perf_entry entries[] = {
+/* What the list cannot generate: other APIs, other key counts, the harness. */
+static const struct perf_entry fixed[] = {
 	{ "harness/empty", 20000, NULL, "the driver's loop alone: included in every in-process entry", setup_empty, op_empty, NULL, 0 },
-	HOT(token_bucket),
-	HOT(gcra),
-	HOT(leaky_bucket),
-	HOT(fixed_window),
-	HOT(sliding_log),
-	HOT(sliding_counter),
-	{ "store/gcra/1", 20000, "store/gcra/1/uniform", "rl_store_check, 1 key", setup_store, op_store, &rl_gcra_algo, 1 },
 	{ "store/gcra/1000", 20000, "store/gcra/1000/uniform", "rl_store_check, 1K uniform keys", setup_store, op_store, &rl_gcra_algo, 1000 },
 	{ "store/gcra/1000000", 20000, "store/gcra/1000000/uniform", "rl_store_check, 1M uniform keys", setup_store, op_store, &rl_gcra_algo, 1000000 },
-	{ "store/sliding_log/1", 20000, "store/sliding_log/1/uniform", "rl_store_check, 1 key, sliding_log (a state that owns heap, on the thread-safe store)", setup_store, op_store, &rl_sliding_log_algo, 1 },
 	{ "store1t/gcra/1", 20000, "store1t/gcra/1/uniform", "rl_store_check, one-thread store, 1 key", setup_store1t, op_store, &rl_gcra_algo, 1 },
 	{ "store1t/sliding_log/1", 20000, "store1t/sliding_log/1/uniform", "rl_store_check, one-thread store, 1 key, sliding_log (its heap-owning verdict route)", setup_store1t, op_store, &rl_sliding_log_algo, 1 },
 	{ "store1t/lookup/1", 20000, "store1t/lookup/1/uniform", "rl_store_check, one-thread store, 1 key, an algorithm that decides nothing (the store's own part)", setup_store1t, op_store, &rlbench_lookup_algo, 1 },
-	STORE1T_1K(gcra),
-	STORE1T_1K(token_bucket),
-	STORE1T_1K(leaky_bucket),
-	STORE1T_1K(fixed_window),
-	STORE1T_1K(sliding_log),
-	STORE1T_1K(sliding_counter),
 	{ "breaker/at_limit", 20000, "breaker/at_limit", "rl_breaker_handle, limit 10^6, at the limit", setup_breaker, op_breaker, NULL, 1000000 },
 	{ "limit/gcra/allow_at", 20000, NULL, "rl_limit_allow_at: the two-line API, unnamed key", setup_limit, op_limit, &rl_gcra_algo, 0 },
 	{ "limit/token_bucket/allow_at", 20000, NULL, "rl_limit_allow_at, unnamed key behind its spinlock (gcra's takes none)", setup_limit, op_limit, &rl_token_bucket_algo, 0 },
@@ -375,7 +364,49 @@ static const struct perf_entry entries[] = {
 	REDIS_ENTRY
 };
 
-#define N_ENTRIES (sizeof entries / sizeof entries[0])
+#define N_PER_ALGO (sizeof per_algo / sizeof per_algo[0])
+#define N_FIXED (sizeof fixed / sizeof fixed[0])
+
+static struct perf_entry *entries;
+static size_t n_entries;
+
+/* "hot/%s/verdict" with the algorithm's name, in storage that lives as long as the process. */
+static const char *named(const char *pattern, const char *algo)
+{
+	size_t len = strlen(pattern) + strlen(algo);
+	char *s = malloc(len);
+
+	if (s)
+		snprintf(s, len, pattern, algo);
+	return s;
+}
+
+/* The table: the harness, each algorithm's generated entries, then the rest. */
+static int make_entries(void)
+{
+	size_t nalgos;
+	const struct rl_algo *const *algos = rl_algo_all(&nalgos);
+
+	entries = calloc(N_FIXED + N_PER_ALGO * nalgos, sizeof *entries);
+	if (!entries)
+		return -1;
+	entries[n_entries++] = fixed[0];
+	for (size_t k = 0; k < N_PER_ALGO; k++)
+		for (size_t a = 0; a < nalgos; a++) {
+			struct perf_entry e = per_algo[k];
+			e.name = named(per_algo[k].name, algos[a]->name);
+			e.bench = named(per_algo[k].bench, algos[a]->name);
+			e.arg = algos[a];
+			if (!e.name || !e.bench)
+				return -1;
+			entries[n_entries++] = e;
+		}
+	for (size_t i = 1; i < N_FIXED; i++)
+		entries[n_entries++] = fixed[i];
+	return 0;
+}
+
+
 
 static volatile long sink; /* keeps every result alive */
 
@@ -389,12 +420,16 @@ static int run(const struct perf_entry *e)
 		fprintf(stderr, "perf_driver: %s: set-up failed\n", e->name);
 		return 1;
 	}
+	/* Locals: the table is built at start-up, so the loop must not reload them per call. */
+	int (*const op)(struct perf_ctx *, long) = e->op;
+	const long ops = e->ops;
+
 	CALLGRIND_START_INSTRUMENTATION;
 	for (long i = 0; i < WARMUP; i++)
-		acc += e->op(c, i);
+		acc += op(c, i);
 	CALLGRIND_ZERO_STATS;
-	for (long i = WARMUP; i < WARMUP + e->ops; i++)
-		acc += e->op(c, i);
+	for (long i = WARMUP; i < WARMUP + ops; i++)
+		acc += op(c, i);
 	CALLGRIND_STOP_INSTRUMENTATION;
 	sink = acc;
 	rl_store_destroy(c->store);
@@ -411,14 +446,18 @@ static int run(const struct perf_entry *e)
 
 int main(int argc, char **argv)
 {
+	if (make_entries() != 0) {
+		fputs("perf_driver: out of memory\n", stderr);
+		return 1;
+	}
 	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-		for (size_t i = 0; i < N_ENTRIES; i++)
+		for (size_t i = 0; i < n_entries; i++)
 			printf("%s\t%ld\t%s\t%s\n", entries[i].name, entries[i].ops,
 			       entries[i].bench ? entries[i].bench : "-", entries[i].what);
 		return 0;
 	}
 	if (argc == 2)
-		for (size_t i = 0; i < N_ENTRIES; i++)
+		for (size_t i = 0; i < n_entries; i++)
 			if (strcmp(argv[1], entries[i].name) == 0)
 				return run(&entries[i]);
 	fprintf(stderr, "usage: perf_driver --list | perf_driver ENTRY%s%s\n",
