@@ -95,6 +95,8 @@ deps-peers:
 #   PERF_ENTRIES=REGEX            only the entries whose name matches (a quick local run)
 #   PERF_THRESHOLD='[ENTRY:]FIGURE=PCT ...'  thresholds for this run only
 #   PERF_OUT=DIR                  where the JSON, JUnit and Markdown outputs go (default PERF_BUILD/gate)
+#   make perf-summary             prints the last run's Markdown summary
+#   make perf-thresholds          lists the thresholds in force, each line checked
 DEPS_PERF := valgrind python3 python3-scipy libbenchmark-tools python3-jsonschema libxml2-utils python3-yaml
 DEPS += $(DEPS_PERF)
 PERF_BUILD ?= build-perf
@@ -107,7 +109,7 @@ PERF := /usr/bin/python3 bench/perf/perf.py --build $(PERF_BUILD) --out-dir $(PE
 	$(if $(filter 1,$(PERF_PLANT)),--plant) $(if $(PERF_ENTRIES),--entries '$(PERF_ENTRIES)') \
 	$(foreach t,$(PERF_THRESHOLD),--threshold '$(t)')
 
-.PHONY: perf-check perf-baseline perf-compare perf-thresholds
+.PHONY: perf-check perf-baseline perf-compare perf-thresholds perf-summary
 perf-check:
 	@rc=0; $(PERF) check --baseline $(PERF_BASELINE) || rc=$$?; $(PERF) wallclock; exit $$rc
 
@@ -120,6 +122,10 @@ perf-compare:
 
 perf-thresholds:
 	@$(PERF) thresholds
+
+# The last check's or compare's Markdown summary (a CI job's step summary).
+perf-summary:
+	@cat "$(PERF_OUT)/perf-summary.md" 2>/dev/null || { echo "perf: no $(PERF_OUT)/perf-summary.md: run make perf-check or make perf-compare first" >&2; exit 2; }
 
 # -- fuzzing (tests/fuzz, issue 9): clang's libFuzzer with ASan+UBSan, every
 # library instrumented (RL_FUZZ). Each harness runs FUZZ_SECONDS on a scratch

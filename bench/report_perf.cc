@@ -158,6 +158,22 @@ void perf_section(std::ostringstream &o, const Inputs &in)
 	} else {
 		o << "How they relate on this machine: no entry has a benchmark run in results/bench/bench.json.\n\n";
 	}
+	// The thresholds in force when the figures were taken (perf.py measure writes them).
+	if (j.contains("thresholds")) {
+		o << "The gate's thresholds in force (`bench/perf/thresholds.csv`; growth over the base that fails an entry, "
+		     "the last matching line winning; \"-\": shown, never gating):\n\n"
+		     "| entries | figure | threshold | reason |\n|---|---|---|---|\n";
+		try {
+			for (const auto &t : j.at("thresholds"))
+				o << "| `" << t.at("entry").get<std::string>() << "` | " << t.at("figure").get<std::string>()
+				  << " | " << (t.at("threshold").is_null() ? std::string("-")
+									   : "+" + fmt(t.at("threshold").get<double>(), 1) + "%")
+				  << " | " << t.at("reason").get<std::string>() << " |\n";
+		} catch (const std::exception &ex) {
+			die(path + ": thresholds: " + ex.what());
+		}
+		o << "\n";
+	}
 	o << "![estimated cycles per entry across commits](plots/history.png)\n\n"
 	     "Estimated cycles per operation per entry at each baseline refresh (results/baseline/history.csv, "
 	     "one row per entry per `make perf-baseline`), log scale.\n\n";
