@@ -627,7 +627,9 @@ def resolve_base(base):
         why = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "the fetch did not bring it"
     else:
         why = "this clone has no remote"
-    hint = "git fetch --unshallow" if shallow else "git fetch"
+    hint = "git fetch --unshallow origin" if shallow else "git fetch origin"
+    if not remote:
+        hint = "git remote add origin URL && " + hint
     if not m:
         hint = "git %s" % " ".join(a for a in fetch if a != "--quiet") if remote else \
                "git remote add origin URL && git fetch --depth=1 origin %s" % base
