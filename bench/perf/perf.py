@@ -463,7 +463,11 @@ def compare(base_data, now_data, rules, base_label="baseline"):
     print(head)
     print("-" * len(head))
     rows = []
-    for name in [n for n in base if n in now] + [n for n in now if n not in base]:
+    for name in list(base) + [n for n in now if n not in base]:
+        if name not in now:
+            print("%-30s (in the %s, not measured now)" % (name, base_label))
+            rows.append({"entry": name, "figure": None, "status": "gone"})
+            continue
         if name not in base:
             print("%-30s (new: not in the %s)" % (name, base_label))
             rows.append({"entry": name, "figure": None, "status": "new", "now": now[name]})
@@ -534,13 +538,20 @@ def write_formats(outdir, rows, base_data, now_data, base_label, status):
             gab.append({"name": "%s %s" % (e["name"], f), "unit": UNITS[f], "value": e[f], "extra": extra})
     write_json(os.path.join(outdir, "perf-gab.json"), gab)
     # JUnit XML: a test case per entry and figure, failing on a regression.
-    suite = ET.Element("testsuite", name="ratelab perf gate", tests=str(len(figs)),
+    suite = ET.Element("testsuite", name="ratelab perf gate", tests=str(len(figs) + len(FIGURES) * sum(
+                       r["status"] == "new" for r in rows)),
                        failures=str(sum(r["status"] == "regression" for r in figs)), errors="0", skipped="0",
                        timestamp=now_data.get("date", "").rstrip("Z"), hostname=os.uname().nodename)
     props = ET.SubElement(suite, "properties")
     for k, v in (("base", "%s %s" % (base_label, base_data.get("commit", "?"))), ("head", now_data.get("commit", "?")),
                  ("compiler", now_data.get("compiler", "?")), ("valgrind", now_data.get("valgrind", "?"))):
         ET.SubElement(props, "property", name=k, value=v)
+    new_entries = [r["now"] for r in rows if r["status"] == "new"]
+    for e in new_entries:
+        for f in FIGURES:
+            case = ET.SubElement(suite, "testcase", classname=e["name"], name=f, time="0")
+            ET.SubElement(case, "system-out").text = "%s %s: now %.3f; new, not in the %s: not judged" % (
+                e["name"], f, e[f], base_label)
     for r in figs:
         case = ET.SubElement(suite, "testcase", classname=r["entry"], name=r["figure"], time="0")
         text = "%s %s: %s %.3f -> now %.3f (%s); threshold %s" % (r["entry"], r["figure"], base_label, r["base"], r["now"],
@@ -588,6 +599,9 @@ def write_formats(outdir, rows, base_data, now_data, base_label, status):
     new = [r["entry"] for r in rows if r["status"] == "new"]
     if new:
         md += ["", "New entries (not in the %s, not judged): %s." % (base_label, ", ".join("`%s`" % n for n in new))]
+    gone = [r["entry"] for r in rows if r["status"] == "gone"]
+    if gone:
+        md += ["", "In the %s, not measured now: %s." % (base_label, ", ".join("`%s`" % n for n in gone))]
     md += ["", "<details><summary>All %d entries and figures</summary>" % len({r["entry"] for r in figs}), ""]
     md += table(figs)
     md += ["", "</details>", ""]
