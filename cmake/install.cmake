@@ -42,6 +42,8 @@ install(FILES ${PROJECT_BINARY_DIR}/ratelabConfig.cmake
 # ratelabConfig.cmake includes when it is there).
 if(RL_HAVE_HIREDIS)
   install(TARGETS ratelab_redis ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/algos/redis/include/ratelab
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/ratelab-redis.pc.in
                  ${PROJECT_BINARY_DIR}/ratelab-redis.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/ratelab-redis.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
