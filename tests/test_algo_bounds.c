@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "level_ops.h"
 #include "ratelab/algo.h"
 #include "ratelab/fixed_window.h"
 #include "ratelab/gcra.h"
@@ -946,9 +947,9 @@ static void level_widths_agree(void **u)
 			struct fx f;
 
 			fx_init(&f, algos[a], 1, edge[e].w, 9);
-			if (f.lim.level_narrow != edge[e].narrow)
-				fail_msg("%s W=%lld B=9: level_narrow %d, expected %d", algos[a],
-					 (long long)edge[e].w, f.lim.level_narrow, edge[e].narrow);
+			if (rl__level_priv(&f.lim)->narrow != edge[e].narrow)
+				fail_msg("%s W=%lld B=9: narrow %d, expected %d", algos[a],
+					 (long long)edge[e].w, rl__level_priv(&f.lim)->narrow, edge[e].narrow);
 			fx_free(&f);
 		}
 		for (int trace = 0; trace < 400; trace++) {
@@ -960,8 +961,8 @@ static void level_widths_agree(void **u)
 
 			fx_init(&f, algos[a], n, w, b);
 			fx_init(&g, algos[a], n, w, b);
-			assert_true(f.lim.level_narrow);
-			g.lim.level_narrow = false;
+			assert_true(rl__level_priv(&f.lim)->narrow);
+			((struct rl__level_priv *)(void *)g.lim.priv.bytes)->narrow = false;
 			int64_t t = (int64_t)(t_splitmix(&s) % 1000000);
 			for (int i = 0; i < 200; i++) {
 				uint64_t r = t_splitmix(&s);

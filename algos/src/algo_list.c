@@ -1,6 +1,6 @@
 /*
- * algo_list.c - the algorithm registry, derived from algo_list.h: the
- * table of ops tables, lookup by name and the names for messages. Its own
+ * algo_list.c - the list of algorithms, derived from ratelab/algo_list.h:
+ * the table of ops tables, lookup by name and the names for messages. Its own
  * translation unit, so that a test program can link a copy built with
  * RL_ALGO_LIST_EXTRA in its place.
  */
@@ -8,20 +8,16 @@
 
 #include "ratelab/algo.h"
 
-#define RL_ALGO(name) extern const struct rl_algo rl_##name##_algo;
-#include "algo_list.h"
-#undef RL_ALGO
-
 static const struct rl_algo *const all_algos[] = {
 #define RL_ALGO(name) &rl_##name##_algo,
-#include "algo_list.h"
+#include "ratelab/algo_list.h"
 #undef RL_ALGO
 };
 
 /* ", a, b, c": the names joined, with one leading separator to skip. */
 static const char joined[] =
 #define RL_ALGO(name) ", " #name
-#include "algo_list.h"
+#include "ratelab/algo_list.h"
 #undef RL_ALGO
 	;
 

@@ -27,7 +27,8 @@
 static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_gcra *st,
 					      int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (uint64_t)lim->tolerance_ns) {
+	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)rl__gcra_priv(lim)->emission_ns >
+	    (uint64_t)rl__gcra_priv(lim)->tolerance_ns) {
 		struct rl_gcra copy = *st;
 		return rl_gcra_decide(lim, &copy, now_ns, cost, out);
 	}
@@ -83,6 +84,21 @@ RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *wo
 }
 #endif
 
+/* T = ceil(W / N); tau = (B - 1) * T, capped so that TAT - now stays below the horizon. */
+static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
+{
+	struct rl__gcra_priv *p = (struct rl__gcra_priv *)(void *)lim->priv.bytes;
+	rl_u128 n = (rl_u128)lim->rule.limit, w = (rl_u128)lim->rule.window_ns, b = (rl_u128)lim->rule.burst;
+	int64_t t = (int64_t)rl_ceil_div(w, n);
+	rl_u128 tolerance = (b - 1) * (rl_u128)t, horizon = (rl_u128)(RL_GCRA_HORIZON_NS - t);
+
+	(void)msg;
+	(void)msg_len;
+	p->emission_ns = t;
+	p->tolerance_ns = (int64_t)(tolerance < horizon ? tolerance : horizon);
+	return RL_OK;
+}
+
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
@@ -110,12 +126,16 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
  */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count(1 + ((rl_u128)span_ns + lim->tolerance_ns) / (rl_u128)lim->emission_ns);
+	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
+
+	return rl_sat_count(1 + ((rl_u128)span_ns + p->tolerance_ns) / (rl_u128)p->emission_ns);
 }
 
 const struct rl_algo rl_gcra_algo = {
 	.name = "gcra",
 	.state_size = sizeof(struct rl_gcra),
+	.priv_size = sizeof(struct rl__gcra_priv),
+	.init = init_op,
 	.check = check_op,
 	.verdict = verdict_op,
 	.is_idle = idle_op,

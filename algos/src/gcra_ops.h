@@ -9,6 +9,18 @@
 #include "arith.h"
 #include "ratelab/gcra.h"
 
+/* gcra's constants, derived from its rule by its init op (gcra.c), in the
+ * limiter's private area. */
+struct rl__gcra_priv {
+	int64_t tolerance_ns; /* tau = min((B - 1) * T, RL_GCRA_HORIZON_NS - T), ns */
+	int64_t emission_ns;  /* T = ceil(W / N), ns between admissions at the long-run rate */
+};
+
+static inline const struct rl__gcra_priv *rl__gcra_priv(const struct rl_limiter *lim)
+{
+	return (const struct rl__gcra_priv *)(const void *)lim->priv.bytes;
+}
+
 /* The answer's division, inline in the answered paths only: the verdict
  * (out == NULL) is rl_gcra_decide() with it folded away. */
 static RL_ALWAYS_INLINE void rl_gcra_explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
@@ -42,11 +54,11 @@ static RL_ALWAYS_INLINE int rl_gcra_decide(const struct rl_limiter *lim, struct 
 		return RL_EINVAL;
 
 	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
-	int64_t t = lim->emission_ns;
+	int64_t t = rl__gcra_priv(lim)->emission_ns;
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
 	int64_t debt = tat - now;
-	int64_t tol = lim->tolerance_ns;
+	int64_t tol = rl__gcra_priv(lim)->tolerance_ns;
 	/* the request's units after its first, as emission time: up to 10^27 ns */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
 	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two

@@ -35,7 +35,6 @@
 
 #include "compat.h"
 #include "gcra_cas.h"
-#include "ratelab/gcra.h"
 #include "ratelab/store.h"
 #include "spin.h"
 #include "verdicts.h"
@@ -74,46 +73,39 @@ const char *rl_limit_error(void)
 	return last_error;
 }
 
-/* The verdict under the unnamed key's lock. */
-static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns, rl_verdict_fn *verdict)
+/* The verdict under the unnamed key's lock; l->verdict takes what an
+ * inlined verdict leaves to it. */
+static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns, rl__inline_verdict_fn *verdict)
 {
 	int rc;
 
 	rl_spin_lock(&l->lock);
-	rc = verdict(&l->limiter, l->state, now_ns);
+	rc = verdict(&l->limiter, l->state, now_ns, l->verdict);
 	rl_spin_unlock(&l->lock);
 	return rc;
 }
 
-/* Each built-in's copy, its verdict inline (verdicts.h says why). */
-#define ALLOW_ROUTE(name, verdict)                                           \
+/* Each listed algorithm's copy, its verdict inline (verdicts.h says why). */
+#define ALLOW_ROUTE(name)                                                    \
 	static RL_NOINLINE int allow_##name(struct rl_limit *l, int64_t now_ns) \
 	{                                                                   \
-		return locked_verdict(l, now_ns, verdict);                  \
+		return locked_verdict(l, now_ns, rl__##name##_inline);      \
 	}
 RL_INLINE_VERDICTS(ALLOW_ROUTE)
 #undef ALLOW_ROUTE
 
-/* sliding_log's verdict: its common case inline, the rest through its verdict op. */
-static RL_ALWAYS_INLINE int sliding_log_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_sliding_log_fast(lim, st, now_ns, lim->algo->verdict);
-}
+static allow_fn *const allow_routes[RL__ROUTES] = {
+#define ALLOW_ENTRY(name) allow_##name,
+	RL_INLINE_VERDICTS(ALLOW_ENTRY)
+#undef ALLOW_ENTRY
+};
 
-static RL_NOINLINE int allow_sliding_log(struct rl_limit *l, int64_t now_ns)
-{
-	return locked_verdict(l, now_ns, sliding_log_verdict);
-}
-
-/* The route of the verdicts of a limit of algo: a built-in's own copy, else NULL. */
+/* The route of the verdicts of a limit of algo: a listed algorithm's own copy, else NULL. */
 static allow_fn *allow_route(const struct rl_algo *algo)
 {
-#define PICK(name, verdict)            \
-	if (algo == &rl_##name##_algo) \
-		return allow_##name;
-	RL_INLINE_VERDICTS(PICK)
-#undef PICK
-	return algo == &rl_sliding_log_algo ? allow_sliding_log : NULL;
+	int i = rl__inline_route(algo);
+
+	return i < 0 || !algo->verdict ? NULL : allow_routes[i];
 }
 
 struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns, int64_t burst)
@@ -128,8 +120,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 		return fail(EINVAL, "no algorithm given");
 	a = rl_algo_find(algo);
 	if (!a)
-		return fail(EINVAL, "unknown algorithm '%.40s' (token_bucket, gcra, leaky_bucket, "
-				    "fixed_window, sliding_log, sliding_counter)", algo);
+		return fail(EINVAL, "unknown algorithm '%.40s' (%s)", algo, rl_algo_names());
 	if (!a->uses_burst && burst != 0)
 		return fail(EINVAL, "burst %lld does not apply to %s (pass 0)", (long long)burst, a->name);
 	if (burst != 0)
@@ -151,7 +142,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 	atomic_init(&l->store, NULL);
 	l->verdict = a->verdict;
 #if RL_HAVE_CAS16
-	l->lock_free = a == &rl_gcra_algo && rl_cas16_supported();
+	l->lock_free = rl__lock_free_route(a) && rl_cas16_supported();
 #endif
 	l->allow = allow_route(a);
 	return l;

@@ -39,7 +39,7 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim,
 	/* the weighted count after the decision */
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 
-	out->remaining = used < rl_wide_get(lim->quota_nw) ? (int64_t)rl_ceil_div(rl_wide_get(lim->quota_nw) - used, (rl_u128)w) : 0;
+	out->remaining = used < rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? (int64_t)rl_ceil_div(rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) - used, (rl_u128)w) : 0;
 	out->delay_ns = 0;
 	out->retry_after_ns = 0;
 	if (!verdict && cost > n) {
@@ -85,7 +85,7 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 	/* the request's units after its first: up to 10^27 */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
-	int verdict = used + last < rl_wide_get(lim->quota_nw) ? RL_ALLOWED : RL_REJECTED;
+	int verdict = used + last < rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
 	/* curr + c <= N when admitted; no branch: over many keys the verdicts
 	 * follow no pattern a predictor could learn */
@@ -124,7 +124,7 @@ static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_
 static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 					 int64_t now_ns)
 {
-	return lim->quota_nw.hi ? answered(lim, st, now_ns, NULL) : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
+	return rl__sliding_counter_priv(lim)->quota_nw.hi ? answered(lim, st, now_ns, NULL) : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
 int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
@@ -139,6 +139,16 @@ int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_c
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
 	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
+}
+
+static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
+{
+	struct rl__sliding_counter_priv *p = (struct rl__sliding_counter_priv *)(void *)lim->priv.bytes;
+
+	(void)msg;
+	(void)msg_len;
+	p->quota_nw = rl_wide_make((rl_u128)lim->rule.limit * (rl_u128)lim->rule.window_ns);
+	return RL_OK;
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
@@ -172,6 +182,8 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 const struct rl_algo rl_sliding_counter_algo = {
 	.name = "sliding_counter",
 	.state_size = sizeof(struct rl_sliding_counter),
+	.priv_size = sizeof(struct rl__sliding_counter_priv),
+	.init = init_op,
 	.check = check_op,
 	.verdict = verdict_op,
 	.is_idle = idle_op,

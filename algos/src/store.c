@@ -830,7 +830,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
  * (verdicts.h says why).
  */
 static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
-					   rl_verdict_fn *verdict)
+					   rl__inline_verdict_fn *verdict)
 {
 	uint64_t h = hash_short(key, key_len, &s->short_seed);
 	uint32_t tag;
@@ -844,50 +844,40 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, 
 		rl_spin_unlock(&b1->lock);
 		return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	}
-	rc = verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
+	rc = verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns, s->verdict);
 	rl_spin_unlock(&b1->lock);
 	return rc;
 }
 
 static RL_NOINLINE int locked_generic(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns)
 {
-	return locked_verdict(s, key, key_len, now_ns, s->verdict);
+	return locked_verdict(s, key, key_len, now_ns, rl__by_op_inline);
 }
 
-/* sliding_log's verdict: its common case inline, which leaves the ring's
- * size alone; the rest through shared_heap_verdict. */
-static RL_ALWAYS_INLINE int sliding_log_shared_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_sliding_log_fast(lim, st, now_ns, shared_heap_verdict);
-}
-
-static RL_NOINLINE int locked_sliding_log(struct rl_store *s, const void *key, size_t key_len,
-					  int64_t now_ns)
-{
-	return locked_verdict(s, key, key_len, now_ns, sliding_log_shared_verdict);
-}
-
-/* Each built-in's copy of the route (verdicts.h). */
-#define LOCKED_ROUTE(name, verdict)                                                              \
+/* Each listed algorithm's copy of the route (verdicts.h), its verdict
+ * inline; for a state that owns heap, s->verdict (shared_heap_verdict)
+ * takes what the inline part leaves. */
+#define LOCKED_ROUTE(name)                                                                        \
 	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len, \
 					     int64_t now_ns)                                       \
 	{                                                                                         \
-		return locked_verdict(s, key, key_len, now_ns, verdict);                          \
+		return locked_verdict(s, key, key_len, now_ns, rl__##name##_inline);              \
 	}
 RL_INLINE_VERDICTS(LOCKED_ROUTE)
 #undef LOCKED_ROUTE
 
+static cached_verdict_fn *const locked_routes[RL__ROUTES] = {
+#define LOCKED_ENTRY(name) locked_##name,
+	RL_INLINE_VERDICTS(LOCKED_ENTRY)
+#undef LOCKED_ENTRY
+};
+
 /* The thread-safe route: the algorithm's own copy when it has one, else the generic one. */
 static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo)
 {
-	if (algo == &rl_sliding_log_algo)
-		return locked_sliding_log;
-#define PICK(name, verdict)            \
-	if (algo == &rl_##name##_algo) \
-		return locked_##name;
-	RL_INLINE_VERDICTS(PICK)
-#undef PICK
-	return locked_generic;
+	int i = rl__inline_route(algo);
+
+	return i < 0 ? locked_generic : locked_routes[i];
 }
 
 /* The cost-1 verdict's route for a store so configured, else NULL: a store
