@@ -34,7 +34,6 @@ need_cmd python3 python3
 need_cmd gnuplot gnuplot-nox
 need_file /usr/include/benchmark/benchmark.h libbenchmark-dev
 need_file /usr/include/nlohmann/json.hpp nlohmann-json3-dev
-need_file /usr/include/ini.h libinih-dev
 need_file /usr/include/cmocka.h libcmocka-dev # the configure step also sets up tests/
 if [ ${#missing[@]} -gt 0 ]; then
 	sudo=""

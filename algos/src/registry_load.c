@@ -1,9 +1,9 @@
 /*
  * registry_load.c - model: the INI file (registry.h) is read once, line by
- * line, by the shared INI reader (ini_reader.h: it counts lines, refuses
- * what inih would misread, and reports section headers with their lines)
- * through inih, whose handler sets keys from the table of each section's
- * keys. The whole file is checked before anything is built, and any
+ * line, by the shared INI reader and parser (ini_reader.h: it counts
+ * lines, refuses what it cannot read whole, and reports section headers
+ * with their lines), whose handler sets keys from the table of each
+ * section's keys. The whole file is checked before anything is built, and any
  * failure frees everything: a registry exists whole or not at all.
  */
 #include <ctype.h>
@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
 
 #include "compat.h"
 #include "ini_reader.h"
@@ -435,13 +434,13 @@ int rl_registry_load(struct rl_registry **out, const char *path, char *err, size
 	p.rd.on_section = section_line;
 	p.rd.arg = &p;
 	p.rd.stop = &p.failed;
-	rc = ini_parse_stream(rl_ini_read_line, &p.rd, handler, &p);
+	rc = rl_ini_parse(&p.rd, handler, &p);
 	if (rc > 0 && !p.failed && (!p.rd.error_line || rc < p.rd.error_line)) {
 		fail(&p, rc, "syntax error (expected '[section]' or 'name = value')");
 	} else if (p.rd.error_line && !p.failed) {
 		fail(&p, p.rd.error_line, "%s", p.rd.error);
 	} else if (rc < 0 && !p.failed) {
-		/* inih's only negative result besides a failed open: its own malloc */
+		/* the parser's only negative result: its line buffer */
 		p.nomem = true;
 		fail(&p, p.rd.lineno, "out of memory");
 	}

@@ -2,7 +2,7 @@
  * registry.h - tiers of rules from an INI file: client id -> tier ->
  * limiter, one rl_store per limited tier.
  *
- * The file (parsed with inih; see examples/tiers.ini):
+ * The file (see examples/tiers.ini):
  *
  *   [tier NAME]            NAME: 1-63 of A-Z a-z 0-9 _ -, unique
  *   algorithm = gcra       token_bucket, gcra, leaky_bucket, fixed_window,
