@@ -44,7 +44,8 @@ static const char usage[] =
 	"               header lines (RateLimit-Policy, RateLimit, Retry-After when\n"
 	"               rejected; none for an unlimited tier), then one empty line.\n"
 	"               The policy is the tier's name, or \"default\" without --config\n"
-	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset\n"
+	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset;\n"
+	"               not with --headers\n"
 	"  --redis HOST:PORT decide in Redis (the state shared by every client of the\n"
 	"               server; see README \"Redis\"); prints what the in-process replay\n"
 	"               prints; when Redis did not decide every line, stderr ends with\n"
@@ -85,6 +86,10 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 	ro->burst = a.value[O_BURST];
 	ro->config = a.value[O_CONFIG];
 	ro->explain = a.value[O_EXPLAIN];
+	/* the usage's [--headers | --legacy-headers]: one or the other */
+	if (a.value[O_HEADERS] && a.value[O_LEGACY])
+		return cli_usage_error("replay", "--headers and --legacy-headers exclude each other: "
+				       "--legacy-headers prints the --headers answer plus the X-RateLimit-* lines");
 	ro->headers = a.value[O_HEADERS] || a.value[O_LEGACY];
 	ro->http_flags = RL_HTTP_LF | (a.value[O_LEGACY] ? RL_HTTP_LEGACY : 0);
 	ro->trace = a.npos ? a.pos[0] : NULL;
