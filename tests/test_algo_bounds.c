@@ -618,10 +618,10 @@ static void sliding_counter_wide_rule(void **u)
 	fx_init(&f, "sliding_counter", 20, E18, 1);
 	assert_int_equal(rl_limiter_check_n(&f.lim, f.st, 0, 20, NULL), RL_ALLOWED);
 	for (int i = 0; i < 30; i++)
-		admitted += rl_sliding_counter_check(&f.lim, f.st, E18 + E18 / 4, NULL) == RL_ALLOWED;
+		admitted += rl_limiter_check(&f.lim, f.st, E18 + E18 / 4, NULL) == RL_ALLOWED;
 	assert_int_equal(admitted, 5);
 	for (int i = 0; i < 30; i++)
-		admitted += rl_sliding_counter_check(&f.lim, f.st, E18 + E18 / 2, NULL) == RL_ALLOWED;
+		admitted += rl_limiter_check(&f.lim, f.st, E18 + E18 / 2, NULL) == RL_ALLOWED;
 	assert_int_equal(admitted, 10);
 	fx_free(&f);
 }

@@ -16,46 +16,18 @@
 
 #include "arith.h"
 #include "gcra_cas.h"
+#include "fixed_state.h"
 #include "gcra_ops.h"
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; (c - 1) * T above tau,
- * which is never admitted, decided on a copy so that the key's state is
- * left unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_gcra *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* (c - 1) * T > tau: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)rl__gcra_priv(lim)->emission_ns >
-	    (uint64_t)rl__gcra_priv(lim)->tolerance_ns) {
-		struct rl_gcra copy = *st;
-		return rl_gcra_decide(lim, &copy, now_ns, cost, out);
-	}
-	return rl_gcra_decide(lim, st, now_ns, cost, out);
+	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
+
+	return (rl_u128)((uint64_t)cost - 1) * (uint64_t)p->emission_ns > (uint64_t)p->tolerance_ns;
 }
 
-/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
- * saving no callee-saved registers for a call it does not make. */
-static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-				struct rl_decision *out)
-{
-	return rl_gcra_decide(lim, st, now_ns, 1, out);
-}
-
-int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-		  struct rl_decision *out)
-{
-	return out ? answered(lim, st, now_ns, out) : rl_gcra_decide(lim, st, now_ns, 1, NULL);
-}
-
-int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : rl_gcra_decide(lim, st, now_ns, 1, NULL);
-}
+RL__FIXED_STATE_OPS(struct rl_gcra, rl_gcra_decide, never_fits, rl_gcra_verdict, RL_NOINLINE)
 
 #if RL_HAVE_CAS16
 _Static_assert(sizeof(struct rl_gcra) == sizeof(rl_u128), "a gcra state is one 16-byte word");
@@ -97,18 +69,6 @@ static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
 	p->emission_ns = t;
 	p->tolerance_ns = (int64_t)(tolerance < horizon ? tolerance : horizon);
 	return RL_OK;
-}
-
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	return rl_gcra_check_n(lim, st, now_ns, cost, out);
-}
-
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_gcra_verdict(lim, st, now_ns);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -14,6 +14,7 @@
  */
 #include "ratelab/leaky_bucket.h"
 
+#include "fixed_state.h"
 #include "leaky_bucket_ops.h"
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
@@ -60,55 +61,13 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	return verdict;
 }
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; a cost above B, which is
- * never admitted, decided on a copy so that the key's state is left
- * unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_level *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* c > B: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	if (cost > lim->rule.burst) {
-		struct rl_level copy = *st;
-		return decide(lim, &copy, now_ns, cost, out);
-	}
-	return decide(lim, st, now_ns, cost, out);
+	return cost > lim->rule.burst;
 }
 
-/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
- * saving no callee-saved registers for a call it does not make. */
-static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-				struct rl_decision *out)
-{
-	return decide(lim, st, now_ns, 1, out);
-}
-
-int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			  struct rl_decision *out)
-{
-	return out ? answered(lim, st, now_ns, out) : rl__leaky_bucket_verdict(lim, st, now_ns);
-}
-
-int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			    int64_t cost, struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : rl__leaky_bucket_verdict(lim, st, now_ns);
-}
-
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	return rl_leaky_bucket_check_n(lim, st, now_ns, cost, out);
-}
-
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl__leaky_bucket_verdict(lim, st, now_ns);
-}
+RL__FIXED_STATE_OPS(struct rl_level, decide, never_fits, rl__leaky_bucket_verdict, RL_NOINLINE)
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
 {

@@ -11,6 +11,7 @@
  */
 #include "ratelab/sliding_counter.h"
 
+#include "fixed_state.h"
 #include "sliding_counter_ops.h"
 
 /*
@@ -95,51 +96,27 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	return verdict;
 }
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; a cost above N, which is
- * never admitted, decided on a copy so that the key's state is left
- * unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* A cost-1 verdict of a rule with N * W >= 2^64: the full check, out of line. */
+static RL_NOINLINE int wide_verdict(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_ns)
 {
-	if (cost > lim->rule.limit) {
-		struct rl_sliding_counter copy = *st;
-		return decide(lim, &copy, now_ns, cost, out);
-	}
-	return decide(lim, st, now_ns, cost, out);
-}
-
-/* Cost 1 with an answer, or a verdict of a rule with N * W >= 2^64, out of
- * line too: the plain verdict stays a leaf, saving no callee-saved
- * registers for a call it does not make. */
-static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-				int64_t now_ns, struct rl_decision *out)
-{
-	return decide(lim, st, now_ns, 1, out);
+	return decide(lim, st, now_ns, 1, NULL);
 }
 
 /* The cost-1 verdict: sliding_counter_ops.h's when N * W < 2^64, else the full check. */
 static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 					 int64_t now_ns)
 {
-	return rl__sliding_counter_priv(lim)->quota_nw.hi ? answered(lim, st, now_ns, NULL) : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
+	return rl__sliding_counter_priv(lim)->quota_nw.hi ? wide_verdict(lim, st, now_ns)
+							   : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
-int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			     int64_t now_ns, struct rl_decision *out)
+/* c > N: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
+	return cost > lim->rule.limit;
 }
 
-int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			       int64_t now_ns, int64_t cost, struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
-}
+RL__FIXED_STATE_OPS(struct rl_sliding_counter, decide, never_fits, verdict_only, RL_NOINLINE)
 
 static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
 {
@@ -149,18 +126,6 @@ static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
 	(void)msg_len;
 	p->quota_nw = rl_wide_make((rl_u128)lim->rule.limit * (rl_u128)lim->rule.window_ns);
 	return RL_OK;
-}
-
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	return rl_sliding_counter_check_n(lim, st, now_ns, cost, out);
-}
-
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return verdict_only(lim, st, now_ns);
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -148,24 +148,12 @@ static RL_ALWAYS_INLINE int fast_verdict(const struct rl_limiter *lim, struct rl
 	return rl_sliding_log_fast(lim, st, now_ns, answered_verdict);
 }
 
-int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
-			 struct rl_decision *out)
-{
-	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns);
-}
-
-int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
-			   int64_t cost, struct rl_decision *out)
+static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
+		    struct rl_decision *out)
 {
 	if (cost != 1)
 		return weighted(lim, st, now_ns, cost, out);
 	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns);
-}
-
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	return rl_sliding_log_check_n(lim, st, now_ns, cost, out);
 }
 
 /* check for cost 1 without an answer: algo.h's verdict op. */
