@@ -30,7 +30,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "compat.h"
@@ -137,7 +136,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 		return fail(ENOMEM, "cannot make a mutex");
 	}
 	/* A seed nobody outside knows keeps key collisions at their random odds. */
-	if (getrandom(&l->seed, sizeof(l->seed), 0) != (ssize_t)sizeof(l->seed))
+	if (!rl_random_seed(&l->seed))
 		l->seed = (uint64_t)rl_now_ns() ^ (uint64_t)(uintptr_t)l;
 	atomic_init(&l->store, NULL);
 	l->verdict = a->verdict;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compat.h"
 #include "ratelab/algo.h"
 #include "ratelab/http.h"
 #include "ratelab/registry.h"
@@ -200,7 +201,7 @@ static void print_headers(const struct cli_replay *rp, const struct rl_tier *tie
 }
 
 /* Inlined into the in-process loop (the perf gate counts its instructions per line). */
-static inline __attribute__((always_inline)) void print_answer(const struct cli_replay *rp,
+static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp,
 							       const struct rl_tier *tier, int rc,
 							       const struct rl_decision *d)
 {
@@ -223,7 +224,7 @@ static inline __attribute__((always_inline)) void print_answer(const struct cli_
 		print_headers(rp, tier, rc, d);
 }
 
-static inline __attribute__((always_inline)) int parse_line(const struct cli_replay *rp,
+static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp,
 							    const struct sim_lines *in, char *line,
 							    struct cli_replay_line *out)
 {

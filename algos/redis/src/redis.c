@@ -172,7 +172,7 @@ const char *rl_redis_error(const struct rl_redis *r)
 
 const char *rl_redis_strerror(int status)
 {
-	return status == RL_EREDIS ? "redis error" : rl_strerror(status);
+	return rl_strerror(status);
 }
 
 /*

@@ -45,15 +45,12 @@
 
 #include <hiredis/hiredis.h>
 
+#include "ratelab/status.h"
+
 #define RL_REDIS_SLOTS 16384
 
-/* Negative results beside rl_status's (status.h); private to the backend. */
-enum rl_rcluster_status {
-	RL_RC_EIO = -100,      /* connect, send or receive failed or timed out */
-	RL_RC_EPROTO = -101,   /* a reply of an unexpected shape (e.g. CLUSTER SLOTS) */
-	RL_RC_EREDIRECT = -102, /* more than max_redirects MOVED/ASK for one command */
-	RL_RC_ENOSLOT = -103,  /* no node is known to own the key's slot */
-};
+/* Its failures are rl_status's RL_RC_* (status.h): RL_RC_EIO, RL_RC_EPROTO,
+ * RL_RC_EREDIRECT, RL_RC_ENOSLOT. */
 
 /* The slot of key[0..len): CRC16-XMODEM (poly 0x1021, init 0) mod 16384,
  * of the hash tag when there is one (rules above). */

@@ -89,9 +89,6 @@
 extern "C" {
 #endif
 
-/* Redis answered an error (a wrong-type key, a script error): no decision. */
-#define RL_EREDIS (-32)
-
 /* As now_ns: the script reads Redis's TIME. */
 #define RL_REDIS_NOW (-1)
 
@@ -210,7 +207,7 @@ void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out);
 /* The last error: Redis's error reply or the connection's failure. */
 const char *rl_redis_error(const struct rl_redis *r);
 
-/* rl_strerror, plus RL_EREDIS. */
+/* rl_strerror (RL_EREDIS is in its list, status.h). */
 const char *rl_redis_strerror(int status);
 
 #ifdef __cplusplus
