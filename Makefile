@@ -17,7 +17,7 @@ DEPS += $(DEPS_PEERS)
 JOBS ?= 2
 
 # Redis backend, cluster routing and local plus global (ratelab/redis.h,
-# local_global.h): the server the tests start, redis-cli (which also builds
+# fleet.h): the server the tests start, redis-cli (which also builds
 # the test cluster) and redis-benchmark, the hiredis client library.
 DEPS_REDIS := redis-server redis-tools libhiredis-dev
 DEPS += $(DEPS_REDIS)

@@ -4,7 +4,7 @@
  * against the spec's vectors and CLUSTER KEYSLOT, routing, MOVED after a
  * slot migration, ASK during one, the redirection bound, pipelined
  * batches, bad seeds, a stalled master; and the local-plus-global node
- * (local_global.h) through the cluster: the model's decisions, each
+ * (fleet.h) through the cluster: the model's decisions, each
  * window's counts on its slot's master, one master stalled. Random keys print their seed on failure (RL_SEED
  * replays one).
  */
@@ -18,8 +18,9 @@
 
 #include <cmocka.h>
 
-#include "lg_model.h"
-#include "ratelab/local_global.h"
+#include "fleet_model.h"
+#include "ratelab/fleet.h"
+#include "ratelab/fleet_node.h"
 #include "ratelab/status.h"
 #include "redis_cluster.h"
 #include "redis_harness.h"
@@ -526,38 +527,38 @@ static void test_node_stalled(void **state)
 	rl_rcluster_destroy(c);
 }
 
-static struct rl_lg_node *lg_node(const struct rl_lg *lg, const char *prefix, int timeout_ms)
+static struct rl_fleet_node *lg_node(const struct rl_fleet *lg, const char *prefix, int timeout_ms)
 {
-	struct rl_lg_node_opts o = { .cluster = seeds,
+	struct rl_fleet_node_opts o = { .cluster = seeds,
 				     .connect_timeout_ms = timeout_ms,
 				     .command_timeout_ms = timeout_ms,
 				     .sync_interval_ns = LGM_S,
 				     .max_keys = 64,
 				     .prefix = prefix };
-	struct rl_lg_node *n = NULL;
+	struct rl_fleet_node *n = NULL;
 
 	snprintf(seeds, sizeof(seeds), "127.0.0.1:%d,127.0.0.1:%d", H.nodes[2].port, H.nodes[1].port);
-	assert_int_equal(rl_lg_node_create(lg, &o, &n), RL_OK);
+	assert_int_equal(rl_fleet_node_create(lg, &o, &n), RL_OK);
 	return n;
 }
 
 /* Three local-plus-global nodes syncing through the cluster decide as the
  * model does, and each key's window hash holds the model's counts on the
  * master its slot maps to. */
-static void test_local_global_through_cluster(void **state)
+static void test_fleet_through_cluster(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
 	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL));
-	struct rl_lg lg[LGM_NODES];
-	struct rl_lg_node *n[LGM_NODES];
+	struct rl_fleet lg[LGM_NODES];
+	struct rl_fleet_node *n[LGM_NODES];
 	static struct lgm_store store;
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "lgc%llu.%d.%.0f:", (unsigned long long)s0, (int)getpid(),
 		 rh_now_s() * 1e6); /* fresh keys for every run, even of one seed */
 	for (int j = 0; j < LGM_NODES; j++) {
-		assert_int_equal(rl_lg_init(&lg[j], LGM_LIMIT, LGM_W, LGM_NODES, j, NULL, 0), RL_OK);
+		assert_int_equal(rl_fleet_init(&lg[j], LGM_LIMIT, LGM_W, LGM_NODES, j, NULL, 0), RL_OK);
 		n[j] = lg_node(&lg[j], prefix, 1000);
 	}
 	int64_t t = lgm_compare(n, lg, s0, &store);
@@ -576,22 +577,22 @@ static void test_local_global_through_cluster(void **state)
 		}
 	}
 	for (int j = 0; j < LGM_NODES; j++) {
-		struct rl_lg_node_stats st;
-		rl_lg_node_get_stats(n[j], &st);
+		struct rl_fleet_node_stats st;
+		rl_fleet_node_get_stats(n[j], &st);
 		assert_int_equal(st.sync_failures, 0);
 		assert_true(st.round_trips > 0);
-		rl_lg_node_destroy(n[j]);
+		rl_fleet_node_destroy(n[j]);
 	}
 }
 
 /* One master stalled (SIGSTOP): a sync gives up on its keys after the
  * command timeout, the keys on the other masters still sync, the checks
  * go on; resumed, the next sync writes the stalled keys' counts. */
-static void test_local_global_master_stalled(void **state)
+static void test_fleet_master_stalled(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_lg lg;
+	struct rl_fleet lg;
 	char a[16], b[16];
 	int na = -1, nb = -1;
 
@@ -603,21 +604,21 @@ static void test_local_global_master_stalled(void **state)
 		else
 			na = owner(slot_of(a));
 	}
-	assert_int_equal(rl_lg_init(&lg, 100, 1000 * LGM_S, 2, 0, NULL, 0), RL_OK);
-	struct rl_lg_node *n = lg_node(&lg, "lgs:", 200);
+	assert_int_equal(rl_fleet_init(&lg, 100, 1000 * LGM_S, 2, 0, NULL, 0), RL_OK);
+	struct rl_fleet_node *n = lg_node(&lg, "lgs:", 200);
 	for (int i = 0; i < 5; i++) {
-		assert_int_equal(rl_lg_node_check(n, a, strlen(a), i, 1, NULL), RL_ALLOWED);
-		assert_int_equal(rl_lg_node_check(n, b, strlen(b), i, 1, NULL), RL_ALLOWED);
+		assert_int_equal(rl_fleet_node_check(n, a, strlen(a), i, 1, NULL), RL_ALLOWED);
+		assert_int_equal(rl_fleet_node_check(n, b, strlen(b), i, 1, NULL), RL_ALLOWED);
 	}
 	bool failed = true;
-	assert_int_equal(rl_lg_node_sync(n, 10, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 10, &failed), RL_OK);
 	assert_false(failed);
-	assert_int_equal(rl_lg_node_check(n, a, strlen(a), 11, 1, NULL), RL_ALLOWED);
-	assert_int_equal(rl_lg_node_check(n, b, strlen(b), 11, 1, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_node_check(n, a, strlen(a), 11, 1, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_node_check(n, b, strlen(b), 11, 1, NULL), RL_ALLOWED);
 
 	kill(H.nodes[na].pid, SIGSTOP);
 	double t0 = rh_now_s();
-	int s = rl_lg_node_sync(n, 20, &failed);
+	int s = rl_fleet_node_sync(n, 20, &failed);
 	double took = rh_now_s() - t0;
 	kill(H.nodes[na].pid, SIGCONT);
 	assert_int_equal(s, RL_OK);
@@ -630,18 +631,18 @@ static void test_local_global_master_stalled(void **state)
 	assert_string_equal(r->str, "6"); /* b's sync went through */
 	freeReplyObject(r);
 
-	assert_int_equal(rl_lg_node_sync(n, 30, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 30, &failed), RL_OK);
 	assert_false(failed);
 	snprintf(key, sizeof(key), "lgs:{%s}:0", a);
 	r = direct(na, "HGET %s 0", key);
 	assert_int_equal(r->type, REDIS_REPLY_STRING);
 	assert_string_equal(r->str, "6");
 	freeReplyObject(r);
-	struct rl_lg_node_stats st;
-	rl_lg_node_get_stats(n, &st);
+	struct rl_fleet_node_stats st;
+	rl_fleet_node_get_stats(n, &st);
 	assert_int_equal(st.sync_failures, 1);
 	assert_int_equal(st.reconnects, 1);
-	rl_lg_node_destroy(n);
+	rl_fleet_node_destroy(n);
 }
 
 int main(void)
@@ -651,8 +652,8 @@ int main(void)
 		cmocka_unit_test(test_routing),		 cmocka_unit_test(test_moved),
 		cmocka_unit_test(test_ask),		 cmocka_unit_test(test_redirect_bound),
 		cmocka_unit_test(test_batch),		 cmocka_unit_test(test_batch_ask),		 cmocka_unit_test(test_bad_seeds),
-		cmocka_unit_test(test_node_stalled),	 cmocka_unit_test(test_local_global_through_cluster),
-		cmocka_unit_test(test_local_global_master_stalled),
+		cmocka_unit_test(test_node_stalled),	 cmocka_unit_test(test_fleet_through_cluster),
+		cmocka_unit_test(test_fleet_master_stalled),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
