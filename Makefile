@@ -70,7 +70,7 @@ deps:
 clean:
 	rm -rf build build-asan build-tsan build-clang build-bench build-fuzz build-perf
 
-# ---- install (i10): make install PREFIX=/some/where (default /usr/local) ----
+# ---- install: make install PREFIX=/some/where (default /usr/local) ----
 PREFIX ?= /usr/local
 .PHONY: install
 install: all
@@ -84,7 +84,7 @@ deps-peers:
 	@command -v npm >/dev/null 2>&1 || { echo "deps: npm missing; run: sudo apt-get install -y npm"; exit 1; }
 	cd bench/peers/node && npm ci --no-audit --no-fund
 
-# -- performance gate (bench/perf, issue 8): exact per-operation figures from
+# -- performance gate (bench/perf): exact per-operation figures from
 # callgrind against results/baseline/perf.json; thresholds in bench/perf/perf.py.
 #   make perf-check               measure, compare with the baseline, fail on +3% (then compare.py, information only)
 #   make perf-baseline            refresh the baseline deliberately; append to results/baseline/history.csv
@@ -107,7 +107,7 @@ perf-compare:
 	@[ -n "$(BASE)" ] || { echo "usage: make perf-compare BASE=<git rev>" >&2; exit 2; }
 	$(PERF) compare "$(BASE)"
 
-# -- fuzzing (tests/fuzz, issue 9): clang's libFuzzer with ASan+UBSan, every
+# -- fuzzing (tests/fuzz): clang's libFuzzer with ASan+UBSan, every
 # library instrumented (RL_FUZZ). Each harness runs FUZZ_SECONDS on a scratch
 # copy of its committed seed corpus (tests/fuzz/corpus/NAME); a finding fails
 # the target and leaves its reproducer in build-fuzz/artifacts/.

@@ -1,4 +1,4 @@
-// report_fleet.cc - the report's local-plus-global section (issue 13):
+// report_fleet.cc - the report's local-plus-global section:
 // reads results/sim/fleet.csv (`ratelab fleet`, bench/fleet/run.sh),
 // writes results/plots/data/fleet.dat for plots/fleet.gp and returns the
 // section's Markdown. fleet.csv is part of every make bench run (it needs

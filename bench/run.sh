@@ -128,7 +128,7 @@ PY
 step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
 "$BUILD/ratelab_bytes_limit" >"$RESULTS/bench/bytes_vs_limit.csv"
 
-bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (issue 8; bench/perf/run.sh)
+bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (bench/perf/run.sh)
 bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
 
 step 5 "report -> $RESULTS/REPORT.md"

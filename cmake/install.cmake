@@ -36,7 +36,7 @@ install(FILES ${PROJECT_BINARY_DIR}/ratelabConfig.cmake
               ${PROJECT_BINARY_DIR}/ratelabConfigVersion.cmake
         DESTINATION ${RL_CMAKE_DIR})
 
-# The Redis backend (issue 13), when hiredis was found: libratelab_redis.a,
+# The Redis backend, when hiredis was found: libratelab_redis.a,
 # ratelab-redis.pc (Requires: ratelab hiredis) and the imported target
 # ratelab::redis of the CMake package (ratelabRedis.cmake, which
 # ratelabConfig.cmake includes when it is there).

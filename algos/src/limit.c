@@ -13,7 +13,7 @@
  * with release order; readers load it with acquire order.
  *
  * Why a spinlock and not a mutex: a check holds the lock for one
- * algorithm step (tens of ns; at most a sliding_log ring's growth), and
+ * algorithm step (at most a sliding_log ring's growth), and
  * the spinlock costs one locked operation where a pthread mutex costs two
  * once the process has had a second thread (spin.h). The store's
  * creation, which allocates a table, keeps a mutex.

@@ -4,14 +4,14 @@
  *
  * Taking it is one locked exchange; dropping it is a plain release store,
  * not a second locked operation, because nobody sleeps on it and so
- * dropping it wakes nobody. That is its point: on x86-64 a locked
- * read-modify-write costs some 20 cycles, and a pthread mutex in a process
+ * dropping it wakes nobody. That is its point: a locked read-modify-write
+ * is the costly part of a lock, and a pthread mutex in a process
  * that has ever had a second thread pays two (glibc drops the lock prefix
  * only while a process has had one thread). A waiter spins on plain loads,
  * so that it does not take the line away from the holder, and yields the
  * CPU every RL_SPINS_BEFORE_YIELD tries, so that a descheduled holder gets
- * to run. Meant for critical sections of one check of one state (tens of
- * ns), not for anything that blocks.
+ * to run. Meant for critical sections of one check of one state, not for
+ * anything that blocks.
  */
 #ifndef RATELAB_SPIN_H
 #define RATELAB_SPIN_H
