@@ -4,6 +4,7 @@
  * translation unit, so that a test program can link a copy built with
  * RL_ALGO_LIST_EXTRA in its place.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ratelab/algo.h"
@@ -33,6 +34,21 @@ const struct rl_algo *rl_algo_find(const char *name)
 		if (strcmp(all_algos[i]->name, name) == 0)
 			return all_algos[i];
 	return NULL;
+}
+
+char *rl_algo_burst_names(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!buf || !len)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(all_algos) / sizeof(all_algos[0]); i++)
+		if (all_algos[i]->uses_burst && used < len) {
+			int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", all_algos[i]->name);
+			used += n > 0 ? (size_t)n : 0;
+		}
+	return buf;
 }
 
 const char *rl_algo_names(void)

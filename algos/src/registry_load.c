@@ -424,8 +424,8 @@ static bool finish(struct parse *p)
 		if (missing)
 			return fail(p, t->line, "tier '%s' has no '%s' (or 'unlimited = true')", t->name, missing);
 		if ((k & BIT(K_BURST)) && !t->limiter.algo->uses_burst)
-			return fail(p, t->line, "tier '%s': burst does not apply to %s (only token_bucket, "
-				    "gcra and leaky_bucket take a burst)", t->name, t->limiter.algo->name);
+			return fail(p, t->line, "tier '%s': burst does not apply to %s (only %s take a burst)",
+				    t->name, t->limiter.algo->name, rl_algo_burst_names(msg, sizeof(msg)));
 		struct rl_rule rule = t->limiter.rule;
 		if (!(k & BIT(K_BURST)))
 			rule.burst = rule.limit;

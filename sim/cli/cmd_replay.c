@@ -33,7 +33,7 @@ static const char usage[] =
 	"  --window W   window: an integer with a unit ns, us, ms, s, m or h (60s, 1m);\n"
 	"               a bare number is refused\n"
 	"  --burst B    bucket capacity, 1..10^9, for the algorithms with a bucket\n"
-	"               (token_bucket, gcra, leaky_bucket; default N); refused for others\n"
+	"               (%s; default N); refused for others\n"
 	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
 	"               leaky_bucket)\n"
 	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
@@ -75,10 +75,11 @@ static const struct cli_option options[O_COUNT] = {
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
 	struct cli_args a;
+	char burst_names[160];
 	int status = cli_parse("replay", argc, argv, options, O_COUNT, 1, &a);
 
 	if (status == CLI_HELP)
-		printf(usage, rl_algo_names());
+		printf(usage, rl_algo_names(), rl_algo_burst_names(burst_names, sizeof(burst_names)));
 	if (status)
 		return status;
 	ro->algo = a.value[O_ALGO];
@@ -104,7 +105,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 {
 	struct rl_rule rule;
-	char msg[160];
+	char msg[160], burst[160];
 	int status;
 
 	if (!ro->algo || !ro->limit || !ro->window)
@@ -118,8 +119,8 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 		return status;
 	rule.burst = rule.limit;
 	if (ro->burst && !algo->uses_burst)
-		return cli_usage_error("replay", "--burst does not apply to %s: it has no bucket (only "
-				       "token_bucket, gcra and leaky_bucket take a burst)", algo->name);
+		return cli_usage_error("replay", "--burst does not apply to %s: it has no bucket (only %s "
+				       "take a burst)", algo->name, rl_algo_burst_names(burst, sizeof(burst)));
 	if (ro->burst && (status = cli_int("replay", "--burst", ro->burst, 1, RL_BURST_MAX, &rule.burst)))
 		return status;
 	if (rl_limiter_init(lim, algo, &rule, msg, sizeof(msg)))

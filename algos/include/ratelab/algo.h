@@ -192,6 +192,11 @@ const struct rl_algo *rl_algo_find(const char *name);
  * messages and usage texts). */
 const char *rl_algo_names(void);
 
+/* The names of the algorithms a rule's burst shapes (rl_algo.uses_burst),
+ * in rl_algo_all's order, joined by ", " into buf (cut short to fit
+ * len bytes, NUL included); returns buf. */
+char *rl_algo_burst_names(char *buf, size_t len);
+
 /*
  * Validates the rule (rl_rule_validate) and derives the limiter's constants.
  * Returns RL_OK or RL_EINVAL with a reason in msg.

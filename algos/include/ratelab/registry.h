@@ -5,8 +5,8 @@
  * The file (see examples/tiers.ini):
  *
  *   [tier NAME]            NAME: 1-63 of A-Z a-z 0-9 _ -, unique
- *   algorithm = gcra       token_bucket, gcra, leaky_bucket, fixed_window,
- *                          sliding_log or sliding_counter    (required)
+ *   algorithm = gcra       an algorithm's name (ratelab/algo_list.h)
+ *                                                             (required)
  *   limit     = 10         requests per window, 1..10^6       (required)
  *   window    = 1s         an integer with unit ns, us, ms, s, m or h
  *                                                             (required)
