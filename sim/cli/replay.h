@@ -1,8 +1,8 @@
 /*
  * replay.h - what `ratelab replay` shares between its in-process path
  * (cmd_replay.c) and its Redis path (replay_redis.c): the options, the
- * limiter or tiers, the line parser and the printer, so that both print
- * the same text for the same answers.
+ * limiter or tiers, and replay.c's line parser and printer, so that both
+ * print the same text for the same answers; neither path calls the other.
  */
 #ifndef RATELAB_CLI_REPLAY_H
 #define RATELAB_CLI_REPLAY_H
