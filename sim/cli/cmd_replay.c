@@ -199,8 +199,6 @@ int cli_cmd_replay(int argc, char **argv)
 	}
 
 	struct sim_lines in = { 0 };
-	char *line;
-	bool want = rp.ro.explain || rp.ro.headers;
 
 	if ((status = cli_open_input("replay", rp.ro.trace, &in.in))) {
 		replay_free(&rp);
@@ -220,27 +218,7 @@ int cli_cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", "--redis-batch, --redis-prefix and --redis-timeout need --redis");
 	}
 
-	cli_stdout_buffered();
-	while ((line = cli_lines_next(&in))) {
-		struct cli_replay_line l;
-
-		if ((status = cli_replay_parse(&rp, &in, line, &l)))
-			break;
-		const struct rl_limiter *lim = l.tier ? &l.tier->limiter : &rp.lim;
-		struct rl_decision d = { 0 };
-		int rc = RL_ALLOWED;
-		if (!(l.tier && l.tier->unlimited)) {
-			void *state = sim_keymap_get(&rp.maps[l.map], l.key, l.key_len);
-			rc = state ? rl_limiter_check_n(lim, state, l.t, l.cost, want ? &d : NULL) : RL_ENOMEM;
-		}
-		if (rc < 0) {
-			fflush(stdout);
-			fprintf(stderr, "ratelab replay: line %ld: %s\n", in.lineno, rl_strerror(rc));
-			status = CLI_EXIT_FAIL;
-			break;
-		}
-		cli_replay_print(&rp, l.tier, rc, &d);
-	}
+	status = cli_replay_in_process(&rp, &in);
 	status = cli_lines_end(&in, "replay", status);
 	cli_close_input(in.in);
 	sim_lines_free(&in);

@@ -1,12 +1,14 @@
 /*
  * replay.c - `ratelab replay`'s line parser and printer (replay.h), the
- * one both replay paths use: in process (cmd_replay.c) and through Redis
- * (replay_redis.c), so that the same answers print the same text.
+ * one both replay paths use, so that the same answers print the same
+ * text: the in-process path here (parser and printer inline in its loop)
+ * and the Redis path (replay_redis.c). cmd_replay.c picks one.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "compat.h"
 #include "ratelab/http.h"
 #include "ratelab/parse.h"
 #include "replay.h"
@@ -26,8 +28,9 @@ static void print_headers(const struct cli_replay *rp, const struct rl_tier *tie
 	putchar('\n');
 }
 
-void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
-		      const struct rl_decision *d)
+/* Inlined into the in-process loop (the perf gate counts its instructions per line). */
+static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
+					  const struct rl_decision *d)
 {
 	const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
 
@@ -48,8 +51,8 @@ void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, i
 		print_headers(rp, tier, rc, d);
 }
 
-int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
-		     struct cli_replay_line *out)
+static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct sim_lines *in, char *line,
+				       struct cli_replay_line *out)
 {
 	char *tok[3];
 
@@ -73,3 +76,45 @@ int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, ch
 	return CLI_EXIT_OK;
 }
 
+
+void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
+		      const struct rl_decision *d)
+{
+	print_answer(rp, tier, rc, d);
+}
+
+int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
+		     struct cli_replay_line *out)
+{
+	return parse_line(rp, in, line, out);
+}
+
+int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in)
+{
+	bool want = rp->ro.explain || rp->ro.headers;
+	int status = CLI_EXIT_OK;
+	char *line;
+
+	cli_stdout_buffered();
+	while ((line = cli_lines_next(in))) {
+		struct cli_replay_line l;
+
+		if ((status = parse_line(rp, in, line, &l)))
+			break;
+		const struct rl_limiter *lim = l.tier ? &l.tier->limiter : &rp->lim;
+		struct rl_decision d = { 0 };
+		int rc = RL_ALLOWED;
+		if (!(l.tier && l.tier->unlimited)) {
+			void *state = sim_keymap_get(&rp->maps[l.map], l.key, l.key_len);
+			rc = state ? rl_limiter_check_n(lim, state, l.t, l.cost, want ? &d : NULL) : RL_ENOMEM;
+		}
+		if (rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: line %ld: %s\n", in->lineno, rl_strerror(rc));
+			status = CLI_EXIT_FAIL;
+			break;
+		}
+		print_answer(rp, l.tier, rc, &d);
+	}
+	return status;
+}
