@@ -1,8 +1,9 @@
 /*
- * limiter.c - rule validation, a limiter's binding of an algorithm to a
- * rule (the algorithm's init op derives its constants), and the
- * operations every algorithm gets from its ops table.
- * (The list of algorithms is algo_list.c.)
+ * algo.c - what algo.h and rule.h declare beside the algorithms: rule
+ * validation, a limiter's binding of an algorithm to a rule (the
+ * algorithm's init op derives its constants), and the operations every
+ * algorithm gets from its ops table. (The list of algorithms is
+ * algo_list.c; each algorithm is its own file.)
  */
 #include <stdio.h>
 #include <string.h>
@@ -68,16 +69,4 @@ int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int
 	memcpy(copy, state, algo->state_size);
 	int rc = algo->check(lim, copy, now_ns, 1, &d);
 	return rc < 0 ? rc : d.reset_ns;
-}
-
-const char *rl_strerror(int status)
-{
-	switch (status) {
-#define RL_STATUS_CASE(name, value, message, meaning) \
-	case RL_##name:                               \
-		return message;
-		RL_STATUS_LIST(RL_STATUS_CASE)
-#undef RL_STATUS_CASE
-	}
-	return "unknown status";
 }
