@@ -31,7 +31,7 @@
 
 struct parse {
 	struct sim_scenario *sc;
-	struct rl_ini_reader rd;   /* its lineno is the line being handled */
+	struct rl__ini_reader rd;   /* its lineno is the line being handled */
 	const char *path;
 	char dir[SIM_PATH_MAX]; /* the file's directory, for replay paths */
 	char section[128];         /* the section last seen */
@@ -610,7 +610,7 @@ int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size
 	msg[0] = '\0';
 	p.rd.on_section = on_section;
 	p.rd.arg = &p;
-	int rc = rl_ini_parse(&p.rd, handler, &p);
+	int rc = rl__ini_parse(&p.rd, handler, &p);
 	fclose(p.rd.f);
 	/* the reader stops at the first line it refuses: any other error is on an earlier line */
 	if (p.rd.error_line && !p.fail_line && (rc <= 0 || rc >= p.rd.error_line))

@@ -37,7 +37,7 @@ static bool on_section(void *arg, const char *name, long line)
 }
 
 /* Reads text (len bytes) to the end; returns the lines handed out. */
-static int read_all(const char *text, size_t len, struct rl_ini_reader *r, struct seen *s, char out[][NUM])
+static int read_all(const char *text, size_t len, struct rl__ini_reader *r, struct seen *s, char out[][NUM])
 {
 	static char buf[1 << 12];
 	int n = 0;
@@ -48,7 +48,7 @@ static int read_all(const char *text, size_t len, struct rl_ini_reader *r, struc
 	assert_non_null(r->f);
 	r->on_section = on_section;
 	r->arg = s;
-	while (rl_ini_read_line(str, NUM, r)) {
+	while (rl__ini_read_line(str, NUM, r)) {
 		if (out)
 			snprintf(out[n], NUM, "%s", str);
 		n++;
@@ -60,7 +60,7 @@ static int read_all(const char *text, size_t len, struct rl_ini_reader *r, struc
 static void counts_lines_and_reports_sections(void **u)
 {
 	const char text[] = "; c\n[tier  a ]\nx = 1\n\n   \n[clients] ; note\r\ny = 2";
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { 0 };
 	char out[8][NUM];
 
@@ -81,7 +81,7 @@ static void counts_lines_and_reports_sections(void **u)
 static void long_lines(void **u)
 {
 	char text[600];
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { 0 };
 	char out[8][NUM];
 
@@ -120,7 +120,7 @@ static void refusals_name_their_line(void **u)
 	};
 	(void)u;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct rl_ini_reader r = { 0 };
+		struct rl__ini_reader r = { 0 };
 		struct seen s = { 0 };
 		read_all(cases[i].text, cases[i].len, &r, &s, NULL);
 		if (r.error_line != cases[i].line || strncmp(r.error, cases[i].error, strlen(cases[i].error)) != 0)
@@ -128,7 +128,7 @@ static void refusals_name_their_line(void **u)
 				 cases[i].line, cases[i].error);
 		/* after a refusal nothing more is read */
 		char str[NUM];
-		assert_null(rl_ini_read_line(str, NUM, &r));
+		assert_null(rl__ini_read_line(str, NUM, &r));
 	}
 }
 
@@ -136,7 +136,7 @@ static void refusals_name_their_line(void **u)
 static void byte_order_mark(void **u)
 {
 	const char text[] = "\xEF\xBB\xBF[s]\n\xEF\xBB\xBFx = 1\n";
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { 0 };
 	char out[4][NUM];
 
@@ -150,13 +150,13 @@ static void byte_order_mark(void **u)
 /* A read error stops with a message on the next line's number, never a silent end. */
 static void read_error_is_no_end_of_file(void **u)
 {
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	char str[NUM];
 
 	(void)u;
 	r.f = fopen("/dev/null", "w"); /* reading a write-only stream fails */
 	assert_non_null(r.f);
-	assert_null(rl_ini_read_line(str, NUM, &r));
+	assert_null(rl__ini_read_line(str, NUM, &r));
 	assert_int_equal(r.error_line, 1);
 	assert_true(strncmp(r.error, "cannot read: ", 13) == 0);
 	fclose(r.f);
@@ -165,7 +165,7 @@ static void read_error_is_no_end_of_file(void **u)
 static void stop_flag_and_refusing_section(void **u)
 {
 	const char text[] = "a = 1\n[s]\nb = 2\n";
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { .refuse = true };
 	bool stop = false;
 
@@ -181,7 +181,7 @@ static void stop_flag_and_refusing_section(void **u)
 	assert_int_equal(read_all(text, sizeof(text) - 1, &r, &s, NULL), 0);
 }
 
-/* rl_ini_parse's records for the handler. */
+/* rl__ini_parse's records for the handler. */
 struct parsed {
 	char rec[8][80];
 	size_t len[8]; /* each value's length */
@@ -200,7 +200,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	return !(p->refuse_value && strcmp(value, "bad") == 0);
 }
 
-static int parse_text(const char *text, size_t len, struct rl_ini_reader *r, struct parsed *p)
+static int parse_text(const char *text, size_t len, struct rl__ini_reader *r, struct parsed *p)
 {
 	static char buf[RL_INI_LINE_MAX + 200];
 	int rc;
@@ -208,7 +208,7 @@ static int parse_text(const char *text, size_t len, struct rl_ini_reader *r, str
 	memcpy(buf, text, len);
 	r->f = fmemopen(buf, len, "r");
 	assert_non_null(r->f);
-	rc = rl_ini_parse(r, on_key, p);
+	rc = rl__ini_parse(r, on_key, p);
 	fclose(r->f);
 	return rc;
 }
@@ -219,7 +219,7 @@ static void parser_forms_and_long_lines(void **u)
 {
 	static const char text[] = "; c\n# c\n\n[ a b ]\nx = 1 ; note\ny: two words\nz=a;b\n[c]\nq =\n";
 	static char big[RL_INI_LINE_MAX + 100];
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct parsed p = { 0 };
 
 	(void)u;

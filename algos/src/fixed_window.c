@@ -19,7 +19,7 @@ static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 }
 
 /* its answer is a few operations more than its verdict: inline */
-RL__FIXED_STATE_OPS(struct rl_fixed_window, rl_fixed_window_decide, never_fits, rl_fixed_window_verdict,
+RL__FIXED_STATE_OPS(struct rl_fixed_window, rl__fixed_window_decide, never_fits, rl__fixed_window_verdict,
 		    RL_ALWAYS_INLINE)
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)

@@ -27,15 +27,15 @@ static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 	return (rl_u128)((uint64_t)cost - 1) * (uint64_t)p->emission_ns > (uint64_t)p->tolerance_ns;
 }
 
-RL__FIXED_STATE_OPS(struct rl_gcra, rl_gcra_decide, never_fits, rl_gcra_verdict, RL_NOINLINE)
+RL__FIXED_STATE_OPS(struct rl_gcra, rl__gcra_decide, never_fits, rl__gcra_verdict, RL_NOINLINE)
 
 #if RL_HAVE_CAS16
 _Static_assert(sizeof(struct rl_gcra) == sizeof(rl_u128), "a gcra state is one 16-byte word");
 
-/* rl_gcra_decide() inlined on a copy held in registers, and rl_cas16 inlined (the
+/* rl__gcra_decide() inlined on a copy held in registers, and rl_cas16 inlined (the
  * reason for RL_TARGET_CX16): the retry loop is one function, with no
  * store and reload of the state between the read and the swap. */
-RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
+RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
 				       struct rl_decision *out)
 {
 	rl_u128 seen = rl_load16_guess(word), next;
@@ -45,7 +45,7 @@ RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *wo
 
 	do {
 		memcpy(&st, &seen, sizeof(st));
-		rc = rl_gcra_decide(lim, &st, now_ns, 1, out ? &dec : NULL);
+		rc = rl__gcra_decide(lim, &st, now_ns, 1, out ? &dec : NULL);
 		if (rc < 0)
 			return rc;
 		memcpy(&next, &st, sizeof(next));

@@ -22,8 +22,8 @@ static inline const struct rl__gcra_priv *rl__gcra_priv(const struct rl_limiter 
 }
 
 /* The answer's division, inline in the answered paths only: the verdict
- * (out == NULL) is rl_gcra_decide() with it folded away. */
-static RL_ALWAYS_INLINE void rl_gcra_explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
+ * (out == NULL) is rl__gcra_decide() with it folded away. */
+static RL_ALWAYS_INLINE void rl__gcra_explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
 					      int verdict, struct rl_decision *out)
 {
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
@@ -45,7 +45,7 @@ static RL_ALWAYS_INLINE void rl_gcra_explain(int64_t debt, int64_t tol, int64_t 
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static RL_ALWAYS_INLINE int rl_gcra_decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+static RL_ALWAYS_INLINE int rl__gcra_decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 					   int64_t cost, struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
@@ -71,14 +71,14 @@ static RL_ALWAYS_INLINE int rl_gcra_decide(const struct rl_limiter *lim, struct 
 	debt += take;
 	st->tat_ns = verdict ? tat + take : st->tat_ns;
 	if (out)
-		rl_gcra_explain(debt, tol, t, cost, verdict, out);
+		rl__gcra_explain(debt, tol, t, cost, verdict, out);
 	return verdict;
 }
 
 /* One request of cost 1 without an answer: algo.h's verdict op. */
-static RL_ALWAYS_INLINE int rl_gcra_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+static RL_ALWAYS_INLINE int rl__gcra_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return rl_gcra_decide(lim, st, now_ns, 1, NULL);
+	return rl__gcra_decide(lim, st, now_ns, 1, NULL);
 }
 
 #endif

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *refuse(struct rl_ini_reader *r, long line, const char *why, const char *detail)
+static char *refuse(struct rl__ini_reader *r, long line, const char *why, const char *detail)
 {
 	r->error_line = line;
 	snprintf(r->error, sizeof(r->error), "%s%s", why, detail ? detail : "");
@@ -21,7 +21,7 @@ static char *refuse(struct rl_ini_reader *r, long line, const char *why, const c
 }
 
 /* A header line (from '[', trimmed at the end): reports its name. */
-static bool section(struct rl_ini_reader *r, const char *line)
+static bool section(struct rl__ini_reader *r, const char *line)
 {
 	const char *end = strchr(line, ']');
 	char name[256];
@@ -45,9 +45,9 @@ static bool section(struct rl_ini_reader *r, const char *line)
 	return !r->on_section || r->on_section(r->arg, name, r->lineno);
 }
 
-char *rl_ini_read_line(char *str, int num, void *stream)
+char *rl__ini_read_line(char *str, int num, void *stream)
 {
-	struct rl_ini_reader *r = stream;
+	struct rl__ini_reader *r = stream;
 	size_t n = 0, max = num > 1 ? (size_t)num - 1 : 0;
 	bool too_long = false, nul = false;
 	int c;
@@ -125,7 +125,7 @@ static char *find_chars_or_comment(char *s, const char *chars)
 	return s;
 }
 
-int rl_ini_parse(struct rl_ini_reader *r, rl_ini_handler *handler, void *user)
+int rl__ini_parse(struct rl__ini_reader *r, rl__ini_handler *handler, void *user)
 {
 	char *line = malloc(RL_INI_LINE_MAX + 1);
 	char section[256] = "";
@@ -133,7 +133,7 @@ int rl_ini_parse(struct rl_ini_reader *r, rl_ini_handler *handler, void *user)
 
 	if (!line)
 		return -2;
-	while (rl_ini_read_line(line, RL_INI_LINE_MAX + 1, r)) {
+	while (rl__ini_read_line(line, RL_INI_LINE_MAX + 1, r)) {
 		char *start = lskip(rstrip(line)), *end;
 		int lineno = (int)r->lineno;
 

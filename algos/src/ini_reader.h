@@ -3,7 +3,7 @@
  * configs, registry_load.c; simulator scenarios, sim/sim_scenario.c).
  * Private to ratelab: not an installed header.
  *
- * rl_ini_read_line reads one physical line and counts it; it refuses,
+ * rl__ini_read_line reads one physical line and counts it; it refuses,
  * naming the line and stopping the parse: a line longer than the buffer
  * (num - 1 characters, its newline not counted), a NUL
  * byte (C strings would cut the line short silently), an indented key or
@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct rl_ini_reader {
+struct rl__ini_reader {
 	/* Set by the caller. */
 	FILE *f;
 	/* Called on each section header; returning false stops the parse. May be NULL. */
@@ -33,19 +33,19 @@ struct rl_ini_reader {
 	char error[96];   /* why, without file and line */
 };
 
-/* One line into str[0..num): stream is a struct rl_ini_reader. NULL at
+/* One line into str[0..num): stream is a struct rl__ini_reader. NULL at
  * the end or when stopped. */
-char *rl_ini_read_line(char *str, int num, void *stream);
+char *rl__ini_read_line(char *str, int num, void *stream);
 
-/* The longest line rl_ini_parse takes, characters, its newline not counted. */
+/* The longest line rl__ini_parse takes, characters, its newline not counted. */
 #define RL_INI_LINE_MAX 65535
 
 /* Called for each "name = value" (or "name: value") of a section: 0 marks
  * the line as an error. */
-typedef int rl_ini_handler(void *user, const char *section, const char *name, const char *value);
+typedef int rl__ini_handler(void *user, const char *section, const char *name, const char *value);
 
 /*
- * Parses r's lines (rl_ini_read_line, lines up to RL_INI_LINE_MAX) as inih
+ * Parses r's lines (rl__ini_read_line, lines up to RL_INI_LINE_MAX) as inih
  * does with its defaults: "[section]" headers; "name = value" or
  * "name: value", name and value trimmed; whole-line comments starting with
  * ';' or '#'; a ';' after whitespace starts a comment at the line's end;
@@ -54,6 +54,6 @@ typedef int rl_ini_handler(void *user, const char *section, const char *name, co
  * unless r->stop says otherwise), or -2 when out of memory. A refusal of
  * the reader ends the parse with r->error_line set (the caller tells it).
  */
-int rl_ini_parse(struct rl_ini_reader *r, rl_ini_handler *handler, void *user);
+int rl__ini_parse(struct rl__ini_reader *r, rl__ini_handler *handler, void *user);
 
 #endif

@@ -51,7 +51,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 		return RL_EINVAL;
 
 	/* level + (c - 1) * W <= B * W (level_ops.h) */
-	struct rl_level_step step = rl__leaky_bucket_step(lim, st, now_ns, cost);
+	struct rl__level_step step = rl__leaky_bucket_step(lim, st, now_ns, cost);
 	/* queued: the wait before the request's first unit, times N */
 	rl_u128 queued = step.before;
 	int verdict = (int)(step.admitted & 1);
@@ -71,7 +71,7 @@ RL__FIXED_STATE_OPS(struct rl_level, decide, never_fits, rl__leaky_bucket_verdic
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
 {
-	return rl_level_empty(lim, st, now_ns);
+	return rl__level_empty(lim, st, now_ns);
 }
 
 /*

@@ -11,13 +11,13 @@
 
 /* A check of cost units: all but the last of its c units, (c - 1) * W,
  * must fit; for c <= B only. */
-static RL_ALWAYS_INLINE struct rl_level_step rl__leaky_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
+static RL_ALWAYS_INLINE struct rl__level_step rl__leaky_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
 								   int64_t now_ns, int64_t cost)
 {
 	rl_u128 w = (uint64_t)lim->rule.window_ns;
 	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
 
-	return rl_level_check(lim, st, now_ns, last, last + w, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+	return rl__level_check(lim, st, now_ns, last, last + w, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
 }
 
 /* The cost-1 verdict without an answer (algo.h's verdict op). */

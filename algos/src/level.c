@@ -27,13 +27,13 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
  * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^82 and x, take
  * at most RL_COST_MAX * W < 2^90.
  */
-struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 					 rl_u128 x, rl_u128 take, uint64_t ok)
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
-	rl_u128 drained = (rl_u128)rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
-	rl_u128 level = rl_level_load(st);
-	struct rl_level_step step = { 0, level > drained ? level - drained : 0 };
+	rl_u128 drained = (rl_u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	rl_u128 level = rl__level_load(st);
+	struct rl__level_step step = { 0, level > drained ? level - drained : 0 };
 
 	step.admitted = -(uint64_t)(step.before + x <= rl_wide_get(rl__level_priv(lim)->burst_w)) & ok;
 	rl_u128 after = step.admitted ? step.before + take : step.before;

@@ -42,18 +42,18 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len);
 
 /* What one check did: admitted is all ones or zero; before is the level
  * at now before the request, in 1/W request. */
-struct rl_level_step {
+struct rl__level_step {
 	uint64_t admitted;
 	rl_u128 before;
 };
 
-static inline rl_u128 rl_level_load(const struct rl_level *st)
+static inline rl_u128 rl__level_load(const struct rl_level *st)
 {
 	return ((rl_u128)st->level_hi << 64) | st->level_lo;
 }
 
 /* ns since the last seen time, at most D: the level drained is it times N. */
-static inline uint64_t rl_level_idle_ns(const struct rl_limiter *lim, int64_t now, int64_t last_ns)
+static inline uint64_t rl__level_idle_ns(const struct rl_limiter *lim, int64_t now, int64_t last_ns)
 {
 	uint64_t d = (uint64_t)(now - last_ns);
 
@@ -63,7 +63,7 @@ static inline uint64_t rl_level_idle_ns(const struct rl_limiter *lim, int64_t no
 }
 
 /* The check of a wide limiter, in 128 bits, out of line (level.c). */
-struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 					 rl_u128 x, rl_u128 take, uint64_t ok);
 
 /*
@@ -75,15 +75,15 @@ struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl
  * (B + 1) * W + N, B * W - x + 1 computed from the limiter alone (it
  * wraps only when ok is zero, which clears the verdict).
  */
-static RL_ALWAYS_INLINE struct rl_level_step
-rl_level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, rl_u128 x, rl_u128 take,
+static RL_ALWAYS_INLINE struct rl__level_step
+rl__level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, rl_u128 x, rl_u128 take,
 	       uint64_t ok)
 {
 	if (!rl__level_priv(lim)->narrow)
-		return rl_level_check_wide(lim, st, now_ns, x, take, ok);
+		return rl__level_check_wide(lim, st, now_ns, x, take, ok);
 
 	int64_t now = rl_clamp(now_ns, st->last_ns);
-	uint64_t drained = rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	uint64_t drained = rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
 	uint64_t level = st->level_lo;
 	uint64_t before = level > drained ? level - drained : 0;
 	/* before + x <= B * W as before < B * W - x + 1: the borrow is the mask */
@@ -92,17 +92,17 @@ rl_level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns
 
 	st->last_ns = now;
 	st->level_lo = before + ((uint64_t)take & admitted);
-	return (struct rl_level_step){ admitted, before };
+	return (struct rl__level_step){ admitted, before };
 }
 
 /* True when the level has drained to 0 by now: the key is as good as new. */
-static inline bool rl_level_empty(const struct rl_limiter *lim, const struct rl_level *st,
+static inline bool rl__level_empty(const struct rl_limiter *lim, const struct rl_level *st,
 				  int64_t now_ns)
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
 
-	return rl_level_load(st) <=
-	       (rl_u128)rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	return rl__level_load(st) <=
+	       (rl_u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
 }
 
 #endif

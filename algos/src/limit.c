@@ -43,7 +43,7 @@ typedef int allow_fn(struct rl_limit *l, int64_t now_ns);
 
 struct rl_limit {
 	struct rl_limiter limiter;
-	rl_spin lock;                     /* serialises the unnamed key's checks */
+	rl__spin lock;                     /* serialises the unnamed key's checks */
 	pthread_mutex_t store_lock;       /* serialises the store's creation */
 	_Atomic(struct rl_store *) store; /* named keys; NULL until the first keyed call */
 	uint64_t seed;                    /* the store's key hash seed */
@@ -78,9 +78,9 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns, r
 {
 	int rc;
 
-	rl_spin_lock(&l->lock);
+	rl__spin_lock(&l->lock);
 	rc = verdict(&l->limiter, l->state, now_ns, l->verdict);
-	rl_spin_unlock(&l->lock);
+	rl__spin_unlock(&l->lock);
 	return rc;
 }
 
@@ -160,16 +160,16 @@ int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *ou
 		return RL_EINVAL;
 #if RL_HAVE_CAS16
 	if (l->lock_free) /* gcra_cas.h */
-		return rl_gcra_check_cas16(&l->limiter, (rl_u128 *)(void *)l->state, now_ns, out);
+		return rl__gcra_check_cas16(&l->limiter, (rl_u128 *)(void *)l->state, now_ns, out);
 #endif
 	if (!out && l->allow)
 		return l->allow(l, now_ns);
-	rl_spin_lock(&l->lock);
+	rl__spin_lock(&l->lock);
 	/* a verdict alone through the algorithm's verdict op (algo.h): the
 	 * same decision, without the cost and answer arguments */
 	rc = !out && l->verdict ? l->verdict(&l->limiter, l->state, now_ns)
 				: rl_limiter_check(&l->limiter, l->state, now_ns, out);
-	rl_spin_unlock(&l->lock);
+	rl__spin_unlock(&l->lock);
 	return rc;
 }
 

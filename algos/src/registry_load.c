@@ -23,7 +23,7 @@ enum section { SEC_NONE, SEC_TIER, SEC_CLIENTS, SEC_DEFAULTS };
 
 struct parse {
 	const char *path;
-	struct rl_ini_reader rd; /* its lineno is the line being handled */
+	struct rl__ini_reader rd; /* its lineno is the line being handled */
 	bool failed;
 	bool nomem; /* the failure is an allocation failure: RL_ENOMEM, not RL_EINVAL */
 	char *err;
@@ -499,7 +499,7 @@ int rl_registry_load(struct rl_registry **out, const char *path, char *err, size
 	p.rd.on_section = section_line;
 	p.rd.arg = &p;
 	p.rd.stop = &p.failed;
-	rc = rl_ini_parse(&p.rd, handler, &p);
+	rc = rl__ini_parse(&p.rd, handler, &p);
 	if (rc > 0 && !p.failed && (!p.rd.error_line || rc < p.rd.error_line)) {
 		fail(&p, rc, "syntax error (expected '[section]' or 'name = value')");
 	} else if (p.rd.error_line && !p.failed) {

@@ -82,7 +82,7 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 
 	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
-	int64_t e = rl_sliding_counter_advance(w, st, now);
+	int64_t e = rl__sliding_counter_advance(w, st, now);
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 	/* the request's units after its first: up to 10^27 */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
@@ -107,7 +107,7 @@ static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl
 					 int64_t now_ns)
 {
 	return rl__sliding_counter_priv(lim)->quota_nw.hi ? wide_verdict(lim, st, now_ns)
-							   : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
+							   : rl__sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
 /* c > N: never admitted (algo.h). */

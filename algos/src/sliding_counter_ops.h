@@ -21,7 +21,7 @@ static inline const struct rl__sliding_counter_priv *rl__sliding_counter_priv(co
 }
 
 /* Advances the state to now's window; returns e = now - window start. */
-static inline int64_t rl_sliding_counter_advance(int64_t w, struct rl_sliding_counter *st, int64_t now)
+static inline int64_t rl__sliding_counter_advance(int64_t w, struct rl_sliding_counter *st, int64_t now)
 {
 	if (now >= st->end_ns) {
 		int64_t start = now - now % w;
@@ -39,7 +39,7 @@ static inline int64_t rl_sliding_counter_advance(int64_t w, struct rl_sliding_co
  * (N - curr) * W, both sides at most N * W as prev, curr <= N, so exact in
  * 64 bits, two single multiplies instead of the full check's 128-bit ones.
  */
-static RL_ALWAYS_INLINE int rl_sliding_counter_verdict_narrow(const struct rl_limiter *lim, void *state,
+static RL_ALWAYS_INLINE int rl__sliding_counter_verdict_narrow(const struct rl_limiter *lim, void *state,
 							       int64_t now_ns)
 {
 	struct rl_sliding_counter *st = state;
@@ -50,7 +50,7 @@ static RL_ALWAYS_INLINE int rl_sliding_counter_verdict_narrow(const struct rl_li
 	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 
-	(void)rl_sliding_counter_advance(w, st, now);
+	(void)rl__sliding_counter_advance(w, st, now);
 	/* W - e = end - now */
 	int verdict = (uint64_t)st->prev * (uint64_t)(st->end_ns - now) <
 		      (uint64_t)(lim->rule.limit - st->curr) * (uint64_t)w;
@@ -66,7 +66,7 @@ static RL_ALWAYS_INLINE int rl_sliding_counter_verdict_narrow(const struct rl_li
 static RL_ALWAYS_INLINE int rl__sliding_counter_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
 	return rl__sliding_counter_priv(lim)->quota_nw.hi ? lim->algo->verdict(lim, st, now_ns)
-							   : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
+							   : rl__sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
 #endif

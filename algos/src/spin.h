@@ -20,33 +20,33 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef _Atomic uint32_t rl_spin; /* 0 free, 1 held; a zeroed one is free */
+typedef _Atomic uint32_t rl__spin; /* 0 free, 1 held; a zeroed one is free */
 
 enum { RL_SPINS_BEFORE_YIELD = 64 };
 
 /* Waits for a lock another thread holds, then takes it. */
-void rl_spin_wait(rl_spin *l);
+void rl__spin_wait(rl__spin *l);
 
 /* One try: true iff l was free and is now held (a held l is written anyway). */
-static inline bool rl_spin_take(rl_spin *l)
+static inline bool rl__spin_take(rl__spin *l)
 {
 	return !atomic_exchange_explicit(l, 1, memory_order_acquire);
 }
 
-/* Takes l: at once when it is free, else after rl_spin_wait. */
-static inline void rl_spin_lock(rl_spin *l)
+/* Takes l: at once when it is free, else after rl__spin_wait. */
+static inline void rl__spin_lock(rl__spin *l)
 {
-	if (!rl_spin_take(l))
-		rl_spin_wait(l);
+	if (!rl__spin_take(l))
+		rl__spin_wait(l);
 }
 
 /* Takes l iff it is free now; a held lock is only read, not written. */
-static inline bool rl_spin_trylock(rl_spin *l)
+static inline bool rl__spin_trylock(rl__spin *l)
 {
-	return !atomic_load_explicit(l, memory_order_relaxed) && rl_spin_take(l);
+	return !atomic_load_explicit(l, memory_order_relaxed) && rl__spin_take(l);
 }
 
-static inline void rl_spin_unlock(rl_spin *l)
+static inline void rl__spin_unlock(rl__spin *l)
 {
 	atomic_store_explicit(l, 0, memory_order_release);
 }

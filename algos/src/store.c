@@ -43,7 +43,7 @@ enum {
 
 /* A bucket's head; its SLOTS states (8-byte aligned) follow it. */
 struct bucket {
-	rl_spin lock;          /* spin.h */
+	rl__spin lock;          /* spin.h */
 	uint32_t tags[SLOTS];  /* 0: free slot */
 	uint32_t pad;          /* keeps the states 8-byte aligned */
 };
@@ -243,18 +243,18 @@ static void *state_at(const struct rl_store *s, struct bucket *b, int slot)
 static void bucket_lock(const struct rl_store *s, struct bucket *b)
 {
 	if (!s->one_thread)
-		rl_spin_lock(&b->lock);
+		rl__spin_lock(&b->lock);
 }
 
 static bool bucket_trylock(const struct rl_store *s, struct bucket *b)
 {
-	return s->one_thread || rl_spin_trylock(&b->lock);
+	return s->one_thread || rl__spin_trylock(&b->lock);
 }
 
 static void bucket_unlock(const struct rl_store *s, struct bucket *b)
 {
 	if (!s->one_thread)
-		rl_spin_unlock(&b->lock);
+		rl__spin_unlock(&b->lock);
 }
 
 _Static_assert(SLOTS == 16, "find compares the 16 tags at once");
@@ -813,7 +813,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
 
-	rl_spin_wait(&b1->lock);
+	rl__spin_wait(&b1->lock);
 	return first_locked(s, b1, tag, h, now_ns, cost, out);
 }
 
@@ -838,14 +838,14 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, 
 	unsigned m;
 	int rc;
 
-	if (!rl_spin_take(&b1->lock))
+	if (!rl__spin_take(&b1->lock))
 		return rl_time_ok(now_ns) ? first_contended(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	if (!(m = match(b1, tag))) {
-		rl_spin_unlock(&b1->lock);
+		rl__spin_unlock(&b1->lock);
 		return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	}
 	rc = verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns, s->verdict);
-	rl_spin_unlock(&b1->lock);
+	rl__spin_unlock(&b1->lock);
 	return rc;
 }
 
@@ -920,7 +920,7 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 			return run(s, state_at(s, b1, slot), now_ns, cost, out);
 		return check_second(s, h, now_ns, cost, out);
 	}
-	if (!rl_spin_take(&b1->lock))
+	if (!rl__spin_take(&b1->lock))
 		return first_contended(s, h, now_ns, cost, out);
 	return first_locked(s, b1, tag, h, now_ns, cost, out);
 }

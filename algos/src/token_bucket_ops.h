@@ -11,12 +11,12 @@
 
 /* A check of cost units: all of its take, c * W, must fit; for c <= B
  * only: B >= 1 takes any cost of 1. */
-static RL_ALWAYS_INLINE struct rl_level_step rl__token_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
+static RL_ALWAYS_INLINE struct rl__level_step rl__token_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
 								   int64_t now_ns, int64_t cost)
 {
 	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
 
-	return rl_level_check(lim, st, now_ns, take, take, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
+	return rl__level_check(lim, st, now_ns, take, take, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
 }
 
 /* The cost-1 verdict without an answer (algo.h's verdict op). */

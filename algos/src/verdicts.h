@@ -50,10 +50,10 @@ static RL_ALWAYS_INLINE int rl__by_op_inline(const struct rl_limiter *lim, void 
 		(void)slow;                                                                                     \
 		return verdict(lim, st, now_ns);                                                                \
 	}
-RL__FIXED_STATE_INLINE(gcra, rl_gcra_verdict)
+RL__FIXED_STATE_INLINE(gcra, rl__gcra_verdict)
 RL__FIXED_STATE_INLINE(token_bucket, rl__token_bucket_verdict)
 RL__FIXED_STATE_INLINE(leaky_bucket, rl__leaky_bucket_verdict)
-RL__FIXED_STATE_INLINE(fixed_window, rl_fixed_window_verdict)
+RL__FIXED_STATE_INLINE(fixed_window, rl__fixed_window_verdict)
 RL__FIXED_STATE_INLINE(sliding_counter, rl__sliding_counter_verdict)
 #undef RL__FIXED_STATE_INLINE
 
@@ -62,7 +62,7 @@ RL__FIXED_STATE_INLINE(sliding_counter, rl__sliding_counter_verdict)
 static RL_ALWAYS_INLINE int rl__sliding_log_inline(const struct rl_limiter *lim, void *st, int64_t now_ns,
 						   rl_verdict_fn *slow)
 {
-	return rl_sliding_log_fast(lim, st, now_ns, slow);
+	return rl__sliding_log_fast(lim, st, now_ns, slow);
 }
 
 /* The routes' indices, in the list's order. */

@@ -53,14 +53,14 @@ static int group_teardown(void **state)
 
 static char seeds[128];
 
-static struct rl_rcluster *client(int max_redirects)
+static struct rl__rcluster *client(int max_redirects)
 {
-	struct rl_rcluster_opts o = { 500, 2000, max_redirects };
-	struct rl_rcluster *c = NULL;
+	struct rl__rcluster_opts o = { 500, 2000, max_redirects };
+	struct rl__rcluster *c = NULL;
 	char err[256] = "";
 
 	snprintf(seeds, sizeof(seeds), "127.0.0.1:%d,127.0.0.1:%d", H.nodes[1].port, H.nodes[0].port);
-	int s = rl_rcluster_create(seeds, &o, &c, err, sizeof(err));
+	int s = rl__rcluster_create(seeds, &o, &c, err, sizeof(err));
 	if (s != RL_OK)
 		fail_msg("create(%s): %d %s", seeds, s, err);
 	return c;
@@ -107,16 +107,16 @@ static int owner(uint16_t slot)
 	return found;
 }
 
-static int cmd(struct rl_rcluster *c, redisReply **r, const char *key, const char *a0,
+static int cmd(struct rl__rcluster *c, redisReply **r, const char *key, const char *a0,
 	       const char *a2)
 {
 	const char *argv[3] = { a0, key, a2 };
 	size_t len[3] = { strlen(a0), strlen(key), a2 ? strlen(a2) : 0 };
 
-	return rl_rcluster_command(c, key, strlen(key), a2 ? 3 : 2, argv, len, r);
+	return rl__rcluster_command(c, key, strlen(key), a2 ? 3 : 2, argv, len, r);
 }
 
-static void get_is(struct rl_rcluster *c, const char *key, const char *want)
+static void get_is(struct rl__rcluster *c, const char *key, const char *want)
 {
 	redisReply *r;
 
@@ -157,7 +157,7 @@ static void migrate_finish(uint16_t slot, int b)
 
 static void move_key(const char *key, int to)
 {
-	uint16_t slot = rl_redis_key_slot(key, strlen(key));
+	uint16_t slot = rl__redis_key_slot(key, strlen(key));
 	int from = owner(slot);
 
 	migrate_begin(slot, from, to);
@@ -167,31 +167,31 @@ static void move_key(const char *key, int to)
 
 static uint16_t slot_of(const char *k)
 {
-	return rl_redis_key_slot(k, strlen(k));
+	return rl__redis_key_slot(k, strlen(k));
 }
 
 /* The spec's and the docs' vectors, and each hash-tag rule. */
 static void test_slot_vectors(void **state)
 {
 	(void)state;
-	assert_int_equal(rl_redis_crc16("123456789", 9), 0x31C3);
-	assert_int_equal(rl_redis_crc16("", 0), 0);
+	assert_int_equal(rl__redis_crc16("123456789", 9), 0x31C3);
+	assert_int_equal(rl__redis_crc16("", 0), 0);
 	assert_int_equal(slot_of("somekey"), 11058);
 	assert_int_equal(slot_of("foo{hash_tag}"), 2515);
 	assert_int_equal(slot_of("bar{hash_tag}"), 2515);
 	assert_int_equal(slot_of("{user1000}.following"), slot_of("user1000"));
 	assert_int_equal(slot_of("{user1000}.followers"), slot_of("user1000"));
 	/* empty tag: the whole key */
-	assert_int_equal(slot_of("foo{}{bar}"), rl_redis_crc16("foo{}{bar}", 10) & 16383);
+	assert_int_equal(slot_of("foo{}{bar}"), rl__redis_crc16("foo{}{bar}", 10) & 16383);
 	/* the first '{' and the first '}' after it */
 	assert_int_equal(slot_of("foo{{bar}}zap"), slot_of("{bar"));
-	assert_int_equal(slot_of("foo{{bar}}zap"), rl_redis_crc16("{bar", 4) & 16383);
+	assert_int_equal(slot_of("foo{{bar}}zap"), rl__redis_crc16("{bar", 4) & 16383);
 	assert_int_equal(slot_of("foo{bar}{zap}"), slot_of("bar"));
 	/* no closing brace, or it comes first: the whole key */
-	assert_int_equal(slot_of("a{b"), rl_redis_crc16("a{b", 3) & 16383);
-	assert_int_equal(slot_of("a}b{"), rl_redis_crc16("a}b{", 4) & 16383);
+	assert_int_equal(slot_of("a{b"), rl__redis_crc16("a{b", 3) & 16383);
+	assert_int_equal(slot_of("a}b{"), rl__redis_crc16("a}b{", 4) & 16383);
 	/* binary keys: the length, not a NUL, ends the key */
-	assert_int_equal(rl_redis_key_slot("x\0{y}", 5), slot_of("y"));
+	assert_int_equal(rl__redis_key_slot("x\0{y}", 5), slot_of("y"));
 }
 
 /* 3000 random keys (braces likely, any byte) against CLUSTER KEYSLOT. */
@@ -212,9 +212,9 @@ static void test_slot_matches_server(void **state)
 		}
 		redisReply *r = redisCommand(c, "CLUSTER KEYSLOT %b", key, len);
 		assert_non_null(r);
-		if (r->type != REDIS_REPLY_INTEGER || r->integer != rl_redis_key_slot(key, len))
+		if (r->type != REDIS_REPLY_INTEGER || r->integer != rl__redis_key_slot(key, len))
 			fail_msg("seed %llu key %d: server %lld, ours %u", (unsigned long long)s0, i,
-				 r->integer, rl_redis_key_slot(key, len));
+				 r->integer, rl__redis_key_slot(key, len));
 		freeReplyObject(r);
 	}
 	redisFree(c);
@@ -226,8 +226,8 @@ static void test_routing(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	char key[32], val[32];
 	int per_node[RH_MAX_NODES] = { 0 };
 
@@ -245,7 +245,7 @@ static void test_routing(void **state)
 		int n = owner(slot_of(key));
 		char want[32];
 		snprintf(want, sizeof(want), "127.0.0.1:%d", H.nodes[n].port);
-		assert_string_equal(rl_rcluster_slot_node(c, slot_of(key)), want);
+		assert_string_equal(rl__rcluster_slot_node(c, slot_of(key)), want);
 		redisReply *r = direct(n, "GET %s", key);
 		assert_int_equal(r->type, REDIS_REPLY_STRING);
 		assert_string_equal(r->str, val);
@@ -254,12 +254,12 @@ static void test_routing(void **state)
 	}
 	for (int n = 0; n < H.n; n++)
 		assert_true(per_node[n] > 0);
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 0);
 	assert_int_equal(st.ask, 0);
 	assert_int_equal(st.refreshes, 1);
 	assert_int_equal(st.connects, 3);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* A client whose map predates a slot migration follows MOVED to the new
@@ -268,8 +268,8 @@ static void test_moved(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	const char *key = "{mv}a";
 	redisReply *r;
 	uint16_t slot = slot_of(key);
@@ -280,16 +280,16 @@ static void test_moved(void **state)
 	move_key(key, to);
 
 	get_is(c, key, "moved");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 1);
 	assert_int_equal(st.refreshes, 2);
 	char want[32];
 	snprintf(want, sizeof(want), "127.0.0.1:%d", H.nodes[to].port);
-	assert_string_equal(rl_rcluster_slot_node(c, slot), want);
+	assert_string_equal(rl__rcluster_slot_node(c, slot), want);
 	get_is(c, key, "moved");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 1);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* While a slot migrates, a key already on the target is reached by ASK
@@ -299,8 +299,8 @@ static void test_ask(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	redisReply *r;
 	uint16_t slot = slot_of("{ask}1");
 
@@ -309,23 +309,23 @@ static void test_ask(void **state)
 	assert_int_equal(cmd(c, &r, "{ask}2", "SET", "two"), RL_OK);
 	freeReplyObject(r);
 	int from = owner(slot), to = (from + 2) % H.n;
-	const char *before = rl_rcluster_slot_node(c, slot);
+	const char *before = rl__rcluster_slot_node(c, slot);
 
 	migrate_begin(slot, from, to);
 	migrate_key(from, to, "{ask}2");
 	get_is(c, "{ask}1", "one");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 0);
 	get_is(c, "{ask}2", "two");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 1);
 	assert_int_equal(cmd(c, &r, "{ask}3", "SET", "three"), RL_OK);
 	assert_int_equal(r->type, REDIS_REPLY_STATUS);
 	freeReplyObject(r);
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 2);
 	assert_int_equal(st.moved, 0);
-	assert_string_equal(rl_rcluster_slot_node(c, slot), before);
+	assert_string_equal(rl__rcluster_slot_node(c, slot), before);
 
 	migrate_key(from, to, "{ask}1");
 	migrate_finish(slot, to);
@@ -334,9 +334,9 @@ static void test_ask(void **state)
 	assert_string_equal(r->str, "three");
 	freeReplyObject(r);
 	get_is(c, "{ask}1", "one");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 1);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* With max_redirects 0 a MOVED is an error (no loop, no wrong answer);
@@ -345,7 +345,7 @@ static void test_redirect_bound(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c0 = client(0), *c1 = client(1);
+	struct rl__rcluster *c0 = client(0), *c1 = client(1);
 	const char *key = "{bound}k";
 	redisReply *r;
 
@@ -355,8 +355,8 @@ static void test_redirect_bound(void **state)
 	assert_int_equal(cmd(c0, &r, key, "GET", NULL), RL_RC_EREDIRECT);
 	assert_null(r);
 	get_is(c1, key, "b");
-	rl_rcluster_destroy(c0);
-	rl_rcluster_destroy(c1);
+	rl__rcluster_destroy(c0);
+	rl__rcluster_destroy(c1);
 }
 
 /* 900 INCRs over 40 keys in one batch: each key's replies count 1, 2, ...
@@ -367,8 +367,8 @@ static void test_batch(void **state)
 	(void)state;
 	NEED_CLUSTER();
 	enum { N = 900, KEYS = 40 };
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_req reqs[N];
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_req reqs[N];
 	redisReply *replies[N];
 	char keys[KEYS][24];
 	const char *argv[N][2];
@@ -376,7 +376,7 @@ static void test_batch(void **state)
 	int kidx[N];
 	long long seen[KEYS] = { 0 };
 	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL)), s = s0;
-	struct rl_rcluster_stats st;
+	struct rl__rcluster_stats st;
 
 	for (int k = 0; k < KEYS; k++)
 		snprintf(keys[k], sizeof(keys[k]), "{batch%d}n", k);
@@ -389,9 +389,9 @@ static void test_batch(void **state)
 		argv[i][1] = keys[k];
 		lens[i][0] = 4;
 		lens[i][1] = strlen(keys[k]);
-		reqs[i] = (struct rl_rcluster_req){ keys[k], lens[i][1], 2, argv[i], lens[i] };
+		reqs[i] = (struct rl__rcluster_req){ keys[k], lens[i][1], 2, argv[i], lens[i] };
 	}
-	assert_int_equal(rl_rcluster_batch(c, N, reqs, replies), RL_OK);
+	assert_int_equal(rl__rcluster_batch(c, N, reqs, replies), RL_OK);
 	for (int i = 0; i < N; i++) {
 		int k = kidx[i];
 		assert_non_null(replies[i]);
@@ -401,10 +401,10 @@ static void test_batch(void **state)
 				 replies[i]->integer, seen[k]);
 		freeReplyObject(replies[i]);
 	}
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_true(st.moved >= 1); /* each moved key's first request */
 	assert_int_equal(st.refreshes, 2); /* once for the whole batch */
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* A batch while a slot migrates: a key still on the source is answered
@@ -414,8 +414,8 @@ static void test_batch_ask(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	redisReply *r;
 	uint16_t slot = slot_of("{bask}");
 
@@ -430,12 +430,12 @@ static void test_batch_ask(void **state)
 	const char *a0[2] = { "GET", "{bask}old" }, *a1[2] = { "INCR", "{bask}moved" },
 		   *a2[3] = { "SET", "{bask}new", "n" }, *a3[2] = { "INCR", "{bask}moved" };
 	size_t l0[2] = { 3, 9 }, l1[2] = { 4, 11 }, l2[3] = { 3, 9, 1 }, l3[2] = { 4, 11 };
-	struct rl_rcluster_req reqs[4] = { { "{bask}old", 9, 2, a0, l0 },
+	struct rl__rcluster_req reqs[4] = { { "{bask}old", 9, 2, a0, l0 },
 					   { "{bask}moved", 11, 2, a1, l1 },
 					   { "{bask}new", 9, 3, a2, l2 },
 					   { "{bask}moved", 11, 2, a3, l3 } };
 	redisReply *rep[4];
-	assert_int_equal(rl_rcluster_batch(c, 4, reqs, rep), RL_OK);
+	assert_int_equal(rl__rcluster_batch(c, 4, reqs, rep), RL_OK);
 	assert_int_equal(rep[0]->type, REDIS_REPLY_STRING);
 	assert_string_equal(rep[0]->str, "o");
 	assert_int_equal(rep[1]->type, REDIS_REPLY_INTEGER);
@@ -445,7 +445,7 @@ static void test_batch_ask(void **state)
 	assert_int_equal(rep[3]->integer, 7);
 	for (int i = 0; i < 4; i++)
 		freeReplyObject(rep[i]);
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 3);
 	assert_int_equal(st.moved, 0);
 
@@ -454,7 +454,7 @@ static void test_batch_ask(void **state)
 	r = direct(to, "GET %s", "{bask}new");
 	assert_int_equal(r->type, REDIS_REPLY_STRING);
 	freeReplyObject(r);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* Malformed seeds are RL_EINVAL; a port nobody listens on is RL_RC_EIO
@@ -463,25 +463,25 @@ static void test_batch_ask(void **state)
 static void test_bad_seeds(void **state)
 {
 	(void)state;
-	struct rl_rcluster *c = (struct rl_rcluster *)1;
+	struct rl__rcluster *c = (struct rl__rcluster *)1;
 	char err[256];
 	const char *bad[] = { "", "nohost", "127.0.0.1:", ":6379", "127.0.0.1:70000", "127.0.0.1:0",
 			      "127.0.0.1:63x", "127.0.0.1:6379,", NULL };
 
 	for (int i = 0; bad[i]; i++) {
 		err[0] = '\0';
-		assert_int_equal(rl_rcluster_create(bad[i], NULL, &c, err, sizeof(err)), RL_EINVAL);
+		assert_int_equal(rl__rcluster_create(bad[i], NULL, &c, err, sizeof(err)), RL_EINVAL);
 		assert_null(c);
 		assert_non_null(strstr(err, "bad seed list"));
 	}
-	struct rl_rcluster_opts neg = { -1, 0, -1 };
-	assert_int_equal(rl_rcluster_create("127.0.0.1:1", &neg, &c, NULL, 0), RL_EINVAL);
+	struct rl__rcluster_opts neg = { -1, 0, -1 };
+	assert_int_equal(rl__rcluster_create("127.0.0.1:1", &neg, &c, NULL, 0), RL_EINVAL);
 
 	char dead[32];
 	snprintf(dead, sizeof(dead), "127.0.0.1:%d", rh_free_port());
-	struct rl_rcluster_opts o = { 200, 200, -1 };
+	struct rl__rcluster_opts o = { 200, 200, -1 };
 	double t0 = rh_now_s();
-	assert_int_equal(rl_rcluster_create(dead, &o, &c, err, sizeof(err)), RL_RC_EIO);
+	assert_int_equal(rl__rcluster_create(dead, &o, &c, err, sizeof(err)), RL_RC_EIO);
 	assert_true(rh_now_s() - t0 < 2.0);
 	assert_non_null(strstr(err, "no node reachable"));
 
@@ -489,7 +489,7 @@ static void test_bad_seeds(void **state)
 	struct rh single;
 	assert_true(rh_start_single(&single));
 	snprintf(dead, sizeof(dead), "127.0.0.1:%d", single.nodes[0].port);
-	int s = rl_rcluster_create(dead, &o, &c, err, sizeof(err));
+	int s = rl__rcluster_create(dead, &o, &c, err, sizeof(err));
 	rh_stop(&single);
 	assert_int_equal(s, RL_RC_EPROTO);
 	assert_non_null(strstr(err, "CLUSTER SLOTS"));
@@ -502,14 +502,14 @@ static void test_node_stalled(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster_opts o = { 300, 300, -1 };
-	struct rl_rcluster *c = NULL;
-	struct rl_rcluster_stats st;
+	struct rl__rcluster_opts o = { 300, 300, -1 };
+	struct rl__rcluster *c = NULL;
+	struct rl__rcluster_stats st;
 	const char *key = "{stall}k";
 	redisReply *r;
 
 	snprintf(seeds, sizeof(seeds), "127.0.0.1:%d", H.nodes[0].port);
-	assert_int_equal(rl_rcluster_create(seeds, &o, &c, NULL, 0), RL_OK);
+	assert_int_equal(rl__rcluster_create(seeds, &o, &c, NULL, 0), RL_OK);
 	assert_int_equal(cmd(c, &r, key, "SET", "s"), RL_OK);
 	freeReplyObject(r);
 	int n = owner(slot_of(key));
@@ -522,9 +522,9 @@ static void test_node_stalled(void **state)
 	assert_null(r);
 	assert_true(took < 0.3 + 1.0);
 	get_is(c, key, "s");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.reconnects, 1);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 static struct rl_fleet_node *lg_node(const struct rl_fleet *lg, const char *prefix, int timeout_ms)

@@ -41,7 +41,7 @@ struct rl_fleet_node {
 	char *host, *prefix, *seeds;
 	char field[24]; /* the node's index, decimal: its field in each window's hash */
 	redisContext *ctx;       /* one server (opts.cluster NULL) */
-	struct rl_rcluster *cluster; /* or a cluster's router, made at the first sync */
+	struct rl__rcluster *cluster; /* or a cluster's router, made at the first sync */
 	bool opened, cluster_opened;
 	int64_t next_sync_ns; /* the first check syncs */
 	bool synced_once;
@@ -119,7 +119,7 @@ void rl_fleet_node_destroy(struct rl_fleet_node *n)
 		}
 	if (n->ctx)
 		redisFree(n->ctx);
-	rl_rcluster_destroy(n->cluster);
+	rl__rcluster_destroy(n->cluster);
 	free(n->table);
 	free(n->seeds);
 	free(n->host);
@@ -282,24 +282,24 @@ static bool exchange_single(struct rl_fleet_node *n, struct taken *t, size_t m, 
 static bool exchange_cluster(struct rl_fleet_node *n, struct taken *t, size_t m, redisReply **r)
 {
 	if (!n->cluster) {
-		struct rl_rcluster_opts o = { n->opts.connect_timeout_ms, n->opts.command_timeout_ms, -1 };
-		if (rl_rcluster_create(n->opts.cluster, &o, &n->cluster, NULL, 0) != RL_OK)
+		struct rl__rcluster_opts o = { n->opts.connect_timeout_ms, n->opts.command_timeout_ms, -1 };
+		if (rl__rcluster_create(n->opts.cluster, &o, &n->cluster, NULL, 0) != RL_OK)
 			return false;
 		if (n->cluster_opened)
 			n->stats.reconnects++;
 		n->cluster_opened = true;
 	}
-	struct rl_rcluster_req *reqs = malloc(CMDS * m * sizeof(*reqs));
+	struct rl__rcluster_req *reqs = malloc(CMDS * m * sizeof(*reqs));
 	if (!reqs)
 		return false;
 	for (size_t i = 0; i < m; i++)
 		for (int j = 0; j < CMDS; j++)
-			reqs[CMDS * i + (size_t)j] = (struct rl_rcluster_req){ t[i].key, t[i].klen, cmd_argc[j],
+			reqs[CMDS * i + (size_t)j] = (struct rl__rcluster_req){ t[i].key, t[i].klen, cmd_argc[j],
 									     t[i].argv[j], t[i].len[j] };
-	struct rl_rcluster_stats before, after;
-	rl_rcluster_get_stats(n->cluster, &before);
-	int s = rl_rcluster_batch(n->cluster, CMDS * m, reqs, r);
-	rl_rcluster_get_stats(n->cluster, &after);
+	struct rl__rcluster_stats before, after;
+	rl__rcluster_get_stats(n->cluster, &before);
+	int s = rl__rcluster_batch(n->cluster, CMDS * m, reqs, r);
+	rl__rcluster_get_stats(n->cluster, &after);
 	n->stats.round_trips++;
 	n->stats.reconnects += after.reconnects - before.reconnects;
 	free(reqs);

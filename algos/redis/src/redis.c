@@ -47,7 +47,7 @@ struct rl_redis {
 	int port;
 	int64_t connect_ms, command_ms, backoff_min_ms, backoff_max_ms, grace_ms;
 	redisContext *c;                   /* NULL while down, or once rc is made */
-	struct rl_rcluster *rc;            /* a cluster's slot router, kept until destroy */
+	struct rl__rcluster *rc;            /* a cluster's slot router, kept until destroy */
 	char sha[RL__REDIS_SCRIPTS_MAX][41]; /* rl__redis_scripts[i]'s SHA1 */
 	int breaker_script;                /* the breaker's index there */
 	int64_t retry_at_ms;               /* monotonic ms before which we do not reconnect */
@@ -150,7 +150,7 @@ void rl_redis_destroy(struct rl_redis *r)
 		return;
 	if (r->c)
 		redisFree(r->c);
-	rl_rcluster_destroy(r->rc);
+	rl__rcluster_destroy(r->rc);
 	free(r);
 }
 
@@ -159,8 +159,8 @@ void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out)
 	*out = r->st;
 	out->connected = r->c != NULL || r->rc != NULL;
 	if (r->rc) {
-		struct rl_rcluster_stats cs;
-		rl_rcluster_get_stats(r->rc, &cs);
+		struct rl__rcluster_stats cs;
+		rl__rcluster_get_stats(r->rc, &cs);
 		out->reconnects += cs.reconnects;
 	}
 }
@@ -282,9 +282,9 @@ static bool to_cluster(struct rl_redis *r, int64_t deadline)
 		return true;
 
 	char seed[HOST_MAX + 16], why[ERR_MAX - HOST_MAX - 32];
-	struct rl_rcluster_opts o = { (int)r->connect_ms, (int)r->command_ms, -1 };
+	struct rl__rcluster_opts o = { (int)r->connect_ms, (int)r->command_ms, -1 };
 	snprintf(seed, sizeof(seed), "%s:%d", r->host, r->port);
-	if (rl_rcluster_create(seed, &o, &r->rc, why, sizeof(why)) != RL_OK) {
+	if (rl__rcluster_create(seed, &o, &r->rc, why, sizeof(why)) != RL_OK) {
 		r->rc = NULL;
 		drop(r, why);
 		return false;
@@ -475,7 +475,7 @@ static int cluster_eval(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 	c->len[0] = 4;
 	c->argv[1] = rl__redis_scripts[script].text;
 	c->len[1] = strlen(rl__redis_scripts[script].text);
-	return rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+	return rl__rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
 }
 
 static bool tryagain(const redisReply *rep)
@@ -494,7 +494,7 @@ static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 			redisReply **rep)
 {
 	for (;;) {
-		int rc = rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+		int rc = rl__rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
 		r->st.round_trips++;
 		if (rc != RL_OK)
 			return rc;
@@ -516,14 +516,14 @@ static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 
 /*
  * The requests idx[0..m) through the cluster router: one pipelined round
- * trip per node (rl_rcluster_batch), then the NOSCRIPT ones again, one by
+ * trip per node (rl__rcluster_batch), then the NOSCRIPT ones again, one by
  * one in request order, as EVAL. A request the router could not carry
  * (node down, timeout, too many redirections) falls back.
  */
 static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *reqs, const size_t *idx,
 			       size_t m, struct rl_redis_answer *ans, struct rl_redis_cmd *cmds, int64_t deadline)
 {
-	struct rl_rcluster_req *cr = malloc(m * sizeof(*cr));
+	struct rl__rcluster_req *cr = malloc(m * sizeof(*cr));
 	redisReply **reps = calloc(m, sizeof(*reps));
 
 	if (!cr || !reps) {
@@ -535,9 +535,9 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 	}
 	for (size_t i = 0; i < m; i++) {
 		rl_redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
-		cr[i] = (struct rl_rcluster_req){ cmds[i].argv[3], cmds[i].len[3], cmds[i].argc, cmds[i].argv, cmds[i].len };
+		cr[i] = (struct rl__rcluster_req){ cmds[i].argv[3], cmds[i].len[3], cmds[i].argc, cmds[i].argv, cmds[i].len };
 	}
-	rl_rcluster_batch(r->rc, m, cr, reps);
+	rl__rcluster_batch(r->rc, m, cr, reps);
 	r->st.round_trips++;
 	for (size_t i = 0; i < m; i++) {
 		const struct rl_redis_req *q = &reqs[idx[i]];
