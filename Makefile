@@ -8,7 +8,7 @@
 #   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
 #   make fuzz    each libFuzzer harness (tests/fuzz) for FUZZ_SECONDS (default 60)
 
-DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+DEPS := cmake g++ make pkg-config libcmocka-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
 # curl: the HTTP server example's test.
 DEPS_EXAMPLES := curl
 DEPS += $(DEPS_EXAMPLES)
@@ -17,7 +17,7 @@ DEPS += $(DEPS_PEERS)
 JOBS ?= 2
 
 # Redis backend, cluster routing and local plus global (ratelab/redis.h,
-# local_global.h): the server the tests start, redis-cli (which also builds
+# fleet.h): the server the tests start, redis-cli (which also builds
 # the test cluster) and redis-benchmark, the hiredis client library.
 DEPS_REDIS := redis-server redis-tools libhiredis-dev
 DEPS += $(DEPS_REDIS)
@@ -70,7 +70,7 @@ deps:
 clean:
 	rm -rf build build-asan build-tsan build-clang build-bench build-fuzz build-perf
 
-# ---- install (i10): make install PREFIX=/some/where (default /usr/local) ----
+# ---- install: make install PREFIX=/some/where (default /usr/local) ----
 PREFIX ?= /usr/local
 .PHONY: install
 install: all
@@ -127,7 +127,7 @@ perf-thresholds:
 perf-summary:
 	@cat "$(PERF_OUT)/perf-summary.md" 2>/dev/null || { echo "perf: no $(PERF_OUT)/perf-summary.md: run make perf-check or make perf-compare first" >&2; exit 2; }
 
-# -- fuzzing (tests/fuzz, issue 9): clang's libFuzzer with ASan+UBSan, every
+# -- fuzzing (tests/fuzz): clang's libFuzzer with ASan+UBSan, every
 # library instrumented (RL_FUZZ). Each harness runs FUZZ_SECONDS on a scratch
 # copy of its committed seed corpus (tests/fuzz/corpus/NAME); a finding fails
 # the target and leaves its reproducer in build-fuzz/artifacts/.

@@ -1,8 +1,9 @@
 // hot.cc - one hot key, single thread: the algorithm's own cost.
 //
 //   hot/<algo>/<via>/<answer>  time passed in, advanced by W/N/2 per request
-//       via    = direct (rl_<algo>_check) or ops (rl_limiter_check, the
-//                strategy table's indirect call)
+//       via    = direct (the ops table's verdict or check op, its pointer
+//                loaded once) or ops (rl_limiter_check, which loads it
+//                from the limiter at each call)
 //       answer = verdict (out = NULL, no divisions) or answer (with the
 //                struct rl_decision the HTTP layer needs)
 //   hot/floor/call   the loop of hot/<algo>/direct/verdict around a check
@@ -34,26 +35,6 @@ using rlbench::kStartNs;
 
 using CheckFn = int (*)(const rl_limiter *, void *, int64_t, rl_decision *);
 
-// The direct entry point of each algorithm, typed state cast from void *.
-const std::map<const rl_algo *, CheckFn> &direct_checks()
-{
-	static const std::map<const rl_algo *, CheckFn> table = {
-		{&rl_token_bucket_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
-			 return rl_token_bucket_check(l, static_cast<rl_level *>(s), t, o); }},
-		{&rl_gcra_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
-			 return rl_gcra_check(l, static_cast<rl_gcra *>(s), t, o); }},
-		{&rl_leaky_bucket_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
-			 return rl_leaky_bucket_check(l, static_cast<rl_level *>(s), t, o); }},
-		{&rl_fixed_window_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
-			 return rl_fixed_window_check(l, static_cast<rl_fixed_window *>(s), t, o); }},
-		{&rl_sliding_log_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
-			 return rl_sliding_log_check(l, static_cast<rl_sliding_log *>(s), t, o); }},
-		{&rl_sliding_counter_algo, [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
-			 return rl_sliding_counter_check(l, static_cast<rl_sliding_counter *>(s), t, o); }},
-	};
-	return table;
-}
-
 // A zeroed, suitably aligned state of the algorithm's size.
 struct HotState {
 	alignas(64) unsigned char bytes[64];
@@ -84,13 +65,16 @@ void bm_hot(benchmark::State &state, const rl_algo *algo, bool direct, bool answ
 {
 	rl_limiter lim = rlbench::make_limiter(algo);
 	HotState st(algo->state_size);
-	CheckFn check = direct ? direct_checks().at(algo) : nullptr;
+	rl_verdict_fn *verdict = algo->verdict;
+	auto check = algo->check;
 	rl_decision dec;
 	rl_decision *out = answer ? &dec : nullptr;
 	int64_t now = kStartNs, allowed = 0;
 
 	for (auto _ : state) {
-		int r = direct ? check(&lim, st.bytes, now, out) : rl_limiter_check(&lim, st.bytes, now, out);
+		int r = !direct ? rl_limiter_check(&lim, st.bytes, now, out)
+			: answer ? check(&lim, st.bytes, now, 1, out)
+				 : verdict(&lim, st.bytes, now);
 		benchmark::DoNotOptimize(r);
 		allowed += r;
 		now += kHotStepNs;
@@ -125,11 +109,11 @@ void bm_clock(benchmark::State &state, const rl_algo *algo)
 {
 	rl_limiter lim = rlbench::make_limiter(algo);
 	HotState st(algo->state_size);
-	CheckFn check = direct_checks().at(algo);
+	rl_verdict_fn *verdict = algo->verdict;
 	int64_t allowed = 0;
 
 	for (auto _ : state) {
-		int r = check(&lim, st.bytes, monotonic_ns(), nullptr);
+		int r = verdict(&lim, st.bytes, monotonic_ns());
 		benchmark::DoNotOptimize(r);
 		allowed += r;
 	}
@@ -152,7 +136,7 @@ int register_all()
 				benchmark::RegisterBenchmark(rlbench::names::hot(algo->name, direct, answer).c_str(), bm_hot,
 							     algo, direct, answer);
 	}
-	// through a lambda's jump as direct_checks() calls rl_<algo>_check
+	// through a lambda's jump, as a call through a pointer
 	benchmark::RegisterBenchmark(rlbench::names::kHotFloorCall, bm_hot_floor,
 				     [](const rl_limiter *l, void *s, int64_t t, rl_decision *o) {
 					     return rlbench::floor_call(l, s, t, o); });

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 namespace rlbench {
 
@@ -31,10 +32,14 @@ __attribute__((noinline)) int floor_chain(const rl_limiter *lim, void *st, int64
 {
 	int64_t *tat_ns = static_cast<int64_t *>(st);
 	int64_t tat = *tat_ns > now_ns ? *tat_ns : now_ns;
-	int verdict = tat - now_ns <= lim->tolerance_ns;
+	/* gcra's constants, tau then T, the first two words of its private area (gcra_ops.h) */
+	int64_t tol, t;
+	std::memcpy(&tol, lim->priv.bytes, sizeof(tol));
+	std::memcpy(&t, lim->priv.bytes + sizeof(tol), sizeof(t));
+	int verdict = tat - now_ns <= tol;
 
 	if (verdict)
-		*tat_ns = tat + lim->emission_ns;
+		*tat_ns = tat + t;
 	return verdict;
 }
 

@@ -325,7 +325,7 @@ void hot(std::ostringstream &o, const Inputs &in)
 {
 	o << "## Hot key, one thread\n\n"
 	     "Rule N = 100 per W = 1 s, B = N; time passed in and advanced by W/N/2 per request (about half "
-	     "admitted). *direct* calls `rl_<algo>_check`, *ops* calls `rl_limiter_check` (the strategy "
+	     "admitted). *direct* calls the ops table's verdict or check op through a pointer loaded once, *ops* calls `rl_limiter_check` (the strategy "
 	     "table); *verdict* passes out = NULL, *answer* fills `struct rl_decision`. *clock* reads "
 	     "CLOCK_MONOTONIC per request (`clock_gettime` alone: "
 	  << fmt(in.bench.stat(names::kClockRead), 1) << " ns).\n\n"

@@ -1,4 +1,4 @@
-// report_redis.cc - the report's Redis section (i13a), from
+// report_redis.cc - the report's Redis section, from
 // results/bench/redis.json (bench/redis/run.sh): decisions per second of
 // one client against a local redis-server in pipelined batches of 1, 10
 // and 100 beside redis-benchmark's EVALSHA ceiling for a trivial script in

@@ -34,7 +34,6 @@ need_cmd python3 python3
 need_cmd gnuplot gnuplot-nox
 need_file /usr/include/benchmark/benchmark.h libbenchmark-dev
 need_file /usr/include/nlohmann/json.hpp nlohmann-json3-dev
-need_file /usr/include/ini.h libinih-dev
 need_file /usr/include/cmocka.h libcmocka-dev # the configure step also sets up tests/
 if [ ${#missing[@]} -gt 0 ]; then
 	sudo=""
@@ -129,7 +128,7 @@ PY
 step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
 "$BUILD/ratelab_bytes_limit" >"$RESULTS/bench/bytes_vs_limit.csv"
 
-bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (issue 8; bench/perf/run.sh)
+bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (bench/perf/run.sh)
 bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
 
 step 5 "report -> $RESULTS/REPORT.md"

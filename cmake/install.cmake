@@ -36,12 +36,14 @@ install(FILES ${PROJECT_BINARY_DIR}/ratelabConfig.cmake
               ${PROJECT_BINARY_DIR}/ratelabConfigVersion.cmake
         DESTINATION ${RL_CMAKE_DIR})
 
-# The Redis backend (issue 13), when hiredis was found: libratelab_redis.a,
+# The Redis backend, when hiredis was found: libratelab_redis.a,
 # ratelab-redis.pc (Requires: ratelab hiredis) and the imported target
 # ratelab::redis of the CMake package (ratelabRedis.cmake, which
 # ratelabConfig.cmake includes when it is there).
 if(RL_HAVE_HIREDIS)
   install(TARGETS ratelab_redis ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/algos/redis/include/ratelab
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/ratelab-redis.pc.in
                  ${PROJECT_BINARY_DIR}/ratelab-redis.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/ratelab-redis.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

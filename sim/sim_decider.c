@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "ratelab/parse.h"
 #include "ratelab/status.h"
 
@@ -59,7 +60,8 @@ static int64_t mono_ns(void)
 }
 
 /* Records the first failure: "decider 'CMD' (scenario S): " and the message. */
-__attribute__((format(printf, 2, 3))) static int fail(struct sim_child *c, const char *fmt, ...)
+static int fail(struct sim_child *c, const char *fmt, ...) RL_PRINTF(2, 3);
+static int fail(struct sim_child *c, const char *fmt, ...)
 {
 	va_list ap;
 

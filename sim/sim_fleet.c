@@ -1,6 +1,6 @@
 /*
  * sim_fleet.c - model: sim_fleet.h. The fleet's states (k x K
- * rl_lg_state), a store of per-node counts for each key's recent windows,
+ * rl_fleet_state), a store of per-node counts for each key's recent windows,
  * a binary heap of the nodes' next sync times, and the reference counts
  * per key on true time.
  *
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ratelab/local_global.h"
+#include "ratelab/fleet.h"
 #include "sim_rng.h"
 
 enum { RING = 4 }; /* windows kept per key: nodes are at most one window apart */
@@ -45,9 +45,9 @@ struct slot {
 
 struct fleet {
 	const struct sim_fleet_config *c;
-	struct rl_lg *lg; /* node j's: its index j */
+	struct rl_fleet *lg; /* node j's: its index j */
 	int k, K;
-	struct rl_lg_state *st;  /* [j * K + i] */
+	struct rl_fleet_state *st;  /* [j * K + i] */
 	int *keys;               /* node j's non-fresh keys: keys[j * K + 0 .. nkeys[j]) */
 	int *nkeys;
 	struct slot *slots;      /* [i * RING + r] */
@@ -156,10 +156,10 @@ static void sync_node(struct fleet *f, int j, int64_t t)
 
 	for (int n = 0; n < f->nkeys[j];) {
 		int i = keys[n];
-		struct rl_lg_state *st = &f->st[(size_t)j * (size_t)f->K + (size_t)i];
+		struct rl_fleet_state *st = &f->st[(size_t)j * (size_t)f->K + (size_t)i];
 		int64_t w, mine, *counts;
 
-		if (!rl_lg_sync_take(&f->lg[j], st, now, &w, &mine)) {
+		if (!rl_fleet_sync_take(&f->lg[j], st, now, &w, &mine)) {
 			memset(st, 0, sizeof(*st)); /* the window ended: the node drops the key */
 			keys[n] = keys[--f->nkeys[j]];
 			continue;
@@ -168,12 +168,12 @@ static void sync_node(struct fleet *f, int j, int64_t t)
 		wrote = true;
 		struct slot *s = down ? NULL : slot_for(f, i, w, &counts);
 		if (!s) {
-			rl_lg_sync_failed(st, w, mine);
+			rl_fleet_sync_failed(st, w, mine);
 			continue;
 		}
 		s->total += mine - counts[j];
 		counts[j] = mine;
-		rl_lg_sync_apply(&f->lg[j], st, w, mine, s->total);
+		rl_fleet_sync_apply(&f->lg[j], st, w, mine, s->total);
 	}
 	if (wrote && down)
 		f->r->sync_failures++;
@@ -196,9 +196,9 @@ static void settle(struct fleet *f, int i)
 static void request(struct fleet *f, int64_t t, int i, int j)
 {
 	const int64_t tw = t / f->c->window_ns;
-	struct rl_lg_state *st = &f->st[(size_t)j * (size_t)f->K + (size_t)i];
+	struct rl_fleet_state *st = &f->st[(size_t)j * (size_t)f->K + (size_t)i];
 	bool fresh = st->epoch == 0;
-	int v = rl_lg_check(&f->lg[j], st, t + f->offset[j], 1, NULL);
+	int v = rl_fleet_check(&f->lg[j], st, t + f->offset[j], 1, NULL);
 
 	if (fresh && st->epoch != 0)
 		f->keys[(size_t)j * (size_t)f->K + (size_t)f->nkeys[j]++] = i;
@@ -261,7 +261,7 @@ int sim_fleet_run(const struct sim_fleet_config *c, struct sim_fleet_result *r, 
 		return RL_ENOMEM;
 	}
 	for (int j = 0; j < f.k; j++)
-		if (rl_lg_init(&f.lg[j], c->limit, c->window_ns, c->nodes, j, msg, msg_len) != RL_OK) {
+		if (rl_fleet_init(&f.lg[j], c->limit, c->window_ns, c->nodes, j, msg, msg_len) != RL_OK) {
 			release(&f);
 			return RL_EINVAL;
 		}

@@ -1,10 +1,10 @@
 /*
- * sim_fleet.h - the local-plus-global mode (ratelab/local_global.h) in
+ * sim_fleet.h - the local-plus-global mode (ratelab/fleet.h) in
  * simulated time: k nodes decide from local shares and sync with a
  * modelled store every S; the fleet's decisions are judged against one
  * exact central limiter. No Redis: a sync is one instantaneous exchange
  * with the store at the sync's instant (the same take/apply calls the
- * Redis node makes; test_redis_local_global checks that both decide
+ * Redis node makes; test_fleet_node checks that both decide
  * alike).
  *
  * Model. K keys, each with a quota of N requests per window W. Requests
@@ -17,7 +17,7 @@
  * each key's current window and reads the window's total; keys whose
  * window ended are dropped. While the store is down (in [outage_from,
  * outage_to) from the run's start) a sync fails: nothing is written or read and
- * the node decides from its shares (local_global.h).
+ * the node decides from its shares (fleet.h).
  *
  * Reference: one exact central fixed window of N per W on true time.
  * Per key and true window [wW, (w+1)W) with `offered` requests of which

@@ -125,7 +125,7 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 	struct rl_decision d;
 	void *st = r->states + (size_t)key * r->state_size;
 	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
-	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
+	int ref = r->compare ? rl_limiter_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 
 	if (v < 0)
 		return v;
@@ -144,7 +144,7 @@ static int decide_external(void *ctx, int64_t t, uint32_t key, int64_t cost, int
 
 	if (v < 0)
 		return v;
-	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
+	int ref = r->compare ? rl_limiter_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 	if (ref < 0)
 		return ref;
 	return record(r, NULL, t, key, cost, v, ref);

@@ -1,11 +1,11 @@
 /*
- * sim_scenario.c - model: inih calls one handler per key; the library's
- * INI reader (ini_reader.h, shared with the tier config) counts lines, so
- * every message names file and line, and refuses what inih would misread
- * (long lines, NUL bytes, indentation). It also reports section headers,
- * which inih only reports with a key, so sources open and unknown names
- * are refused even for empty sections. inih goes on after a handler's
- * error; the first message is kept.
+ * sim_scenario.c - model: the library's INI parser (ini_reader.h, shared
+ * with the tier config) calls one handler per key and counts lines, so
+ * every message names file and line, and refuses what it cannot read
+ * whole (lines beyond RL_INI_LINE_MAX, NUL bytes, indentation). It also
+ * reports section headers, so sources open and unknown names are refused
+ * even for empty sections. The parser goes on after a handler's error;
+ * the first message is kept.
  * Fields left unset hold -1 until finish() fills the defaults that depend
  * on other fields (N, W, duration). Invariant: a scenario that loads is
  * valid for the engine: a valid rule, 1 <= bucket, 1 <= duration <=
@@ -13,7 +13,6 @@
  */
 #include "sim_scenario.h"
 
-#include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +31,7 @@
 
 struct parse {
 	struct sim_scenario *sc;
-	struct rl_ini_reader rd;   /* its lineno is the line being handled */
+	struct rl__ini_reader rd;   /* its lineno is the line being handled */
 	const char *path;
 	char dir[SIM_PATH_MAX]; /* the file's directory, for replay paths */
 	char section[128];         /* the section last seen */
@@ -156,44 +155,60 @@ static int set_dur(struct parse *p, const char *name, const char *v, int64_t lo,
 	return 1;
 }
 
+/* A writable copy of a list value, for strtok_r; NULL when out of memory. */
+static char *list_copy(const char *v)
+{
+	size_t n = strlen(v) + 1;
+	char *buf = malloc(n);
+
+	return buf ? memcpy(buf, v, n) : NULL;
+}
+
 static int set_algos(struct parse *p, const char *v)
 {
-	char buf[256], *save = NULL;
+	char *buf, *save = NULL;
 	size_t n;
 	const struct rl_algo *const *all = rl_algo_all(&n);
+	int ok = 1;
 
 	if (strcmp(v, "all") == 0) {
 		p->sc->algo_mask = (1u << n) - 1;
 		return 1;
 	}
-	snprintf(buf, sizeof(buf), "%s", v);
+	if (!(buf = list_copy(v)))
+		return fail(p, line_of(p), "out of memory");
 	p->sc->algo_mask = 0;
-	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+	for (char *tok = strtok_r(buf, ", ", &save); ok && tok; tok = strtok_r(NULL, ", ", &save)) {
 		size_t i = 0;
 		while (i < n && strcmp(all[i]->name, tok) != 0)
 			i++;
 		if (i == n)
-			return fail(p, line_of(p), "algos: unknown algorithm '%s'", tok);
-		p->sc->algo_mask |= 1u << i;
+			ok = fail(p, line_of(p), "algos: unknown algorithm '%s'", tok);
+		else
+			p->sc->algo_mask |= 1u << i;
 	}
-	if (!p->sc->algo_mask)
+	free(buf);
+	if (ok && !p->sc->algo_mask)
 		return fail(p, line_of(p), "algos: no algorithm named");
-	return 1;
+	return ok;
 }
 
 static int set_sweep(struct parse *p, const char *v)
 {
-	char buf[256], *save = NULL;
+	char *buf, *save = NULL;
+	int ok = 1;
 
-	snprintf(buf, sizeof(buf), "%s", v);
+	if (!(buf = list_copy(v)))
+		return fail(p, line_of(p), "out of memory");
 	p->sc->nsweep = 0;
-	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+	for (char *tok = strtok_r(buf, ", ", &save); ok && tok; tok = strtok_r(NULL, ", ", &save)) {
 		if (p->sc->nsweep == SIM_MAX_SWEEP)
-			return fail(p, line_of(p), "sweep: more than %d loads", SIM_MAX_SWEEP);
-		if (!set_int(p, "sweep", tok, 1, MAX_PCT, &p->sc->sweep_pct[p->sc->nsweep++]))
-			return 0;
+			ok = fail(p, line_of(p), "sweep: more than %d loads", SIM_MAX_SWEEP);
+		else
+			ok = set_int(p, "sweep", tok, 1, MAX_PCT, &p->sc->sweep_pct[p->sc->nsweep++]);
 	}
-	return 1;
+	free(buf);
+	return ok;
 }
 
 static int scenario_key(struct parse *p, const char *name, const char *v)
@@ -595,13 +610,13 @@ int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size
 	msg[0] = '\0';
 	p.rd.on_section = on_section;
 	p.rd.arg = &p;
-	int rc = ini_parse_stream(rl_ini_read_line, &p.rd, handler, &p);
+	int rc = rl__ini_parse(&p.rd, handler, &p);
 	fclose(p.rd.f);
 	/* the reader stops at the first line it refuses: any other error is on an earlier line */
 	if (p.rd.error_line && !p.fail_line && (rc <= 0 || rc >= p.rd.error_line))
 		fail(&p, (int)p.rd.error_line, "%s", p.rd.error);
 	if (rc > 0 && (!p.fail_line || rc < p.fail_line)) {
-		/* inih's first error line is before ours (or ours is none): a line it could not parse */
+		/* the parser's first error line is before ours (or ours is none): a line it could not parse */
 		p.fail_line = 0;
 		fail(&p, rc, "malformed line (expected [section], key = value or a ; comment)");
 	} else if (rc < 0 && !p.fail_line) {

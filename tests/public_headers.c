@@ -7,6 +7,7 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 #include "ratelab/fixed_window.h"
+#include "ratelab/fleet.h"
 #include "ratelab/gcra.h"
 #include "ratelab/http.h"
 #include "ratelab/leaky_bucket.h"

@@ -26,6 +26,7 @@
 #include "ratelab/registry.h"
 #include "ratelab/sliding_log.h"
 #include "ratelab/store.h"
+#include "gcra_ops.h"
 #include "limiter_fixture.h"
 
 #define E18 1000000000000000000LL
@@ -207,7 +208,7 @@ static void extremes(void **u)
 	/* gcra: T = 10^12 ns; tau is capped at the horizon (gcra.h), so the
 	 * most one request can take is floor(tau / T) + 1 = 5223372 units */
 	fx_init(&f, "gcra", n, w, b);
-	int64_t tol = (int64_t)f.lim.tolerance_ns, t = f.lim.emission_ns;
+	int64_t tol = rl__gcra_priv(&f.lim)->tolerance_ns, t = rl__gcra_priv(&f.lim)->emission_ns;
 	assert_int_equal(t, 1000000000000LL);
 	assert_int_equal(tol / t + 1, 5223372);
 	expect(&f, TMAX, 5223373, 0, 5223372, NEVER, 0);

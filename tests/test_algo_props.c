@@ -383,7 +383,7 @@ PROP_TEST(prop_fixed_window, "fixed_window", M_FIXED_WINDOW, RULE_ANY, 0)
 PROP_TEST(prop_sliding_log, "sliding_log", M_SLIDING_LOG, RULE_ANY, 0)
 PROP_TEST(prop_sliding_counter, "sliding_counter", M_SLIDING_COUNTER, RULE_ANY, 0)
 /* The same traces with no answer asked: the verdict-only paths, which the
- * fast checks take apart from the answered ones (issue 14). */
+ * fast checks take apart from the answered ones. */
 PROP_TEST(prop_token_bucket_verdicts, "token_bucket", M_TOKEN_BUCKET, RULE_ANY, 1)
 PROP_TEST(prop_gcra_verdicts, "gcra", M_TOKEN_BUCKET, RULE_N_DIVIDES, 1)
 PROP_TEST(prop_leaky_bucket_verdicts, "leaky_bucket", M_LEAKY_BUCKET, RULE_ANY, 1)

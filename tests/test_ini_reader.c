@@ -37,7 +37,7 @@ static bool on_section(void *arg, const char *name, long line)
 }
 
 /* Reads text (len bytes) to the end; returns the lines handed out. */
-static int read_all(const char *text, size_t len, struct rl_ini_reader *r, struct seen *s, char out[][NUM])
+static int read_all(const char *text, size_t len, struct rl__ini_reader *r, struct seen *s, char out[][NUM])
 {
 	static char buf[1 << 12];
 	int n = 0;
@@ -48,7 +48,7 @@ static int read_all(const char *text, size_t len, struct rl_ini_reader *r, struc
 	assert_non_null(r->f);
 	r->on_section = on_section;
 	r->arg = s;
-	while (rl_ini_read_line(str, NUM, r)) {
+	while (rl__ini_read_line(str, NUM, r)) {
 		if (out)
 			snprintf(out[n], NUM, "%s", str);
 		n++;
@@ -60,7 +60,7 @@ static int read_all(const char *text, size_t len, struct rl_ini_reader *r, struc
 static void counts_lines_and_reports_sections(void **u)
 {
 	const char text[] = "; c\n[tier  a ]\nx = 1\n\n   \n[clients] ; note\r\ny = 2";
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { 0 };
 	char out[8][NUM];
 
@@ -81,7 +81,7 @@ static void counts_lines_and_reports_sections(void **u)
 static void long_lines(void **u)
 {
 	char text[600];
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { 0 };
 	char out[8][NUM];
 
@@ -120,7 +120,7 @@ static void refusals_name_their_line(void **u)
 	};
 	(void)u;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct rl_ini_reader r = { 0 };
+		struct rl__ini_reader r = { 0 };
 		struct seen s = { 0 };
 		read_all(cases[i].text, cases[i].len, &r, &s, NULL);
 		if (r.error_line != cases[i].line || strncmp(r.error, cases[i].error, strlen(cases[i].error)) != 0)
@@ -128,7 +128,7 @@ static void refusals_name_their_line(void **u)
 				 cases[i].line, cases[i].error);
 		/* after a refusal nothing more is read */
 		char str[NUM];
-		assert_null(rl_ini_read_line(str, NUM, &r));
+		assert_null(rl__ini_read_line(str, NUM, &r));
 	}
 }
 
@@ -136,7 +136,7 @@ static void refusals_name_their_line(void **u)
 static void byte_order_mark(void **u)
 {
 	const char text[] = "\xEF\xBB\xBF[s]\n\xEF\xBB\xBFx = 1\n";
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { 0 };
 	char out[4][NUM];
 
@@ -150,13 +150,13 @@ static void byte_order_mark(void **u)
 /* A read error stops with a message on the next line's number, never a silent end. */
 static void read_error_is_no_end_of_file(void **u)
 {
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	char str[NUM];
 
 	(void)u;
 	r.f = fopen("/dev/null", "w"); /* reading a write-only stream fails */
 	assert_non_null(r.f);
-	assert_null(rl_ini_read_line(str, NUM, &r));
+	assert_null(rl__ini_read_line(str, NUM, &r));
 	assert_int_equal(r.error_line, 1);
 	assert_true(strncmp(r.error, "cannot read: ", 13) == 0);
 	fclose(r.f);
@@ -165,7 +165,7 @@ static void read_error_is_no_end_of_file(void **u)
 static void stop_flag_and_refusing_section(void **u)
 {
 	const char text[] = "a = 1\n[s]\nb = 2\n";
-	struct rl_ini_reader r = { 0 };
+	struct rl__ini_reader r = { 0 };
 	struct seen s = { .refuse = true };
 	bool stop = false;
 
@@ -181,6 +181,89 @@ static void stop_flag_and_refusing_section(void **u)
 	assert_int_equal(read_all(text, sizeof(text) - 1, &r, &s, NULL), 0);
 }
 
+/* rl__ini_parse's records for the handler. */
+struct parsed {
+	char rec[8][80];
+	size_t len[8]; /* each value's length */
+	int n;
+	int refuse_value; /* a value equal to "bad" answers 0 */
+};
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct parsed *p = user;
+
+	if (p->n < 8) {
+		p->len[p->n] = strlen(value);
+		snprintf(p->rec[p->n++], sizeof(p->rec[0]), "%s|%s|%.60s", section, name, value);
+	}
+	return !(p->refuse_value && strcmp(value, "bad") == 0);
+}
+
+static int parse_text(const char *text, size_t len, struct rl__ini_reader *r, struct parsed *p)
+{
+	static char buf[RL_INI_LINE_MAX + 200];
+	int rc;
+
+	memcpy(buf, text, len);
+	r->f = fmemopen(buf, len, "r");
+	assert_non_null(r->f);
+	rc = rl__ini_parse(r, on_key, p);
+	fclose(r->f);
+	return rc;
+}
+
+/* The parser splits as inih did (name = value, name: value, comments) but
+ * takes lines up to RL_INI_LINE_MAX whole: inih cut them at 199. */
+static void parser_forms_and_long_lines(void **u)
+{
+	static const char text[] = "; c\n# c\n\n[ a b ]\nx = 1 ; note\ny: two words\nz=a;b\n[c]\nq =\n";
+	static char big[RL_INI_LINE_MAX + 100];
+	struct rl__ini_reader r = { 0 };
+	struct parsed p = { 0 };
+
+	(void)u;
+	assert_int_equal(parse_text(text, sizeof(text) - 1, &r, &p), 0);
+	assert_int_equal(p.n, 4);
+	assert_string_equal(p.rec[0], "a b|x|1");
+	assert_string_equal(p.rec[1], "a b|y|two words");
+	assert_string_equal(p.rec[2], "a b|z|a;b"); /* ';' without a space before it is text */
+	assert_string_equal(p.rec[3], "c|q|");
+
+	/* errors: the first bad line is returned and the parse goes on */
+	memset(&r, 0, sizeof(r));
+	memset(&p, 0, sizeof(p));
+	p.refuse_value = 1;
+	static const char bad[] = "[s]\nok = 1\nno equals sign\nk = bad\nlast = 2\n";
+	assert_int_equal(parse_text(bad, sizeof(bad) - 1, &r, &p), 3);
+	assert_int_equal(p.n, 3);
+	assert_string_equal(p.rec[2], "s|last|2");
+
+	/* a 1000-character value arrives whole; the line after keeps its number */
+	memset(&r, 0, sizeof(r));
+	memset(&p, 0, sizeof(p));
+	p.refuse_value = 1;
+	size_t n = (size_t)snprintf(big, sizeof(big), "[s]\nlong = ");
+	memset(big + n, 'v', 1000);
+	n += 1000;
+	n += (size_t)snprintf(big + n, sizeof(big) - n, "\nk = bad\n");
+	assert_int_equal(parse_text(big, n, &r, &p), 3);
+	assert_int_equal(p.len[0], 1000);
+	assert_int_equal(r.error_line, 0);
+
+	/* one character past RL_INI_LINE_MAX: refused, naming its line */
+	memset(&r, 0, sizeof(r));
+	memset(&p, 0, sizeof(p));
+	n = (size_t)snprintf(big, sizeof(big), "[s]\nk = 1\n");
+	memset(big + n, 'w', RL_INI_LINE_MAX + 1);
+	n += RL_INI_LINE_MAX + 1;
+	big[n++] = '\n';
+	assert_int_equal(parse_text(big, n, &r, &p), 0);
+	assert_int_equal(r.error_line, 3);
+	assert_string_equal(r.error, "line longer than 65535 characters");
+	assert_int_equal(p.n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +273,7 @@ int main(void)
 		cmocka_unit_test(byte_order_mark),
 		cmocka_unit_test(read_error_is_no_end_of_file),
 		cmocka_unit_test(stop_flag_and_refusing_section),
+		cmocka_unit_test(parser_forms_and_long_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

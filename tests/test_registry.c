@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "ratelab/registry.h"
+#include "test_rng.h"
 
 #define SEC 1000000000LL
 
@@ -217,7 +219,7 @@ static const struct {
 	const char *message; /* after "FILE:" */
 } bad[] = {
 	{ "[tier free]\nalgorithm = gcra\nlimt = 10\n", "3: unknown key 'limt' in [tier free] (algorithm, limit, "
-	  "window, burst, unlimited, on_error, max_keys, when_full)" },
+	  "window, burst, unlimited, on_error, max_keys, when_full, redis_timeout)" },
 	{ "[tiers]\n", "1: unknown section [tiers] (expected [tier NAME], [clients] or [defaults])" },
 	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000]" },
 	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000]" },
@@ -337,27 +339,30 @@ static void test_no_error_buffer(void **unused)
 	assert_int_equal(rl_registry_load(&r, "/nonexistent/tiers.ini", NULL, 0), RL_ENOTFOUND);
 }
 
-/* Exactly 199 characters load; 200 are refused with the same limit named. */
+/* Lines were cut at 199 characters (inih's buffer): a 1000-character line
+ * loads whole, and one of 65536 characters is refused, naming the limit. */
 static void test_line_limit(void **unused)
 {
-	char text[512], err[512], want[512];
+	static char text[70000];
+	char err[512], want[512];
 	struct rl_registry *r = NULL;
 
 	(void)unused;
-	/* "a = " (4) + 195 digits = 199 characters */
-	snprintf(text, sizeof(text), "[tier a]\nunlimited = true\n[clients]\na = %0195d\n[defaults]\ntier = a\n", 7);
+	snprintf(text, sizeof(text), "[tier a]\nunlimited = true\n[clients]\na = %01000d\n[defaults]\ntier = a\n", 7);
 	const char *path = write_tmp(text);
 	int rc = rl_registry_load(&r, path, err, sizeof(err));
 	unlink(path);
 	if (rc != RL_OK)
-		fail_msg("199 characters: rc %d: %s", rc, err);
-	assert_int_equal(strlen(rl_registry_client_at(r, 0, NULL)), 195);
+		fail_msg("1004 characters: rc %d: %s", rc, err);
+	assert_int_equal(strlen(rl_registry_client_at(r, 0, NULL)), 1000);
 	rl_registry_destroy(r);
+	r = NULL;
 
-	snprintf(text, sizeof(text), "[tier a]\nunlimited = true\n[clients]\na = %0196d\n[defaults]\ntier = a\n", 7);
+	/* "a = " (4) + 65532 digits = 65536 characters */
+	snprintf(text, sizeof(text), "[tier a]\nunlimited = true\n[clients]\na = %065532d\n[defaults]\ntier = a\n", 7);
 	path = write_tmp(text);
 	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_EINVAL);
-	snprintf(want, sizeof(want), "%s:4: line longer than 199 characters", path);
+	snprintf(want, sizeof(want), "%s:4: line longer than 65535 characters", path);
 	unlink(path);
 	assert_string_equal(err, want);
 	assert_null(r);
@@ -382,16 +387,10 @@ static void test_largest_max_keys_loads(void **unused)
 
 static void test_long_line_and_missing_file(void **unused)
 {
-	char text[400], err[512], want[512];
+	char err[512];
 	struct rl_registry *r = NULL;
 
 	(void)unused;
-	snprintf(text, sizeof(text), "[clients]\na = %0300d\n", 7);
-	const char *path = write_tmp(text);
-	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_EINVAL);
-	snprintf(want, sizeof(want), "%s:2: line longer than 199 characters", path);
-	unlink(path);
-	assert_string_equal(err, want);
 	assert_int_equal(rl_registry_load(&r, "/nonexistent/tiers.ini", err, sizeof(err)), RL_ENOTFOUND);
 	assert_string_equal(err, "/nonexistent/tiers.ini: cannot open: No such file or directory");
 	assert_null(r);
@@ -428,6 +427,118 @@ static void test_null_client_and_error_verdict(void **unused)
 	rl_registry_destroy(r);
 }
 
+/* The tier of client id s. */
+static const char *tier_of(const struct rl_registry *r, const char *s)
+{
+	return rl_registry_resolve(r, s, strlen(s))->name;
+}
+
+/* A slow model of the longest prefix: the ranges as bit strings, compared bit by bit. */
+static int model_bits(const char *addr, unsigned char out[16])
+{
+	int fam = inet_pton(AF_INET, addr, out) == 1 ? 4 : inet_pton(AF_INET6, addr, out) == 1 ? 6 : 0;
+	return fam;
+}
+
+/* [clients] took "10.0.0.0/8" as a literal id: ranges now hold addresses,
+ * the longest prefix wins, an exact id beats any range, IPv4 and IPv6
+ * apart; a bad range is refused with its line. */
+static void test_cidr_ranges(void **unused)
+{
+	static const char text[] = "[tier a]\nunlimited = true\n[tier b]\nunlimited = true\n"
+				   "[tier c]\nunlimited = true\n[tier d]\nunlimited = true\n"
+				   "[clients]\na = 10.0.0.0/8 2001:db8::/32\nb = 10.1.0.0/16 10.1.2.3/32\n"
+				   "c = 2001:db8:1::/48 0.0.0.0/0\nd = 10.1.2.3 10.1.2.128/25\n[defaults]\ntier = d\n";
+	static const struct {
+		const char *client, *tier;
+	} want[] = {
+		{ "10.1.2.3", "d" },   /* the exact id, though 10.1.2.3/32 holds it too */
+		{ "10.1.2.4", "b" },   /* /16 over /8 */
+		{ "10.1.2.200", "d" }, /* /25 */
+		{ "10.1.2.127", "b" }, /* just below the /25 */
+		{ "10.200.0.1", "a" }, /* /8 */
+		{ "11.0.0.1", "c" },   /* 0.0.0.0/0 holds every IPv4 address */
+		{ "2001:db8:1::5", "c" },
+		{ "2001:db8:2::1", "a" },
+		{ "2001:db9::1", "d" }, /* no IPv6 range: the default */
+		{ "::ffff:10.0.0.1", "d" }, /* an IPv6 address: IPv4 ranges do not hold it */
+		{ "10.0.0.0/8", "d" },  /* the range's text is no id */
+		{ "alice", "d" },
+		{ "", "d" },
+	};
+	struct rl_registry *r = NULL;
+	char err[256];
+
+	(void)unused;
+	const char *path = write_tmp(text);
+	int rc = rl_registry_load(&r, path, err, sizeof(err));
+	unlink(path);
+	if (rc != RL_OK)
+		fail_msg("rc %d: %s", rc, err);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (strcmp(tier_of(r, want[i].client), want[i].tier) != 0)
+			fail_msg("client '%s': tier %s, want %s", want[i].client, tier_of(r, want[i].client),
+				 want[i].tier);
+
+	/* seeded random IPv4 addresses against a bit-by-bit model of the ranges */
+	static const struct {
+		const char *net;
+		int bits;
+		const char *tier;
+	} ranges[] = { { "10.0.0.0", 8, "a" }, { "10.1.0.0", 16, "b" }, { "10.1.2.3", 32, "b" },
+		       { "0.0.0.0", 0, "c" }, { "10.1.2.128", 25, "d" } };
+	uint64_t seed = t_seed_from_env(0xc1d7), st = seed;
+	for (int n = 0; n < 20000; n++) {
+		uint64_t x = t_splitmix(&st);
+		unsigned char a[16], net[16];
+		char ip[32];
+		/* mostly inside 10.1.2.0/23 and 10.0.0.0/8, where the ranges nest */
+		uint32_t v = n % 3 == 0 ? (uint32_t)x : n % 3 == 1 ? 0x0a000000u | (uint32_t)(x & 0xffffff)
+								: 0x0a010200u | (uint32_t)(x & 0x1ff);
+		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
+		assert_int_equal(model_bits(ip, a), 4);
+		const char *expect = "d";
+		int best = -1;
+		if (strcmp(ip, "10.1.2.3") != 0)
+			for (size_t k = 0; k < sizeof(ranges) / sizeof(ranges[0]); k++) {
+				model_bits(ranges[k].net, net);
+				int same = 1;
+				for (int b = 0; b < ranges[k].bits && same; b++)
+					same = ((a[b / 8] >> (7 - b % 8)) & 1) == ((net[b / 8] >> (7 - b % 8)) & 1);
+				if (same && ranges[k].bits > best) {
+					best = ranges[k].bits;
+					expect = ranges[k].tier;
+				}
+			}
+		if (strcmp(tier_of(r, ip), expect) != 0)
+			fail_msg("seed 0x%llx: client %s: tier %s, model %s", (unsigned long long)seed, ip,
+				 tier_of(r, ip), expect);
+	}
+	rl_registry_destroy(r);
+
+	static const struct {
+		const char *clients, *want;
+	} bad_ranges[] = {
+		{ "a = 10.0.0.1/8", "4: CIDR range '10.0.0.1/8' has bits set past its /8 prefix" },
+		{ "a = 10.0.0.0/33", "4: client '10.0.0.0/33' is not a CIDR range" },
+		{ "a = 10.0.0.0/", "4: client '10.0.0.0/' is not a CIDR range" },
+		{ "a = host/8", "4: client 'host/8' is not a CIDR range" },
+		{ "a = 2001:db8::/129", "4: client '2001:db8::/129' is not a CIDR range" },
+		{ "a = 2001:db8::/32\na = 2001:0db8::/32", "5: one CIDR range mapped twice (lines 4 and 5)" },
+	};
+	for (size_t i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++) {
+		char t[256], w[300];
+		snprintf(t, sizeof(t), "[tier a]\nunlimited = true\n[clients]\n%s\n[defaults]\ntier = a\n",
+			 bad_ranges[i].clients);
+		path = write_tmp(t);
+		assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_EINVAL);
+		snprintf(w, sizeof(w), "%s:%s", path, bad_ranges[i].want);
+		unlink(path);
+		if (strncmp(err, w, strlen(w)) != 0)
+			fail_msg("'%s': '%s', want '%s'", bad_ranges[i].clients, err, w);
+	}
+}
+
 int main(void)
 {
 	const char *src = __FILE__, *slash = strrchr(src, '/');
@@ -444,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_no_error_buffer),
 		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_largest_max_keys_loads),
+		cmocka_unit_test(test_cidr_ranges),
 	};
 
 	snprintf(example, sizeof(example), "%.*s/../examples/tiers.ini",

@@ -217,19 +217,28 @@ static void jain_index_per_source(void **unused)
 	assert_true(res.jain_index > 0.999);
 }
 
-/* Past inih's 199 characters a line is refused on its own line: it was split in two, and every later line miscounted. */
+/* Lines were cut at 199 characters (inih's buffer): a long line is read
+ * whole, its value too, and one past RL_INI_LINE_MAX is refused on its own
+ * line, the lines before it counted. */
 static void long_line_refused_on_its_line(void **unused)
 {
-	char ini[700], fill[260];
+	enum { FILL = 65535 + 10 }; /* RL_INI_LINE_MAX (ini_reader.h) + 10 */
+	static char ini[FILL + 100], fill[FILL + 1];
 
 	(void)unused;
 	memset(fill, 'c', 250);
 	fill[250] = '\0';
-	snprintf(ini, sizeof(ini), "[scenario]\n; %s\nlimit = 10\n", fill);
-	refused("s.ini", ini, 2, "line longer than 199 characters");
-	fill[190] = '\0'; /* fits: the lines after it keep their numbers */
 	snprintf(ini, sizeof(ini), "[scenario]\n; %s\nlimit = x\n", fill);
 	refused("s.ini", ini, 3, "limit = 'x'");
+	/* a value longer than 255 characters: the list is read to its end */
+	snprintf(ini, sizeof(ini), "[scenario]\nalgos = %s, nope\n", "gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, "
+		 "gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, "
+		 "gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra, gcra");
+	refused("s.ini", ini, 2, "unknown algorithm 'nope'");
+	memset(fill, 'c', FILL);
+	fill[FILL] = '\0';
+	snprintf(ini, sizeof(ini), "[scenario]\nlimit = 10\n; %s\n", fill);
+	refused("s.ini", ini, 3, "line longer than 65535 characters");
 }
 
 /* A NUL byte was a silent cut of the line ("limit = 1\0000" read as limit = 1). */

@@ -116,9 +116,9 @@ int rl_breaker_handle(struct rl_breaker *b, int64_t now, enum rl_breaker_state *
 		return handle_not_closed(b, now, before);
 	advance(b, now);
 	*before = RL_BREAKER_CLOSED;
-	if (rl_runlog_expire_one(&b->admitted, now - b->window))
+	if (rl__runlog_expire_one(&b->admitted, now - b->window))
 		return closed_rest(b, now, true);
-	if (b->admitted.total < (uint64_t)b->limit && rl_runlog_push_fits(&b->admitted, now, 1))
+	if (b->admitted.total < (uint64_t)b->limit && rl__runlog_push_fits(&b->admitted, now, 1))
 		return RL_ALLOWED;
 	return closed_rest(b, now, false);
 }

@@ -35,9 +35,9 @@ __extension__ typedef unsigned __int128 rl_u128;
 
 /*
  * The full product of two 64-bit words. The empty asm hides b's value
- * range from the optimiser: GCC 12, knowing b non-negative from a range
- * check before, widens it as a signed value and multiplies the high word
- * too (sar, imul, add beside the mul); without the range it is one mul.
+ * range from the optimiser: a compiler that knows b non-negative from a
+ * range check before may widen it as a signed value and multiply the high
+ * word too (sar, imul, add beside the mul); without the range it is one mul.
  */
 static inline rl_u128 rl_mul_wide(uint64_t a, uint64_t b)
 {
@@ -48,8 +48,8 @@ static inline rl_u128 rl_mul_wide(uint64_t a, uint64_t b)
 }
 
 /*
- * v, its value hidden from the optimiser. GCC 12 folds x < v + 1 back
- * into x <= v, which it turns into a flag, a byte and a negation (setae,
+ * v, its value hidden from the optimiser. A compiler may fold x < v + 1
+ * back into x <= v, which it turns into a flag, a byte and a negation (setae,
  * movzbl, neg) where the strict compare's borrow is the all-ones mask
  * itself (cmp, sbb): a bound passed through here keeps its strict compare.
  */
@@ -136,12 +136,12 @@ static inline unsigned rl_match_u32x16(const uint32_t *v, uint32_t x)
 /*
  * rl_match_u32x16 in two 256-bit compares, for a function compiled with
  * RL_TARGET_AVX2 and called only where rl_has_avx2(): each compare's eight
- * results read as one sign bit per word (vmovmskps), 9 instructions to
- * SSE2's 15 (whose unaligned loads cannot fold into its compares).
+ * results read as one sign bit per word (vmovmskps), fewer instructions
+ * than SSE2's (whose unaligned loads cannot fold into its compares).
  * RL_TARGET_AVX2 also enables BMI1, which every AVX2 processor has (and
  * rl_has_avx2 checks): the compiler then knows that tzcnt's result needs no
- * widening into an index. (BMI2's mulx was tried: GCC 12 spends more
- * instructions on the hash with it, 2 per check, not fewer.)
+ * widening into an index. (BMI2's mulx is left out: it makes the hash no
+ * shorter.)
  * RL_NO_AVX2 builds without it (the tests of the SSE2 path).
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(RL_NO_AVX2)

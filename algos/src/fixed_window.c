@@ -9,47 +9,18 @@
  */
 #include "ratelab/fixed_window.h"
 
+#include "fixed_state.h"
 #include "fixed_window_ops.h"
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; a cost above N, which is
- * never admitted, decided on a copy so that the key's state is left
- * unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_fixed_window *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* c > N: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	if (cost > lim->rule.limit) {
-		struct rl_fixed_window copy = *st;
-		return rl_fixed_window_decide(lim, &copy, now_ns, cost, out);
-	}
-	return rl_fixed_window_decide(lim, st, now_ns, cost, out);
+	return cost > lim->rule.limit;
 }
 
-int rl_fixed_window_check(const struct rl_limiter *lim, struct rl_fixed_window *st, int64_t now_ns,
-			  struct rl_decision *out)
-{
-	return rl_fixed_window_decide(lim, st, now_ns, 1, out);
-}
-
-int rl_fixed_window_check_n(const struct rl_limiter *lim, struct rl_fixed_window *st,
-			    int64_t now_ns, int64_t cost, struct rl_decision *out)
-{
-	return cost == 1 ? rl_fixed_window_decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
-}
-
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	return cost == 1 ? rl_fixed_window_decide(lim, st, now_ns, 1, out) : weighted(lim, st, now_ns, cost, out);
-}
-
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_fixed_window_verdict(lim, st, now_ns);
-}
+/* its answer is a few operations more than its verdict: inline */
+RL__FIXED_STATE_OPS(struct rl_fixed_window, rl__fixed_window_decide, never_fits, rl__fixed_window_verdict,
+		    RL_ALWAYS_INLINE)
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {

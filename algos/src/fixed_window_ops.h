@@ -14,7 +14,7 @@
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static RL_ALWAYS_INLINE int rl_fixed_window_decide(const struct rl_limiter *lim, struct rl_fixed_window *st,
+static RL_ALWAYS_INLINE int rl__fixed_window_decide(const struct rl_limiter *lim, struct rl_fixed_window *st,
 						   int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
@@ -63,9 +63,9 @@ static RL_ALWAYS_INLINE int rl_fixed_window_decide(const struct rl_limiter *lim,
 }
 
 /* One request of cost 1 without an answer: algo.h's verdict op. */
-static RL_ALWAYS_INLINE int rl_fixed_window_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+static RL_ALWAYS_INLINE int rl__fixed_window_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return rl_fixed_window_decide(lim, st, now_ns, 1, NULL);
+	return rl__fixed_window_decide(lim, st, now_ns, 1, NULL);
 }
 
 #endif

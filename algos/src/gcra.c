@@ -16,53 +16,26 @@
 
 #include "arith.h"
 #include "gcra_cas.h"
+#include "fixed_state.h"
 #include "gcra_ops.h"
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; (c - 1) * T above tau,
- * which is never admitted, decided on a copy so that the key's state is
- * left unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_gcra *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* (c - 1) * T > tau: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	if ((rl_u128)((uint64_t)cost - 1) * (uint64_t)lim->emission_ns > (uint64_t)lim->tolerance_ns) {
-		struct rl_gcra copy = *st;
-		return rl_gcra_decide(lim, &copy, now_ns, cost, out);
-	}
-	return rl_gcra_decide(lim, st, now_ns, cost, out);
+	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
+
+	return (rl_u128)((uint64_t)cost - 1) * (uint64_t)p->emission_ns > (uint64_t)p->tolerance_ns;
 }
 
-/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
- * saving no callee-saved registers for a call it does not make. */
-static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-				struct rl_decision *out)
-{
-	return rl_gcra_decide(lim, st, now_ns, 1, out);
-}
-
-int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-		  struct rl_decision *out)
-{
-	return out ? answered(lim, st, now_ns, out) : rl_gcra_decide(lim, st, now_ns, 1, NULL);
-}
-
-int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : rl_gcra_decide(lim, st, now_ns, 1, NULL);
-}
+RL__FIXED_STATE_OPS(struct rl_gcra, rl__gcra_decide, never_fits, rl__gcra_verdict, RL_NOINLINE)
 
 #if RL_HAVE_CAS16
 _Static_assert(sizeof(struct rl_gcra) == sizeof(rl_u128), "a gcra state is one 16-byte word");
 
-/* rl_gcra_decide() inlined on a copy held in registers, and rl_cas16 inlined (the
+/* rl__gcra_decide() inlined on a copy held in registers, and rl_cas16 inlined (the
  * reason for RL_TARGET_CX16): the retry loop is one function, with no
  * store and reload of the state between the read and the swap. */
-RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
+RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
 				       struct rl_decision *out)
 {
 	rl_u128 seen = rl_load16_guess(word), next;
@@ -72,7 +45,7 @@ RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *wo
 
 	do {
 		memcpy(&st, &seen, sizeof(st));
-		rc = rl_gcra_decide(lim, &st, now_ns, 1, out ? &dec : NULL);
+		rc = rl__gcra_decide(lim, &st, now_ns, 1, out ? &dec : NULL);
 		if (rc < 0)
 			return rc;
 		memcpy(&next, &st, sizeof(next));
@@ -83,16 +56,19 @@ RL_TARGET_CX16 int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *wo
 }
 #endif
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
+/* T = ceil(W / N); tau = (B - 1) * T, capped so that TAT - now stays below the horizon. */
+static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
 {
-	return rl_gcra_check_n(lim, st, now_ns, cost, out);
-}
+	struct rl__gcra_priv *p = (struct rl__gcra_priv *)(void *)lim->priv.bytes;
+	rl_u128 n = (rl_u128)lim->rule.limit, w = (rl_u128)lim->rule.window_ns, b = (rl_u128)lim->rule.burst;
+	int64_t t = (int64_t)rl_ceil_div(w, n);
+	rl_u128 tolerance = (b - 1) * (rl_u128)t, horizon = (rl_u128)(RL_GCRA_HORIZON_NS - t);
 
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_gcra_verdict(lim, st, now_ns);
+	(void)msg;
+	(void)msg_len;
+	p->emission_ns = t;
+	p->tolerance_ns = (int64_t)(tolerance < horizon ? tolerance : horizon);
+	return RL_OK;
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -110,12 +86,16 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
  */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count(1 + ((rl_u128)span_ns + lim->tolerance_ns) / (rl_u128)lim->emission_ns);
+	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
+
+	return rl_sat_count(1 + ((rl_u128)span_ns + p->tolerance_ns) / (rl_u128)p->emission_ns);
 }
 
 const struct rl_algo rl_gcra_algo = {
 	.name = "gcra",
 	.state_size = sizeof(struct rl_gcra),
+	.priv_size = sizeof(struct rl__gcra_priv),
+	.init = init_op,
 	.check = check_op,
 	.verdict = verdict_op,
 	.is_idle = idle_op,

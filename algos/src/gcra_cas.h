@@ -12,7 +12,7 @@
 
 #if RL_HAVE_CAS16
 /*
- * One request of cost 1 (rl_gcra_check) on the struct rl_gcra at word,
+ * One request of cost 1 (rl__gcra_check) on the struct rl_gcra at word,
  * 16-byte aligned, which other threads may be checking at the same time:
  * decided on a copy and written back by one 16-byte compare-and-swap; a
  * failed swap means another check took effect since the read, and this
@@ -23,7 +23,7 @@
  * taken for a state. Lock-free: some check always completes. out (may be
  * NULL) receives the successful attempt's answer.
  */
-int rl_gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
+int rl__gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
 			struct rl_decision *out);
 #endif
 

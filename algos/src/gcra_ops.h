@@ -9,9 +9,21 @@
 #include "arith.h"
 #include "ratelab/gcra.h"
 
+/* gcra's constants, derived from its rule by its init op (gcra.c), in the
+ * limiter's private area. */
+struct rl__gcra_priv {
+	int64_t tolerance_ns; /* tau = min((B - 1) * T, RL_GCRA_HORIZON_NS - T), ns */
+	int64_t emission_ns;  /* T = ceil(W / N), ns between admissions at the long-run rate */
+};
+
+static inline const struct rl__gcra_priv *rl__gcra_priv(const struct rl_limiter *lim)
+{
+	return (const struct rl__gcra_priv *)(const void *)lim->priv.bytes;
+}
+
 /* The answer's division, inline in the answered paths only: the verdict
- * (out == NULL) is rl_gcra_decide() with it folded away. */
-static RL_ALWAYS_INLINE void rl_gcra_explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
+ * (out == NULL) is rl__gcra_decide() with it folded away. */
+static RL_ALWAYS_INLINE void rl__gcra_explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
 					      int verdict, struct rl_decision *out)
 {
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
@@ -33,7 +45,7 @@ static RL_ALWAYS_INLINE void rl_gcra_explain(int64_t debt, int64_t tol, int64_t 
  * cost 1 its cost arithmetic folds away, so plain requests pay nothing for
  * weighted ones.
  */
-static RL_ALWAYS_INLINE int rl_gcra_decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
+static RL_ALWAYS_INLINE int rl__gcra_decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 					   int64_t cost, struct rl_decision *out)
 {
 	if (!rl_time_ok(now_ns))
@@ -42,11 +54,11 @@ static RL_ALWAYS_INLINE int rl_gcra_decide(const struct rl_limiter *lim, struct 
 		return RL_EINVAL;
 
 	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
-	int64_t t = lim->emission_ns;
+	int64_t t = rl__gcra_priv(lim)->emission_ns;
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
 	int64_t debt = tat - now;
-	int64_t tol = lim->tolerance_ns;
+	int64_t tol = rl__gcra_priv(lim)->tolerance_ns;
 	/* the request's units after its first, as emission time: up to 10^27 ns */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
 	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
@@ -59,14 +71,14 @@ static RL_ALWAYS_INLINE int rl_gcra_decide(const struct rl_limiter *lim, struct 
 	debt += take;
 	st->tat_ns = verdict ? tat + take : st->tat_ns;
 	if (out)
-		rl_gcra_explain(debt, tol, t, cost, verdict, out);
+		rl__gcra_explain(debt, tol, t, cost, verdict, out);
 	return verdict;
 }
 
 /* One request of cost 1 without an answer: algo.h's verdict op. */
-static RL_ALWAYS_INLINE int rl_gcra_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
+static RL_ALWAYS_INLINE int rl__gcra_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return rl_gcra_decide(lim, st, now_ns, 1, NULL);
+	return rl__gcra_decide(lim, st, now_ns, 1, NULL);
 }
 
 #endif

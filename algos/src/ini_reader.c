@@ -1,17 +1,19 @@
 /*
- * ini_reader.c - model: getc up to the newline into inih's buffer, noting
- * what a buffer-sized fgets would hide (overflow, NUL bytes) and refusing
- * it; one call is one physical line, so lineno is exact. Invariant: every
- * line inih parses was read whole, and after a refusal or a read error no
+ * ini_reader.c - model: getc up to the newline into the caller's buffer,
+ * noting what a buffer-sized fgets would hide (overflow, NUL bytes) and
+ * refusing it; one call is one physical line, so lineno is exact. The
+ * parser splits each line read as inih's defaults do. Invariant: every
+ * line parsed was read whole, and after a refusal or a read error no
  * further line is returned.
  */
 #include "ini_reader.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-static char *refuse(struct rl_ini_reader *r, long line, const char *why, const char *detail)
+static char *refuse(struct rl__ini_reader *r, long line, const char *why, const char *detail)
 {
 	r->error_line = line;
 	snprintf(r->error, sizeof(r->error), "%s%s", why, detail ? detail : "");
@@ -19,7 +21,7 @@ static char *refuse(struct rl_ini_reader *r, long line, const char *why, const c
 }
 
 /* A header line (from '[', trimmed at the end): reports its name. */
-static bool section(struct rl_ini_reader *r, const char *line)
+static bool section(struct rl__ini_reader *r, const char *line)
 {
 	const char *end = strchr(line, ']');
 	char name[256];
@@ -43,9 +45,9 @@ static bool section(struct rl_ini_reader *r, const char *line)
 	return !r->on_section || r->on_section(r->arg, name, r->lineno);
 }
 
-char *rl_ini_read_line(char *str, int num, void *stream)
+char *rl__ini_read_line(char *str, int num, void *stream)
 {
-	struct rl_ini_reader *r = stream;
+	struct rl__ini_reader *r = stream;
 	size_t n = 0, max = num > 1 ? (size_t)num - 1 : 0;
 	bool too_long = false, nul = false;
 	int c;
@@ -91,4 +93,73 @@ char *rl_ini_read_line(char *str, int num, void *stream)
 		str[n++] = '\n';
 	str[n] = '\0';
 	return str;
+}
+
+/* s without its trailing whitespace (in place). */
+static char *rstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+static char *lskip(char *s)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* The first of chars in s (any, for chars NULL), or the start of a
+ * comment (';' after whitespace), or s's end. */
+static char *find_chars_or_comment(char *s, const char *chars)
+{
+	bool was_space = false;
+
+	while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
+int rl__ini_parse(struct rl__ini_reader *r, rl__ini_handler *handler, void *user)
+{
+	char *line = malloc(RL_INI_LINE_MAX + 1);
+	char section[256] = "";
+	int error = 0;
+
+	if (!line)
+		return -2;
+	while (rl__ini_read_line(line, RL_INI_LINE_MAX + 1, r)) {
+		char *start = lskip(rstrip(line)), *end;
+		int lineno = (int)r->lineno;
+
+		if (*start == ';' || *start == '#' || !*start)
+			continue;
+		if (*start == '[') {
+			/* the reader checked the header and reported it */
+			end = strchr(start + 1, ']');
+			*end = '\0';
+			snprintf(section, sizeof(section), "%s", rstrip(lskip(start + 1)));
+			continue;
+		}
+		end = find_chars_or_comment(start, "=:");
+		if (*end != '=' && *end != ':') {
+			if (!error)
+				error = lineno;
+			continue;
+		}
+		*end = '\0';
+		char *name = rstrip(start), *value = end + 1;
+		end = find_chars_or_comment(value, NULL);
+		*end = '\0';
+		value = rstrip(lskip(value));
+		if (!handler(user, section, name, value) && !error)
+			error = lineno;
+	}
+	free(line);
+	return error;
 }

@@ -1,11 +1,11 @@
 /*
- * ini_reader.h - the one line reader of ratelab's INI files (tier configs,
- * registry_load.c; simulator scenarios, sim/sim_scenario.c), handed to
- * inih's ini_parse_stream. Private to ratelab: not an installed header.
+ * ini_reader.h - the one reader and parser of ratelab's INI files (tier
+ * configs, registry_load.c; simulator scenarios, sim/sim_scenario.c).
+ * Private to ratelab: not an installed header.
  *
- * Each call reads one physical line and counts it; it refuses, naming the
- * line and stopping the parse: a line longer than inih's buffer (num - 1
- * characters, its newline not counted; inih would split it in two), a NUL
+ * rl__ini_read_line reads one physical line and counts it; it refuses,
+ * naming the line and stopping the parse: a line longer than the buffer
+ * (num - 1 characters, its newline not counted), a NUL
  * byte (C strings would cut the line short silently), an indented key or
  * section (inih would read it as the continuation of the previous value),
  * a section header without ']' or with text after it (a comment may
@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct rl_ini_reader {
+struct rl__ini_reader {
 	/* Set by the caller. */
 	FILE *f;
 	/* Called on each section header; returning false stops the parse. May be NULL. */
@@ -33,7 +33,27 @@ struct rl_ini_reader {
 	char error[96];   /* why, without file and line */
 };
 
-/* inih's ini_reader: stream is a struct rl_ini_reader. NULL at the end or when stopped. */
-char *rl_ini_read_line(char *str, int num, void *stream);
+/* One line into str[0..num): stream is a struct rl__ini_reader. NULL at
+ * the end or when stopped. */
+char *rl__ini_read_line(char *str, int num, void *stream);
+
+/* The longest line rl__ini_parse takes, characters, its newline not counted. */
+#define RL_INI_LINE_MAX 65535
+
+/* Called for each "name = value" (or "name: value") of a section: 0 marks
+ * the line as an error. */
+typedef int rl__ini_handler(void *user, const char *section, const char *name, const char *value);
+
+/*
+ * Parses r's lines (rl__ini_read_line, lines up to RL_INI_LINE_MAX) as inih
+ * does with its defaults: "[section]" headers; "name = value" or
+ * "name: value", name and value trimmed; whole-line comments starting with
+ * ';' or '#'; a ';' after whitespace starts a comment at the line's end;
+ * blank lines skipped. Returns 0, the number of the first line in error
+ * (a line of neither form, a handler that answered 0; the parse goes on
+ * unless r->stop says otherwise), or -2 when out of memory. A refusal of
+ * the reader ends the parse with r->error_line set (the caller tells it).
+ */
+int rl__ini_parse(struct rl__ini_reader *r, rl__ini_handler *handler, void *user);
 
 #endif

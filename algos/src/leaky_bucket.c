@@ -14,7 +14,8 @@
  */
 #include "ratelab/leaky_bucket.h"
 
-#include "level_ops.h"
+#include "fixed_state.h"
+#include "leaky_bucket_ops.h"
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
 static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 queued,
@@ -24,13 +25,13 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 queued,
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * w; /* the last unit's place in the request */
 	rl_u128 level = verdict ? queued + last + w : queued; /* after the decision */
 
-	out->remaining = level <= rl_wide_get(lim->burst_w) ? (int64_t)((rl_wide_get(lim->burst_w) - level) / w) + 1 : 0;
+	out->remaining = level <= rl_wide_get(rl__level_priv(lim)->burst_w) ? (int64_t)((rl_wide_get(rl__level_priv(lim)->burst_w) - level) / w) + 1 : 0;
 	if (verdict)
 		out->retry_after_ns = 0;
 	else if (cost > lim->rule.burst)
 		out->retry_after_ns = RL_DURATION_MAX_NS;
 	else /* the smallest d with level - d * N + (c - 1) * W <= B * W */
-		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - rl_wide_get(lim->burst_w), n));
+		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - rl_wide_get(rl__level_priv(lim)->burst_w), n));
 	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
 	out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
 }
@@ -50,7 +51,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 		return RL_EINVAL;
 
 	/* level + (c - 1) * W <= B * W (level_ops.h) */
-	struct rl_level_step step = rl_leaky_bucket_step(lim, st, now_ns, cost);
+	struct rl__level_step step = rl__leaky_bucket_step(lim, st, now_ns, cost);
 	/* queued: the wait before the request's first unit, times N */
 	rl_u128 queued = step.before;
 	int verdict = (int)(step.admitted & 1);
@@ -60,59 +61,17 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	return verdict;
 }
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; a cost above B, which is
- * never admitted, decided on a copy so that the key's state is left
- * unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_level *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* c > B: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	if (cost > lim->rule.burst) {
-		struct rl_level copy = *st;
-		return decide(lim, &copy, now_ns, cost, out);
-	}
-	return decide(lim, st, now_ns, cost, out);
+	return cost > lim->rule.burst;
 }
 
-/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
- * saving no callee-saved registers for a call it does not make. */
-static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-				struct rl_decision *out)
-{
-	return decide(lim, st, now_ns, 1, out);
-}
-
-int rl_leaky_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			  struct rl_decision *out)
-{
-	return out ? answered(lim, st, now_ns, out) : rl_leaky_bucket_verdict(lim, st, now_ns);
-}
-
-int rl_leaky_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			    int64_t cost, struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : rl_leaky_bucket_verdict(lim, st, now_ns);
-}
-
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	return rl_leaky_bucket_check_n(lim, st, now_ns, cost, out);
-}
-
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_leaky_bucket_verdict(lim, st, now_ns);
-}
+RL__FIXED_STATE_OPS(struct rl_level, decide, never_fits, rl__leaky_bucket_verdict, RL_NOINLINE)
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
 {
-	return rl_level_empty(lim, st, now_ns);
+	return rl__level_empty(lim, st, now_ns);
 }
 
 /*
@@ -129,6 +88,8 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 const struct rl_algo rl_leaky_bucket_algo = {
 	.name = "leaky_bucket",
 	.state_size = sizeof(struct rl_level),
+	.priv_size = sizeof(struct rl__level_priv),
+	.init = rl__level_init,
 	.check = check_op,
 	.verdict = verdict_op,
 	.is_idle = idle_op,

@@ -1,24 +1,41 @@
 /*
- * level.c - the 128-bit check of a struct rl_level (level_ops.h), for the
- * limiters whose deepest level, (B + 1) * W, reaches 2^63: the same
- * result as the inline 64-bit one, at a few more operations and a call.
+ * level.c - the constants a level derives from its rule, and the 128-bit
+ * check of a struct rl_level (level_ops.h) for the limiters whose deepest
+ * level, (B + 1) * W, reaches 2^63: the same result as the inline 64-bit
+ * one, at a few more operations and a call.
  */
 #include "level_ops.h"
+
+int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
+{
+	struct rl__level_priv *p = (struct rl__level_priv *)(void *)lim->priv.bytes;
+	rl_u128 n = (rl_u128)lim->rule.limit, w = (rl_u128)lim->rule.window_ns, b = (rl_u128)lim->rule.burst;
+	rl_u128 deepest = (b + 1) * w, drain = rl_ceil_div(deepest, n), no_drain = (rl_u128)RL_TIME_MAX_NS + 1;
+
+	(void)msg;
+	(void)msg_len;
+	*p = (struct rl__level_priv){
+		.burst_w = rl_wide_make(b * w),
+		.drain_ns = (int64_t)(drain < no_drain ? drain : no_drain),
+		.narrow = deepest < (rl_u128)1 << 63,
+	};
+	return RL_OK;
+}
 
 /*
  * The 128-bit check. No sum wraps: a level is below (B + 1) * W < 2^90,
  * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^82 and x, take
  * at most RL_COST_MAX * W < 2^90.
  */
-struct rl_level_step rl_level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
+struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 					 rl_u128 x, rl_u128 take, uint64_t ok)
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
-	rl_u128 drained = (rl_u128)rl_level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
-	rl_u128 level = rl_level_load(st);
-	struct rl_level_step step = { 0, level > drained ? level - drained : 0 };
+	rl_u128 drained = (rl_u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	rl_u128 level = rl__level_load(st);
+	struct rl__level_step step = { 0, level > drained ? level - drained : 0 };
 
-	step.admitted = -(uint64_t)(step.before + x <= rl_wide_get(lim->burst_w)) & ok;
+	step.admitted = -(uint64_t)(step.before + x <= rl_wide_get(rl__level_priv(lim)->burst_w)) & ok;
 	rl_u128 after = step.admitted ? step.before + take : step.before;
 	st->last_ns = now;
 	st->level_lo = (uint64_t)after;

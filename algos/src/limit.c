@@ -13,7 +13,7 @@
  * with release order; readers load it with acquire order.
  *
  * Why a spinlock and not a mutex: a check holds the lock for one
- * algorithm step (tens of ns; at most a sliding_log ring's growth), and
+ * algorithm step (at most a sliding_log ring's growth), and
  * the spinlock costs one locked operation where a pthread mutex costs two
  * once the process has had a second thread (spin.h). The store's
  * creation, which allocates a table, keeps a mutex.
@@ -30,12 +30,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "compat.h"
 #include "gcra_cas.h"
-#include "ratelab/gcra.h"
 #include "ratelab/store.h"
 #include "spin.h"
 #include "verdicts.h"
@@ -45,7 +43,7 @@ typedef int allow_fn(struct rl_limit *l, int64_t now_ns);
 
 struct rl_limit {
 	struct rl_limiter limiter;
-	rl_spin lock;                     /* serialises the unnamed key's checks */
+	rl__spin lock;                     /* serialises the unnamed key's checks */
 	pthread_mutex_t store_lock;       /* serialises the store's creation */
 	_Atomic(struct rl_store *) store; /* named keys; NULL until the first keyed call */
 	uint64_t seed;                    /* the store's key hash seed */
@@ -74,46 +72,39 @@ const char *rl_limit_error(void)
 	return last_error;
 }
 
-/* The verdict under the unnamed key's lock. */
-static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns, rl_verdict_fn *verdict)
+/* The verdict under the unnamed key's lock; l->verdict takes what an
+ * inlined verdict leaves to it. */
+static RL_ALWAYS_INLINE int locked_verdict(struct rl_limit *l, int64_t now_ns, rl__inline_verdict_fn *verdict)
 {
 	int rc;
 
-	rl_spin_lock(&l->lock);
-	rc = verdict(&l->limiter, l->state, now_ns);
-	rl_spin_unlock(&l->lock);
+	rl__spin_lock(&l->lock);
+	rc = verdict(&l->limiter, l->state, now_ns, l->verdict);
+	rl__spin_unlock(&l->lock);
 	return rc;
 }
 
-/* Each built-in's copy, its verdict inline (verdicts.h says why). */
-#define ALLOW_ROUTE(name, verdict)                                           \
+/* Each listed algorithm's copy, its verdict inline (verdicts.h says why). */
+#define ALLOW_ROUTE(name)                                                    \
 	static RL_NOINLINE int allow_##name(struct rl_limit *l, int64_t now_ns) \
 	{                                                                   \
-		return locked_verdict(l, now_ns, verdict);                  \
+		return locked_verdict(l, now_ns, rl__##name##_inline);      \
 	}
 RL_INLINE_VERDICTS(ALLOW_ROUTE)
 #undef ALLOW_ROUTE
 
-/* sliding_log's verdict: its common case inline, the rest through its verdict op. */
-static RL_ALWAYS_INLINE int sliding_log_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_sliding_log_fast(lim, st, now_ns, lim->algo->verdict);
-}
+static allow_fn *const allow_routes[RL__ROUTES] = {
+#define ALLOW_ENTRY(name) allow_##name,
+	RL_INLINE_VERDICTS(ALLOW_ENTRY)
+#undef ALLOW_ENTRY
+};
 
-static RL_NOINLINE int allow_sliding_log(struct rl_limit *l, int64_t now_ns)
-{
-	return locked_verdict(l, now_ns, sliding_log_verdict);
-}
-
-/* The route of the verdicts of a limit of algo: a built-in's own copy, else NULL. */
+/* The route of the verdicts of a limit of algo: a listed algorithm's own copy, else NULL. */
 static allow_fn *allow_route(const struct rl_algo *algo)
 {
-#define PICK(name, verdict)            \
-	if (algo == &rl_##name##_algo) \
-		return allow_##name;
-	RL_INLINE_VERDICTS(PICK)
-#undef PICK
-	return algo == &rl_sliding_log_algo ? allow_sliding_log : NULL;
+	int i = rl__inline_route(algo);
+
+	return i < 0 || !algo->verdict ? NULL : allow_routes[i];
 }
 
 struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns, int64_t burst)
@@ -128,8 +119,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 		return fail(EINVAL, "no algorithm given");
 	a = rl_algo_find(algo);
 	if (!a)
-		return fail(EINVAL, "unknown algorithm '%.40s' (token_bucket, gcra, leaky_bucket, "
-				    "fixed_window, sliding_log, sliding_counter)", algo);
+		return fail(EINVAL, "unknown algorithm '%.40s' (%s)", algo, rl_algo_names());
 	if (!a->uses_burst && burst != 0)
 		return fail(EINVAL, "burst %lld does not apply to %s (pass 0)", (long long)burst, a->name);
 	if (burst != 0)
@@ -146,12 +136,12 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 		return fail(ENOMEM, "cannot make a mutex");
 	}
 	/* A seed nobody outside knows keeps key collisions at their random odds. */
-	if (getrandom(&l->seed, sizeof(l->seed), 0) != (ssize_t)sizeof(l->seed))
+	if (!rl_random_seed(&l->seed))
 		l->seed = (uint64_t)rl_now_ns() ^ (uint64_t)(uintptr_t)l;
 	atomic_init(&l->store, NULL);
 	l->verdict = a->verdict;
 #if RL_HAVE_CAS16
-	l->lock_free = a == &rl_gcra_algo && rl_cas16_supported();
+	l->lock_free = rl__lock_free_route(a) && rl_cas16_supported();
 #endif
 	l->allow = allow_route(a);
 	return l;
@@ -170,16 +160,16 @@ int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *ou
 		return RL_EINVAL;
 #if RL_HAVE_CAS16
 	if (l->lock_free) /* gcra_cas.h */
-		return rl_gcra_check_cas16(&l->limiter, (rl_u128 *)(void *)l->state, now_ns, out);
+		return rl__gcra_check_cas16(&l->limiter, (rl_u128 *)(void *)l->state, now_ns, out);
 #endif
 	if (!out && l->allow)
 		return l->allow(l, now_ns);
-	rl_spin_lock(&l->lock);
+	rl__spin_lock(&l->lock);
 	/* a verdict alone through the algorithm's verdict op (algo.h): the
 	 * same decision, without the cost and answer arguments */
 	rc = !out && l->verdict ? l->verdict(&l->limiter, l->state, now_ns)
 				: rl_limiter_check(&l->limiter, l->state, now_ns, out);
-	rl_spin_unlock(&l->lock);
+	rl__spin_unlock(&l->lock);
 	return rc;
 }
 

@@ -1,7 +1,8 @@
 /*
  * registry.c - model: a loaded registry (registry_load.c) resolves a
- * client by binary search over the sorted ids, else the default tier,
- * and decides in the tier's store.
+ * client by binary search over the sorted ids, else, for a client that is
+ * an IPv4 or IPv6 address, by the longest CIDR range of [clients] that
+ * holds it, else the default tier, and decides in the tier's store.
  *
  * Stores are created lazily, on the first check of their tier, so that
  * loading (and `ratelab check`) validates a max_keys of up to
@@ -16,18 +17,55 @@
  * every limited tier has a valid limiter, its store slot is NULL or its
  * own store, and nothing else changes until destroy.
  */
+#define _POSIX_C_SOURCE 200809L
+
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arith.h"
 #include "registry_impl.h"
 
-int rl_registry_client_cmp(const void *a, const void *b)
+int rl__registry_client_cmp(const void *a, const void *b)
 {
 	const struct client *x = a, *y = b;
 	int c = memcmp(x->id, y->id, x->len < y->len ? x->len : y->len);
 
 	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+int rl__registry_address(const char *text, size_t len, unsigned char addr[16])
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (len == 0 || len >= sizeof(buf) || memchr(text, '\0', len))
+		return 0;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	if (inet_pton(AF_INET, buf, addr) == 1)
+		return 4;
+	return inet_pton(AF_INET6, buf, addr) == 1 ? 6 : 0;
+}
+
+bool rl__registry_prefix_match(const unsigned char *a, const unsigned char *b, int bits)
+{
+	int whole = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, (size_t)whole) != 0)
+		return false;
+	return !rest || ((a[whole] ^ b[whole]) & (unsigned char)(0xff << (8 - rest))) == 0;
+}
+
+/* The tier of the longest range holding client, an address, or NULL. */
+static const struct rl_tier *range_tier(const struct rl_registry *r, const char *client, size_t len)
+{
+	unsigned char addr[16];
+	int family = rl__registry_address(client, len, addr);
+
+	for (size_t i = 0; family && i < r->nranges; i++) /* longest prefix first */
+		if (r->ranges[i].family == family && rl__registry_prefix_match(r->ranges[i].addr, addr, r->ranges[i].bits))
+			return &r->tiers[r->ranges[i].tier];
+	return NULL;
 }
 
 /* The tier's store, created on first use; NULL when it cannot be allocated. */
@@ -65,6 +103,7 @@ void rl_registry_destroy(struct rl_registry *r)
 		free(r->clients[i].id);
 	free(r->tiers);
 	free(r->clients);
+	free(r->ranges);
 	free(r);
 }
 
@@ -102,9 +141,14 @@ const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const cha
 	/* no client bytes: the empty id (memcmp must not see a NULL, even for 0 bytes) */
 	struct client key = { .id = (char *)(client && len ? client : ""), .len = client ? len : 0 };
 	const struct client *c =
-		r->nclients ? bsearch(&key, r->clients, r->nclients, sizeof(key), rl_registry_client_cmp) : NULL;
+		r->nclients ? bsearch(&key, r->clients, r->nclients, sizeof(key), rl__registry_client_cmp) : NULL;
+	const struct rl_tier *t;
 
-	return &r->tiers[c ? c->tier : r->default_tier];
+	if (c && !c->range)
+		return &r->tiers[c->tier];
+	if (r->nranges && (t = range_tier(r, key.id, key.len)))
+		return t;
+	return &r->tiers[r->default_tier];
 }
 
 int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,

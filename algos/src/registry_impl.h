@@ -17,6 +17,16 @@ struct client {
 	char tier_name[RL_TIER_NAME_MAX + 1];
 	size_t tier; /* index, resolved after the parse */
 	long line;
+	bool range;  /* a CIDR range (ranges holds it), never matched as a literal id */
+};
+
+/* A CIDR range of [clients]: an address family's first bits bits of addr. */
+struct range {
+	unsigned char addr[16]; /* network byte order; IPv4 in the first 4 bytes */
+	int family;             /* 4 or 6 */
+	int bits;               /* the prefix length: 0..32 or 0..128 */
+	size_t tier;            /* index, resolved after the parse */
+	long line;
 };
 
 struct rl_registry {
@@ -24,6 +34,8 @@ struct rl_registry {
 	size_t ntiers;
 	struct client *clients; /* sorted by (id bytes, length) */
 	size_t nclients;
+	struct range *ranges; /* the clients that are CIDR ranges, longest prefix first */
+	size_t nranges;
 	size_t default_tier;
 	_Atomic(struct rl_store *) *stores; /* per tier; NULL until its first check */
 	uint64_t seed;                      /* key hash seed of every store, from getrandom */
@@ -32,6 +44,13 @@ struct rl_registry {
 };
 
 /* Orders clients by (id bytes, length): the sort and the lookup. */
-int rl_registry_client_cmp(const void *a, const void *b);
+int rl__registry_client_cmp(const void *a, const void *b);
+
+/* text[0..len) as an IPv4 (family 4) or IPv6 (6) address into addr: its
+ * family, or 0 when it is no address. */
+int rl__registry_address(const char *text, size_t len, unsigned char addr[16]);
+
+/* True when the first bits bits of a and b agree. */
+bool rl__registry_prefix_match(const unsigned char *a, const unsigned char *b, int bits);
 
 #endif

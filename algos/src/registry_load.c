@@ -1,9 +1,9 @@
 /*
  * registry_load.c - model: the INI file (registry.h) is read once, line by
- * line, by the shared INI reader (ini_reader.h: it counts lines, refuses
- * what inih would misread, and reports section headers with their lines)
- * through inih, whose handler sets keys from the table of each section's
- * keys. The whole file is checked before anything is built, and any
+ * line, by the shared INI reader and parser (ini_reader.h: it counts
+ * lines, refuses what it cannot read whole, and reports section headers
+ * with their lines), whose handler sets keys from the table of each
+ * section's keys. The whole file is checked before anything is built, and any
  * failure frees everything: a registry exists whole or not at all.
  */
 #include <ctype.h>
@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
 
 #include "compat.h"
 #include "ini_reader.h"
@@ -24,7 +23,7 @@ enum section { SEC_NONE, SEC_TIER, SEC_CLIENTS, SEC_DEFAULTS };
 
 struct parse {
 	const char *path;
-	struct rl_ini_reader rd; /* its lineno is the line being handled */
+	struct rl__ini_reader rd; /* its lineno is the line being handled */
 	bool failed;
 	bool nomem; /* the failure is an allocation failure: RL_ENOMEM, not RL_EINVAL */
 	char *err;
@@ -257,16 +256,51 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 		return tier_keys[k].set(p, t, name, value);
 	}
 	char known[160] = "";
-	/* the in-process keys; redis_timeout belongs to the Redis backend (registry.h) */
-	for (int k = 0; k < K_REDIS_TIMEOUT; k++)
+	for (int k = 0; k < K_COUNT; k++)
 		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", k ? ", " : "",
 			 tier_keys[k].name);
 	return fail(p, p->rd.lineno, "unknown key '%s' in [tier %s] (%s)", name, t->name, known);
 }
 
+/* id[0..len) holds '/': a CIDR range ADDRESS/BITS, its bits past the
+ * prefix zero. Fills c's range flag; false after fail(). */
+static bool parse_range(struct parse *p, const char *id, size_t len, struct range *out)
+{
+	const char *slash = memchr(id, '/', len);
+	size_t alen = (size_t)(slash - id), blen = len - alen - 1;
+	char bits[8];
+	int64_t b;
+
+	*out = (struct range){ 0 };
+	out->family = rl__registry_address(id, alen, out->addr);
+	if (blen && blen < sizeof(bits)) {
+		memcpy(bits, slash + 1, blen);
+		bits[blen] = '\0';
+	} else {
+		bits[0] = '\0';
+	}
+	if (!out->family || !rl_parse_i64(bits, &b) || b < 0 || b > (out->family == 4 ? 32 : 128))
+		return fail(p, p->rd.lineno, "client '%.*s' is not a CIDR range (ADDRESS/BITS: 10.0.0.0/8, "
+			    "2001:db8::/32)", (int)len, id);
+	out->bits = (int)b;
+	out->line = p->rd.lineno;
+	int width = out->family == 4 ? 32 : 128;
+	for (int i = out->bits; i < width; i++)
+		if (out->addr[i / 8] & (0x80 >> (i % 8))) {
+			return fail(p, p->rd.lineno, "CIDR range '%.*s' has bits set past its /%d prefix", (int)len,
+				    id, out->bits);
+		}
+	return true;
+}
+
 static bool add_client(struct parse *p, const char *tier, const char *id, size_t len)
 {
 	struct rl_registry *r = p->r;
+	struct range range;
+	bool is_range = memchr(id, '/', len) != NULL;
+
+	if (is_range && !parse_range(p, id, len, &range))
+		return false;
 
 	if (r->nclients == p->clients_cap) {
 		size_t cap = p->clients_cap ? 2 * p->clients_cap : 16;
@@ -288,8 +322,26 @@ static bool add_client(struct parse *p, const char *tier, const char *id, size_t
 	c->len = len;
 	snprintf(c->tier_name, sizeof(c->tier_name), "%s", tier);
 	c->line = p->rd.lineno;
+	c->range = is_range;
 	r->nclients++;
+	if (is_range) {
+		struct range *g = realloc(r->ranges, (r->nranges + 1) * sizeof(*g));
+		if (!g) {
+			p->nomem = true;
+			return fail(p, p->rd.lineno, "out of memory");
+		}
+		r->ranges = g;
+		g[r->nranges++] = range;
+	}
 	return true;
+}
+
+/* Longest prefix first: the lookup takes the first range that holds an address. */
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return (y->bits > x->bits) - (y->bits < x->bits);
 }
 
 static bool clients_key(struct parse *p, const char *tier, const char *value)
@@ -372,8 +424,8 @@ static bool finish(struct parse *p)
 		if (missing)
 			return fail(p, t->line, "tier '%s' has no '%s' (or 'unlimited = true')", t->name, missing);
 		if ((k & BIT(K_BURST)) && !t->limiter.algo->uses_burst)
-			return fail(p, t->line, "tier '%s': burst does not apply to %s (only token_bucket, "
-				    "gcra and leaky_bucket take a burst)", t->name, t->limiter.algo->name);
+			return fail(p, t->line, "tier '%s': burst does not apply to %s (only %s take a burst)",
+				    t->name, t->limiter.algo->name, rl_algo_burst_names(msg, sizeof(msg)));
 		struct rl_rule rule = t->limiter.rule;
 		if (!(k & BIT(K_BURST)))
 			rule.burst = rule.limit;
@@ -384,10 +436,22 @@ static bool finish(struct parse *p)
 		if (!find_tier(r, r->clients[i].tier_name, &r->clients[i].tier))
 			return fail(p, r->clients[i].line, "client '%s' is mapped to tier '%s', which is not defined",
 				    r->clients[i].id, r->clients[i].tier_name);
+	/* the ranges were added in the order of their clients */
+	for (size_t i = 0, k = 0; i < r->nclients; i++)
+		if (r->clients[i].range)
+			r->ranges[k++].tier = r->clients[i].tier;
+	for (size_t i = 0; i < r->nranges; i++)
+		for (size_t j = i + 1; j < r->nranges; j++)
+			if (r->ranges[i].family == r->ranges[j].family && r->ranges[i].bits == r->ranges[j].bits &&
+			    memcmp(r->ranges[i].addr, r->ranges[j].addr, sizeof(r->ranges[i].addr)) == 0)
+				return fail(p, r->ranges[j].line, "one CIDR range mapped twice (lines %ld and %ld)",
+					    r->ranges[i].line, r->ranges[j].line);
+	if (r->nranges)
+		qsort(r->ranges, r->nranges, sizeof(*r->ranges), range_cmp);
 	if (r->nclients)
-		qsort(r->clients, r->nclients, sizeof(*r->clients), rl_registry_client_cmp);
+		qsort(r->clients, r->nclients, sizeof(*r->clients), rl__registry_client_cmp);
 	for (size_t i = 1; i < r->nclients; i++)
-		if (rl_registry_client_cmp(&r->clients[i - 1], &r->clients[i]) == 0) {
+		if (rl__registry_client_cmp(&r->clients[i - 1], &r->clients[i]) == 0) {
 			const struct client *a = &r->clients[i - 1], *b = &r->clients[i];
 			const struct client *later = a->line > b->line ? a : b;
 			return fail(p, later->line, "client '%s' mapped twice (lines %ld and %ld)", a->id,
@@ -435,13 +499,13 @@ int rl_registry_load(struct rl_registry **out, const char *path, char *err, size
 	p.rd.on_section = section_line;
 	p.rd.arg = &p;
 	p.rd.stop = &p.failed;
-	rc = ini_parse_stream(rl_ini_read_line, &p.rd, handler, &p);
+	rc = rl__ini_parse(&p.rd, handler, &p);
 	if (rc > 0 && !p.failed && (!p.rd.error_line || rc < p.rd.error_line)) {
 		fail(&p, rc, "syntax error (expected '[section]' or 'name = value')");
 	} else if (p.rd.error_line && !p.failed) {
 		fail(&p, p.rd.error_line, "%s", p.rd.error);
 	} else if (rc < 0 && !p.failed) {
-		/* inih's only negative result besides a failed open: its own malloc */
+		/* the parser's only negative result: its line buffer */
 		p.nomem = true;
 		fail(&p, p.rd.lineno, "out of memory");
 	}

@@ -46,7 +46,7 @@ void rl_runlog_expire(struct rl_runlog *log, int64_t horizon)
 
 void rl_runlog_trim(struct rl_runlog *log)
 {
-	if (!rl_runlog_trim_due(log))
+	if (!rl__runlog_trim_due(log))
 		return;
 	if (log->len == 0) {
 		rl_runlog_free(log);
@@ -67,14 +67,14 @@ void rl_runlog_clear(struct rl_runlog *log)
 
 int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units)
 {
-	if (rl_runlog_push_fits(log, at, units))
+	if (rl__runlog_push_fits(log, at, units))
 		return RL_OK;
 
 	int rc = resize(log, log->cap ? log->cap * 2 : RUNLOG_MIN_CAP);
 
 	if (rc)
 		return rc;
-	(void)rl_runlog_push_fits(log, at, units); /* a new run into the grown ring */
+	(void)rl__runlog_push_fits(log, at, units); /* a new run into the grown ring */
 	return RL_OK;
 }
 

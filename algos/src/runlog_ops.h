@@ -17,7 +17,7 @@
 
 /* Whether rl_runlog_trim would change the log: a ring holding no run, or
  * one at most a quarter full above the least ring. */
-static inline bool rl_runlog_trim_due(const struct rl_runlog *log)
+static inline bool rl__runlog_trim_due(const struct rl_runlog *log)
 {
 	if (log->len == 0)
 		return log->runs != NULL;
@@ -31,7 +31,7 @@ static inline bool rl_runlog_trim_due(const struct rl_runlog *log)
  * which goes on from where this stopped. In the steady state of a log at
  * its limit one run leaves as one arrives, and this is all there is.
  */
-static RL_ALWAYS_INLINE bool rl_runlog_expire_one(struct rl_runlog *log, int64_t horizon)
+static RL_ALWAYS_INLINE bool rl__runlog_expire_one(struct rl_runlog *log, int64_t horizon)
 {
 	uint32_t head = log->head;
 
@@ -47,7 +47,7 @@ static RL_ALWAYS_INLINE bool rl_runlog_expire_one(struct rl_runlog *log, int64_t
  * appends one and returns true; false, the log unchanged, when a run must
  * be appended to a full ring (or to none).
  */
-static RL_ALWAYS_INLINE bool rl_runlog_push_fits(struct rl_runlog *log, int64_t at, uint32_t units)
+static RL_ALWAYS_INLINE bool rl__runlog_push_fits(struct rl_runlog *log, int64_t at, uint32_t units)
 {
 	struct rl_run *runs = log->runs;
 	uint32_t len = log->len, mask = log->cap - 1, tail = log->head + len;

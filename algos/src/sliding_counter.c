@@ -11,6 +11,7 @@
  */
 #include "ratelab/sliding_counter.h"
 
+#include "fixed_state.h"
 #include "sliding_counter_ops.h"
 
 /*
@@ -39,7 +40,7 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim,
 	/* the weighted count after the decision */
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 
-	out->remaining = used < rl_wide_get(lim->quota_nw) ? (int64_t)rl_ceil_div(rl_wide_get(lim->quota_nw) - used, (rl_u128)w) : 0;
+	out->remaining = used < rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? (int64_t)rl_ceil_div(rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) - used, (rl_u128)w) : 0;
 	out->delay_ns = 0;
 	out->retry_after_ns = 0;
 	if (!verdict && cost > n) {
@@ -81,11 +82,11 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 
 	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
-	int64_t e = rl_sliding_counter_advance(w, st, now);
+	int64_t e = rl__sliding_counter_advance(w, st, now);
 	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
 	/* the request's units after its first: up to 10^27 */
 	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
-	int verdict = used + last < rl_wide_get(lim->quota_nw) ? RL_ALLOWED : RL_REJECTED;
+	int verdict = used + last < rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
 	/* curr + c <= N when admitted; no branch: over many keys the verdicts
 	 * follow no pattern a predictor could learn */
@@ -95,62 +96,36 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	return verdict;
 }
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; a cost above N, which is
- * never admitted, decided on a copy so that the key's state is left
- * unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* A cost-1 verdict of a rule with N * W >= 2^64: the full check, out of line. */
+static RL_NOINLINE int wide_verdict(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_ns)
 {
-	if (cost > lim->rule.limit) {
-		struct rl_sliding_counter copy = *st;
-		return decide(lim, &copy, now_ns, cost, out);
-	}
-	return decide(lim, st, now_ns, cost, out);
-}
-
-/* Cost 1 with an answer, or a verdict of a rule with N * W >= 2^64, out of
- * line too: the plain verdict stays a leaf, saving no callee-saved
- * registers for a call it does not make. */
-static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-				int64_t now_ns, struct rl_decision *out)
-{
-	return decide(lim, st, now_ns, 1, out);
+	return decide(lim, st, now_ns, 1, NULL);
 }
 
 /* The cost-1 verdict: sliding_counter_ops.h's when N * W < 2^64, else the full check. */
 static RL_ALWAYS_INLINE int verdict_only(const struct rl_limiter *lim, struct rl_sliding_counter *st,
 					 int64_t now_ns)
 {
-	return lim->quota_nw.hi ? answered(lim, st, now_ns, NULL) : rl_sliding_counter_verdict_narrow(lim, st, now_ns);
+	return rl__sliding_counter_priv(lim)->quota_nw.hi ? wide_verdict(lim, st, now_ns)
+							   : rl__sliding_counter_verdict_narrow(lim, st, now_ns);
 }
 
-int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			     int64_t now_ns, struct rl_decision *out)
+/* c > N: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
+	return cost > lim->rule.limit;
 }
 
-int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			       int64_t now_ns, int64_t cost, struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : verdict_only(lim, st, now_ns);
-}
+RL__FIXED_STATE_OPS(struct rl_sliding_counter, decide, never_fits, verdict_only, RL_NOINLINE)
 
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
+static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
 {
-	return rl_sliding_counter_check_n(lim, st, now_ns, cost, out);
-}
+	struct rl__sliding_counter_priv *p = (struct rl__sliding_counter_priv *)(void *)lim->priv.bytes;
 
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return verdict_only(lim, st, now_ns);
+	(void)msg;
+	(void)msg_len;
+	p->quota_nw = rl_wide_make((rl_u128)lim->rule.limit * (rl_u128)lim->rule.window_ns);
+	return RL_OK;
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -172,6 +147,8 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 const struct rl_algo rl_sliding_counter_algo = {
 	.name = "sliding_counter",
 	.state_size = sizeof(struct rl_sliding_counter),
+	.priv_size = sizeof(struct rl__sliding_counter_priv),
+	.init = init_op,
 	.check = check_op,
 	.verdict = verdict_op,
 	.is_idle = idle_op,

@@ -53,14 +53,14 @@ decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, 
 
 	/* Expiry changes no decision, so it may stand even if the push fails. */
 	rl_runlog_expire(log, now - w);
-	if (rl_runlog_trim_due(log))
+	if (rl__runlog_trim_due(log))
 		rl_runlog_trim(log);
 
 	/* total <= N <= 10^6 and cost <= 10^9: the sum fits in 64 bits */
 	int verdict = log->total + (uint64_t)cost <= (uint64_t)n ? RL_ALLOWED : RL_REJECTED;
 
 	if (verdict) {
-		int rc = rl_runlog_push_fits(log, now, (uint32_t)cost)
+		int rc = rl__runlog_push_fits(log, now, (uint32_t)cost)
 				 ? RL_OK
 				 : rl_runlog_push_n(log, now, (uint32_t)cost);
 		if (rc)
@@ -128,44 +128,32 @@ static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_sliding_
 	return decide(lim, st, now_ns, cost, out);
 }
 
-/* Cost 1 with an answer, or a verdict rl_sliding_log_fast hands on. */
+/* Cost 1 with an answer, or a verdict rl__sliding_log_fast hands on. */
 static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_sliding_log *st,
 				int64_t now_ns, struct rl_decision *out)
 {
 	return decide(lim, st, now_ns, 1, out);
 }
 
-/* A cost-1 verdict that rl_sliding_log_fast hands on. */
+/* A cost-1 verdict that rl__sliding_log_fast hands on. */
 static int answered_verdict(const struct rl_limiter *lim, void *st, int64_t now)
 {
 	return answered(lim, st, now, NULL);
 }
 
-/* A cost-1 verdict: rl_sliding_log_fast (sliding_log_ops.h), a leaf in the common case. */
+/* A cost-1 verdict: rl__sliding_log_fast (sliding_log_ops.h), a leaf in the common case. */
 static RL_ALWAYS_INLINE int fast_verdict(const struct rl_limiter *lim, struct rl_sliding_log *st,
 					 int64_t now_ns)
 {
-	return rl_sliding_log_fast(lim, st, now_ns, answered_verdict);
-}
-
-int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
-			 struct rl_decision *out)
-{
-	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns);
-}
-
-int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
-			   int64_t cost, struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns);
+	return rl__sliding_log_fast(lim, st, now_ns, answered_verdict);
 }
 
 static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
 		    struct rl_decision *out)
 {
-	return rl_sliding_log_check_n(lim, st, now_ns, cost, out);
+	if (cost != 1)
+		return weighted(lim, st, now_ns, cost, out);
+	return out ? answered(lim, st, now_ns, out) : fast_verdict(lim, st, now_ns);
 }
 
 /* check for cost 1 without an answer: algo.h's verdict op. */
@@ -186,18 +174,18 @@ static RL_NOINLINE int check_measured(const struct rl_limiter *lim, struct rl_sl
 	return rc;
 }
 
-/* A cost-1 verdict: rl_sliding_log_fast, else check_measured (only four arguments kept live). */
+/* A cost-1 verdict: rl__sliding_log_fast, else check_measured (only four arguments kept live). */
 static RL_ALWAYS_INLINE int verdict_measured(const struct rl_limiter *lim, struct rl_sliding_log *st,
 					     int64_t now_ns, int64_t *heap_delta)
 {
-	int rc = rl_sliding_log_fast(lim, st, now_ns, NULL);
+	int rc = rl__sliding_log_fast(lim, st, now_ns, NULL);
 
 	return rc != RL_SLIDING_LOG_HAND_OVER ? rc : check_measured(lim, st, now_ns, 1, NULL, heap_delta);
 }
 
 /*
  * check, with the heap measured only around the checks that may resize
- * the ring: a cost-1 verdict that rl_sliding_log_fast finishes is a leaf (no
+ * the ring: a cost-1 verdict that rl__sliding_log_fast finishes is a leaf (no
  * register saved), the rest goes to check_measured.
  */
 static int check_heap_op(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,

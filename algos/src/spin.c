@@ -6,7 +6,7 @@
 
 #include <threads.h>
 
-void rl_spin_wait(rl_spin *l)
+void rl__spin_wait(rl__spin *l)
 {
 	unsigned spins = 0;
 
@@ -14,5 +14,5 @@ void rl_spin_wait(rl_spin *l)
 		while (atomic_load_explicit(l, memory_order_relaxed))
 			if (++spins % RL_SPINS_BEFORE_YIELD == 0)
 				thrd_yield();
-	while (!rl_spin_take(l));
+	while (!rl__spin_take(l));
 }

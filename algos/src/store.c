@@ -43,7 +43,7 @@ enum {
 
 /* A bucket's head; its SLOTS states (8-byte aligned) follow it. */
 struct bucket {
-	rl_spin lock;          /* spin.h */
+	rl__spin lock;          /* spin.h */
 	uint32_t tags[SLOTS];  /* 0: free slot */
 	uint32_t pad;          /* keeps the states 8-byte aligned */
 };
@@ -243,18 +243,18 @@ static void *state_at(const struct rl_store *s, struct bucket *b, int slot)
 static void bucket_lock(const struct rl_store *s, struct bucket *b)
 {
 	if (!s->one_thread)
-		rl_spin_lock(&b->lock);
+		rl__spin_lock(&b->lock);
 }
 
 static bool bucket_trylock(const struct rl_store *s, struct bucket *b)
 {
-	return s->one_thread || rl_spin_trylock(&b->lock);
+	return s->one_thread || rl__spin_trylock(&b->lock);
 }
 
 static void bucket_unlock(const struct rl_store *s, struct bucket *b)
 {
 	if (!s->one_thread)
-		rl_spin_unlock(&b->lock);
+		rl__spin_unlock(&b->lock);
 }
 
 _Static_assert(SLOTS == 16, "find compares the 16 tags at once");
@@ -813,7 +813,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
 
-	rl_spin_wait(&b1->lock);
+	rl__spin_wait(&b1->lock);
 	return first_locked(s, b1, tag, h, now_ns, cost, out);
 }
 
@@ -830,7 +830,7 @@ static RL_NOINLINE int first_contended(struct rl_store *s, uint64_t h, int64_t n
  * (verdicts.h says why).
  */
 static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns,
-					   rl_verdict_fn *verdict)
+					   rl__inline_verdict_fn *verdict)
 {
 	uint64_t h = hash_short(key, key_len, &s->short_seed);
 	uint32_t tag;
@@ -838,56 +838,46 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, 
 	unsigned m;
 	int rc;
 
-	if (!rl_spin_take(&b1->lock))
+	if (!rl__spin_take(&b1->lock))
 		return rl_time_ok(now_ns) ? first_contended(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	if (!(m = match(b1, tag))) {
-		rl_spin_unlock(&b1->lock);
+		rl__spin_unlock(&b1->lock);
 		return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	}
-	rc = verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns);
-	rl_spin_unlock(&b1->lock);
+	rc = verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns, s->verdict);
+	rl__spin_unlock(&b1->lock);
 	return rc;
 }
 
 static RL_NOINLINE int locked_generic(struct rl_store *s, const void *key, size_t key_len, int64_t now_ns)
 {
-	return locked_verdict(s, key, key_len, now_ns, s->verdict);
+	return locked_verdict(s, key, key_len, now_ns, rl__by_op_inline);
 }
 
-/* sliding_log's verdict: its common case inline, which leaves the ring's
- * size alone; the rest through shared_heap_verdict. */
-static RL_ALWAYS_INLINE int sliding_log_shared_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_sliding_log_fast(lim, st, now_ns, shared_heap_verdict);
-}
-
-static RL_NOINLINE int locked_sliding_log(struct rl_store *s, const void *key, size_t key_len,
-					  int64_t now_ns)
-{
-	return locked_verdict(s, key, key_len, now_ns, sliding_log_shared_verdict);
-}
-
-/* Each built-in's copy of the route (verdicts.h). */
-#define LOCKED_ROUTE(name, verdict)                                                              \
+/* Each listed algorithm's copy of the route (verdicts.h), its verdict
+ * inline; for a state that owns heap, s->verdict (shared_heap_verdict)
+ * takes what the inline part leaves. */
+#define LOCKED_ROUTE(name)                                                                        \
 	static RL_NOINLINE int locked_##name(struct rl_store *s, const void *key, size_t key_len, \
 					     int64_t now_ns)                                       \
 	{                                                                                         \
-		return locked_verdict(s, key, key_len, now_ns, verdict);                          \
+		return locked_verdict(s, key, key_len, now_ns, rl__##name##_inline);              \
 	}
 RL_INLINE_VERDICTS(LOCKED_ROUTE)
 #undef LOCKED_ROUTE
 
+static cached_verdict_fn *const locked_routes[RL__ROUTES] = {
+#define LOCKED_ENTRY(name) locked_##name,
+	RL_INLINE_VERDICTS(LOCKED_ENTRY)
+#undef LOCKED_ENTRY
+};
+
 /* The thread-safe route: the algorithm's own copy when it has one, else the generic one. */
 static cached_verdict_fn *locked_verdict_route(const struct rl_algo *algo)
 {
-	if (algo == &rl_sliding_log_algo)
-		return locked_sliding_log;
-#define PICK(name, verdict)            \
-	if (algo == &rl_##name##_algo) \
-		return locked_##name;
-	RL_INLINE_VERDICTS(PICK)
-#undef PICK
-	return locked_generic;
+	int i = rl__inline_route(algo);
+
+	return i < 0 ? locked_generic : locked_routes[i];
 }
 
 /* The cost-1 verdict's route for a store so configured, else NULL: a store
@@ -930,7 +920,7 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 			return run(s, state_at(s, b1, slot), now_ns, cost, out);
 		return check_second(s, h, now_ns, cost, out);
 	}
-	if (!rl_spin_take(&b1->lock))
+	if (!rl__spin_take(&b1->lock))
 		return first_contended(s, h, now_ns, cost, out);
 	return first_locked(s, b1, tag, h, now_ns, cost, out);
 }

@@ -9,7 +9,8 @@
  */
 #include "ratelab/token_bucket.h"
 
-#include "level_ops.h"
+#include "fixed_state.h"
+#include "token_bucket_ops.h"
 
 /* The answer's divisions, out of line so that the verdict-only path stays small;
  * level is the level after the decision. */
@@ -19,13 +20,13 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 level,
 	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
 	rl_u128 take = w * (uint64_t)cost;
 
-	out->remaining = (int64_t)((rl_wide_get(lim->burst_w) - level) / w);
+	out->remaining = (int64_t)((rl_wide_get(rl__level_priv(lim)->burst_w) - level) / w);
 	if (verdict)
 		out->retry_after_ns = 0;
-	else if (take > rl_wide_get(lim->burst_w)) /* c > B: never */
+	else if (take > rl_wide_get(rl__level_priv(lim)->burst_w)) /* c > B: never */
 		out->retry_after_ns = RL_DURATION_MAX_NS;
 	else /* the smallest d with level - d * N + c * W <= B * W */
-		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + take - rl_wide_get(lim->burst_w), n));
+		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + take - rl_wide_get(rl__level_priv(lim)->burst_w), n));
 	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
 	out->delay_ns = 0;
 }
@@ -45,7 +46,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 		return RL_EINVAL;
 
 	/* level + c * W <= B * W (level_ops.h) */
-	struct rl_level_step step = rl_token_bucket_step(lim, st, now_ns, cost);
+	struct rl__level_step step = rl__token_bucket_step(lim, st, now_ns, cost);
 	int verdict = (int)(step.admitted & 1);
 
 	if (out)
@@ -54,59 +55,17 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	return verdict;
 }
 
-/*
- * A cost other than 1, out of line so that the cost-1 path (its arithmetic
- * folded) stays as small as before costs existed; a cost above B, which is
- * never admitted, decided on a copy so that the key's state is left
- * unchanged (algo.h).
- */
-static RL_NOINLINE int weighted(const struct rl_limiter *lim, struct rl_level *st,
-					      int64_t now_ns, int64_t cost, struct rl_decision *out)
+/* c > B: never admitted (algo.h). */
+static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
-	if (cost > lim->rule.burst) {
-		struct rl_level copy = *st;
-		return decide(lim, &copy, now_ns, cost, out);
-	}
-	return decide(lim, st, now_ns, cost, out);
+	return cost > lim->rule.burst;
 }
 
-/* Cost 1 with an answer, out of line too: the plain verdict stays a leaf,
- * saving no callee-saved registers for a call it does not make. */
-static RL_NOINLINE int answered(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-				struct rl_decision *out)
-{
-	return decide(lim, st, now_ns, 1, out);
-}
-
-int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			  struct rl_decision *out)
-{
-	return out ? answered(lim, st, now_ns, out) : rl_token_bucket_verdict(lim, st, now_ns);
-}
-
-int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			    int64_t cost, struct rl_decision *out)
-{
-	if (cost != 1)
-		return weighted(lim, st, now_ns, cost, out);
-	return out ? answered(lim, st, now_ns, out) : rl_token_bucket_verdict(lim, st, now_ns);
-}
-
-static int check_op(const struct rl_limiter *lim, void *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out)
-{
-	return rl_token_bucket_check_n(lim, st, now_ns, cost, out);
-}
-
-/* check for cost 1 without an answer: algo.h's verdict op. */
-static int verdict_op(const struct rl_limiter *lim, void *st, int64_t now_ns)
-{
-	return rl_token_bucket_verdict(lim, st, now_ns);
-}
+RL__FIXED_STATE_OPS(struct rl_level, decide, never_fits, rl__token_bucket_verdict, RL_NOINLINE)
 
 static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns)
 {
-	return rl_level_empty(lim, st, now_ns);
+	return rl__level_empty(lim, st, now_ns);
 }
 
 /* B tokens at a, N * span / W refilled during [a, a + span]. */
@@ -119,6 +78,8 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 const struct rl_algo rl_token_bucket_algo = {
 	.name = "token_bucket",
 	.state_size = sizeof(struct rl_level),
+	.priv_size = sizeof(struct rl__level_priv),
+	.init = rl__level_init,
 	.check = check_op,
 	.verdict = verdict_op,
 	.is_idle = idle_op,

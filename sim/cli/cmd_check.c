@@ -1,6 +1,6 @@
 /*
- * cmd_check.c - `ratelab check [--config] FILE`: loads a tiers file (FILE
- * "-": standard input)
+ * cmd_check.c - `ratelab check [--config] [FILE]`: loads a tiers file (no
+ * FILE, or "-": standard input)
  * (registry.h) and prints the rules it resolves to, one line per tier,
  * per mapped client and for the default; a bad file gets its
  * "FILE:LINE: problem" message and exit status 2.
@@ -12,13 +12,14 @@
 
 static const char usage[] =
 	"usage: ratelab check --config FILE\n"
-	"       ratelab check FILE\n"
+	"       ratelab check [FILE]\n"
 	"\n"
-	"Validates a tiers file (format: examples/tiers.ini; '-': standard input) and\n"
-	"prints, in order:\n"
+	"Validates a tiers file (format: examples/tiers.ini; no FILE, or '-': standard\n"
+	"input) and prints, in order, each tier with every key it takes:\n"
 	"  tier NAME algorithm=A limit=N window_ns=W burst=B on_error=E max_keys=K when_full=F\n"
+	"       redis_timeout_ms=T      (one line; T 0: the Redis connection's own)\n"
 	"  tier NAME unlimited on_error=E\n"
-	"  client ID tier=NAME          (sorted by id)\n"
+	"  client ID tier=NAME          (sorted by id; ID may be a CIDR range)\n"
 	"  default tier=NAME\n"
 	"A bad file gets one message 'FILE:LINE: problem' on stderr and exit status 2.\n";
 
@@ -48,9 +49,7 @@ int cli_cmd_check(int argc, char **argv)
 	if (a.value[O_CONFIG] && a.npos)
 		return cli_usage_error("check", "give the tiers file once: --config %s or %s",
 				       cli_quote(a.value[O_CONFIG]), cli_quote(a.pos[0]));
-	config = a.value[O_CONFIG] ? a.value[O_CONFIG] : a.npos ? a.pos[0] : NULL;
-	if (!config)
-		return cli_usage_error("check", "--config FILE is required (see --help)");
+	config = a.value[O_CONFIG] ? a.value[O_CONFIG] : a.npos ? a.pos[0] : "-";
 	/* The registry reads a path; standard input has one on Linux. */
 	bool from_stdin = strcmp(config, "-") == 0;
 
@@ -79,9 +78,9 @@ int cli_cmd_check(int argc, char **argv)
 		}
 		const struct rl_rule *ru = &t->limiter.rule;
 		printf("tier %s algorithm=%s limit=%lld window_ns=%lld burst=%lld on_error=%s max_keys=%zu "
-		       "when_full=%s\n", t->name, t->limiter.algo->name, (long long)ru->limit,
+		       "when_full=%s redis_timeout_ms=%lld\n", t->name, t->limiter.algo->name, (long long)ru->limit,
 		       (long long)ru->window_ns, (long long)ru->burst, on_error, t->max_keys,
-		       when_full_name(t->when_full));
+		       when_full_name(t->when_full), (long long)t->redis_timeout_ms);
 	}
 	for (size_t i = 0; i < rl_registry_client_count(r); i++) {
 		const struct rl_tier *t;

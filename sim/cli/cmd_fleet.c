@@ -23,7 +23,7 @@ static const char usage[] =
 	"\n"
 	"Simulates k nodes sharing each key's quota of N per window: each decides from\n"
 	"a local share and syncs its counts with a store (Redis) every S (ratelab/\n"
-	"local_global.h); counts over-admission and false rejects against one exact\n"
+	"fleet.h); counts over-admission and false rejects against one exact\n"
 	"central fixed window (per key and window: admitted beyond N, and short of\n"
 	"min(offered, N); in % of what the central limiter admits), and the store\n"
 	"round trips (per 1000 requests; saved: vs one per request). Durations take a unit\n"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compat.h"
 #include "ratelab/algo.h"
 #include "ratelab/http.h"
 #include "ratelab/registry.h"
@@ -32,7 +33,7 @@ static const char usage[] =
 	"  --window W   window: an integer with a unit ns, us, ms, s, m or h (60s, 1m);\n"
 	"               a bare number is refused\n"
 	"  --burst B    bucket capacity, 1..10^9, for the algorithms with a bucket\n"
-	"               (token_bucket, gcra, leaky_bucket; default N); refused for others\n"
+	"               (%s; default N); refused for others\n"
 	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
 	"               leaky_bucket)\n"
 	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
@@ -44,7 +45,8 @@ static const char usage[] =
 	"               header lines (RateLimit-Policy, RateLimit, Retry-After when\n"
 	"               rejected; none for an unlimited tier), then one empty line.\n"
 	"               The policy is the tier's name, or \"default\" without --config\n"
-	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset\n"
+	"  --legacy-headers  as --headers, plus X-RateLimit-Limit, -Remaining, -Reset;\n"
+	"               not with --headers\n"
 	"  --redis HOST:PORT decide in Redis (the state shared by every client of the\n"
 	"               server; see README \"Redis\"); prints what the in-process replay\n"
 	"               prints; when Redis did not decide every line, stderr ends with\n"
@@ -73,10 +75,11 @@ static const struct cli_option options[O_COUNT] = {
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
 	struct cli_args a;
+	char burst_names[160];
 	int status = cli_parse("replay", argc, argv, options, O_COUNT, 1, &a);
 
 	if (status == CLI_HELP)
-		printf(usage, rl_algo_names());
+		printf(usage, rl_algo_names(), rl_algo_burst_names(burst_names, sizeof(burst_names)));
 	if (status)
 		return status;
 	ro->algo = a.value[O_ALGO];
@@ -85,6 +88,10 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 	ro->burst = a.value[O_BURST];
 	ro->config = a.value[O_CONFIG];
 	ro->explain = a.value[O_EXPLAIN];
+	/* the usage's [--headers | --legacy-headers]: one or the other */
+	if (a.value[O_HEADERS] && a.value[O_LEGACY])
+		return cli_usage_error("replay", "--headers and --legacy-headers exclude each other: "
+				       "--legacy-headers prints the --headers answer plus the X-RateLimit-* lines");
 	ro->headers = a.value[O_HEADERS] || a.value[O_LEGACY];
 	ro->http_flags = RL_HTTP_LF | (a.value[O_LEGACY] ? RL_HTTP_LEGACY : 0);
 	ro->trace = a.npos ? a.pos[0] : NULL;
@@ -98,7 +105,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 {
 	struct rl_rule rule;
-	char msg[160];
+	char msg[160], burst[160];
 	int status;
 
 	if (!ro->algo || !ro->limit || !ro->window)
@@ -112,8 +119,8 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 		return status;
 	rule.burst = rule.limit;
 	if (ro->burst && !algo->uses_burst)
-		return cli_usage_error("replay", "--burst does not apply to %s: it has no bucket (only "
-				       "token_bucket, gcra and leaky_bucket take a burst)", algo->name);
+		return cli_usage_error("replay", "--burst does not apply to %s: it has no bucket (only %s "
+				       "take a burst)", algo->name, rl_algo_burst_names(burst, sizeof(burst)));
 	if (ro->burst && (status = cli_int("replay", "--burst", ro->burst, 1, RL_BURST_MAX, &rule.burst)))
 		return status;
 	if (rl_limiter_init(lim, algo, &rule, msg, sizeof(msg)))
@@ -179,83 +186,6 @@ static int replay_setup(struct cli_replay *rp)
 	return CLI_EXIT_OK;
 }
 
-static void print_headers(const struct cli_replay *rp, const struct rl_tier *tier, int verdict,
-			  const struct rl_decision *d)
-{
-	char buf[512];
-
-	printf("HTTP/1.1 %s\n", rl_http_status(verdict) == 429 ? "429 Too Many Requests" : "200 OK");
-	if (!(tier && tier->unlimited)) {
-		const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
-		struct rl_http_policy p = { tier ? tier->name : "default", lim->rule.limit, lim->rule.window_ns };
-		if (rl_http_headers(buf, sizeof(buf), &p, verdict, d, rp->ro.http_flags) > 0)
-			fputs(buf, stdout);
-	}
-	putchar('\n');
-}
-
-/* Inlined into the in-process loop (the perf gate counts its instructions per line). */
-static inline __attribute__((always_inline)) void print_answer(const struct cli_replay *rp,
-							       const struct rl_tier *tier, int rc,
-							       const struct rl_decision *d)
-{
-	const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
-
-	if (!rp->ro.explain) {
-		fputs(rc ? "1\n" : "0\n", stdout);
-	} else if (tier && tier->unlimited) {
-		printf("1 tier=%s\n", tier->name);
-	} else {
-		printf("%d remaining=%lld retry_after_ns=%lld reset_ns=%lld", rc, (long long)d->remaining,
-		       (long long)d->retry_after_ns, (long long)d->reset_ns);
-		if (lim->algo->answers_delay)
-			printf(" delay_ns=%lld", (long long)d->delay_ns);
-		if (tier)
-			printf(" tier=%s", tier->name);
-		putchar('\n');
-	}
-	if (rp->ro.headers)
-		print_headers(rp, tier, rc, d);
-}
-
-static inline __attribute__((always_inline)) int parse_line(const struct cli_replay *rp,
-							    const struct sim_lines *in, char *line,
-							    struct cli_replay_line *out)
-{
-	char *tok[3];
-
-	if (in->has_nul)
-		return cli_usage_error("replay", "line %ld: holds a NUL byte", in->lineno);
-	int ntok = sim_split(line, tok, 3);
-	out->cost = 1;
-	if (ntok < 2 || ntok > 3)
-		return cli_usage_error("replay", "line %ld: %s: expected %s", in->lineno, cli_quote(in->text),
-				       ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
-	if (!rl_parse_i64(tok[0], &out->t) || out->t < 0 || out->t > RL_TIME_MAX_NS)
-		return cli_usage_error("replay", "line %ld: %s: time %s is not an integer number of ns in [0, %lld]",
-				       in->lineno, cli_quote(in->text), cli_quote(tok[0]), RL_TIME_MAX_NS);
-	if (ntok == 3 && (!rl_parse_i64(tok[2], &out->cost) || out->cost < 1 || out->cost > RL_COST_MAX))
-		return cli_usage_error("replay", "line %ld: %s: cost %s is not an integer in [1, %lld]",
-				       in->lineno, cli_quote(in->text), cli_quote(tok[2]), RL_COST_MAX);
-	out->key = tok[1];
-	out->key_len = strlen(tok[1]);
-	out->tier = rp->reg ? rl_registry_resolve(rp->reg, tok[1], out->key_len) : NULL;
-	out->map = out->tier ? (size_t)(out->tier - rl_registry_tier_at(rp->reg, 0)) : 0;
-	return CLI_EXIT_OK;
-}
-
-void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
-		      const struct rl_decision *d)
-{
-	print_answer(rp, tier, rc, d);
-}
-
-int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
-		     struct cli_replay_line *out)
-{
-	return parse_line(rp, in, line, out);
-}
-
 int cli_cmd_replay(int argc, char **argv)
 {
 	struct cli_replay rp = { 0 };
@@ -269,8 +199,6 @@ int cli_cmd_replay(int argc, char **argv)
 	}
 
 	struct sim_lines in = { 0 };
-	char *line;
-	bool want = rp.ro.explain || rp.ro.headers;
 
 	if ((status = cli_open_input("replay", rp.ro.trace, &in.in))) {
 		replay_free(&rp);
@@ -290,27 +218,7 @@ int cli_cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", "--redis-batch, --redis-prefix and --redis-timeout need --redis");
 	}
 
-	cli_stdout_buffered();
-	while ((line = cli_lines_next(&in))) {
-		struct cli_replay_line l;
-
-		if ((status = parse_line(&rp, &in, line, &l)))
-			break;
-		const struct rl_limiter *lim = l.tier ? &l.tier->limiter : &rp.lim;
-		struct rl_decision d = { 0 };
-		int rc = RL_ALLOWED;
-		if (!(l.tier && l.tier->unlimited)) {
-			void *state = sim_keymap_get(&rp.maps[l.map], l.key, l.key_len);
-			rc = state ? rl_limiter_check_n(lim, state, l.t, l.cost, want ? &d : NULL) : RL_ENOMEM;
-		}
-		if (rc < 0) {
-			fflush(stdout);
-			fprintf(stderr, "ratelab replay: line %ld: %s\n", in.lineno, rl_strerror(rc));
-			status = CLI_EXIT_FAIL;
-			break;
-		}
-		print_answer(&rp, l.tier, rc, &d);
-	}
+	status = cli_replay_in_process(&rp, &in);
 	status = cli_lines_end(&in, "replay", status);
 	cli_close_input(in.in);
 	sim_lines_free(&in);

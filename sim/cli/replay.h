@@ -1,8 +1,9 @@
 /*
  * replay.h - what `ratelab replay` shares between its in-process path
  * (cmd_replay.c) and its Redis path (replay_redis.c): the options, the
- * limiter or tiers, the line parser and the printer, so that both print
- * the same text for the same answers.
+ * limiter or tiers, and replay.c's line parser and printer, so that both
+ * print the same text for the same answers; neither path calls the other
+ * (cmd_replay.c picks one).
  */
 #ifndef RATELAB_CLI_REPLAY_H
 #define RATELAB_CLI_REPLAY_H
@@ -57,6 +58,9 @@ int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, ch
 /* Prints one request's answer: the verdict line, and the HTTP answer with --headers. */
 void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
 		      const struct rl_decision *d);
+
+/* Decides in's lines in process (replay.c); returns the exit status. */
+int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in);
 
 /*
  * Decides in's lines in Redis (--redis), --redis-batch lines per round

@@ -130,6 +130,9 @@ static int setup(struct run *x, size_t batch)
 	}
 	for (size_t i = 0; i < nrules; i++) {
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
+		const struct rl_algo *algo = t ? t->limiter.algo : rp->lim.algo; /* NULL: an unlimited tier */
+		if (algo && rl_redis_supports(algo, msg, sizeof(msg)) != RL_OK)
+			return cli_usage_error("replay", "%s", msg);
 		x->rules[i] = (struct rl_redis_rule){ t ? &t->limiter : &rp->lim, t && t->fail_closed,
 						      t ? t->redis_timeout_ms : 0 };
 	}

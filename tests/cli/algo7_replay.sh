@@ -22,6 +22,16 @@ for flags in "" "--explain" "--headers"; do
 done
 run_bad unknown_names_seventh "" "" replay --algo nope --limit 1 --window 1s -- "unknown algorithm 'nope'" "sliding_counter, naive_log"
 "$ratelab" replay --help | grep -q "naive_log" || fail "replay --help does not list naive_log"
+# Redis: naive_log has no script, so replay --redis refuses it before any
+# connection (port 1: nothing listens), naming it; an algorithm with a
+# script goes on to connect and fails there instead.
+if [ "${RL_REDIS_BUILT:-0}" = 1 ]; then
+	run_bad redis_no_script "" "" replay --algo naive_log --limit 2 --window 1s --redis 127.0.0.1:1 -- \
+		"no Redis script for naive_log"
+	"$ratelab" replay --algo sliding_log --limit 2 --window 1s --redis 127.0.0.1:1 --redis-timeout 50 \
+		<<<"1 k" >/dev/null 2>"$tmp/err"
+	grep -q "no Redis script" "$tmp/err" && fail "sliding_log refused as if it had no script: $(cat "$tmp/err")"
+fi
 
 cat >"$tmp/seventh.ini" <<'INI'
 [scenario]

@@ -4,9 +4,9 @@ ratelab=$1
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$ratelab" check --config ../../examples/tiers.ini) || fail "check exited $?"
-want='tier free algorithm=token_bucket limit=10 window_ns=1000000000 burst=10 on_error=fail_open max_keys=1000000 when_full=evict
-tier premium algorithm=gcra limit=100 window_ns=1000000000 burst=200 on_error=fail_open max_keys=100000 when_full=evict
-tier otp algorithm=sliding_log limit=3 window_ns=600000000000 burst=3 on_error=fail_closed max_keys=1000000 when_full=fail_closed
+want='tier free algorithm=token_bucket limit=10 window_ns=1000000000 burst=10 on_error=fail_open max_keys=1000000 when_full=evict redis_timeout_ms=0
+tier premium algorithm=gcra limit=100 window_ns=1000000000 burst=200 on_error=fail_open max_keys=100000 when_full=evict redis_timeout_ms=0
+tier otp algorithm=sliding_log limit=3 window_ns=600000000000 burst=3 on_error=fail_closed max_keys=1000000 when_full=fail_closed redis_timeout_ms=0
 tier internal unlimited on_error=fail_open
 client 10.0.0.1 tier=internal
 client 10.0.0.2 tier=internal
@@ -25,6 +25,24 @@ printf '[tier big]\nalgorithm = sliding_log\nlimit = 1\nwindow = 1s\nmax_keys = 
 out=$("$ratelab" check --config "$tmp") || fail "check of max_keys 2^32: exit $?"
 echo "$out" | grep -q 'max_keys=4294967296' || fail "check of max_keys 2^32: $out"
 
+# With no file, or '-', check reads standard input; every tier key is shown,
+# redis_timeout too.
+printf '[tier r]\nalgorithm = gcra\nlimit = 5\nwindow = 1s\nredis_timeout = 2s\n[clients]\nr = 10.0.0.0/8\n[defaults]\ntier = r\n' >"$tmp"
+want='tier r algorithm=gcra limit=5 window_ns=1000000000 burst=5 on_error=fail_open max_keys=1000000 when_full=evict redis_timeout_ms=2000
+client 10.0.0.0/8 tier=r
+default tier=r'
+out=$("$ratelab" check <"$tmp") || fail "check from standard input: exit $?"
+[ "$out" = "$want" ] || fail "check from standard input: $out"
+out=$("$ratelab" check - <"$tmp") || fail "check -: exit $?"
+[ "$out" = "$want" ] || fail "check -: $out"
+# A mistake read from standard input is named '-:LINE'.
+printf '[tier r]\nalgorithm = gcra\nlimt = 5\n' | "$ratelab" check 2>"$tmp.err" >/dev/null
+[ $? -eq 2 ] || fail "check of a bad standard input: exit status"
+grep -qx "ratelab check: -:3: unknown key 'limt' in \[tier r\] (algorithm, limit, window, burst, unlimited, on_error, max_keys, when_full, redis_timeout)" "$tmp.err" ||
+	fail "check of a bad standard input: $(cat "$tmp.err")"
+rm -f "$tmp.err"
+
 "$ratelab" check --help | grep -q 'usage: ratelab check --config FILE' || fail "check --help"
+"$ratelab" check --help | grep -q 'redis_timeout_ms=T' || fail "check --help does not show redis_timeout"
 "$ratelab" --help | grep -q '^  check ' || fail "check missing from ratelab --help"
 echo ok

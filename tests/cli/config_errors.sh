@@ -41,8 +41,6 @@ expect_error "$ratelab" check --config "$tmp/e.ini"
 want="ratelab check: $tmp/none.ini: cannot open: No such file or directory"
 expect_error "$ratelab" check --config "$tmp/none.ini"
 
-want="ratelab check: --config FILE is required (see --help)"
-expect_error "$ratelab" check
 want="ratelab check: unknown option or argument '--foo' (see --help)"
 expect_error "$ratelab" check --foo bar
 

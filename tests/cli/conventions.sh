@@ -1,5 +1,5 @@
 #!/bin/bash
-# The command-line conventions (issue 10): --version; a file argument or
+# The command-line conventions: --version; a file argument or
 # '-' for replay, breaker and check; --name=value and --name value, flags
 # with =yes/no; a duration without a unit refused with the units named
 # (the breaker's seconds excepted), on the command line and in tier and

@@ -3,14 +3,15 @@
  *
  * An rl_algo is an ops table: everything a caller needs to hold any
  * algorithm without knowing which one it holds (name, per-key state size,
- * check, an optional cost-1 verdict for hot paths, idle test, the wait
- * until a state's quota is back, the heap a state owns and its release,
- * whether answers carry a delay). The
- * algorithms are listed once, in algos/src/algo_list.h: a new algorithm is
+ * the constants it derives from a rule, check, an optional cost-1 verdict
+ * for hot paths, idle test, the wait until a state's quota is back, the
+ * heap a state owns and its release, whether answers carry a delay). The
+ * algorithms are listed once, in ratelab/algo_list.h: a new algorithm is
  * its own file and header plus one line there. An rl_limiter binds an
- * algorithm to a validated rule and holds
- * the constants derived from it once, so that a check only multiplies,
- * adds and compares. Per-key state lives wherever the caller keeps it (a
+ * algorithm to a validated rule and holds, in an area private to the
+ * algorithm (its init op fills priv_size bytes of it), the constants
+ * derived from the rule once, so that a check only multiplies, adds and
+ * compares. Per-key state lives wherever the caller keeps it (a
  * struct, a hash map, rl_store): a zeroed state of algo->state_size bytes is
  * a fresh key, and a state may be moved with memcpy (it holds no pointer
  * into itself; rl_store moves keys between their two buckets).
@@ -96,12 +97,22 @@ struct rl_limiter;
 /* Bytes: the largest per-key state an algorithm may have. */
 #define RL_ALGO_MAX_STATE 64
 
+/* Bytes: the most an algorithm may derive from its rule (rl_algo.priv_size). */
+#define RL_LIMITER_PRIV_MAX 64
+
 /* A cost-1 verdict: the type of struct rl_algo's verdict op. */
 typedef int rl_verdict_fn(const struct rl_limiter *lim, void *state, int64_t now_ns);
 
 struct rl_algo {
 	const char *name;
 	size_t state_size; /* bytes of per-key state, <= RL_ALGO_MAX_STATE; zeroed = fresh key */
+	size_t priv_size;  /* bytes of lim->priv that init fills, <= RL_LIMITER_PRIV_MAX */
+	/*
+	 * Optional (NULL: nothing to derive): fills lim->priv from lim->rule,
+	 * which rl_limiter_init has validated, with the constants the checks
+	 * use. RL_OK, or RL_EINVAL with a one-line reason in msg (when not NULL).
+	 */
+	int (*init)(struct rl_limiter *lim, char *msg, size_t msg_len);
 	/* Decides one request of cost units (1 <= cost <= RL_COST_MAX) at now_ns. */
 	int (*check)(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,
 		     struct rl_decision *out);
@@ -158,23 +169,18 @@ struct rl_algo {
 struct rl_limiter {
 	const struct rl_algo *algo;
 	struct rl_rule rule;
-	/* Derived once by rl_limiter_init. */
-	struct rl_wide burst_w; /* B * W: the bucket's depth in 1/W-request units */
-	struct rl_wide quota_nw; /* N * W, request-ns */
-	int64_t tolerance_ns; /* gcra: tau = min((B - 1) * T, RL_GCRA_HORIZON_NS - T), ns */
-	int64_t emission_ns;  /* gcra: T = ceil(W / N), ns between admissions at the long-run rate */
-	/* token_bucket, leaky_bucket: ceil((B + 1) * W / N), the longest a
-	 * level (level.h) takes to drain, capped at RL_TIME_MAX_NS + 1, ns */
-	int64_t drain_ns;
-	bool level_narrow; /* token_bucket, leaky_bucket: (B + 1) * W < 2^63, a level fits 64 bits */
+	/* The algorithm's own constants, derived once by its init op; opaque
+	 * outside the algorithm. A union, so that it is 8-byte aligned. */
+	union {
+		unsigned char bytes[RL_LIMITER_PRIV_MAX];
+		uint64_t align;
+	} priv;
 };
 
-extern const struct rl_algo rl_token_bucket_algo;
-extern const struct rl_algo rl_gcra_algo;
-extern const struct rl_algo rl_leaky_bucket_algo;
-extern const struct rl_algo rl_fixed_window_algo;
-extern const struct rl_algo rl_sliding_log_algo;
-extern const struct rl_algo rl_sliding_counter_algo;
+/* rl_<name>_algo for each algorithm of ratelab/algo_list.h. */
+#define RL_ALGO(name) extern const struct rl_algo rl_##name##_algo;
+#include "ratelab/algo_list.h"
+#undef RL_ALGO
 
 /* Every algorithm, in a stable order; *count receives how many. */
 const struct rl_algo *const *rl_algo_all(size_t *count);
@@ -185,6 +191,11 @@ const struct rl_algo *rl_algo_find(const char *name);
 /* Every algorithm's name in rl_algo_all's order, joined by ", " (for
  * messages and usage texts). */
 const char *rl_algo_names(void);
+
+/* The names of the algorithms a rule's burst shapes (rl_algo.uses_burst),
+ * in rl_algo_all's order, joined by ", " into buf (cut short to fit
+ * len bytes, NUL included); returns buf. */
+char *rl_algo_burst_names(char *buf, size_t len);
 
 /*
  * Validates the rule (rl_rule_validate) and derives the limiter's constants.

@@ -45,14 +45,6 @@ struct rl_gcra {
 };
 RL_STATIC_ASSERT(sizeof(struct rl_gcra) == 16, "rl_gcra is 16 bytes");
 
-/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_gcra_check_n(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns, int64_t cost,
-		    struct rl_decision *out);
-
-/* One request of cost 1: rl_gcra_check_n with cost 1. */
-int rl_gcra_check(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
-		  struct rl_decision *out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -2,11 +2,11 @@
  * registry.h - tiers of rules from an INI file: client id -> tier ->
  * limiter, one rl_store per limited tier.
  *
- * The file (parsed with inih; see examples/tiers.ini):
+ * The file (see examples/tiers.ini):
  *
  *   [tier NAME]            NAME: 1-63 of A-Z a-z 0-9 _ -, unique
- *   algorithm = gcra       token_bucket, gcra, leaky_bucket, fixed_window,
- *                          sliding_log or sliding_counter    (required)
+ *   algorithm = gcra       an algorithm's name (ratelab/algo_list.h)
+ *                                                             (required)
  *   limit     = 10         requests per window, 1..10^6       (required)
  *   window    = 1s         an integer with unit ns, us, ms, s, m or h
  *                                                             (required)
@@ -27,18 +27,25 @@
  *
  *   [clients]
  *   TIER = ID ID ...       client ids (any non-blank text, ':' included)
- *                          mapped to TIER; a client appears at most once
+ *                          mapped to TIER; a client appears at most once.
+ *                          An ID holding '/' is a CIDR range, ADDRESS/BITS
+ *                          (10.0.0.0/8, 2001:db8::/32; the bits past the
+ *                          prefix zero): a client that is an IPv4 or IPv6
+ *                          address and no listed id takes the tier of the
+ *                          longest range holding it (IPv4 ranges hold IPv4
+ *                          addresses only); a range is never a literal id
  *
  *   [defaults]
  *   tier = NAME            the tier of every other client     (required)
  *
  * Comments start with ';' or '#' at the start of a line, or ';' after a
- * blank within one. Lines are at most 199 characters, the newline not
+ * blank within one. Lines are at most 65535 characters, the newline not
  * counted; a UTF-8 byte order mark before line 1 is skipped. Keys and
  * section headers start in column 1: an indented one is refused (values do
  * not continue over lines). Any mistake (unknown section or key, a key
  * given twice, a bad number or duration, an unknown algorithm, a duplicate
- * tier or client, a client or default naming a tier that is not defined,
+ * tier, client or range, a bad CIDR range, a client or default naming a
+ * tier that is not defined,
  * no default, an overlong line, a NUL byte, an indented line) fails the
  * load with one message "FILE:LINE: problem"; a registry is created whole
  * or not at all.
@@ -112,7 +119,8 @@ const struct rl_tier *rl_registry_default(const struct rl_registry *r);
 size_t rl_registry_client_count(const struct rl_registry *r);
 const char *rl_registry_client_at(const struct rl_registry *r, size_t i, const struct rl_tier **tier);
 
-/* The tier of client (len bytes; NULL with len 0: the empty id): its mapping, else the default. */
+/* The tier of client (len bytes; NULL with len 0: the empty id): its
+ * mapping, else the longest CIDR range holding it, else the default. */
 const struct rl_tier *rl_registry_resolve(const struct rl_registry *r, const char *client, size_t len);
 
 /*

@@ -31,14 +31,6 @@ struct rl_sliding_counter {
 };
 RL_STATIC_ASSERT(sizeof(struct rl_sliding_counter) == 24, "rl_sliding_counter is 24 bytes");
 
-/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_sliding_counter_check_n(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			       int64_t now_ns, int64_t cost, struct rl_decision *out);
-
-/* One request of cost 1: rl_sliding_counter_check_n with cost 1. */
-int rl_sliding_counter_check(const struct rl_limiter *lim, struct rl_sliding_counter *st,
-			     int64_t now_ns, struct rl_decision *out);
-
 #ifdef __cplusplus
 }
 #endif

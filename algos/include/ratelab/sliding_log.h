@@ -27,14 +27,6 @@ struct rl_sliding_log {
 };
 RL_STATIC_ASSERT(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
 
-/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_sliding_log_check_n(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
-			   int64_t cost, struct rl_decision *out);
-
-/* One request of cost 1: rl_sliding_log_check_n with cost 1. */
-int rl_sliding_log_check(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns,
-			 struct rl_decision *out);
-
 /* Heap bytes the state asked for beyond sizeof(struct rl_sliding_log): its
  * ring's cap * sizeof(struct rl_run). What the allocator holds for them,
  * overhead included, is rl_runlog_heap_bytes(&st->log). */

@@ -14,7 +14,8 @@ extern "C" {
 
 /*
  * Every status, once: X(NAME, value, message, meaning). The enum and
- * rl_strerror() are derived from this list.
+ * rl_strerror() are derived from this list. EREDIS and the RC_ codes are
+ * the Redis backend's (ratelab/redis.h; RC_: its Redis Cluster routing).
  */
 #define RL_STATUS_LIST(X)                                                                      \
 	X(OK, 0, "ok", "success")                                                              \
@@ -24,7 +25,12 @@ extern "C" {
 	X(EORDER, -4, "time went backwards", "a time went backwards where that is not allowed") \
 	X(EFULL, -5, "table full", "a bounded table or buffer is at capacity")                 \
 	X(ENOTFOUND, -6, "not found", "a file or name that does not exist (a config not opened)") \
-	X(EIO, -7, "input/output error", "reading a file failed (told apart from its end)")
+	X(EIO, -7, "input/output error", "reading a file failed (told apart from its end)")       \
+	X(EREDIS, -8, "redis error", "Redis answered an error (a wrong-type key, a script error): no decision") \
+	X(RC_EIO, -9, "redis cluster: connection failed", "a cluster node's connect, send or receive failed or timed out") \
+	X(RC_EPROTO, -10, "redis cluster: unexpected reply", "a reply of an unexpected shape (e.g. CLUSTER SLOTS)") \
+	X(RC_EREDIRECT, -11, "redis cluster: too many redirections", "more MOVED/ASK answers for one command than allowed") \
+	X(RC_ENOSLOT, -12, "redis cluster: slot not served", "no node is known to own the key's slot")
 
 enum rl_status {
 #define RL_STATUS_ENUM(name, value, message, meaning) RL_##name = value,

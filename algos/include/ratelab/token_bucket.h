@@ -23,14 +23,6 @@
 extern "C" {
 #endif
 
-/* One request of cost units (algo.h); RL_EINVAL for a cost outside [1, RL_COST_MAX]. */
-int rl_token_bucket_check_n(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			    int64_t cost, struct rl_decision *out);
-
-/* One request of cost 1: rl_token_bucket_check_n with cost 1. */
-int rl_token_bucket_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-			  struct rl_decision *out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 /*
- * test_local_global.c - the local-plus-global model (local_global.h)
+ * test_fleet.c - the local-plus-global model (fleet.h)
  * without a store: shares, windows, the sync halves, the clamp, costs;
  * one node equals an exact fixed window; nodes that sync in step never
  * admit more than N per window. Random traces print their seed on
@@ -15,18 +15,18 @@
 
 #include <cmocka.h>
 
-#include "ratelab/local_global.h"
+#include "ratelab/fleet.h"
 #include "test_rng.h"
 
 #define W 1000000000LL /* 1 s */
 
-static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
+static struct rl_fleet make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
 {
-	struct rl_lg lg;
+	struct rl_fleet lg;
 	char msg[128];
 
-	if (rl_lg_init(&lg, n, w, k, j, msg, sizeof(msg)) != RL_OK)
-		fail_msg("rl_lg_init(%lld, %lld, %lld, %lld): %s", (long long)n, (long long)w, (long long)k,
+	if (rl_fleet_init(&lg, n, w, k, j, msg, sizeof(msg)) != RL_OK)
+		fail_msg("rl_fleet_init(%lld, %lld, %lld, %lld): %s", (long long)n, (long long)w, (long long)k,
 			 (long long)j, msg);
 	return lg;
 }
@@ -34,25 +34,25 @@ static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
 static void test_init_ranges(void **state)
 {
 	(void)state;
-	struct rl_lg lg;
+	struct rl_fleet lg;
 	char msg[128];
 
-	assert_int_equal(rl_lg_init(&lg, 10, W, 0, 0, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(rl_fleet_init(&lg, 10, W, 0, 0, msg, sizeof(msg)), RL_EINVAL);
 	assert_non_null(strstr(msg, "nodes 0"));
-	assert_int_equal(rl_lg_init(&lg, 10, W, 11, 0, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(rl_fleet_init(&lg, 10, W, 11, 0, msg, sizeof(msg)), RL_EINVAL);
 	assert_non_null(strstr(msg, "nodes 11"));
-	assert_int_equal(rl_lg_init(&lg, RL_LIMIT_MAX, W, RL_LG_NODES_MAX + 1, 0, NULL, 0), RL_EINVAL);
-	assert_int_equal(rl_lg_init(&lg, 0, W, 1, 0, msg, sizeof(msg)), RL_EINVAL);
-	assert_int_equal(rl_lg_init(&lg, 10, 0, 1, 0, NULL, 0), RL_EINVAL);
-	assert_int_equal(rl_lg_init(&lg, 10, W, 3, 3, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(rl_fleet_init(&lg, RL_LIMIT_MAX, W, RL_FLEET_NODES_MAX + 1, 0, NULL, 0), RL_EINVAL);
+	assert_int_equal(rl_fleet_init(&lg, 0, W, 1, 0, msg, sizeof(msg)), RL_EINVAL);
+	assert_int_equal(rl_fleet_init(&lg, 10, 0, 1, 0, NULL, 0), RL_EINVAL);
+	assert_int_equal(rl_fleet_init(&lg, 10, W, 3, 3, msg, sizeof(msg)), RL_EINVAL);
 	assert_non_null(strstr(msg, "node index 3"));
-	assert_int_equal(rl_lg_init(&lg, 10, W, 3, -1, NULL, 0), RL_EINVAL);
-	assert_int_equal(rl_lg_init(&lg, 10, W, 10, 9, NULL, 0), RL_OK);
+	assert_int_equal(rl_fleet_init(&lg, 10, W, 3, -1, NULL, 0), RL_EINVAL);
+	assert_int_equal(rl_fleet_init(&lg, 10, W, 10, 9, NULL, 0), RL_OK);
 	assert_int_equal(lg.fresh_share, 1);
 	/* 10 over 3 nodes: 4 + 3 + 3 */
 	int64_t want[3] = { 4, 3, 3 };
 	for (int j = 0; j < 3; j++) {
-		assert_int_equal(rl_lg_init(&lg, 10, W, 3, j, NULL, 0), RL_OK);
+		assert_int_equal(rl_fleet_init(&lg, 10, W, 3, j, NULL, 0), RL_OK);
 		assert_int_equal(lg.fresh_share, want[j]);
 	}
 }
@@ -65,12 +65,12 @@ static void test_parts_sum(void **state)
 		for (int64_t left = 0; left <= 3 * k + 1; left++) {
 			int64_t n = left + k, sum = 0;
 			for (int64_t j = 0; j < k; j++) {
-				struct rl_lg lg = make_lg(n, W, k, j);
-				struct rl_lg_state st = { 0 };
+				struct rl_fleet lg = make_lg(n, W, k, j);
+				struct rl_fleet_state st = { 0 };
 				int64_t w, mine;
-				assert_int_equal(rl_lg_check(&lg, &st, 0, 1, NULL), RL_ALLOWED);
-				assert_true(rl_lg_sync_take(&lg, &st, 0, &w, &mine));
-				rl_lg_sync_apply(&lg, &st, w, mine, n - left);
+				assert_int_equal(rl_fleet_check(&lg, &st, 0, 1, NULL), RL_ALLOWED);
+				assert_true(rl_fleet_sync_take(&lg, &st, 0, &w, &mine));
+				rl_fleet_sync_apply(&lg, &st, w, mine, n - left);
 				sum += st.share;
 			}
 			if (sum != left)
@@ -85,26 +85,26 @@ static void test_parts_sum(void **state)
 static void test_fresh_share(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(10, W, 3, 2);
-	struct rl_lg_state st = { 0 };
+	struct rl_fleet lg = make_lg(10, W, 3, 2);
+	struct rl_fleet_state st = { 0 };
 	struct rl_decision d;
 
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(rl_lg_check(&lg, &st, 100 + i, 1, &d), RL_ALLOWED);
+		assert_int_equal(rl_fleet_check(&lg, &st, 100 + i, 1, &d), RL_ALLOWED);
 		assert_int_equal(d.remaining, 2 - i);
 		assert_int_equal(d.retry_after_ns, 0);
 		assert_int_equal(d.reset_ns, W - 100 - i);
 	}
-	assert_int_equal(rl_lg_check(&lg, &st, 200, 1, &d), RL_REJECTED);
+	assert_int_equal(rl_fleet_check(&lg, &st, 200, 1, &d), RL_REJECTED);
 	assert_int_equal(d.remaining, 0);
 	assert_int_equal(d.retry_after_ns, W - 200);
 	assert_int_equal(st.pending, 3);
 
-	struct rl_lg_state fresh = { 0 };
-	assert_int_equal(rl_lg_check(&lg, &fresh, 5, 4, &d), RL_REJECTED);
+	struct rl_fleet_state fresh = { 0 };
+	assert_int_equal(rl_fleet_check(&lg, &fresh, 5, 4, &d), RL_REJECTED);
 	assert_int_equal(d.retry_after_ns, RL_DURATION_MAX_NS);
 	assert_int_equal(d.remaining, 3);
-	assert_int_equal(rl_lg_check(&lg, &fresh, 5, 3, &d), RL_ALLOWED);
+	assert_int_equal(rl_fleet_check(&lg, &fresh, 5, 3, &d), RL_ALLOWED);
 	assert_int_equal(d.remaining, 0);
 }
 
@@ -112,12 +112,12 @@ static void test_fresh_share(void **state)
 static void test_window_boundary(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(4, W, 2, 0);
-	struct rl_lg_state st = { 0 };
+	struct rl_fleet lg = make_lg(4, W, 2, 0);
+	struct rl_fleet_state st = { 0 };
 
-	assert_int_equal(rl_lg_check(&lg, &st, 0, 2, NULL), RL_ALLOWED);
-	assert_int_equal(rl_lg_check(&lg, &st, W - 1, 1, NULL), RL_REJECTED);
-	assert_int_equal(rl_lg_check(&lg, &st, W, 2, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_check(&lg, &st, 0, 2, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_check(&lg, &st, W - 1, 1, NULL), RL_REJECTED);
+	assert_int_equal(rl_fleet_check(&lg, &st, W, 2, NULL), RL_ALLOWED);
 	assert_int_equal(st.epoch, 2);
 	assert_int_equal(st.pending, 2); /* window 0's pending dropped */
 }
@@ -126,33 +126,33 @@ static void test_window_boundary(void **state)
 static void test_clock_clamp(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(4, W, 2, 0);
-	struct rl_lg_state st = { 0 };
+	struct rl_fleet lg = make_lg(4, W, 2, 0);
+	struct rl_fleet_state st = { 0 };
 	struct rl_decision d;
 
-	assert_int_equal(rl_lg_check(&lg, &st, W + 10, 1, NULL), RL_ALLOWED);
-	assert_int_equal(rl_lg_check(&lg, &st, W - 1, 1, &d), RL_ALLOWED);
+	assert_int_equal(rl_fleet_check(&lg, &st, W + 10, 1, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_check(&lg, &st, W - 1, 1, &d), RL_ALLOWED);
 	assert_int_equal(st.epoch, 2);
 	assert_int_equal(d.reset_ns, W - 10);
-	assert_int_equal(rl_lg_check(&lg, &st, 5, 1, NULL), RL_REJECTED);
+	assert_int_equal(rl_fleet_check(&lg, &st, 5, 1, NULL), RL_REJECTED);
 	assert_int_equal(st.last_ns, W + 10);
 }
 
 static void test_bad_cost_and_time(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(4, W, 2, 0);
-	struct rl_lg_state st = { 0 }, before;
+	struct rl_fleet lg = make_lg(4, W, 2, 0);
+	struct rl_fleet_state st = { 0 }, before;
 
-	assert_int_equal(rl_lg_check(&lg, &st, 7, 1, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_check(&lg, &st, 7, 1, NULL), RL_ALLOWED);
 	before = st;
-	assert_int_equal(rl_lg_check(&lg, &st, 8, 0, NULL), RL_EINVAL);
-	assert_int_equal(rl_lg_check(&lg, &st, 8, -1, NULL), RL_EINVAL);
-	assert_int_equal(rl_lg_check(&lg, &st, 8, RL_COST_MAX + 1, NULL), RL_EINVAL);
-	assert_int_equal(rl_lg_check(&lg, &st, -1, 1, NULL), RL_ERANGE);
-	assert_int_equal(rl_lg_check(&lg, &st, RL_TIME_MAX_NS + 1, 1, NULL), RL_ERANGE);
+	assert_int_equal(rl_fleet_check(&lg, &st, 8, 0, NULL), RL_EINVAL);
+	assert_int_equal(rl_fleet_check(&lg, &st, 8, -1, NULL), RL_EINVAL);
+	assert_int_equal(rl_fleet_check(&lg, &st, 8, RL_COST_MAX + 1, NULL), RL_EINVAL);
+	assert_int_equal(rl_fleet_check(&lg, &st, -1, 1, NULL), RL_ERANGE);
+	assert_int_equal(rl_fleet_check(&lg, &st, RL_TIME_MAX_NS + 1, 1, NULL), RL_ERANGE);
 	assert_memory_equal(&st, &before, sizeof(st));
-	assert_int_equal(rl_lg_check(&lg, &st, RL_TIME_MAX_NS, RL_COST_MAX, NULL), RL_REJECTED);
+	assert_int_equal(rl_fleet_check(&lg, &st, RL_TIME_MAX_NS, RL_COST_MAX, NULL), RL_REJECTED);
 }
 
 /* take hands out this node's units (pushed + pending) and empties
@@ -162,38 +162,38 @@ static void test_bad_cost_and_time(void **state)
 static void test_sync_halves(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(100, W, 4, 3);
-	struct rl_lg_state st = { 0 };
+	struct rl_fleet lg = make_lg(100, W, 4, 3);
+	struct rl_fleet_state st = { 0 };
 	int64_t w, mine;
 
-	assert_false(rl_lg_sync_take(&lg, &st, 0, &w, &mine)); /* fresh: nothing */
+	assert_false(rl_fleet_sync_take(&lg, &st, 0, &w, &mine)); /* fresh: nothing */
 	for (int i = 0; i < 20; i++)
-		assert_int_equal(rl_lg_check(&lg, &st, 10, 1, NULL), RL_ALLOWED);
-	assert_true(rl_lg_sync_take(&lg, &st, 11, &w, &mine));
+		assert_int_equal(rl_fleet_check(&lg, &st, 10, 1, NULL), RL_ALLOWED);
+	assert_true(rl_fleet_sync_take(&lg, &st, 11, &w, &mine));
 	assert_int_equal(w, 0);
 	assert_int_equal(mine, 20);
 	assert_int_equal(st.pending, 0);
-	assert_int_equal(rl_lg_check(&lg, &st, 12, 3, NULL), RL_ALLOWED); /* while in flight */
-	rl_lg_sync_apply(&lg, &st, 0, mine, 57);
+	assert_int_equal(rl_fleet_check(&lg, &st, 12, 3, NULL), RL_ALLOWED); /* while in flight */
+	rl_fleet_sync_apply(&lg, &st, 0, mine, 57);
 	assert_int_equal(st.global, 57);
 	assert_int_equal(st.pushed, 20);
 	assert_int_equal(st.share, (100 - 57 - 3) / 4);
 
-	assert_true(rl_lg_sync_take(&lg, &st, 13, &w, &mine));
+	assert_true(rl_fleet_sync_take(&lg, &st, 13, &w, &mine));
 	assert_int_equal(mine, 23);
-	rl_lg_sync_failed(&st, w, mine);
+	rl_fleet_sync_failed(&st, w, mine);
 	assert_int_equal(st.pending, 3);
 	assert_int_equal(st.pushed, 20);
-	assert_true(rl_lg_sync_take(&lg, &st, 14, &w, &mine));
+	assert_true(rl_fleet_sync_take(&lg, &st, 14, &w, &mine));
 	assert_int_equal(mine, 23); /* the same value again: idempotent */
-	rl_lg_sync_apply(&lg, &st, 0, mine, 99);
+	rl_fleet_sync_apply(&lg, &st, 0, mine, 99);
 	assert_int_equal(st.share, 0); /* left 1: node 3's part is 0 */
 	assert_int_equal(st.pending, 0);
-	rl_lg_sync_failed(&st, w + 1, 50); /* another window's: ignored */
-	rl_lg_sync_apply(&lg, &st, w + 1, 50, 0);
+	rl_fleet_sync_failed(&st, w + 1, 50); /* another window's: ignored */
+	rl_fleet_sync_apply(&lg, &st, w + 1, 50, 0);
 	assert_int_equal(st.pending, 0);
 	assert_int_equal(st.global, 99);
-	assert_false(rl_lg_sync_take(&lg, &st, W, &w, &mine)); /* window 0 is over */
+	assert_false(rl_fleet_sync_take(&lg, &st, W, &w, &mine)); /* window 0 is over */
 }
 
 /* k = 1 is an exact fixed window whatever the syncs (the store only
@@ -205,8 +205,8 @@ static void test_one_node_is_fixed_window(void **state)
 
 	for (int trace = 0; trace < 200; trace++) {
 		int64_t n = 1 + (int64_t)(t_splitmix(&s) % 50), w = 1 + (int64_t)(t_splitmix(&s) % 1000);
-		struct rl_lg lg = make_lg(n, w, 1, 0);
-		struct rl_lg_state st = { 0 };
+		struct rl_fleet lg = make_lg(n, w, 1, 0);
+		struct rl_fleet_state st = { 0 };
 		int64_t t = 0, used = 0, used_win = -1;
 
 		for (int i = 0; i < 500; i++) {
@@ -214,14 +214,14 @@ static void test_one_node_is_fixed_window(void **state)
 			int64_t c = 1 + (int64_t)(t_splitmix(&s) % 4), win = t / w;
 			if (t_splitmix(&s) % 5 == 0) {
 				int64_t sw, mine;
-				if (rl_lg_sync_take(&lg, &st, t, &sw, &mine))
-					rl_lg_sync_apply(&lg, &st, sw, mine, mine);
+				if (rl_fleet_sync_take(&lg, &st, t, &sw, &mine))
+					rl_fleet_sync_apply(&lg, &st, sw, mine, mine);
 			}
 			if (win != used_win)
 				used = 0;
 			used_win = win;
 			int want = used + c <= n ? RL_ALLOWED : RL_REJECTED;
-			int got = rl_lg_check(&lg, &st, t, c, NULL);
+			int got = rl_fleet_check(&lg, &st, t, c, NULL);
 			if (got != want)
 				fail_msg("seed %llu trace %d request %d: t %lld c %lld used %lld N %lld: got %d want %d",
 					 (unsigned long long)s0, trace, i, (long long)t, (long long)c,
@@ -236,7 +236,7 @@ static void test_one_node_is_fixed_window(void **state)
  * admitted in a window, whatever the costs and sync times. A node that
  * has not decided in the window yet first enters it (a never-admissible
  * cost): a node entering a window after its syncs starts from a fresh
- * share, which the in-step bound does not cover (local_global.h). */
+ * share, which the in-step bound does not cover (fleet.h). */
 static void test_in_step_never_over(void **state)
 {
 	(void)state;
@@ -245,8 +245,8 @@ static void test_in_step_never_over(void **state)
 	for (int trace = 0; trace < 300; trace++) {
 		int64_t k = 1 + (int64_t)(t_splitmix(&s) % 16);
 		int64_t n = k + (int64_t)(t_splitmix(&s) % 200), w = 1000;
-		struct rl_lg lg[16];
-		struct rl_lg_state st[16];
+		struct rl_fleet lg[16];
+		struct rl_fleet_state st[16];
 		int64_t t = 0, admitted = 0, adm_win = -1;
 
 		memset(st, 0, sizeof(st));
@@ -258,20 +258,20 @@ static void test_in_step_never_over(void **state)
 				int64_t sw, mine[16], total = 0;
 				for (int j = 0; j < k; j++) {
 					if (st[j].epoch != t / w + 1)
-						assert_int_equal(rl_lg_check(&lg[j], &st[j], t, RL_COST_MAX, NULL),
+						assert_int_equal(rl_fleet_check(&lg[j], &st[j], t, RL_COST_MAX, NULL),
 								 RL_REJECTED);
-					assert_true(rl_lg_sync_take(&lg[j], &st[j], t, &sw, &mine[j]));
+					assert_true(rl_fleet_sync_take(&lg[j], &st[j], t, &sw, &mine[j]));
 					total += mine[j];
 				}
 				for (int j = 0; j < k; j++)
-					rl_lg_sync_apply(&lg[j], &st[j], t / w, mine[j], total);
+					rl_fleet_sync_apply(&lg[j], &st[j], t / w, mine[j], total);
 			}
 			int j = (int)(t_splitmix(&s) % (uint64_t)k);
 			int64_t c = 1 + (int64_t)(t_splitmix(&s) % 3);
 			if (t / w != adm_win)
 				admitted = 0;
 			adm_win = t / w;
-			if (rl_lg_check(&lg[j], &st[j], t, c, NULL) == RL_ALLOWED)
+			if (rl_fleet_check(&lg[j], &st[j], t, c, NULL) == RL_ALLOWED)
 				admitted += c;
 			if (admitted > n)
 				fail_msg("seed %llu trace %d: %lld units admitted in window %lld, N %lld, k %lld",

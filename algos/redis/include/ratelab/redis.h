@@ -3,7 +3,9 @@
  * one quota. Part of the library only when hiredis is found at build time
  * (the ratelab_redis target, RATELAB_HAVE_REDIS defined for its users).
  *
- * Every algorithm is one Lua script (algos/lua/, embedded at build time),
+ * Every algorithm is one Lua script (algos/redis/lua/NAME.lua, embedded at
+ * build time and found by the algorithm's name; an algorithm with none is
+ * refused: rl_redis_supports),
  * loaded with SCRIPT LOAD and run with EVALSHA (reloaded on NOSCRIPT), that
  * reads, decides and writes one key's state atomically: Redis runs a
  * script alone, so clients racing on a key admit exactly what one client
@@ -87,9 +89,6 @@
 extern "C" {
 #endif
 
-/* Redis answered an error (a wrong-type key, a script error): no decision. */
-#define RL_EREDIS (-32)
-
 /* As now_ns: the script reads Redis's TIME. */
 #define RL_REDIS_NOW (-1)
 
@@ -149,6 +148,13 @@ int rl_redis_create(struct rl_redis **out, const struct rl_redis_config *cfg, ch
 void rl_redis_destroy(struct rl_redis *r);
 
 /*
+ * RL_OK when algo has a Redis script (the one named as the algorithm),
+ * else RL_EINVAL with "no Redis script for NAME" in msg (when not NULL):
+ * a rule of such an algorithm is refused by every check (RL_EINVAL).
+ */
+int rl_redis_supports(const struct rl_algo *algo, char *msg, size_t msg_len);
+
+/*
  * Decides one request in Redis. Returns RL_ALLOWED or RL_REJECTED (Redis's
  * verdict, or the rule's policy when Redis could not decide, which
  * rl_redis_stats counts), RL_EREDIS (Redis answered an error: see
@@ -201,7 +207,7 @@ void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out);
 /* The last error: Redis's error reply or the connection's failure. */
 const char *rl_redis_error(const struct rl_redis *r);
 
-/* rl_strerror, plus RL_EREDIS. */
+/* rl_strerror (RL_EREDIS is in its list, status.h). */
 const char *rl_redis_strerror(int status);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /*
- * lg_model.h - the local-plus-global fleet in process, with its store
+ * fleet_model.h - the local-plus-global fleet in process, with its store
  * modelled in memory (as sim/sim_fleet.c runs it), and a seeded random
- * trace run through real rl_lg_nodes and the model side by side: the
+ * trace run through real rl_fleet_nodes and the model side by side: the
  * Redis tests (one server, a cluster) check that both decide alike.
  * Include after <cmocka.h>.
  */
@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ratelab/local_global.h"
+#include "ratelab/fleet.h"
+#include "ratelab/fleet_node.h"
 #include "test_rng.h"
 
 /* The trace: 3 nodes, 4 keys, N = 50 per 10 s, S = 700 ms, costs 1..3,
@@ -29,18 +30,18 @@ struct lgm_store {
 };
 
 struct lgm_node {
-	struct rl_lg_state st[LGM_KEYS];
+	struct rl_fleet_state st[LGM_KEYS];
 	int64_t next_sync;
 	bool synced;
 };
 
 /* Node j's sync in the model: write its units, read the total. */
-static inline void lgm_sync(const struct rl_lg *lg, struct lgm_node *m, int j, struct lgm_store *store,
+static inline void lgm_sync(const struct rl_fleet *lg, struct lgm_node *m, int j, struct lgm_store *store,
 			    int64_t now)
 {
 	for (int k = 0; k < LGM_KEYS; k++) {
 		int64_t w, mine, total = 0;
-		if (!rl_lg_sync_take(lg, &m->st[k], now, &w, &mine)) {
+		if (!rl_fleet_sync_take(lg, &m->st[k], now, &w, &mine)) {
 			memset(&m->st[k], 0, sizeof(m->st[k])); /* the node drops it */
 			continue;
 		}
@@ -48,7 +49,7 @@ static inline void lgm_sync(const struct rl_lg *lg, struct lgm_node *m, int j, s
 		store->units[k][w][j] = mine;
 		for (int i = 0; i < LGM_NODES; i++)
 			total += store->units[k][w][i];
-		rl_lg_sync_apply(lg, &m->st[k], w, mine, total);
+		rl_fleet_sync_apply(lg, &m->st[k], w, mine, total);
 	}
 	m->next_sync = now + LGM_S;
 	m->synced = true;
@@ -61,7 +62,7 @@ static inline void lgm_sync(const struct rl_lg *lg, struct lgm_node *m, int j, s
  * (each must succeed) and returns the last time. store receives the
  * model's counts, which the store behind n must now hold too.
  */
-static inline int64_t lgm_compare(struct rl_lg_node **n, const struct rl_lg *lg, uint64_t s0,
+static inline int64_t lgm_compare(struct rl_fleet_node **n, const struct rl_fleet *lg, uint64_t s0,
 				  struct lgm_store *store)
 {
 	struct lgm_node m[LGM_NODES];
@@ -80,8 +81,8 @@ static inline int64_t lgm_compare(struct rl_lg_node **n, const struct rl_lg *lg,
 		snprintf(key, sizeof(key), "key%d", k);
 		if (!m[j].synced || t >= m[j].next_sync)
 			lgm_sync(&lg[j], &m[j], j, store, t);
-		int want = rl_lg_check(&lg[j], &m[j].st[k], t, c, &dm);
-		int got = rl_lg_node_check(n[j], key, strlen(key), t, c, &dn);
+		int want = rl_fleet_check(&lg[j], &m[j].st[k], t, c, &dm);
+		int got = rl_fleet_node_check(n[j], key, strlen(key), t, c, &dn);
 		if (got != want || dn.remaining != dm.remaining)
 			fail_msg("seed %llu request %d (node %d %s t %lld c %lld): got %d rem %lld, model %d rem %lld",
 				 (unsigned long long)s0, i, j, key, (long long)t, (long long)c, got,
@@ -89,7 +90,7 @@ static inline int64_t lgm_compare(struct rl_lg_node **n, const struct rl_lg *lg,
 	}
 	for (int j = 0; j < LGM_NODES; j++) {
 		bool failed = true;
-		assert_int_equal(rl_lg_node_sync(n[j], t, &failed), RL_OK);
+		assert_int_equal(rl_fleet_node_sync(n[j], t, &failed), RL_OK);
 		assert_false(failed);
 		lgm_sync(&lg[j], &m[j], j, store, t);
 	}

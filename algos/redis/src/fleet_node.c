@@ -1,6 +1,6 @@
 /*
- * redis_local_global.c - model: an rl_lg_node (local_global.h) is a
- * chained hash table of keys, each with its rl_lg_state, and one hiredis
+ * fleet_node.c - model: an rl_fleet_node (fleet_node.h) is a
+ * chained hash table of keys, each with its rl_fleet_state, and one hiredis
  * connection to the store (or a Redis Cluster router, redis_cluster.h). A sync pipelines HSET (this node's units in
  * the window) + PEXPIRE + HVALS (every node's, summed into G) for every
  * key whose window is current and drops the others' states.
@@ -12,7 +12,8 @@
  * each sync's take is matched by exactly one apply or failed per key, so
  * no admitted unit is pushed twice or lost while its window lasts.
  */
-#include "ratelab/local_global.h"
+#include "ratelab/fleet.h"
+#include "ratelab/fleet_node.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,24 +30,24 @@ enum { DEFAULT_TIMEOUT_MS = 200, NUM_MAX = 24 };
 struct entry {
 	struct entry *next;
 	uint64_t hash;
-	struct rl_lg_state st;
+	struct rl_fleet_state st;
 	size_t len;
 	char key[]; /* len bytes, not NUL-terminated */
 };
 
-struct rl_lg_node {
-	struct rl_lg lg;
-	struct rl_lg_node_opts opts;
+struct rl_fleet_node {
+	struct rl_fleet lg;
+	struct rl_fleet_node_opts opts;
 	char *host, *prefix, *seeds;
 	char field[24]; /* the node's index, decimal: its field in each window's hash */
 	redisContext *ctx;       /* one server (opts.cluster NULL) */
-	struct rl_rcluster *cluster; /* or a cluster's router, made at the first sync */
+	struct rl__rcluster *cluster; /* or a cluster's router, made at the first sync */
 	bool opened, cluster_opened;
 	int64_t next_sync_ns; /* the first check syncs */
 	bool synced_once;
 	struct entry **table;
 	size_t nbuckets; /* a power of two >= max_keys */
-	struct rl_lg_node_stats stats;
+	struct rl_fleet_node_stats stats;
 };
 
 /* FNV-1a: keys come from the caller's own traffic; a node's table is
@@ -70,8 +71,8 @@ static char *dup_str(const char *s)
 	return d;
 }
 
-int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts,
-		      struct rl_lg_node **out)
+int rl_fleet_node_create(const struct rl_fleet *lg, const struct rl_fleet_node_opts *opts,
+		      struct rl_fleet_node **out)
 {
 	*out = NULL;
 	if (!lg || !opts || (!opts->cluster && (!opts->host || opts->port <= 0 || opts->port > 65535)) ||
@@ -79,7 +80,7 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 	    opts->sync_interval_ns < 1 || opts->max_keys < 1 || opts->max_keys > (SIZE_MAX >> 4))
 		return RL_EINVAL;
 
-	struct rl_lg_node *n = calloc(1, sizeof(*n));
+	struct rl_fleet_node *n = calloc(1, sizeof(*n));
 	if (!n)
 		return RL_ENOMEM;
 	n->lg = *lg;
@@ -97,7 +98,7 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 	snprintf(n->field, sizeof(n->field), "%lld", (long long)lg->index);
 	n->table = calloc(n->nbuckets, sizeof(*n->table));
 	if (!n->host || !n->prefix || !n->table || (opts->cluster && !n->seeds)) {
-		rl_lg_node_destroy(n);
+		rl_fleet_node_destroy(n);
 		return RL_ENOMEM;
 	}
 	n->opts.host = n->host;
@@ -107,7 +108,7 @@ int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts
 	return RL_OK;
 }
 
-void rl_lg_node_destroy(struct rl_lg_node *n)
+void rl_fleet_node_destroy(struct rl_fleet_node *n)
 {
 	if (!n)
 		return;
@@ -118,7 +119,7 @@ void rl_lg_node_destroy(struct rl_lg_node *n)
 		}
 	if (n->ctx)
 		redisFree(n->ctx);
-	rl_rcluster_destroy(n->cluster);
+	rl__rcluster_destroy(n->cluster);
 	free(n->table);
 	free(n->seeds);
 	free(n->host);
@@ -132,7 +133,7 @@ static struct timeval ms_tv(int ms)
 	return tv;
 }
 
-static redisContext *conn(struct rl_lg_node *n)
+static redisContext *conn(struct rl_fleet_node *n)
 {
 	if (n->ctx)
 		return n->ctx;
@@ -150,7 +151,7 @@ static redisContext *conn(struct rl_lg_node *n)
 	return c;
 }
 
-static void drop_conn(struct rl_lg_node *n)
+static void drop_conn(struct rl_fleet_node *n)
 {
 	if (n->ctx) {
 		redisFree(n->ctx);
@@ -173,7 +174,7 @@ enum { CMDS = 3 };
 static const int cmd_argc[CMDS] = { 4, 3, 2 };
 
 /* Drops the states of ended windows; collects the others' pending units. */
-static size_t take_all(struct rl_lg_node *n, int64_t now, struct taken *t)
+static size_t take_all(struct rl_fleet_node *n, int64_t now, struct taken *t)
 {
 	size_t m = 0;
 
@@ -181,7 +182,7 @@ static size_t take_all(struct rl_lg_node *n, int64_t now, struct taken *t)
 		for (struct entry **pe = &n->table[b]; *pe;) {
 			struct entry *e = *pe;
 
-			if (rl_lg_sync_take(&n->lg, &e->st, now, &t[m].window, &t[m].mine)) {
+			if (rl_fleet_sync_take(&n->lg, &e->st, now, &t[m].window, &t[m].mine)) {
 				t[m].key = NULL;
 				t[m++].e = e;
 				pe = &e->next;
@@ -218,7 +219,7 @@ static bool sum_vals(const redisReply *r, int64_t *total)
 }
 
 /* Fills t's key and its three commands' arguments. */
-static int build(struct rl_lg_node *n, struct taken *t, int64_t ttl_ms)
+static int build(struct rl_fleet_node *n, struct taken *t, int64_t ttl_ms)
 {
 	char wbuf[NUM_MAX];
 	size_t plen = strlen(n->prefix);
@@ -255,7 +256,7 @@ static int build(struct rl_lg_node *n, struct taken *t, int64_t ttl_ms)
 /* Over the one connection: every command pipelined, then every reply
  * read into r[0 .. CMDS m). False when the connection failed (the rest
  * of r stays NULL; the connection is dropped, its stream out of step). */
-static bool exchange_single(struct rl_lg_node *n, struct taken *t, size_t m, redisReply **r)
+static bool exchange_single(struct rl_fleet_node *n, struct taken *t, size_t m, redisReply **r)
 {
 	redisContext *c = conn(n);
 
@@ -278,34 +279,34 @@ static bool exchange_single(struct rl_lg_node *n, struct taken *t, size_t m, red
 }
 
 /* Through the cluster router: one pipelined batch per master. */
-static bool exchange_cluster(struct rl_lg_node *n, struct taken *t, size_t m, redisReply **r)
+static bool exchange_cluster(struct rl_fleet_node *n, struct taken *t, size_t m, redisReply **r)
 {
 	if (!n->cluster) {
-		struct rl_rcluster_opts o = { n->opts.connect_timeout_ms, n->opts.command_timeout_ms, -1 };
-		if (rl_rcluster_create(n->opts.cluster, &o, &n->cluster, NULL, 0) != RL_OK)
+		struct rl__rcluster_opts o = { n->opts.connect_timeout_ms, n->opts.command_timeout_ms, -1 };
+		if (rl__rcluster_create(n->opts.cluster, &o, &n->cluster, NULL, 0) != RL_OK)
 			return false;
 		if (n->cluster_opened)
 			n->stats.reconnects++;
 		n->cluster_opened = true;
 	}
-	struct rl_rcluster_req *reqs = malloc(CMDS * m * sizeof(*reqs));
+	struct rl__rcluster_req *reqs = malloc(CMDS * m * sizeof(*reqs));
 	if (!reqs)
 		return false;
 	for (size_t i = 0; i < m; i++)
 		for (int j = 0; j < CMDS; j++)
-			reqs[CMDS * i + (size_t)j] = (struct rl_rcluster_req){ t[i].key, t[i].klen, cmd_argc[j],
+			reqs[CMDS * i + (size_t)j] = (struct rl__rcluster_req){ t[i].key, t[i].klen, cmd_argc[j],
 									     t[i].argv[j], t[i].len[j] };
-	struct rl_rcluster_stats before, after;
-	rl_rcluster_get_stats(n->cluster, &before);
-	int s = rl_rcluster_batch(n->cluster, CMDS * m, reqs, r);
-	rl_rcluster_get_stats(n->cluster, &after);
+	struct rl__rcluster_stats before, after;
+	rl__rcluster_get_stats(n->cluster, &before);
+	int s = rl__rcluster_batch(n->cluster, CMDS * m, reqs, r);
+	rl__rcluster_get_stats(n->cluster, &after);
 	n->stats.round_trips++;
 	n->stats.reconnects += after.reconnects - before.reconnects;
 	free(reqs);
 	return s == RL_OK;
 }
 
-int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed)
+int rl_fleet_node_sync(struct rl_fleet_node *n, int64_t now_ns, bool *failed)
 {
 	if (failed)
 		*failed = false;
@@ -340,9 +341,9 @@ int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed)
 
 		/* Each key stands alone: its HSET and HVALS answered, or it failed. */
 		if (ri[0] && ri[0]->type == REDIS_REPLY_INTEGER && sum_vals(ri[2], &total)) {
-			rl_lg_sync_apply(&n->lg, &t[i].e->st, t[i].window, t[i].mine, total);
+			rl_fleet_sync_apply(&n->lg, &t[i].e->st, t[i].window, t[i].mine, total);
 		} else {
-			rl_lg_sync_failed(&t[i].e->st, t[i].window, t[i].mine);
+			rl_fleet_sync_failed(&t[i].e->st, t[i].window, t[i].mine);
 			any_failed = true;
 		}
 		for (int j = 0; j < CMDS; j++)
@@ -360,7 +361,7 @@ int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed)
 	return RL_OK;
 }
 
-static struct entry *find_or_add(struct rl_lg_node *n, const char *key, size_t len, int *status)
+static struct entry *find_or_add(struct rl_fleet_node *n, const char *key, size_t len, int *status)
 {
 	uint64_t h = hash_key(key, len);
 	struct entry **head = &n->table[h & (n->nbuckets - 1)];
@@ -386,7 +387,7 @@ static struct entry *find_or_add(struct rl_lg_node *n, const char *key, size_t l
 	return e;
 }
 
-int rl_lg_node_check(struct rl_lg_node *n, const char *key, size_t key_len, int64_t now_ns,
+int rl_fleet_node_check(struct rl_fleet_node *n, const char *key, size_t key_len, int64_t now_ns,
 		     int64_t cost, struct rl_decision *out)
 {
 	int status = RL_OK;
@@ -394,20 +395,20 @@ int rl_lg_node_check(struct rl_lg_node *n, const char *key, size_t key_len, int6
 	if (!rl_time_ok(now_ns))
 		return RL_ERANGE;
 	if (!n->synced_once || now_ns >= n->next_sync_ns) {
-		status = rl_lg_node_sync(n, now_ns, NULL);
+		status = rl_fleet_node_sync(n, now_ns, NULL);
 		if (status != RL_OK)
 			return status;
 	}
 	struct entry *e = find_or_add(n, key, key_len, &status);
 	if (!e)
 		return status;
-	status = rl_lg_check(&n->lg, &e->st, now_ns, cost, out);
+	status = rl_fleet_check(&n->lg, &e->st, now_ns, cost, out);
 	if (status >= 0)
 		n->stats.checks++;
 	return status;
 }
 
-void rl_lg_node_get_stats(const struct rl_lg_node *n, struct rl_lg_node_stats *out)
+void rl_fleet_node_get_stats(const struct rl_fleet_node *n, struct rl_fleet_node_stats *out)
 {
 	*out = n->stats;
 }

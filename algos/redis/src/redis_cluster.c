@@ -34,17 +34,17 @@ struct node {
 	bool opened;             /* a connection was opened before */
 };
 
-struct rl_rcluster {
-	struct rl_rcluster_opts opts;
+struct rl__rcluster {
+	struct rl__rcluster_opts opts;
 	struct node *nodes;
 	int nnodes, cap;
 	int16_t slot_node[RL_REDIS_SLOTS]; /* node index or -1 */
-	struct rl_rcluster_stats stats;
+	struct rl__rcluster_stats stats;
 };
 
 /* The CRC16 of Redis's crc16.c: XMODEM, polynomial 0x1021, initial 0, no
  * reflection, computed bitwise (a slot is hashed once per command). */
-uint16_t rl_redis_crc16(const char *buf, size_t len)
+uint16_t rl__redis_crc16(const char *buf, size_t len)
 {
 	uint16_t crc = 0;
 
@@ -56,7 +56,7 @@ uint16_t rl_redis_crc16(const char *buf, size_t len)
 	return crc;
 }
 
-uint16_t rl_redis_key_slot(const char *key, size_t len)
+uint16_t rl__redis_key_slot(const char *key, size_t len)
 {
 	const char *open = memchr(key, '{', len);
 
@@ -65,9 +65,9 @@ uint16_t rl_redis_key_slot(const char *key, size_t len)
 		const char *close = memchr(key + from, '}', len - from);
 
 		if (close && close > key + from)
-			return rl_redis_crc16(key + from, (size_t)(close - (key + from))) & (RL_REDIS_SLOTS - 1);
+			return rl__redis_crc16(key + from, (size_t)(close - (key + from))) & (RL_REDIS_SLOTS - 1);
 	}
-	return rl_redis_crc16(key, len) & (RL_REDIS_SLOTS - 1);
+	return rl__redis_crc16(key, len) & (RL_REDIS_SLOTS - 1);
 }
 
 static void set_err(char *err, size_t err_len, const char *fmt, ...)
@@ -88,7 +88,7 @@ static struct timeval ms_tv(int ms)
 }
 
 /* The index of host:port, appended when new; -1 on ENOMEM or bad input. */
-static int node_index(struct rl_rcluster *c, const char *host, size_t host_len, int port)
+static int node_index(struct rl__rcluster *c, const char *host, size_t host_len, int port)
 {
 	if (host_len == 0 || host_len >= HOST_MAX || port <= 0 || port > 65535)
 		return -1;
@@ -124,7 +124,7 @@ static void node_drop(struct node *nd)
 }
 
 /* The node's open connection, opened now if needed; NULL if unreachable. */
-static redisContext *node_conn(struct rl_rcluster *c, int idx)
+static redisContext *node_conn(struct rl__rcluster *c, int idx)
 {
 	struct node *nd = &c->nodes[idx];
 
@@ -147,7 +147,7 @@ static redisContext *node_conn(struct rl_rcluster *c, int idx)
 
 /* Reads a CLUSTER SLOTS reply into map; the endpoint "" or "?" is the
  * queried node's host (a node announcing no address). */
-static int parse_slots(struct rl_rcluster *c, const redisReply *r, const char *self_host,
+static int parse_slots(struct rl__rcluster *c, const redisReply *r, const char *self_host,
 		       int16_t *map)
 {
 	if (r->type != REDIS_REPLY_ARRAY)
@@ -182,7 +182,7 @@ static int parse_slots(struct rl_rcluster *c, const redisReply *r, const char *s
 	return RL_OK;
 }
 
-int rl_rcluster_refresh(struct rl_rcluster *c)
+int rl__rcluster_refresh(struct rl__rcluster *c)
 {
 	int16_t map[RL_REDIS_SLOTS];
 	int status = RL_RC_EIO;
@@ -212,7 +212,7 @@ int rl_rcluster_refresh(struct rl_rcluster *c)
 	return status;
 }
 
-static int parse_seeds(struct rl_rcluster *c, const char *seeds)
+static int parse_seeds(struct rl__rcluster *c, const char *seeds)
 {
 	const char *p = seeds;
 
@@ -240,10 +240,10 @@ static int parse_seeds(struct rl_rcluster *c, const char *seeds)
 	return RL_EINVAL;
 }
 
-int rl_rcluster_create(const char *seeds, const struct rl_rcluster_opts *opts,
-		       struct rl_rcluster **out, char *err, size_t err_len)
+int rl__rcluster_create(const char *seeds, const struct rl__rcluster_opts *opts,
+		       struct rl__rcluster **out, char *err, size_t err_len)
 {
-	struct rl_rcluster_opts o = { 0, 0, -1 };
+	struct rl__rcluster_opts o = { 0, 0, -1 };
 	int status;
 
 	*out = NULL;
@@ -260,7 +260,7 @@ int rl_rcluster_create(const char *seeds, const struct rl_rcluster_opts *opts,
 	if (o.max_redirects == -1)
 		o.max_redirects = DEFAULT_REDIRECTS;
 
-	struct rl_rcluster *c = calloc(1, sizeof(*c));
+	struct rl__rcluster *c = calloc(1, sizeof(*c));
 	if (!c) {
 		set_err(err, err_len, "redis cluster: out of memory");
 		return RL_ENOMEM;
@@ -271,22 +271,22 @@ int rl_rcluster_create(const char *seeds, const struct rl_rcluster_opts *opts,
 	if (!seeds || parse_seeds(c, seeds) != RL_OK) {
 		set_err(err, err_len, "redis cluster: bad seed list '%s' (want host:port[,host:port...])",
 			seeds ? seeds : "(null)");
-		rl_rcluster_destroy(c);
+		rl__rcluster_destroy(c);
 		return RL_EINVAL;
 	}
-	status = rl_rcluster_refresh(c);
+	status = rl__rcluster_refresh(c);
 	if (status != RL_OK) {
 		set_err(err, err_len, "redis cluster: %s from seeds '%s'",
 			status == RL_RC_EIO ? "no node reachable" : "no slot map (CLUSTER SLOTS failed)",
 			seeds);
-		rl_rcluster_destroy(c);
+		rl__rcluster_destroy(c);
 		return status;
 	}
 	*out = c;
 	return RL_OK;
 }
 
-void rl_rcluster_destroy(struct rl_rcluster *c)
+void rl__rcluster_destroy(struct rl__rcluster *c)
 {
 	if (!c)
 		return;
@@ -300,7 +300,7 @@ enum redirect { REDIR_NONE, REDIR_MOVED, REDIR_ASK };
 
 /* Classifies an error reply "MOVED|ASK <slot> <host>:<port>" and finds
  * (or adds) its node; REDIR_NONE for every other reply. */
-static enum redirect redirect_of(struct rl_rcluster *c, const redisReply *r, int *slot, int *node)
+static enum redirect redirect_of(struct rl__rcluster *c, const redisReply *r, int *slot, int *node)
 {
 	enum redirect kind;
 	const char *p;
@@ -336,7 +336,7 @@ static enum redirect redirect_of(struct rl_rcluster *c, const redisReply *r, int
 
 /* Sends one command to node idx (after ASKING when asking) and follows
  * redirections; hops counts the ones already followed. */
-static int route(struct rl_rcluster *c, int idx, bool asking, int hops, int argc, const char **argv,
+static int route(struct rl__rcluster *c, int idx, bool asking, int hops, int argc, const char **argv,
 		 const size_t *argvlen, redisReply **reply)
 {
 	*reply = NULL;
@@ -373,7 +373,7 @@ static int route(struct rl_rcluster *c, int idx, bool asking, int hops, int argc
 			return RL_RC_EREDIRECT;
 		if (kind == REDIR_MOVED) {
 			c->stats.moved++;
-			rl_rcluster_refresh(c); /* best effort: the MOVED target wins below */
+			rl__rcluster_refresh(c); /* best effort: the MOVED target wins below */
 			c->slot_node[slot] = (int16_t)target;
 		} else {
 			c->stats.ask++;
@@ -384,17 +384,17 @@ static int route(struct rl_rcluster *c, int idx, bool asking, int hops, int argc
 }
 
 /* The node owning slot, re-reading the map once when none is known. */
-static int slot_owner(struct rl_rcluster *c, uint16_t slot)
+static int slot_owner(struct rl__rcluster *c, uint16_t slot)
 {
 	if (c->slot_node[slot] < 0)
-		rl_rcluster_refresh(c);
+		rl__rcluster_refresh(c);
 	return c->slot_node[slot];
 }
 
-int rl_rcluster_command(struct rl_rcluster *c, const char *key, size_t key_len, int argc,
+int rl__rcluster_command(struct rl__rcluster *c, const char *key, size_t key_len, int argc,
 			const char **argv, const size_t *argvlen, redisReply **reply)
 {
-	int idx = slot_owner(c, rl_redis_key_slot(key, key_len));
+	int idx = slot_owner(c, rl__redis_key_slot(key, key_len));
 
 	*reply = NULL;
 	if (idx < 0)
@@ -408,7 +408,7 @@ static void keep_first(int *status, int s)
 		*status = s;
 }
 
-int rl_rcluster_batch(struct rl_rcluster *c, size_t n, const struct rl_rcluster_req *reqs,
+int rl__rcluster_batch(struct rl__rcluster *c, size_t n, const struct rl__rcluster_req *reqs,
 		      redisReply **replies)
 {
 	int status = RL_OK;
@@ -418,7 +418,7 @@ int rl_rcluster_batch(struct rl_rcluster *c, size_t n, const struct rl_rcluster_
 		return RL_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		replies[i] = NULL;
-		node_of[i] = slot_owner(c, rl_redis_key_slot(reqs[i].key, reqs[i].key_len));
+		node_of[i] = slot_owner(c, rl__redis_key_slot(reqs[i].key, reqs[i].key_len));
 		if (node_of[i] < 0)
 			keep_first(&status, RL_RC_ENOSLOT);
 	}
@@ -494,7 +494,7 @@ int rl_rcluster_batch(struct rl_rcluster *c, size_t n, const struct rl_rcluster_
 		if (kind == REDIR_MOVED) {
 			c->stats.moved++;
 			if (!refreshed)
-				rl_rcluster_refresh(c);
+				rl__rcluster_refresh(c);
 			refreshed = true;
 			c->slot_node[slot] = (int16_t)target;
 		} else {
@@ -510,14 +510,14 @@ int rl_rcluster_batch(struct rl_rcluster *c, size_t n, const struct rl_rcluster_
 	return status;
 }
 
-const char *rl_rcluster_slot_node(const struct rl_rcluster *c, uint16_t slot)
+const char *rl__rcluster_slot_node(const struct rl__rcluster *c, uint16_t slot)
 {
 	if (slot >= RL_REDIS_SLOTS || c->slot_node[slot] < 0)
 		return NULL;
 	return c->nodes[c->slot_node[slot]].addr;
 }
 
-void rl_rcluster_get_stats(const struct rl_rcluster *c, struct rl_rcluster_stats *out)
+void rl__rcluster_get_stats(const struct rl__rcluster *c, struct rl__rcluster_stats *out)
 {
 	*out = c->stats;
 }

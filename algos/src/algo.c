@@ -1,14 +1,15 @@
 /*
- * limiter.c - rule validation, the constants a limiter derives once from
- * its rule, and the operations every algorithm gets from its ops table.
- * (The list of algorithms is algo_list.c.)
+ * algo.c - what algo.h and rule.h declare beside the algorithms: rule
+ * validation, a limiter's binding of an algorithm to a rule (the
+ * algorithm's init op derives its constants), and the operations every
+ * algorithm gets from its ops table. (The list of algorithms is
+ * algo_list.c; each algorithm is its own file.)
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "arith.h"
 #include "ratelab/algo.h"
-#include "ratelab/gcra.h"
 
 static int out_of_range(char *msg, size_t msg_len, const char *field, int64_t value,
 			long long max)
@@ -41,22 +42,14 @@ int rl_limiter_init(struct rl_limiter *lim, const struct rl_algo *algo,
 			snprintf(msg, msg_len, "no algorithm given");
 		return RL_EINVAL;
 	}
-	rl_u128 n = (rl_u128)rule->limit, w = (rl_u128)rule->window_ns, b = (rl_u128)rule->burst;
-	int64_t t = (int64_t)rl_ceil_div(w, n);
-	rl_u128 tolerance = (b - 1) * (rl_u128)t, horizon = (rl_u128)(RL_GCRA_HORIZON_NS - t);
-	rl_u128 deepest = (b + 1) * w, drain = rl_ceil_div(deepest, n), no_drain = (rl_u128)RL_TIME_MAX_NS + 1;
-
-	*lim = (struct rl_limiter){
-		.algo = algo,
-		.rule = *rule,
-		.burst_w = rl_wide_make(b * w),
-		.quota_nw = rl_wide_make(n * w),
-		.tolerance_ns = (int64_t)(tolerance < horizon ? tolerance : horizon),
-		.emission_ns = t,
-		.drain_ns = (int64_t)(drain < no_drain ? drain : no_drain),
-		.level_narrow = deepest < (rl_u128)1 << 63,
-	};
-	return RL_OK;
+	if (algo->priv_size > RL_LIMITER_PRIV_MAX) {
+		if (msg)
+			snprintf(msg, msg_len, "%s derives %zu bytes, more than %d", algo->name,
+				 algo->priv_size, RL_LIMITER_PRIV_MAX);
+		return RL_EINVAL;
+	}
+	*lim = (struct rl_limiter){ .algo = algo, .rule = *rule };
+	return algo->init ? algo->init(lim, msg, msg_len) : RL_OK;
 }
 
 int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns)
@@ -76,16 +69,4 @@ int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int
 	memcpy(copy, state, algo->state_size);
 	int rc = algo->check(lim, copy, now_ns, 1, &d);
 	return rc < 0 ? rc : d.reset_ns;
-}
-
-const char *rl_strerror(int status)
-{
-	switch (status) {
-#define RL_STATUS_CASE(name, value, message, meaning) \
-	case RL_##name:                               \
-		return message;
-		RL_STATUS_LIST(RL_STATUS_CASE)
-#undef RL_STATUS_CASE
-	}
-	return "unknown status";
 }

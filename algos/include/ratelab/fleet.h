@@ -1,5 +1,5 @@
 /*
- * local_global.h - local plus global: k nodes share one quota of N units
+ * fleet.h - a fleet, local plus global: k nodes share one quota of N units
  * per window of W ns; each node decides from a local share at once and
  * syncs its counts with a shared store (Redis) every S ns, so a fleet
  * pays about one round trip per node per S instead of one per request.
@@ -52,11 +52,14 @@
  * Time: a now_ns before the key's last seen time is clamped to it, as in
  * algo.h. Costs: 1 <= c <= RL_COST_MAX, else RL_EINVAL, state unchanged.
  *
- * Concurrency: rl_lg is immutable after init; a state, and an
- * rl_lg_node, are single-threaded (one node per thread or process).
+ * The node that syncs through Redis is ratelab/fleet_node.h (the Redis
+ * backend's library).
+ *
+ * Concurrency: rl_fleet is immutable after init; a state is
+ * single-threaded (one node per thread or process).
  */
-#ifndef RATELAB_LOCAL_GLOBAL_H
-#define RATELAB_LOCAL_GLOBAL_H
+#ifndef RATELAB_FLEET_H
+#define RATELAB_FLEET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,10 +72,10 @@
 extern "C" {
 #endif
 
-#define RL_LG_NODES_MAX 4096
+#define RL_FLEET_NODES_MAX 4096
 
 /* The shared rule, N units per window W over k nodes, as node j sees it. */
-struct rl_lg {
+struct rl_fleet {
 	int64_t limit;       /* N: units per window, all nodes together */
 	int64_t window_ns;   /* W, ns */
 	int64_t nodes;       /* k */
@@ -81,7 +84,7 @@ struct rl_lg {
 };
 
 /* One key's state at one node; zeroed is a fresh key. */
-struct rl_lg_state {
+struct rl_fleet_state {
 	int64_t epoch;   /* window index + 1 the counts belong to; 0: none yet */
 	int64_t last_ns; /* last seen time, ns (the backwards-clock clamp) */
 	int64_t global;  /* units, G of the window at the last sync */
@@ -89,100 +92,36 @@ struct rl_lg_state {
 	int64_t pending; /* units admitted here, not yet acknowledged */
 	int64_t share;   /* units admissible here until the next sync */
 };
-RL_STATIC_ASSERT(sizeof(struct rl_lg_state) == 48, "an rl_lg_state is 48 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_fleet_state) == 48, "an rl_fleet_state is 48 bytes");
 
 /* For node index of nodes: RL_OK, or RL_EINVAL (rule out of
- * rl_rule_validate's ranges, nodes outside [1, min(RL_LG_NODES_MAX,
+ * rl_rule_validate's ranges, nodes outside [1, min(RL_FLEET_NODES_MAX,
  * limit)], index outside [0, nodes)) with a one-line reason in msg (when
  * not NULL). Each node of a fleet has its own index. */
-int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, int64_t index,
+int rl_fleet_init(struct rl_fleet *lg, int64_t limit, int64_t window_ns, int64_t nodes, int64_t index,
 	       char *msg, size_t msg_len);
 
 /* Decides one request of cost units at now_ns (the model above):
  * RL_ALLOWED, RL_REJECTED, RL_EINVAL (cost) or RL_ERANGE (time). */
-int rl_lg_check(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns, int64_t cost,
+int rl_fleet_check(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t now_ns, int64_t cost,
 		struct rl_decision *out);
 
 /*
  * A sync in two halves, so that the round trip may be pipelined over
- * many keys. rl_lg_sync_take: when the key's window is still the current
+ * many keys. rl_fleet_sync_take: when the key's window is still the current
  * one at now_ns, stores the window index in *window and this node's
  * units in it, pushed + pending, in *mine (pending = 0) and returns true:
  * the caller sets the store's m_j(*window) = *mine, reads G(*window) and
- * passes both to rl_lg_sync_apply, or, if the store failed, *mine to
- * rl_lg_sync_failed (its unacknowledged units become pending again).
+ * passes both to rl_fleet_sync_apply, or, if the store failed, *mine to
+ * rl_fleet_sync_failed (its unacknowledged units become pending again).
  * Returns false when the window is over (nothing to write; the state may
  * be dropped).
  */
-bool rl_lg_sync_take(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns,
+bool rl_fleet_sync_take(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t now_ns,
 		     int64_t *window, int64_t *mine);
-void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t window,
+void rl_fleet_sync_apply(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t window,
 		      int64_t mine, int64_t total);
-void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine);
-
-/*
- * A node backed by Redis (library ratelab_redis_fleet, built only when
- * hiredis is found).
- * Keeps a state per key (at most max_keys; states of ended windows are
- * dropped at each sync) and syncs every key at once: one pipelined round
- * trip of "HSET <prefix>{<key>}:<window> <j> <mine>" (j: the node's
- * index, decimal), "PEXPIRE ... <2W in ms>" and "HVALS ..." per key (G
- * is the sum of the values; the hash tag keeps a key's windows on one
- * cluster node; the TTL lets ended windows vanish: Redis counts it in
- * real time, so a caller replaying logical time faster than real time
- * needs 2W of real time to cover a window's life).
- * rl_lg_node_check syncs first when now_ns has reached the next sync
- * time (the previous sync's time + sync_interval_ns), then decides from
- * the local state: only every S-th instant pays a round trip.
- * Failures (Redis down, slow beyond command_timeout_ms, an error reply)
- * never fail a check: they are counted (sync_failures, once per sync
- * with any key failed) and the node decides by its shares; each key's
- * sync stands alone (others on a live master still apply); the
- * connection is reopened at the next sync (reconnects), so the sync
- * interval is the retry backoff.
- */
-struct rl_lg_node_opts {
-	const char *host;         /* Redis server, e.g. "127.0.0.1" (unused with cluster) */
-	int port;
-	int connect_timeout_ms;   /* 0 means 200 */
-	int command_timeout_ms;   /* 0 means 200 */
-	int64_t sync_interval_ns; /* S >= 1 ns */
-	size_t max_keys;          /* >= 1; a new key beyond it is RL_EFULL */
-	const char *prefix;       /* Redis key prefix; NULL means "rl:lg:" */
-	const char *cluster;      /* Redis Cluster seeds "host:port[,host:port...]":
-				     each key's commands go to its slot's master,
-				     one pipelined batch per master; NULL: one server */
-};
-
-struct rl_lg_node_stats {
-	uint64_t checks;        /* decisions made */
-	uint64_t syncs;         /* syncs attempted (each at most one round trip) */
-	uint64_t round_trips;   /* syncs that sent their batch (through a cluster:
-				   one per master, in parallel, counted once) */
-	uint64_t sync_failures; /* syncs that failed, fully or for some keys */
-	uint64_t reconnects;    /* connections opened after the first */
-	uint64_t keys;          /* states held now */
-};
-
-struct rl_lg_node;
-
-/* RL_OK, RL_EINVAL (opts out of range) or RL_ENOMEM. Does not need Redis
- * to be up: the first sync connects. */
-int rl_lg_node_create(const struct rl_lg *lg, const struct rl_lg_node_opts *opts,
-		      struct rl_lg_node **out);
-void rl_lg_node_destroy(struct rl_lg_node *n);
-
-/* As rl_lg_check for key[0..key_len), syncing first when due; RL_EFULL
- * for a new key when max_keys states are held, RL_ENOMEM. */
-int rl_lg_node_check(struct rl_lg_node *n, const char *key, size_t key_len, int64_t now_ns,
-		     int64_t cost, struct rl_decision *out);
-
-/* Syncs every key now (and sets the next sync to now + S). RL_OK, or
- * RL_EINVAL for a bad time; a Redis failure is RL_OK with sync_failures
- * counted (see above) and reported through *failed (may be NULL). */
-int rl_lg_node_sync(struct rl_lg_node *n, int64_t now_ns, bool *failed);
-
-void rl_lg_node_get_stats(const struct rl_lg_node *n, struct rl_lg_node_stats *out);
+void rl_fleet_sync_failed(struct rl_fleet_state *st, int64_t window, int64_t mine);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /*
- * test_redis_local_global.c - the local-plus-global node (local_global.h)
+ * test_fleet_node.c - the local-plus-global node (fleet.h)
  * against a real redis-server on a free loopback port: the counts it
  * pushes, the TTL, the same decisions as the in-process model with the
- * store modelled in memory (lg_model.h, as the simulator runs it), and
+ * store modelled in memory (fleet_model.h, as the simulator runs it), and
  * the faults:
  * Redis killed (SIGKILL) and restarted, Redis stalled (SIGSTOP), a key of
  * the wrong type. Random traces print their seed (RL_SEED replays one).
@@ -17,8 +17,9 @@
 
 #include <cmocka.h>
 
-#include "lg_model.h"
-#include "ratelab/local_global.h"
+#include "fleet_model.h"
+#include "ratelab/fleet.h"
+#include "ratelab/fleet_node.h"
 #include "redis_harness.h"
 
 #define MS 1000000LL
@@ -46,26 +47,26 @@ static int group_teardown(void **state)
 			skip(); \
 	} while (0)
 
-static struct rl_lg make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
+static struct rl_fleet make_lg(int64_t n, int64_t w, int64_t k, int64_t j)
 {
-	struct rl_lg lg;
-	assert_int_equal(rl_lg_init(&lg, n, w, k, j, NULL, 0), RL_OK);
+	struct rl_fleet lg;
+	assert_int_equal(rl_fleet_init(&lg, n, w, k, j, NULL, 0), RL_OK);
 	return lg;
 }
 
-static struct rl_lg_node *node(const struct rl_lg *lg, const char *prefix, int64_t s_ns,
+static struct rl_fleet_node *node(const struct rl_fleet *lg, const char *prefix, int64_t s_ns,
 			       int timeout_ms)
 {
-	struct rl_lg_node_opts o = { .host = "127.0.0.1",
+	struct rl_fleet_node_opts o = { .host = "127.0.0.1",
 				     .port = H.nodes[0].port,
 				     .connect_timeout_ms = timeout_ms,
 				     .command_timeout_ms = timeout_ms,
 				     .sync_interval_ns = s_ns,
 				     .max_keys = 64,
 				     .prefix = prefix };
-	struct rl_lg_node *n = NULL;
+	struct rl_fleet_node *n = NULL;
 
-	assert_int_equal(rl_lg_node_create(lg, &o, &n), RL_OK);
+	assert_int_equal(rl_fleet_node_create(lg, &o, &n), RL_OK);
 	return n;
 }
 
@@ -111,9 +112,9 @@ static long long redis_total(const char *key)
 	return v;
 }
 
-static int check(struct rl_lg_node *n, const char *key, int64_t t, int64_t cost)
+static int check(struct rl_fleet_node *n, const char *key, int64_t t, int64_t cost)
 {
-	int v = rl_lg_node_check(n, key, strlen(key), t, cost, NULL);
+	int v = rl_fleet_node_check(n, key, strlen(key), t, cost, NULL);
 	assert_true(v == RL_ALLOWED || v == RL_REJECTED);
 	return v;
 }
@@ -121,42 +122,42 @@ static int check(struct rl_lg_node *n, const char *key, int64_t t, int64_t cost)
 static void test_bad_opts(void **state)
 {
 	(void)state;
-	struct rl_lg lg = make_lg(10, 1000 * MS, 2, 0);
-	struct rl_lg_node *n = (struct rl_lg_node *)1;
-	struct rl_lg_node_opts ok = { .host = "127.0.0.1", .port = 6379, .sync_interval_ns = MS,
+	struct rl_fleet lg = make_lg(10, 1000 * MS, 2, 0);
+	struct rl_fleet_node *n = (struct rl_fleet_node *)1;
+	struct rl_fleet_node_opts ok = { .host = "127.0.0.1", .port = 6379, .sync_interval_ns = MS,
 				      .max_keys = 8 },
 			       o;
 
 	o = ok;
 	o.port = 0;
-	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	assert_int_equal(rl_fleet_node_create(&lg, &o, &n), RL_EINVAL);
 	assert_null(n);
 	o = ok;
 	o.sync_interval_ns = 0;
-	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	assert_int_equal(rl_fleet_node_create(&lg, &o, &n), RL_EINVAL);
 	o = ok;
 	o.max_keys = 0;
-	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	assert_int_equal(rl_fleet_node_create(&lg, &o, &n), RL_EINVAL);
 	o = ok;
 	o.host = NULL;
-	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	assert_int_equal(rl_fleet_node_create(&lg, &o, &n), RL_EINVAL);
 	o = ok;
 	o.command_timeout_ms = -1;
-	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_EINVAL);
+	assert_int_equal(rl_fleet_node_create(&lg, &o, &n), RL_EINVAL);
 	/* Redis need not be up to create a node; max_keys bounds the states. */
 	o = ok;
 	o.max_keys = 2;
 	o.port = rh_free_port();
-	assert_int_equal(rl_lg_node_create(&lg, &o, &n), RL_OK);
+	assert_int_equal(rl_fleet_node_create(&lg, &o, &n), RL_OK);
 	assert_int_equal(check(n, "a", 0, 1), RL_ALLOWED);
 	assert_int_equal(check(n, "b", 0, 1), RL_ALLOWED);
-	assert_int_equal(rl_lg_node_check(n, "c", 1, 0, 1, NULL), RL_EFULL);
-	assert_int_equal(rl_lg_node_check(n, "a", 1, -1, 1, NULL), RL_ERANGE);
-	assert_int_equal(rl_lg_node_check(n, "a", 1, RL_TIME_MAX_NS + 1, 1, NULL), RL_ERANGE);
-	assert_int_equal(rl_lg_node_sync(n, -1, NULL), RL_EINVAL); /* local_global.h: a bad time */
-	assert_int_equal(rl_lg_node_sync(n, RL_TIME_MAX_NS + 1, NULL), RL_EINVAL);
-	assert_int_equal(rl_lg_node_check(n, "a", 1, 0, 0, NULL), RL_EINVAL);
-	rl_lg_node_destroy(n);
+	assert_int_equal(rl_fleet_node_check(n, "c", 1, 0, 1, NULL), RL_EFULL);
+	assert_int_equal(rl_fleet_node_check(n, "a", 1, -1, 1, NULL), RL_ERANGE);
+	assert_int_equal(rl_fleet_node_check(n, "a", 1, RL_TIME_MAX_NS + 1, 1, NULL), RL_ERANGE);
+	assert_int_equal(rl_fleet_node_sync(n, -1, NULL), RL_EINVAL); /* fleet.h: a bad time */
+	assert_int_equal(rl_fleet_node_sync(n, RL_TIME_MAX_NS + 1, NULL), RL_EINVAL);
+	assert_int_equal(rl_fleet_node_check(n, "a", 1, 0, 0, NULL), RL_EINVAL);
+	rl_fleet_node_destroy(n);
 }
 
 /* Three nodes' admitted units all reach Redis, each key's window has a
@@ -166,10 +167,10 @@ static void test_counts_pushed(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg[3];
-	struct rl_lg_node *n[3];
+	struct rl_fleet lg[3];
+	struct rl_fleet_node *n[3];
 	int admitted[3] = { 0 };
-	struct rl_lg_node_stats st;
+	struct rl_fleet_node_stats st;
 
 	for (int i = 0; i < 3; i++) {
 		lg[i] = make_lg(300, 1000 * MS, 3, i);
@@ -183,7 +184,7 @@ static void test_counts_pushed(void **state)
 	assert_int_equal(admitted[2], 80);
 	for (int i = 0; i < 3; i++) {
 		bool failed = true;
-		assert_int_equal(rl_lg_node_sync(n[i], 20 * MS, &failed), RL_OK);
+		assert_int_equal(rl_fleet_node_sync(n[i], 20 * MS, &failed), RL_OK);
 		assert_false(failed);
 	}
 	assert_int_equal(redis_total("cp:{k}:0"), 180);
@@ -193,13 +194,13 @@ static void test_counts_pushed(void **state)
 	int64_t want[3] = { 87, 67, 40 };
 	for (int i = 0; i < 3; i++) {
 		struct rl_decision d;
-		assert_int_equal(rl_lg_node_check(n[i], "k", 1, 21 * MS, 1, &d), RL_ALLOWED);
+		assert_int_equal(rl_fleet_node_check(n[i], "k", 1, 21 * MS, 1, &d), RL_ALLOWED);
 		assert_int_equal(d.remaining, want[i] - 1);
-		rl_lg_node_get_stats(n[i], &st);
+		rl_fleet_node_get_stats(n[i], &st);
 		assert_int_equal(st.round_trips, 1);
 		assert_int_equal(st.sync_failures, 0);
 		assert_int_equal(st.keys, 1);
-		rl_lg_node_destroy(n[i]);
+		rl_fleet_node_destroy(n[i]);
 	}
 }
 
@@ -212,8 +213,8 @@ static void test_same_as_model(void **state)
 	NEED_REDIS();
 	const char *env = getenv("RL_SEED");
 	uint64_t s0 = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-	struct rl_lg lg[LGM_NODES];
-	struct rl_lg_node *n[LGM_NODES];
+	struct rl_fleet lg[LGM_NODES];
+	struct rl_fleet_node *n[LGM_NODES];
 	static struct lgm_store store;
 	char prefix[64];
 
@@ -235,7 +236,7 @@ static void test_same_as_model(void **state)
 		}
 	}
 	for (int i = 0; i < LGM_NODES; i++)
-		rl_lg_node_destroy(n[i]);
+		rl_fleet_node_destroy(n[i]);
 }
 
 /* Redis killed: every sync fails fast (counted), every check still
@@ -245,9 +246,9 @@ static void test_redis_killed(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg = make_lg(100, 1000 * MS, 2, 0);
-	struct rl_lg_node *n = node(&lg, "kl:", 10 * MS, 200);
-	struct rl_lg_node_stats st;
+	struct rl_fleet lg = make_lg(100, 1000 * MS, 2, 0);
+	struct rl_fleet_node *n = node(&lg, "kl:", 10 * MS, 200);
+	struct rl_fleet_node_stats st;
 	int admitted = 0;
 
 	for (int j = 0; j < 10; j++)
@@ -263,20 +264,20 @@ static void test_redis_killed(void **state)
 		assert_true(rh_now_s() - t0 < 0.2 + 0.5);
 	}
 	assert_int_equal(after, 45); /* the share read before the outage, no more */
-	rl_lg_node_get_stats(n, &st);
+	rl_fleet_node_get_stats(n, &st);
 	assert_int_equal(st.sync_failures, 60);
 	assert_int_equal(st.checks, 71);
 	assert_true(rh_restart(&H, 0));
 	bool failed = true;
-	assert_int_equal(rl_lg_node_sync(n, 700 * MS, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 700 * MS, &failed), RL_OK);
 	assert_false(failed);
 	/* The restarted Redis was empty: the node's value is all its units of
 	 * the window, 10 acknowledged before the outage and 45 kept since. */
 	assert_int_equal(redis_total("kl:{k}:0"), 55);
-	rl_lg_node_get_stats(n, &st);
+	rl_fleet_node_get_stats(n, &st);
 	assert_int_equal(st.reconnects, 1);
 	assert_int_equal(st.sync_failures, 60);
-	rl_lg_node_destroy(n);
+	rl_fleet_node_destroy(n);
 }
 
 /* Redis stalled: the sync gives up after the command timeout (not
@@ -287,9 +288,9 @@ static void test_redis_stalled(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg = make_lg(100, 1000 * MS, 2, 0);
-	struct rl_lg_node *n = node(&lg, "st:", 10 * MS, 150);
-	struct rl_lg_node_stats st;
+	struct rl_fleet lg = make_lg(100, 1000 * MS, 2, 0);
+	struct rl_fleet_node *n = node(&lg, "st:", 10 * MS, 150);
+	struct rl_fleet_node_stats st;
 
 	for (int j = 0; j < 5; j++)
 		check(n, "k", j, 1);
@@ -301,15 +302,15 @@ static void test_redis_stalled(void **state)
 	kill(H.nodes[0].pid, SIGCONT);
 	assert_int_equal(v, RL_ALLOWED);
 	assert_true(took >= 0.14 && took < 0.15 + 0.5);
-	rl_lg_node_get_stats(n, &st);
+	rl_fleet_node_get_stats(n, &st);
 	assert_int_equal(st.sync_failures, 1);
 	bool failed = true;
-	assert_int_equal(rl_lg_node_sync(n, 30 * MS, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 30 * MS, &failed), RL_OK);
 	assert_false(failed);
 	assert_int_equal(redis_total("st:{k}:0"), 7);
-	rl_lg_node_get_stats(n, &st);
+	rl_fleet_node_get_stats(n, &st);
 	assert_int_equal(st.reconnects, 1);
-	rl_lg_node_destroy(n);
+	rl_fleet_node_destroy(n);
 }
 
 /* A window key of the wrong type: that key's sync fails (counted), its
@@ -318,9 +319,9 @@ static void test_wrong_type(void **state)
 {
 	(void)state;
 	NEED_REDIS();
-	struct rl_lg lg = make_lg(100, 1000 * MS, 2, 0);
-	struct rl_lg_node *n = node(&lg, "wt:", 10 * MS, 500);
-	struct rl_lg_node_stats st;
+	struct rl_fleet lg = make_lg(100, 1000 * MS, 2, 0);
+	struct rl_fleet_node *n = node(&lg, "wt:", 10 * MS, 500);
+	struct rl_fleet_node_stats st;
 	bool failed = false;
 
 	assert_int_equal(redis_int("LPUSH %s x", "wt:{bad}:0"), 1);
@@ -328,17 +329,17 @@ static void test_wrong_type(void **state)
 		check(n, "bad", j, 1);
 		check(n, "good", j, 1);
 	}
-	assert_int_equal(rl_lg_node_sync(n, 10 * MS, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 10 * MS, &failed), RL_OK);
 	assert_true(failed);
 	assert_int_equal(redis_total("wt:{good}:0"), 4);
 	assert_int_equal(check(n, "bad", 11 * MS, 1), RL_ALLOWED);
 	redis_int("DEL %s", "wt:{bad}:0");
-	assert_int_equal(rl_lg_node_sync(n, 20 * MS, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 20 * MS, &failed), RL_OK);
 	assert_false(failed);
 	assert_int_equal(redis_total("wt:{bad}:0"), 5);
-	rl_lg_node_get_stats(n, &st);
+	rl_fleet_node_get_stats(n, &st);
 	assert_int_equal(st.sync_failures, 1);
-	rl_lg_node_destroy(n);
+	rl_fleet_node_destroy(n);
 }
 
 int main(void)

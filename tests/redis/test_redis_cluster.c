@@ -4,7 +4,7 @@
  * against the spec's vectors and CLUSTER KEYSLOT, routing, MOVED after a
  * slot migration, ASK during one, the redirection bound, pipelined
  * batches, bad seeds, a stalled master; and the local-plus-global node
- * (local_global.h) through the cluster: the model's decisions, each
+ * (fleet.h) through the cluster: the model's decisions, each
  * window's counts on its slot's master, one master stalled. Random keys print their seed on failure (RL_SEED
  * replays one).
  */
@@ -18,8 +18,9 @@
 
 #include <cmocka.h>
 
-#include "lg_model.h"
-#include "ratelab/local_global.h"
+#include "fleet_model.h"
+#include "ratelab/fleet.h"
+#include "ratelab/fleet_node.h"
 #include "ratelab/status.h"
 #include "redis_cluster.h"
 #include "redis_harness.h"
@@ -52,14 +53,14 @@ static int group_teardown(void **state)
 
 static char seeds[128];
 
-static struct rl_rcluster *client(int max_redirects)
+static struct rl__rcluster *client(int max_redirects)
 {
-	struct rl_rcluster_opts o = { 500, 2000, max_redirects };
-	struct rl_rcluster *c = NULL;
+	struct rl__rcluster_opts o = { 500, 2000, max_redirects };
+	struct rl__rcluster *c = NULL;
 	char err[256] = "";
 
 	snprintf(seeds, sizeof(seeds), "127.0.0.1:%d,127.0.0.1:%d", H.nodes[1].port, H.nodes[0].port);
-	int s = rl_rcluster_create(seeds, &o, &c, err, sizeof(err));
+	int s = rl__rcluster_create(seeds, &o, &c, err, sizeof(err));
 	if (s != RL_OK)
 		fail_msg("create(%s): %d %s", seeds, s, err);
 	return c;
@@ -106,16 +107,16 @@ static int owner(uint16_t slot)
 	return found;
 }
 
-static int cmd(struct rl_rcluster *c, redisReply **r, const char *key, const char *a0,
+static int cmd(struct rl__rcluster *c, redisReply **r, const char *key, const char *a0,
 	       const char *a2)
 {
 	const char *argv[3] = { a0, key, a2 };
 	size_t len[3] = { strlen(a0), strlen(key), a2 ? strlen(a2) : 0 };
 
-	return rl_rcluster_command(c, key, strlen(key), a2 ? 3 : 2, argv, len, r);
+	return rl__rcluster_command(c, key, strlen(key), a2 ? 3 : 2, argv, len, r);
 }
 
-static void get_is(struct rl_rcluster *c, const char *key, const char *want)
+static void get_is(struct rl__rcluster *c, const char *key, const char *want)
 {
 	redisReply *r;
 
@@ -156,7 +157,7 @@ static void migrate_finish(uint16_t slot, int b)
 
 static void move_key(const char *key, int to)
 {
-	uint16_t slot = rl_redis_key_slot(key, strlen(key));
+	uint16_t slot = rl__redis_key_slot(key, strlen(key));
 	int from = owner(slot);
 
 	migrate_begin(slot, from, to);
@@ -166,31 +167,31 @@ static void move_key(const char *key, int to)
 
 static uint16_t slot_of(const char *k)
 {
-	return rl_redis_key_slot(k, strlen(k));
+	return rl__redis_key_slot(k, strlen(k));
 }
 
 /* The spec's and the docs' vectors, and each hash-tag rule. */
 static void test_slot_vectors(void **state)
 {
 	(void)state;
-	assert_int_equal(rl_redis_crc16("123456789", 9), 0x31C3);
-	assert_int_equal(rl_redis_crc16("", 0), 0);
+	assert_int_equal(rl__redis_crc16("123456789", 9), 0x31C3);
+	assert_int_equal(rl__redis_crc16("", 0), 0);
 	assert_int_equal(slot_of("somekey"), 11058);
 	assert_int_equal(slot_of("foo{hash_tag}"), 2515);
 	assert_int_equal(slot_of("bar{hash_tag}"), 2515);
 	assert_int_equal(slot_of("{user1000}.following"), slot_of("user1000"));
 	assert_int_equal(slot_of("{user1000}.followers"), slot_of("user1000"));
 	/* empty tag: the whole key */
-	assert_int_equal(slot_of("foo{}{bar}"), rl_redis_crc16("foo{}{bar}", 10) & 16383);
+	assert_int_equal(slot_of("foo{}{bar}"), rl__redis_crc16("foo{}{bar}", 10) & 16383);
 	/* the first '{' and the first '}' after it */
 	assert_int_equal(slot_of("foo{{bar}}zap"), slot_of("{bar"));
-	assert_int_equal(slot_of("foo{{bar}}zap"), rl_redis_crc16("{bar", 4) & 16383);
+	assert_int_equal(slot_of("foo{{bar}}zap"), rl__redis_crc16("{bar", 4) & 16383);
 	assert_int_equal(slot_of("foo{bar}{zap}"), slot_of("bar"));
 	/* no closing brace, or it comes first: the whole key */
-	assert_int_equal(slot_of("a{b"), rl_redis_crc16("a{b", 3) & 16383);
-	assert_int_equal(slot_of("a}b{"), rl_redis_crc16("a}b{", 4) & 16383);
+	assert_int_equal(slot_of("a{b"), rl__redis_crc16("a{b", 3) & 16383);
+	assert_int_equal(slot_of("a}b{"), rl__redis_crc16("a}b{", 4) & 16383);
 	/* binary keys: the length, not a NUL, ends the key */
-	assert_int_equal(rl_redis_key_slot("x\0{y}", 5), slot_of("y"));
+	assert_int_equal(rl__redis_key_slot("x\0{y}", 5), slot_of("y"));
 }
 
 /* 3000 random keys (braces likely, any byte) against CLUSTER KEYSLOT. */
@@ -211,9 +212,9 @@ static void test_slot_matches_server(void **state)
 		}
 		redisReply *r = redisCommand(c, "CLUSTER KEYSLOT %b", key, len);
 		assert_non_null(r);
-		if (r->type != REDIS_REPLY_INTEGER || r->integer != rl_redis_key_slot(key, len))
+		if (r->type != REDIS_REPLY_INTEGER || r->integer != rl__redis_key_slot(key, len))
 			fail_msg("seed %llu key %d: server %lld, ours %u", (unsigned long long)s0, i,
-				 r->integer, rl_redis_key_slot(key, len));
+				 r->integer, rl__redis_key_slot(key, len));
 		freeReplyObject(r);
 	}
 	redisFree(c);
@@ -225,8 +226,8 @@ static void test_routing(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	char key[32], val[32];
 	int per_node[RH_MAX_NODES] = { 0 };
 
@@ -244,7 +245,7 @@ static void test_routing(void **state)
 		int n = owner(slot_of(key));
 		char want[32];
 		snprintf(want, sizeof(want), "127.0.0.1:%d", H.nodes[n].port);
-		assert_string_equal(rl_rcluster_slot_node(c, slot_of(key)), want);
+		assert_string_equal(rl__rcluster_slot_node(c, slot_of(key)), want);
 		redisReply *r = direct(n, "GET %s", key);
 		assert_int_equal(r->type, REDIS_REPLY_STRING);
 		assert_string_equal(r->str, val);
@@ -253,12 +254,12 @@ static void test_routing(void **state)
 	}
 	for (int n = 0; n < H.n; n++)
 		assert_true(per_node[n] > 0);
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 0);
 	assert_int_equal(st.ask, 0);
 	assert_int_equal(st.refreshes, 1);
 	assert_int_equal(st.connects, 3);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* A client whose map predates a slot migration follows MOVED to the new
@@ -267,8 +268,8 @@ static void test_moved(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	const char *key = "{mv}a";
 	redisReply *r;
 	uint16_t slot = slot_of(key);
@@ -279,16 +280,16 @@ static void test_moved(void **state)
 	move_key(key, to);
 
 	get_is(c, key, "moved");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 1);
 	assert_int_equal(st.refreshes, 2);
 	char want[32];
 	snprintf(want, sizeof(want), "127.0.0.1:%d", H.nodes[to].port);
-	assert_string_equal(rl_rcluster_slot_node(c, slot), want);
+	assert_string_equal(rl__rcluster_slot_node(c, slot), want);
 	get_is(c, key, "moved");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 1);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* While a slot migrates, a key already on the target is reached by ASK
@@ -298,8 +299,8 @@ static void test_ask(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	redisReply *r;
 	uint16_t slot = slot_of("{ask}1");
 
@@ -308,23 +309,23 @@ static void test_ask(void **state)
 	assert_int_equal(cmd(c, &r, "{ask}2", "SET", "two"), RL_OK);
 	freeReplyObject(r);
 	int from = owner(slot), to = (from + 2) % H.n;
-	const char *before = rl_rcluster_slot_node(c, slot);
+	const char *before = rl__rcluster_slot_node(c, slot);
 
 	migrate_begin(slot, from, to);
 	migrate_key(from, to, "{ask}2");
 	get_is(c, "{ask}1", "one");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 0);
 	get_is(c, "{ask}2", "two");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 1);
 	assert_int_equal(cmd(c, &r, "{ask}3", "SET", "three"), RL_OK);
 	assert_int_equal(r->type, REDIS_REPLY_STATUS);
 	freeReplyObject(r);
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 2);
 	assert_int_equal(st.moved, 0);
-	assert_string_equal(rl_rcluster_slot_node(c, slot), before);
+	assert_string_equal(rl__rcluster_slot_node(c, slot), before);
 
 	migrate_key(from, to, "{ask}1");
 	migrate_finish(slot, to);
@@ -333,9 +334,9 @@ static void test_ask(void **state)
 	assert_string_equal(r->str, "three");
 	freeReplyObject(r);
 	get_is(c, "{ask}1", "one");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.moved, 1);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* With max_redirects 0 a MOVED is an error (no loop, no wrong answer);
@@ -344,7 +345,7 @@ static void test_redirect_bound(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c0 = client(0), *c1 = client(1);
+	struct rl__rcluster *c0 = client(0), *c1 = client(1);
 	const char *key = "{bound}k";
 	redisReply *r;
 
@@ -354,8 +355,8 @@ static void test_redirect_bound(void **state)
 	assert_int_equal(cmd(c0, &r, key, "GET", NULL), RL_RC_EREDIRECT);
 	assert_null(r);
 	get_is(c1, key, "b");
-	rl_rcluster_destroy(c0);
-	rl_rcluster_destroy(c1);
+	rl__rcluster_destroy(c0);
+	rl__rcluster_destroy(c1);
 }
 
 /* 900 INCRs over 40 keys in one batch: each key's replies count 1, 2, ...
@@ -366,8 +367,8 @@ static void test_batch(void **state)
 	(void)state;
 	NEED_CLUSTER();
 	enum { N = 900, KEYS = 40 };
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_req reqs[N];
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_req reqs[N];
 	redisReply *replies[N];
 	char keys[KEYS][24];
 	const char *argv[N][2];
@@ -375,7 +376,7 @@ static void test_batch(void **state)
 	int kidx[N];
 	long long seen[KEYS] = { 0 };
 	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL)), s = s0;
-	struct rl_rcluster_stats st;
+	struct rl__rcluster_stats st;
 
 	for (int k = 0; k < KEYS; k++)
 		snprintf(keys[k], sizeof(keys[k]), "{batch%d}n", k);
@@ -388,9 +389,9 @@ static void test_batch(void **state)
 		argv[i][1] = keys[k];
 		lens[i][0] = 4;
 		lens[i][1] = strlen(keys[k]);
-		reqs[i] = (struct rl_rcluster_req){ keys[k], lens[i][1], 2, argv[i], lens[i] };
+		reqs[i] = (struct rl__rcluster_req){ keys[k], lens[i][1], 2, argv[i], lens[i] };
 	}
-	assert_int_equal(rl_rcluster_batch(c, N, reqs, replies), RL_OK);
+	assert_int_equal(rl__rcluster_batch(c, N, reqs, replies), RL_OK);
 	for (int i = 0; i < N; i++) {
 		int k = kidx[i];
 		assert_non_null(replies[i]);
@@ -400,10 +401,10 @@ static void test_batch(void **state)
 				 replies[i]->integer, seen[k]);
 		freeReplyObject(replies[i]);
 	}
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_true(st.moved >= 1); /* each moved key's first request */
 	assert_int_equal(st.refreshes, 2); /* once for the whole batch */
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* A batch while a slot migrates: a key still on the source is answered
@@ -413,8 +414,8 @@ static void test_batch_ask(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster *c = client(-1);
-	struct rl_rcluster_stats st;
+	struct rl__rcluster *c = client(-1);
+	struct rl__rcluster_stats st;
 	redisReply *r;
 	uint16_t slot = slot_of("{bask}");
 
@@ -429,12 +430,12 @@ static void test_batch_ask(void **state)
 	const char *a0[2] = { "GET", "{bask}old" }, *a1[2] = { "INCR", "{bask}moved" },
 		   *a2[3] = { "SET", "{bask}new", "n" }, *a3[2] = { "INCR", "{bask}moved" };
 	size_t l0[2] = { 3, 9 }, l1[2] = { 4, 11 }, l2[3] = { 3, 9, 1 }, l3[2] = { 4, 11 };
-	struct rl_rcluster_req reqs[4] = { { "{bask}old", 9, 2, a0, l0 },
+	struct rl__rcluster_req reqs[4] = { { "{bask}old", 9, 2, a0, l0 },
 					   { "{bask}moved", 11, 2, a1, l1 },
 					   { "{bask}new", 9, 3, a2, l2 },
 					   { "{bask}moved", 11, 2, a3, l3 } };
 	redisReply *rep[4];
-	assert_int_equal(rl_rcluster_batch(c, 4, reqs, rep), RL_OK);
+	assert_int_equal(rl__rcluster_batch(c, 4, reqs, rep), RL_OK);
 	assert_int_equal(rep[0]->type, REDIS_REPLY_STRING);
 	assert_string_equal(rep[0]->str, "o");
 	assert_int_equal(rep[1]->type, REDIS_REPLY_INTEGER);
@@ -444,7 +445,7 @@ static void test_batch_ask(void **state)
 	assert_int_equal(rep[3]->integer, 7);
 	for (int i = 0; i < 4; i++)
 		freeReplyObject(rep[i]);
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.ask, 3);
 	assert_int_equal(st.moved, 0);
 
@@ -453,7 +454,7 @@ static void test_batch_ask(void **state)
 	r = direct(to, "GET %s", "{bask}new");
 	assert_int_equal(r->type, REDIS_REPLY_STRING);
 	freeReplyObject(r);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
 /* Malformed seeds are RL_EINVAL; a port nobody listens on is RL_RC_EIO
@@ -462,25 +463,25 @@ static void test_batch_ask(void **state)
 static void test_bad_seeds(void **state)
 {
 	(void)state;
-	struct rl_rcluster *c = (struct rl_rcluster *)1;
+	struct rl__rcluster *c = (struct rl__rcluster *)1;
 	char err[256];
 	const char *bad[] = { "", "nohost", "127.0.0.1:", ":6379", "127.0.0.1:70000", "127.0.0.1:0",
 			      "127.0.0.1:63x", "127.0.0.1:6379,", NULL };
 
 	for (int i = 0; bad[i]; i++) {
 		err[0] = '\0';
-		assert_int_equal(rl_rcluster_create(bad[i], NULL, &c, err, sizeof(err)), RL_EINVAL);
+		assert_int_equal(rl__rcluster_create(bad[i], NULL, &c, err, sizeof(err)), RL_EINVAL);
 		assert_null(c);
 		assert_non_null(strstr(err, "bad seed list"));
 	}
-	struct rl_rcluster_opts neg = { -1, 0, -1 };
-	assert_int_equal(rl_rcluster_create("127.0.0.1:1", &neg, &c, NULL, 0), RL_EINVAL);
+	struct rl__rcluster_opts neg = { -1, 0, -1 };
+	assert_int_equal(rl__rcluster_create("127.0.0.1:1", &neg, &c, NULL, 0), RL_EINVAL);
 
 	char dead[32];
 	snprintf(dead, sizeof(dead), "127.0.0.1:%d", rh_free_port());
-	struct rl_rcluster_opts o = { 200, 200, -1 };
+	struct rl__rcluster_opts o = { 200, 200, -1 };
 	double t0 = rh_now_s();
-	assert_int_equal(rl_rcluster_create(dead, &o, &c, err, sizeof(err)), RL_RC_EIO);
+	assert_int_equal(rl__rcluster_create(dead, &o, &c, err, sizeof(err)), RL_RC_EIO);
 	assert_true(rh_now_s() - t0 < 2.0);
 	assert_non_null(strstr(err, "no node reachable"));
 
@@ -488,7 +489,7 @@ static void test_bad_seeds(void **state)
 	struct rh single;
 	assert_true(rh_start_single(&single));
 	snprintf(dead, sizeof(dead), "127.0.0.1:%d", single.nodes[0].port);
-	int s = rl_rcluster_create(dead, &o, &c, err, sizeof(err));
+	int s = rl__rcluster_create(dead, &o, &c, err, sizeof(err));
 	rh_stop(&single);
 	assert_int_equal(s, RL_RC_EPROTO);
 	assert_non_null(strstr(err, "CLUSTER SLOTS"));
@@ -501,14 +502,14 @@ static void test_node_stalled(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_rcluster_opts o = { 300, 300, -1 };
-	struct rl_rcluster *c = NULL;
-	struct rl_rcluster_stats st;
+	struct rl__rcluster_opts o = { 300, 300, -1 };
+	struct rl__rcluster *c = NULL;
+	struct rl__rcluster_stats st;
 	const char *key = "{stall}k";
 	redisReply *r;
 
 	snprintf(seeds, sizeof(seeds), "127.0.0.1:%d", H.nodes[0].port);
-	assert_int_equal(rl_rcluster_create(seeds, &o, &c, NULL, 0), RL_OK);
+	assert_int_equal(rl__rcluster_create(seeds, &o, &c, NULL, 0), RL_OK);
 	assert_int_equal(cmd(c, &r, key, "SET", "s"), RL_OK);
 	freeReplyObject(r);
 	int n = owner(slot_of(key));
@@ -521,43 +522,43 @@ static void test_node_stalled(void **state)
 	assert_null(r);
 	assert_true(took < 0.3 + 1.0);
 	get_is(c, key, "s");
-	rl_rcluster_get_stats(c, &st);
+	rl__rcluster_get_stats(c, &st);
 	assert_int_equal(st.reconnects, 1);
-	rl_rcluster_destroy(c);
+	rl__rcluster_destroy(c);
 }
 
-static struct rl_lg_node *lg_node(const struct rl_lg *lg, const char *prefix, int timeout_ms)
+static struct rl_fleet_node *lg_node(const struct rl_fleet *lg, const char *prefix, int timeout_ms)
 {
-	struct rl_lg_node_opts o = { .cluster = seeds,
+	struct rl_fleet_node_opts o = { .cluster = seeds,
 				     .connect_timeout_ms = timeout_ms,
 				     .command_timeout_ms = timeout_ms,
 				     .sync_interval_ns = LGM_S,
 				     .max_keys = 64,
 				     .prefix = prefix };
-	struct rl_lg_node *n = NULL;
+	struct rl_fleet_node *n = NULL;
 
 	snprintf(seeds, sizeof(seeds), "127.0.0.1:%d,127.0.0.1:%d", H.nodes[2].port, H.nodes[1].port);
-	assert_int_equal(rl_lg_node_create(lg, &o, &n), RL_OK);
+	assert_int_equal(rl_fleet_node_create(lg, &o, &n), RL_OK);
 	return n;
 }
 
 /* Three local-plus-global nodes syncing through the cluster decide as the
  * model does, and each key's window hash holds the model's counts on the
  * master its slot maps to. */
-static void test_local_global_through_cluster(void **state)
+static void test_fleet_through_cluster(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
 	uint64_t s0 = t_seed_from_env((uint64_t)time(NULL));
-	struct rl_lg lg[LGM_NODES];
-	struct rl_lg_node *n[LGM_NODES];
+	struct rl_fleet lg[LGM_NODES];
+	struct rl_fleet_node *n[LGM_NODES];
 	static struct lgm_store store;
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "lgc%llu.%d.%.0f:", (unsigned long long)s0, (int)getpid(),
 		 rh_now_s() * 1e6); /* fresh keys for every run, even of one seed */
 	for (int j = 0; j < LGM_NODES; j++) {
-		assert_int_equal(rl_lg_init(&lg[j], LGM_LIMIT, LGM_W, LGM_NODES, j, NULL, 0), RL_OK);
+		assert_int_equal(rl_fleet_init(&lg[j], LGM_LIMIT, LGM_W, LGM_NODES, j, NULL, 0), RL_OK);
 		n[j] = lg_node(&lg[j], prefix, 1000);
 	}
 	int64_t t = lgm_compare(n, lg, s0, &store);
@@ -576,22 +577,22 @@ static void test_local_global_through_cluster(void **state)
 		}
 	}
 	for (int j = 0; j < LGM_NODES; j++) {
-		struct rl_lg_node_stats st;
-		rl_lg_node_get_stats(n[j], &st);
+		struct rl_fleet_node_stats st;
+		rl_fleet_node_get_stats(n[j], &st);
 		assert_int_equal(st.sync_failures, 0);
 		assert_true(st.round_trips > 0);
-		rl_lg_node_destroy(n[j]);
+		rl_fleet_node_destroy(n[j]);
 	}
 }
 
 /* One master stalled (SIGSTOP): a sync gives up on its keys after the
  * command timeout, the keys on the other masters still sync, the checks
  * go on; resumed, the next sync writes the stalled keys' counts. */
-static void test_local_global_master_stalled(void **state)
+static void test_fleet_master_stalled(void **state)
 {
 	(void)state;
 	NEED_CLUSTER();
-	struct rl_lg lg;
+	struct rl_fleet lg;
 	char a[16], b[16];
 	int na = -1, nb = -1;
 
@@ -603,21 +604,21 @@ static void test_local_global_master_stalled(void **state)
 		else
 			na = owner(slot_of(a));
 	}
-	assert_int_equal(rl_lg_init(&lg, 100, 1000 * LGM_S, 2, 0, NULL, 0), RL_OK);
-	struct rl_lg_node *n = lg_node(&lg, "lgs:", 200);
+	assert_int_equal(rl_fleet_init(&lg, 100, 1000 * LGM_S, 2, 0, NULL, 0), RL_OK);
+	struct rl_fleet_node *n = lg_node(&lg, "lgs:", 200);
 	for (int i = 0; i < 5; i++) {
-		assert_int_equal(rl_lg_node_check(n, a, strlen(a), i, 1, NULL), RL_ALLOWED);
-		assert_int_equal(rl_lg_node_check(n, b, strlen(b), i, 1, NULL), RL_ALLOWED);
+		assert_int_equal(rl_fleet_node_check(n, a, strlen(a), i, 1, NULL), RL_ALLOWED);
+		assert_int_equal(rl_fleet_node_check(n, b, strlen(b), i, 1, NULL), RL_ALLOWED);
 	}
 	bool failed = true;
-	assert_int_equal(rl_lg_node_sync(n, 10, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 10, &failed), RL_OK);
 	assert_false(failed);
-	assert_int_equal(rl_lg_node_check(n, a, strlen(a), 11, 1, NULL), RL_ALLOWED);
-	assert_int_equal(rl_lg_node_check(n, b, strlen(b), 11, 1, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_node_check(n, a, strlen(a), 11, 1, NULL), RL_ALLOWED);
+	assert_int_equal(rl_fleet_node_check(n, b, strlen(b), 11, 1, NULL), RL_ALLOWED);
 
 	kill(H.nodes[na].pid, SIGSTOP);
 	double t0 = rh_now_s();
-	int s = rl_lg_node_sync(n, 20, &failed);
+	int s = rl_fleet_node_sync(n, 20, &failed);
 	double took = rh_now_s() - t0;
 	kill(H.nodes[na].pid, SIGCONT);
 	assert_int_equal(s, RL_OK);
@@ -630,18 +631,18 @@ static void test_local_global_master_stalled(void **state)
 	assert_string_equal(r->str, "6"); /* b's sync went through */
 	freeReplyObject(r);
 
-	assert_int_equal(rl_lg_node_sync(n, 30, &failed), RL_OK);
+	assert_int_equal(rl_fleet_node_sync(n, 30, &failed), RL_OK);
 	assert_false(failed);
 	snprintf(key, sizeof(key), "lgs:{%s}:0", a);
 	r = direct(na, "HGET %s 0", key);
 	assert_int_equal(r->type, REDIS_REPLY_STRING);
 	assert_string_equal(r->str, "6");
 	freeReplyObject(r);
-	struct rl_lg_node_stats st;
-	rl_lg_node_get_stats(n, &st);
+	struct rl_fleet_node_stats st;
+	rl_fleet_node_get_stats(n, &st);
 	assert_int_equal(st.sync_failures, 1);
 	assert_int_equal(st.reconnects, 1);
-	rl_lg_node_destroy(n);
+	rl_fleet_node_destroy(n);
 }
 
 int main(void)
@@ -651,8 +652,8 @@ int main(void)
 		cmocka_unit_test(test_routing),		 cmocka_unit_test(test_moved),
 		cmocka_unit_test(test_ask),		 cmocka_unit_test(test_redirect_bound),
 		cmocka_unit_test(test_batch),		 cmocka_unit_test(test_batch_ask),		 cmocka_unit_test(test_bad_seeds),
-		cmocka_unit_test(test_node_stalled),	 cmocka_unit_test(test_local_global_through_cluster),
-		cmocka_unit_test(test_local_global_master_stalled),
+		cmocka_unit_test(test_node_stalled),	 cmocka_unit_test(test_fleet_through_cluster),
+		cmocka_unit_test(test_fleet_master_stalled),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

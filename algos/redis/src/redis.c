@@ -47,14 +47,17 @@ struct rl_redis {
 	int port;
 	int64_t connect_ms, command_ms, backoff_min_ms, backoff_max_ms, grace_ms;
 	redisContext *c;                   /* NULL while down, or once rc is made */
-	struct rl_rcluster *rc;            /* a cluster's slot router, kept until destroy */
-	char sha[RL_REDIS_SCRIPT_COUNT][41];
+	struct rl__rcluster *rc;            /* a cluster's slot router, kept until destroy */
+	char sha[RL__REDIS_SCRIPTS_MAX][41]; /* rl__redis_scripts[i]'s SHA1 */
+	int breaker_script;                /* the breaker's index there */
 	int64_t retry_at_ms;               /* monotonic ms before which we do not reconnect */
 	int64_t backoff_ms;                /* the next wait after a failure */
 	bool lost;                         /* a connection failed since the last success */
 	struct rl_redis_stats st;
 	char err[ERR_MAX];
 };
+
+static int script_named(const char *name);
 
 static int64_t mono_ms(void)
 {
@@ -130,6 +133,13 @@ int rl_redis_create(struct rl_redis **out, const struct rl_redis_config *cfg, ch
 	r->backoff_min_ms = r->backoff_ms = bmin;
 	r->backoff_max_ms = bmax;
 	r->grace_ms = cfg->ttl_grace_ms;
+	r->breaker_script = script_named("breaker");
+	if (r->breaker_script < 0) {
+		free(r);
+		if (msg)
+			snprintf(msg, msg_len, "no Redis script for the breaker");
+		return RL_EINVAL;
+	}
 	*out = r;
 	return RL_OK;
 }
@@ -140,7 +150,7 @@ void rl_redis_destroy(struct rl_redis *r)
 		return;
 	if (r->c)
 		redisFree(r->c);
-	rl_rcluster_destroy(r->rc);
+	rl__rcluster_destroy(r->rc);
 	free(r);
 }
 
@@ -149,8 +159,8 @@ void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out)
 	*out = r->st;
 	out->connected = r->c != NULL || r->rc != NULL;
 	if (r->rc) {
-		struct rl_rcluster_stats cs;
-		rl_rcluster_get_stats(r->rc, &cs);
+		struct rl__rcluster_stats cs;
+		rl__rcluster_get_stats(r->rc, &cs);
 		out->reconnects += cs.reconnects;
 	}
 }
@@ -162,7 +172,7 @@ const char *rl_redis_error(const struct rl_redis *r)
 
 const char *rl_redis_strerror(int status)
 {
-	return status == RL_EREDIS ? "redis error" : rl_strerror(status);
+	return rl_strerror(status);
 }
 
 /*
@@ -228,9 +238,9 @@ static bool load_scripts(struct rl_redis *r, int64_t deadline)
 {
 	if (!budget(r, deadline))
 		return false;
-	for (int i = 0; i < RL_REDIS_SCRIPT_COUNT; i++)
-		redisAppendCommand(r->c, "SCRIPT LOAD %s", rl_redis_scripts[i]);
-	for (int i = 0; i < RL_REDIS_SCRIPT_COUNT; i++) {
+	for (size_t i = 0; i < rl__redis_script_count; i++)
+		redisAppendCommand(r->c, "SCRIPT LOAD %s", rl__redis_scripts[i].text);
+	for (size_t i = 0; i < rl__redis_script_count; i++) {
 		redisReply *rep = NULL;
 		if (redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
 			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
@@ -272,9 +282,9 @@ static bool to_cluster(struct rl_redis *r, int64_t deadline)
 		return true;
 
 	char seed[HOST_MAX + 16], why[ERR_MAX - HOST_MAX - 32];
-	struct rl_rcluster_opts o = { (int)r->connect_ms, (int)r->command_ms, -1 };
+	struct rl__rcluster_opts o = { (int)r->connect_ms, (int)r->command_ms, -1 };
 	snprintf(seed, sizeof(seed), "%s:%d", r->host, r->port);
-	if (rl_rcluster_create(seed, &o, &r->rc, why, sizeof(why)) != RL_OK) {
+	if (rl__rcluster_create(seed, &o, &r->rc, why, sizeof(why)) != RL_OK) {
 		r->rc = NULL;
 		drop(r, why);
 		return false;
@@ -309,15 +319,39 @@ static bool ensure(struct rl_redis *r, int64_t deadline)
 	return true;
 }
 
-static int script_of(const struct rl_algo *a)
+/* The index of the script called name in rl__redis_scripts, or -1. */
+static int script_named(const char *name)
 {
-	size_t count;
-	const struct rl_algo *const *all = rl_algo_all(&count);
-
-	for (size_t i = 0; i < count; i++)
-		if (all[i] == a)
+	for (size_t i = 0; i < rl__redis_script_count; i++)
+		if (strcmp(rl__redis_scripts[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* The script of algorithm a (the one named as it), or -1: found by name
+ * once per thread and algorithm in turn, then by the last one's pointer. */
+static int script_of(const struct rl_algo *a)
+{
+	static _Thread_local const struct rl_algo *seen;
+	static _Thread_local int seen_script;
+
+	if (a != seen) {
+		seen_script = script_named(a->name);
+		seen = a;
+	}
+	return seen_script;
+}
+
+int rl_redis_supports(const struct rl_algo *algo, char *msg, size_t msg_len)
+{
+	if (!algo)
+		return RL_EINVAL;
+	if (script_of(algo) < 0) {
+		if (msg)
+			snprintf(msg, msg_len, "no Redis script for %s", algo->name);
+		return RL_EINVAL;
+	}
+	return RL_OK;
 }
 
 /*
@@ -428,7 +462,9 @@ void rl_redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *
 	const struct rl_rule *rule = &q->rule->lim->rule;
 
 	snprintf(c->num[5], sizeof(c->num[5]), "%lld", (long long)(q->cost ? q->cost : 1));
-	build(r, c, r->sha[script_of(q->rule->lim->algo)], q->rule->lim->algo == &rl_sliding_log_algo ? 2 : 1,
+	int script = script_of(q->rule->lim->algo);
+
+	build(r, c, r->sha[script], rl__redis_scripts[script].keys,
 	      q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst, c->num[5]);
 }
 
@@ -437,9 +473,9 @@ static int cluster_eval(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 {
 	c->argv[0] = "EVAL";
 	c->len[0] = 4;
-	c->argv[1] = rl_redis_scripts[script];
-	c->len[1] = strlen(rl_redis_scripts[script]);
-	return rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+	c->argv[1] = rl__redis_scripts[script].text;
+	c->len[1] = strlen(rl__redis_scripts[script].text);
+	return rl__rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
 }
 
 static bool tryagain(const redisReply *rep)
@@ -458,7 +494,7 @@ static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 			redisReply **rep)
 {
 	for (;;) {
-		int rc = rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+		int rc = rl__rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
 		r->st.round_trips++;
 		if (rc != RL_OK)
 			return rc;
@@ -480,14 +516,14 @@ static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 
 /*
  * The requests idx[0..m) through the cluster router: one pipelined round
- * trip per node (rl_rcluster_batch), then the NOSCRIPT ones again, one by
+ * trip per node (rl__rcluster_batch), then the NOSCRIPT ones again, one by
  * one in request order, as EVAL. A request the router could not carry
  * (node down, timeout, too many redirections) falls back.
  */
 static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *reqs, const size_t *idx,
 			       size_t m, struct rl_redis_answer *ans, struct rl_redis_cmd *cmds, int64_t deadline)
 {
-	struct rl_rcluster_req *cr = malloc(m * sizeof(*cr));
+	struct rl__rcluster_req *cr = malloc(m * sizeof(*cr));
 	redisReply **reps = calloc(m, sizeof(*reps));
 
 	if (!cr || !reps) {
@@ -499,9 +535,9 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 	}
 	for (size_t i = 0; i < m; i++) {
 		rl_redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
-		cr[i] = (struct rl_rcluster_req){ cmds[i].argv[3], cmds[i].len[3], cmds[i].argc, cmds[i].argv, cmds[i].len };
+		cr[i] = (struct rl__rcluster_req){ cmds[i].argv[3], cmds[i].len[3], cmds[i].argc, cmds[i].argv, cmds[i].len };
 	}
-	rl_rcluster_batch(r->rc, m, cr, reps);
+	rl__rcluster_batch(r->rc, m, cr, reps);
 	r->st.round_trips++;
 	for (size_t i = 0; i < m; i++) {
 		const struct rl_redis_req *q = &reqs[idx[i]];
@@ -674,11 +710,11 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 		if (!ensure(r, deadline) || (!r->rc && !budget(r, deadline)))
 			break;
 		/* ARGV[6]: what to do */
-		build(r, c, r->sha[RL_REDIS_SCRIPT_BREAKER], 2, key, key_len, now, b->limit, b->window,
+		build(r, c, r->sha[r->breaker_script], rl__redis_scripts[r->breaker_script].keys, key, key_len, now, b->limit, b->window,
 		      b->open_for, record ? "handle" : "state");
 		redisReply *rep = NULL;
 		if (r->rc) {
-			if (cluster_call(r, c, RL_REDIS_SCRIPT_BREAKER, deadline, &rep) != RL_OK) {
+			if (cluster_call(r, c, r->breaker_script, deadline, &rep) != RL_OK) {
 				snprintf(r->err, sizeof(r->err), "redis cluster via %s:%d: no reply", r->host,
 					 r->port);
 				break;

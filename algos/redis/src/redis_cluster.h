@@ -34,7 +34,7 @@
  * EVALSHA is not idempotent): the caller gets RL_RC_EIO and decides by
  * its policy.
  *
- * Concurrency: a struct rl_rcluster is single-threaded (one per thread,
+ * Concurrency: a struct rl__rcluster is single-threaded (one per thread,
  * as a hiredis context is).
  */
 #ifndef RATELAB_REDIS_CLUSTER_H
@@ -45,30 +45,27 @@
 
 #include <hiredis/hiredis.h>
 
+#include "ratelab/status.h"
+
 #define RL_REDIS_SLOTS 16384
 
-/* Negative results beside rl_status's (status.h); private to the backend. */
-enum rl_rcluster_status {
-	RL_RC_EIO = -100,      /* connect, send or receive failed or timed out */
-	RL_RC_EPROTO = -101,   /* a reply of an unexpected shape (e.g. CLUSTER SLOTS) */
-	RL_RC_EREDIRECT = -102, /* more than max_redirects MOVED/ASK for one command */
-	RL_RC_ENOSLOT = -103,  /* no node is known to own the key's slot */
-};
+/* Its failures are rl_status's RL_RC_* (status.h): RL_RC_EIO, RL_RC_EPROTO,
+ * RL_RC_EREDIRECT, RL_RC_ENOSLOT. */
 
 /* The slot of key[0..len): CRC16-XMODEM (poly 0x1021, init 0) mod 16384,
  * of the hash tag when there is one (rules above). */
-uint16_t rl_redis_key_slot(const char *key, size_t len);
+uint16_t rl__redis_key_slot(const char *key, size_t len);
 
 /* CRC16-XMODEM of buf[0..len), as Redis computes it ("123456789" -> 0x31C3). */
-uint16_t rl_redis_crc16(const char *buf, size_t len);
+uint16_t rl__redis_crc16(const char *buf, size_t len);
 
-struct rl_rcluster_opts {
+struct rl__rcluster_opts {
 	int connect_timeout_ms; /* > 0; 0 means 1000 */
 	int command_timeout_ms; /* > 0; 0 means 1000 */
 	int max_redirects;      /* >= 0 redirections followed per command; -1 means 5 */
 };
 
-struct rl_rcluster_stats {
+struct rl__rcluster_stats {
 	uint64_t moved;      /* MOVED replies followed */
 	uint64_t ask;        /* ASK replies followed */
 	uint64_t refreshes;  /* slot maps read (CLUSTER SLOTS), the first included */
@@ -76,7 +73,7 @@ struct rl_rcluster_stats {
 	uint64_t reconnects; /* connections reopened after an error or timeout */
 };
 
-struct rl_rcluster;
+struct rl__rcluster;
 
 /*
  * Connects to the first reachable seed of "host:port[,host:port...]" and
@@ -86,13 +83,13 @@ struct rl_rcluster;
  * on failure writes a one-line reason into err (when not NULL).
  * opts may be NULL (all defaults).
  */
-int rl_rcluster_create(const char *seeds, const struct rl_rcluster_opts *opts,
-		       struct rl_rcluster **out, char *err, size_t err_len);
+int rl__rcluster_create(const char *seeds, const struct rl__rcluster_opts *opts,
+		       struct rl__rcluster **out, char *err, size_t err_len);
 /* Closes every connection and frees c; NULL is a no-op. */
-void rl_rcluster_destroy(struct rl_rcluster *c);
+void rl__rcluster_destroy(struct rl__rcluster *c);
 
 /* Re-reads the slot map from a reachable known node. RL_OK or as create. */
-int rl_rcluster_refresh(struct rl_rcluster *c);
+int rl__rcluster_refresh(struct rl__rcluster *c);
 
 /*
  * Runs one command whose key is key[0..key_len) (its slot picks the node;
@@ -102,11 +99,11 @@ int rl_rcluster_refresh(struct rl_rcluster *c);
  * or WRONGTYPE: that is RL_OK, the caller reads it. Returns RL_OK,
  * RL_RC_EIO, RL_RC_EREDIRECT, RL_RC_ENOSLOT or RL_ENOMEM with *reply NULL.
  */
-int rl_rcluster_command(struct rl_rcluster *c, const char *key, size_t key_len, int argc,
+int rl__rcluster_command(struct rl__rcluster *c, const char *key, size_t key_len, int argc,
 			const char **argv, const size_t *argvlen, redisReply **reply);
 
-/* One command of a batch, as rl_rcluster_command's arguments. */
-struct rl_rcluster_req {
+/* One command of a batch, as rl__rcluster_command's arguments. */
+struct rl__rcluster_req {
 	const char *key;
 	size_t key_len;
 	int argc;
@@ -118,19 +115,19 @@ struct rl_rcluster_req {
  * Runs n commands in one round trip per node: groups them by their slot's
  * node, pipelines each group (all groups are sent before any reply is
  * read), then resends the ones answered MOVED or ASK one by one, in
- * request order, following redirections as rl_rcluster_command does.
+ * request order, following redirections as rl__rcluster_command does.
  * Commands on one node run in request order, so two requests for one key
  * (one slot) keep their order. replies[i] receives the reply to reqs[i]
  * or NULL when that command failed. Returns RL_OK when every command got
  * a reply, else the first failure's code (the others' replies are still
  * stored and must be freed).
  */
-int rl_rcluster_batch(struct rl_rcluster *c, size_t n, const struct rl_rcluster_req *reqs,
+int rl__rcluster_batch(struct rl__rcluster *c, size_t n, const struct rl__rcluster_req *reqs,
 		      redisReply **replies);
 
 /* The node a slot maps to now as "host:port" (NULL if none), for tests. */
-const char *rl_rcluster_slot_node(const struct rl_rcluster *c, uint16_t slot);
+const char *rl__rcluster_slot_node(const struct rl__rcluster *c, uint16_t slot);
 
-void rl_rcluster_get_stats(const struct rl_rcluster *c, struct rl_rcluster_stats *out);
+void rl__rcluster_get_stats(const struct rl__rcluster *c, struct rl__rcluster_stats *out);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * local_global.c - model: local_global.h. One key's state at one node:
+ * fleet.c - model: fleet.h. One key's state at one node:
  * the window it counts for, G at the last sync, units admitted since,
  * and the share left.
  *
@@ -9,19 +9,19 @@
  * a check changes nothing but last_ns unless it admits; an admission
  * moves exactly c units from share to pending.
  */
-#include "ratelab/local_global.h"
+#include "ratelab/fleet.h"
 
 #include <stdio.h>
 
 #include "arith.h"
 
-/* Node j's part of x units: the k parts sum to x (local_global.h). */
-static int64_t part(const struct rl_lg *lg, int64_t x)
+/* Node j's part of x units: the k parts sum to x (fleet.h). */
+static int64_t part(const struct rl_fleet *lg, int64_t x)
 {
 	return x / lg->nodes + (lg->index < x % lg->nodes);
 }
 
-int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes, int64_t index,
+int rl_fleet_init(struct rl_fleet *lg, int64_t limit, int64_t window_ns, int64_t nodes, int64_t index,
 	       char *msg, size_t msg_len)
 {
 	struct rl_rule rule = rl_rule_make(limit, window_ns);
@@ -29,10 +29,10 @@ int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes
 
 	if (s != RL_OK)
 		return s;
-	if (nodes < 1 || nodes > RL_LG_NODES_MAX || nodes > limit) {
+	if (nodes < 1 || nodes > RL_FLEET_NODES_MAX || nodes > limit) {
 		if (msg && msg_len)
 			snprintf(msg, msg_len, "nodes %lld out of range [1, min(%d, limit %lld)]",
-				 (long long)nodes, RL_LG_NODES_MAX, (long long)limit);
+				 (long long)nodes, RL_FLEET_NODES_MAX, (long long)limit);
 		return RL_EINVAL;
 	}
 	if (index < 0 || index >= nodes) {
@@ -50,7 +50,7 @@ int rl_lg_init(struct rl_lg *lg, int64_t limit, int64_t window_ns, int64_t nodes
 }
 
 /* The state's window at now (clamped), starting a fresh one if needed. */
-static int64_t enter(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now)
+static int64_t enter(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t now)
 {
 	int64_t w = now / lg->window_ns;
 
@@ -64,7 +64,7 @@ static int64_t enter(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now
 	return w;
 }
 
-int rl_lg_check(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns, int64_t cost,
+int rl_fleet_check(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t now_ns, int64_t cost,
 		struct rl_decision *out)
 {
 	if (cost < 1 || cost > RL_COST_MAX)
@@ -92,7 +92,7 @@ int rl_lg_check(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns, 
 	return verdict;
 }
 
-bool rl_lg_sync_take(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now_ns,
+bool rl_fleet_sync_take(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t now_ns,
 		     int64_t *window, int64_t *mine)
 {
 	int64_t now = rl_clamp(now_ns, st->last_ns);
@@ -105,7 +105,7 @@ bool rl_lg_sync_take(const struct rl_lg *lg, struct rl_lg_state *st, int64_t now
 	return true;
 }
 
-void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t window,
+void rl_fleet_sync_apply(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t window,
 		      int64_t mine, int64_t total)
 {
 	if (st->epoch != window + 1)
@@ -117,7 +117,7 @@ void rl_lg_sync_apply(const struct rl_lg *lg, struct rl_lg_state *st, int64_t wi
 	st->share = left > 0 ? part(lg, left) : 0;
 }
 
-void rl_lg_sync_failed(struct rl_lg_state *st, int64_t window, int64_t mine)
+void rl_fleet_sync_failed(struct rl_fleet_state *st, int64_t window, int64_t mine)
 {
 	if (st->epoch == window + 1)
 		st->pending += mine - st->pushed;
