@@ -21,8 +21,10 @@
 
 #include "compat.h"
 #include "ini_reader.h"
+#include "lines.h"
 #include "ratelab/algo.h"
 #include "ratelab/parse.h"
+#include "trace_line.h"
 
 #define UNSET (-1)
 #define MAX_KEYS 10000000LL /* keys per source */
@@ -42,6 +44,7 @@ struct parse {
 	size_t nseen;              /* keys given so far, as "SOURCE/SECTION/KEY" */
 	char seen[MAX_SEEN][SIM_NAME_MAX + 160];
 	int fail_line;             /* line of the first error; 0: none yet */
+	bool span_duration;        /* no duration given: it is the traces' span */
 	char *msg;
 	size_t msg_len;
 };
@@ -525,13 +528,81 @@ static int check_work(struct parse *p)
 	return 1;
 }
 
+/*
+ * The latest time of the trace at path, ns, into *max (-1: no line); the
+ * trace's lines are read as the engine reads them (trace_line.h). 1, or 0
+ * after the message of the first bad line.
+ */
+static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t *max)
+{
+	struct sim_lines in = { .in = fopen(t->file, "r") };
+	char *line, why[SIM_QUOTE_SIZE + 80];
+	int ok = 1;
+
+	*max = -1;
+	if (!in.in)
+		return fail(p, t->line, "[traffic %s]: cannot open the trace %s", t->name, t->file);
+	while (ok && (line = sim_lines_next(&in))) {
+		struct sim_trace_line l;
+		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+			p->fail_line = t->line;
+			sim_trace_line_error(p->msg, p->msg_len, t->file, in.lineno, in.has_nul ? NULL : in.text,
+					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
+			ok = 0;
+		} else if (l.t_ns > *max) {
+			*max = l.t_ns;
+		}
+	}
+	if (ok && (ferror(in.in) || !feof(in.in)))
+		ok = fail(p, t->line, "[traffic %s]: cannot read the trace %s%s", t->name, t->file,
+			  ferror(in.in) ? "" : ": out of memory");
+	sim_lines_free(&in);
+	fclose(in.in);
+	return ok;
+}
+
+/*
+ * No duration given: with replay sources, the traces' span, the latest
+ * time + 1 ns, so that the last line is replayed (at most RL_TIME_MAX_NS).
+ */
+static int default_duration(struct parse *p)
+{
+	struct sim_scenario *sc = p->sc;
+	int64_t span = -1, max;
+	bool replay = false;
+
+	for (size_t i = 0; i < sc->ntraffic; i++) {
+		const struct sim_traffic_spec *t = &sc->traffic[i];
+		if (t->type != SIM_TRAFFIC_REPLAY)
+			continue;
+		if (!t->file[0])
+			return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);
+		replay = true;
+		if (!trace_max(p, t, &max))
+			return 0;
+		if (max >= span)
+			span = max < RL_TIME_MAX_NS ? max + 1 : RL_TIME_MAX_NS;
+	}
+	if (!replay)
+		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration (without "
+			    "duration only when a source replays a trace: the duration is then its span)");
+	if (span <= 0)
+		return fail(p, p->scenario_line, "[scenario]: no duration given, and the traces replayed have no "
+			    "request to take it from");
+	sc->duration_ns = span;
+	p->span_duration = true;
+	return 1;
+}
+
 static int finish(struct parse *p)
 {
 	struct sim_scenario *sc = p->sc;
 	char why[160];
 
-	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET || sc->duration_ns == UNSET)
+	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET)
 		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration");
+	if (sc->duration_ns == UNSET && !default_duration(p))
+		return 0;
 	/* the name goes into CSV rows and file names: a file name's base must pass as name = would */
 	if (!p->named && (!sc->name[0] || strspn(sc->name, NAME_CHARS) != strlen(sc->name)))
 		return fail(p, p->scenario_line, "[scenario]: the file's base name '%s' is no scenario name "
@@ -542,6 +613,12 @@ static int finish(struct parse *p)
 		return fail(p, p->scenario_line, "[scenario]: %s", why);
 	if (sc->bucket_ns == UNSET)
 		sc->bucket_ns = sc->rule.window_ns / 10 > 0 ? sc->rule.window_ns / 10 : 1;
+	if (sc->duration_ns / sc->bucket_ns > 10000000 && p->span_duration)
+		return fail(p, p->scenario_line, "[scenario]: more than 10^7 time-series buckets over the "
+			    "duration, which is the traces' span (%lld ns, no duration given): if the trace's "
+			    "times are absolute (epoch) ns, `ratelab import --format trace` makes them relative "
+			    "to the first request; else give duration or a coarser bucket",
+			    (long long)sc->duration_ns);
 	if (sc->duration_ns / sc->bucket_ns > 10000000)
 		return fail(p, p->scenario_line, "[scenario]: more than 10^7 time-series buckets");
 	if (sc->breaker_limit == UNSET)

@@ -283,6 +283,39 @@ static void write_clients(FILE *f, const struct sim_clients *c)
 		fputs(",,", f);
 }
 
+/* The replayed lines left out over all sources: outside their [start, stop). */
+static size_t left_out(const struct sim_traffic *tr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tr->nsources; i++)
+		n += sim_source_left_out(&tr->src[i]);
+	return n;
+}
+
+/* Says on stderr, per replay source, how many of its trace's lines are left out and why. */
+static void warn_left_out(const struct sim_traffic *tr)
+{
+	for (size_t i = 0; i < tr->nsources; i++) {
+		const struct sim_source *s = &tr->src[i];
+		size_t before = s->trace_first, after = s->trace_len - s->trace_end;
+
+		if (!sim_source_left_out(s))
+			continue;
+		fflush(stdout);
+		fprintf(stderr, "ratelab sim: %s: [traffic %s]: left out %zu of the %zu requests of the trace %s:",
+			tr->sc->name, s->spec->name, before + after, s->trace_len, cli_quote(s->spec->file));
+		if (after)
+			fprintf(stderr, " %zu at or past %s (%lld ns)", after,
+				s->spec->stop_ns < tr->sc->duration_ns ? "its stop" : "the duration",
+				(long long)s->spec->stop_ns);
+		if (before)
+			fprintf(stderr, "%s %zu before its start (%lld ns)", after ? "," : "", before,
+				(long long)s->spec->start_ns);
+		fputc('\n', stderr);
+	}
+}
+
 struct outputs {
 	const struct sim_opts *so;
 	FILE *summary, *breaker, *diverged;
@@ -309,7 +342,7 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 	} else if (rc == RL_OK) {
 		rc = sim_child_start(&child, o->so->decider, sc, o->so->decider_timeout_ns, msg, sizeof(msg));
 		if (rc == RL_OK) {
-			struct sim_decider d = { sim_child_decide, child };
+			struct sim_decider d = { sim_child_decide, child, false };
 			rc = sim_run_external(tr, &d, aname, &h, &r);
 			int end = sim_child_finish(child, msg, sizeof(msg));
 			rc = rc ? rc : end;
@@ -361,10 +394,14 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
 		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
-		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, aname,
+		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)", sc->name, aname,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
 		       pct(r.false_allows, r.requests), pct(r.false_rejects, r.requests),
 		       (long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
+		size_t left = left_out(tr);
+		if (left)
+			printf(" left_out=%zu", left);
+		putchar('\n');
 		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, aname);
 		if ((f = open_series(o->so->out, name, sc->name, aname, seed, "t_ns,admitted,rejected\n"))) {
 			for (size_t b = 0; b < nb; b++)
@@ -422,6 +459,7 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
+	warn_left_out(&tr);
 	if (o->so->decider)
 		status = run_algo(o, &tr, NULL, seed); /* only the decider: its rows alone */
 	for (size_t i = 0; i < n && status == CLI_EXIT_OK && !o->so->decider; i++)
