@@ -68,6 +68,11 @@
  * attack, adversary 2 (B + 2N) per round, times 1 + max_retries for
  * clients that retry; replay traces count as read).
  *
+ * A [traffic] key that its source's type does not read (load, keys or
+ * zipf on a replay source, file on a poisson source, on / off but on
+ * onoff, ... : the table in sim_scenario.c), max_retries without a
+ * client, retry_gap but for an abusive client, and sweep with a replay
+ * source (or no source with a load) are refused at the key's line.
  * A key given twice in one section, a section other than [scenario],
  * [breaker] and [traffic NAME] (even with no keys), two sources of one
  * name, and a file whose base name (up to its first '.') is no valid
