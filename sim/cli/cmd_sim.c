@@ -5,6 +5,10 @@
  * writes DIR/summary.csv, DIR/breaker.csv, DIR/diverged.csv and DIR/series/. Every scenario
  * file is read and checked before anything runs or is written. With
  * --no-timing the output is a pure function of the scenarios and the seed.
+ * Without --out, DIR is a directory made afresh in the working directory
+ * (ratelab-sim-YYYYMMDD-HHMMSS, -2, -3 ... when taken); into an existing
+ * DIR, a run first removes what a previous run wrote there (the three
+ * CSV files and series/'s CSV files), so no stale series outlives it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,11 +37,13 @@ static const char usage[] =
 	"\n"
 	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
 	"algorithm against the exact sliding-log reference, and the circuit breaker.\n"
-	"  --out DIR     output directory (default results/sim): summary.csv,\n"
+	"  --out DIR     output directory (default: a new directory in the working\n"
+	"                directory, ratelab-sim-YYYYMMDD-HHMMSS[-N]): summary.csv,\n"
 	"                breaker.csv, diverged.csv (vs an independent sliding_log),\n"
 	"                series/<scenario>__<algo>.csv (t_ns,admitted,rejected\n"
 	"                per bucket), series/breaker_<scenario>.csv (t_ns,state);\n"
-	"                each series starts with '# seed=S scenario=NAME algo=A'\n"
+	"                each series starts with '# seed=S scenario=NAME algo=A'.\n"
+	"                A run replaces what an earlier run wrote into DIR\n"
 	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
 	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
 	"  --quiet       no progress lines on stderr\n"
@@ -223,6 +230,79 @@ static int mkdir_p(const char *path)
 		*p = '/';
 	}
 	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * A directory of its own in the working directory, made now (mkdir is
+ * atomic: a name taken, even by a run started in the same second, is
+ * skipped). Its name into buf; 0, or -1 with errno.
+ */
+static int fresh_dir(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		return -1;
+	for (int n = 1; n <= 1000; n++) {
+		if (n == 1)
+			snprintf(buf, len, "ratelab-sim-%s", stamp);
+		else
+			snprintf(buf, len, "ratelab-sim-%s-%d", stamp, n);
+		if (mkdir(buf, 0777) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/*
+ * Removes what a run writes into dir (the CSV files at its top and in
+ * series/), so that the run about to write there replaces the last one
+ * entirely; other files are left alone. 0, or -1 with the path in failed.
+ */
+static int remove_outputs(const char *dir, char *failed, size_t len)
+{
+	static const char *const top[] = { "summary.csv", "breaker.csv", "diverged.csv" };
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, top[i]);
+		if (unlink(path) != 0 && errno != ENOENT) {
+			int err = errno;
+			snprintf(failed, len, "%s", path);
+			errno = err;
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/series", dir);
+	if (!(d = opendir(path))) {
+		int err = errno;
+		if (err == ENOENT || err == ENOTDIR)
+			return 0;
+		snprintf(failed, len, "%s", path);
+		errno = err;
+		return -1;
+	}
+	for (errno = 0; (e = readdir(d)); errno = 0) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".csv") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/series/%s", dir, e->d_name);
+		if (unlink(path) != 0 && errno != ENOENT)
+			break;
+	}
+	int err = e || errno ? errno : 0;
+	if (err)
+		snprintf(failed, len, "%s", path);
+	closedir(d);
+	errno = err;
+	return err ? -1 : 0;
 }
 
 static FILE *open_out(const char *dir, const char *name, const char *header)
@@ -513,7 +593,7 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 
 int cli_cmd_sim(int argc, char **argv)
 {
-	struct sim_opts so = { .out = "results/sim", .timing = true, .decider_algo = "peer_decider",
+	struct sim_opts so = { .timing = true, .decider_algo = "peer_decider",
 			       .decider_timeout_ns = 10000000000LL }; /* 10 s */
 	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
@@ -535,7 +615,20 @@ int cli_cmd_sim(int argc, char **argv)
 		return status;
 	}
 
-	char series[PATH_MAX];
+	char series[PATH_MAX], fresh[64], failed[PATH_MAX];
+	if (!so.out && fresh_dir(fresh, sizeof(fresh)) != 0) {
+		fprintf(stderr, "ratelab sim: cannot create an output directory in the working directory: %s\n",
+			strerror(errno));
+		free(scs);
+		return CLI_EXIT_FAIL;
+	}
+	if (!so.out)
+		so.out = fresh;
+	else if (remove_outputs(so.out, failed, sizeof(failed)) != 0) {
+		fprintf(stderr, "ratelab sim: cannot remove the previous run's %s: %s\n", failed, strerror(errno));
+		free(scs);
+		return CLI_EXIT_FAIL;
+	}
 	snprintf(series, sizeof(series), "%s/series", so.out);
 	struct outputs o = { .so = &so };
 	if (mkdir_p(series) != 0) {
