@@ -129,7 +129,7 @@ static int parse_opts(int argc, char **argv, struct sim_opts *so)
 	}
 	if (a.value[O_DECIDER_NAME]) {
 		if (!valid_peer_name(a.value[O_DECIDER_NAME]))
-			return cli_usage_error("sim", "--decider-name '%s': 1 to 32 of a-z, 0-9 and _",
+			return cli_usage_error("sim", "--decider-name %s: 1 to 32 of a-z, 0-9 and _",
 					       cli_quote(a.value[O_DECIDER_NAME]));
 		snprintf(so->decider_algo, sizeof(so->decider_algo), "peer_%s", a.value[O_DECIDER_NAME]);
 	}
