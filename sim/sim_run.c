@@ -36,6 +36,7 @@ struct run {
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
+	bool clamp;                  /* compare, and a time handed may go back (a replayed trace) */
 	int64_t own_bound;           /* rl_limiter_max_admitted(lim, W - 1) */
 	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
@@ -126,7 +127,7 @@ observe:
  */
 static inline int64_t measured_at(const struct run *r, uint32_t key, int64_t t)
 {
-	return r->compare ? r->refs[key].last_ns : t;
+	return r->clamp ? r->refs[key].last_ns : t;
 }
 
 static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
@@ -239,7 +240,7 @@ static int run_with(struct sim_traffic *tr, const struct rl_algo *algo, const st
 	struct run r = {
 		.lim = algo ? &lim : NULL, .ext = ext, .ref = &ref, .state_size = algo ? algo->state_size : 0,
 		.hooks = hooks, .bucket_ns = sc->bucket_ns, .res = res,
-		.owns_heap = algo && algo->heap_bytes != NULL, .compare = sc->compare,
+		.owns_heap = algo && algo->heap_bytes != NULL, .compare = sc->compare, .clamp = sc->compare && tr->replays,
 		.states = calloc(n, algo ? algo->state_size : 1), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)),
 		.ks = aligned_alloc(sizeof(struct key_stats), n * sizeof(struct key_stats)),

@@ -34,7 +34,6 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	int rc = RL_OK;
 	char *line;
 
-	s->trace_max_ns = -1;
 	if (!in.in) {
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
 			 s->spec->name, path);
@@ -76,8 +75,6 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			}
 			if (!*id)
 				*id = (uint32_t)ids.len; /* ids start at 1; 0 marks a new key */
-			if (l.t_ns > s->trace_max_ns)
-				s->trace_max_ns = l.t_ns;
 			s->trace_ns[s->trace_len] = l.t_ns;
 			s->trace_cost[s->trace_len] = l.has_cost ? (uint32_t)l.cost : 0;
 			s->trace_key[s->trace_len++] = *id - 1;
@@ -101,8 +98,9 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 /*
  * The lines replayed, [trace_first, trace_end): those whose event time
  * q_i = max(t_0 .. t_i) is in [start, stop). q only grows, so the lines
- * left out are a prefix and a suffix. None replayed is an error: the
- * times are past the run (absolute times) or before the source's start.
+ * left out are a prefix and a suffix. None replayed is an error: an
+ * empty trace, times past the run (absolute times) or before the source's
+ * start.
  */
 static int replay_range(struct sim_source *s, const char *ini, char *msg, size_t msg_len)
 {
@@ -116,11 +114,14 @@ static int replay_range(struct sim_source *s, const char *ini, char *msg, size_t
 	for (; i < s->trace_len && (q = q > s->trace_ns[i] ? q : s->trace_ns[i]) < sp->stop_ns; i++)
 		;
 	s->trace_end = i;
-	if (s->trace_len == 0 || s->trace_end > s->trace_first)
+	if (s->trace_end > s->trace_first)
 		return RL_OK;
 	char path[SIM_QUOTE_SIZE];
 	sim_quote(path, sp->file);
-	if (s->trace_ns[0] >= sp->stop_ns)
+	if (s->trace_len == 0)
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s holds no request", ini, sp->line, sp->name,
+			 path);
+	else if (s->trace_ns[0] >= sp->stop_ns)
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s starts at %lld ns, at or past the "
 			 "source's end (%lld ns, the duration unless stop is given): none of its %zu requests "
 			 "would be replayed. Trace times are ns from the start of the run: if these are "
@@ -166,10 +167,13 @@ int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, ui
 
 		s->spec = spec;
 		s->nkeys = (uint32_t)spec->keys;
-		if (spec->type == SIM_TRAFFIC_REPLAY && (rc = load_trace(s, sc->file, msg, msg_len)) == RL_OK)
-			rc = replay_range(s, sc->file, msg, msg_len);
-		else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY)
+		if (spec->type == SIM_TRAFFIC_REPLAY) {
+			tr->replays = true;
+			if ((rc = load_trace(s, sc->file, msg, msg_len)) == RL_OK)
+				rc = replay_range(s, sc->file, msg, msg_len);
+		} else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY) {
 			rc = make_zipf(s);
+		}
 		if (rc == RL_ENOMEM)
 			snprintf(msg, msg_len, "out of memory");
 		if (rc) {
@@ -481,6 +485,7 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 	int rc = RL_OK;
 	uint32_t since = 0;
 	double last = tr->progress ? wall_s() : 0;
+	bool own_times = tr->replays && !d->in_order;
 
 	sim_queue_init(&q);
 	restart(tr);
@@ -492,11 +497,12 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 		bool want = ev.kind == SIM_EV_PROBE || (sp->client == SIM_CLIENT_POLITE && ev.attempt < sp->max_retries);
 		int64_t retry_ns = 0;
 
-		/* a replayed line's own time: its source's last arrival, until the next is scheduled */
-		const struct sim_source *s = &tr->src[ev.source];
-		int64_t at = ev.kind == SIM_EV_ARRIVAL && sp->type == SIM_TRAFFIC_REPLAY && !d->in_order
-				     ? s->trace_ns[s->n - 1]
-				     : ev.t_ns;
+		int64_t at = ev.t_ns;
+		if (own_times && ev.kind == SIM_EV_ARRIVAL && sp->type == SIM_TRAFFIC_REPLAY) {
+			/* a replayed line's own time: its source's last arrival, until the next is scheduled */
+			const struct sim_source *s = &tr->src[ev.source];
+			at = s->trace_ns[s->n - 1];
+		}
 
 		if (ev.kind == SIM_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
 			break;

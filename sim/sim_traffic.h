@@ -57,7 +57,6 @@ struct sim_source {
 	uint32_t *trace_cost; /* replay: each line's COST, units; 0 = the source's cost */
 	size_t trace_len;
 	size_t trace_first, trace_end; /* replay: the lines replayed, [first, end) */
-	int64_t trace_max_ns; /* replay: the latest time of the trace, ns (-1: empty) */
 };
 
 /*
@@ -82,6 +81,7 @@ struct sim_traffic {
 	struct sim_source src[SIM_MAX_TRAFFIC];
 	uint32_t nkeys;          /* keys over all sources */
 	bool progress;           /* report progress of long runs on stderr */
+	bool replays;            /* a source replays a trace: a decider's time may go back */
 	struct sim_clients polite; /* the last run's polite clients */
 };
 
@@ -101,8 +101,9 @@ struct sim_decider {
 
 /*
  * RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces):
- * RL_EINVAL for a bad trace or one of whose lines none falls in the
- * source's [start, stop) (times far past the duration: absolute times),
+ * RL_EINVAL for a bad trace, an empty one, or one of whose lines none
+ * falls in the source's [start, stop) (times far past the duration:
+ * absolute times),
  * RL_EIO when reading it failed (never taken for its end), RL_ENOMEM.
  */
 int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, uint64_t seed,
