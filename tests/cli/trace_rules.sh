@@ -115,4 +115,10 @@ scenario "$tmp/epoch2.ini" epoch.txt
 run_bad epoch_span "" "" sim --quiet --out "$tmp/epoch_out" "$tmp/epoch2.ini" -- \
 	"epoch2.ini:2:" "the traces' span (1764633600500000001 ns" "ratelab import --format trace"
 
+# An empty trace (comments only) replays nothing: an error, not a silent zero.
+printf '# no request\n\n' >"$tmp/empty.txt"
+scenario "$tmp/empty.ini" empty.txt $'duration = 1s\n'
+run_bad empty_trace "" "" sim --quiet --out "$tmp/empty_out" "$tmp/empty.ini" -- \
+	"empty.ini:7: [traffic t]: the trace '$tmp/empty.txt' holds no request"
+
 finish trace_rules
