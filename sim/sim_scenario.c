@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compat.h"
 #include "ini_reader.h"
@@ -635,19 +636,25 @@ static int check_work(struct parse *p)
 static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t *max)
 {
 	struct sim_lines in = { .in = fopen(t->file, "r") };
-	char *line, why[SIM_QUOTE_SIZE + 80];
+	char *line, why[SIM_QUOTE_SIZE + 80], bad[2 * SIM_QUOTE_SIZE + 200];
+	struct stat st;
 	int ok = 1;
 
 	*max = -1;
 	if (!in.in)
 		return fail(p, t->line, "[traffic %s]: cannot open the trace %s", t->name, t->file);
+	/* read twice (here, then by the engine): a pipe or a device cannot be */
+	if (fstat(fileno(in.in), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(in.in);
+		return fail(p, t->line, "[traffic %s]: the trace %s is not a regular file: give duration (without "
+			    "it, the trace is read once for its span before the run)", t->name, t->file);
+	}
 	while (ok && (line = sim_lines_next(&in))) {
 		struct sim_trace_line l;
 		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
-			p->fail_line = t->line;
-			sim_trace_line_error(p->msg, p->msg_len, t->file, in.lineno, in.has_nul ? NULL : in.text,
+			sim_trace_line_error(bad, sizeof(bad), t->file, in.lineno, in.has_nul ? NULL : in.text,
 					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
-			ok = 0;
+			ok = fail(p, t->line, "[traffic %s]: %s", t->name, bad);
 		} else if (l.t_ns > *max) {
 			*max = l.t_ns;
 		}

@@ -115,6 +115,16 @@ scenario "$tmp/epoch2.ini" epoch.txt
 run_bad epoch_span "" "" sim --quiet --out "$tmp/epoch_out" "$tmp/epoch2.ini" -- \
 	"epoch2.ini:2:" "the traces' span (1764633600500000001 ns" "ratelab import --format trace"
 
+# Without a duration the trace is read for its span first: a bad line is named the
+# same way, after the scenario's line; a trace that cannot be read twice is refused.
+printf '0 a\nx y\n' >"$tmp/bad2.txt"
+scenario "$tmp/bad2.ini" bad2.txt
+run_bad span_bad_line "" "" sim --quiet --out "$tmp/bad2_out" "$tmp/bad2.ini" -- \
+	"bad2.ini:6: [traffic t]: $tmp/bad2.txt:2: 'x y': time 'x' is not an integer number of ns"
+scenario "$tmp/dev.ini" /dev/zero
+run_bad span_device "" "" sim --quiet --out "$tmp/dev_out" "$tmp/dev.ini" -- \
+	"dev.ini:6: [traffic t]: the trace /dev/zero is not a regular file: give duration"
+
 # An empty trace (comments only) replays nothing: an error, not a silent zero.
 printf '# no request\n\n' >"$tmp/empty.txt"
 scenario "$tmp/empty.ini" empty.txt $'duration = 1s\n'
