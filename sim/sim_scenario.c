@@ -636,18 +636,19 @@ static int check_work(struct parse *p)
 static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t *max)
 {
 	struct sim_lines in = { .in = fopen(t->file, "r") };
-	char *line, why[SIM_QUOTE_SIZE + 80], bad[2 * SIM_QUOTE_SIZE + 200];
+	char *line, why[SIM_QUOTE_SIZE + 80], bad[2 * SIM_QUOTE_SIZE + 200], path[SIM_QUOTE_SIZE];
 	struct stat st;
 	int ok = 1;
 
 	*max = -1;
+	sim_quote(path, t->file);
 	if (!in.in)
-		return fail(p, t->line, "[traffic %s]: cannot open the trace %s", t->name, t->file);
+		return fail(p, t->line, "[traffic %s]: cannot open the trace %s", t->name, path);
 	/* read twice (here, then by the engine): a pipe or a device cannot be */
 	if (fstat(fileno(in.in), &st) != 0 || !S_ISREG(st.st_mode)) {
 		fclose(in.in);
 		return fail(p, t->line, "[traffic %s]: the trace %s is not a regular file: give duration (without "
-			    "it, the trace is read once for its span before the run)", t->name, t->file);
+			    "it, the trace is read once for its span before the run)", t->name, path);
 	}
 	while (ok && (line = sim_lines_next(&in))) {
 		struct sim_trace_line l;
@@ -660,7 +661,7 @@ static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t 
 		}
 	}
 	if (ok && (ferror(in.in) || !feof(in.in)))
-		ok = fail(p, t->line, "[traffic %s]: cannot read the trace %s%s", t->name, t->file,
+		ok = fail(p, t->line, "[traffic %s]: cannot read the trace %s%s", t->name, path,
 			  ferror(in.in) ? "" : ": out of memory");
 	sim_lines_free(&in);
 	fclose(in.in);

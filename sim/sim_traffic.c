@@ -35,8 +35,9 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	char *line;
 
 	if (!in.in) {
+		char q[SIM_QUOTE_SIZE];
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
-			 s->spec->name, path);
+			 s->spec->name, sim_quote(q, path));
 		return RL_EINVAL;
 	}
 	if ((rc = sim_keymap_init(&ids, sizeof(uint32_t)))) {

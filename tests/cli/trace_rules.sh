@@ -123,7 +123,7 @@ run_bad span_bad_line "" "" sim --quiet --out "$tmp/bad2_out" "$tmp/bad2.ini" --
 	"bad2.ini:6: [traffic t]: $tmp/bad2.txt:2: 'x y': time 'x' is not an integer number of ns"
 scenario "$tmp/dev.ini" /dev/zero
 run_bad span_device "" "" sim --quiet --out "$tmp/dev_out" "$tmp/dev.ini" -- \
-	"dev.ini:6: [traffic t]: the trace /dev/zero is not a regular file: give duration"
+	"dev.ini:6: [traffic t]: the trace '/dev/zero' is not a regular file: give duration"
 
 # An empty trace (comments only) replays nothing: an error, not a silent zero.
 printf '# no request\n\n' >"$tmp/empty.txt"
