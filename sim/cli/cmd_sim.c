@@ -55,7 +55,8 @@ static const char usage[] =
 	"                COST' for a cost other than 1) and must answer one line\n"
 	"                '1' or '0', optionally followed by the retry-after in ns\n"
 	"                (or a field retry_after_ns=R), as `ratelab replay\n"
-	"                --explain` does; rows are named peer_NAME\n"
+	"                --explain` does (its other fields are allowed, no others);\n"
+	"                CMD must flush each answer; rows are named peer_NAME\n"
 	"  --decider-name NAME  [a-z0-9_], at most 32 (default: decider)\n"
 	"  --decider-timeout D  the longest wait for one answer (default 10s)\n";
 
