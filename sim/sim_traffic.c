@@ -21,6 +21,7 @@
 #include "ratelab/parse.h"
 #include "sim_math.h"
 #include "sim_queue.h"
+#include "trace_line.h"
 
 #define PROGRESS_EVERY (1u << 22) /* events between looks at the wall clock */
 
@@ -31,11 +32,12 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	struct sim_keymap ids;
 	size_t cap = 0;
 	int rc = RL_OK;
-	char *line, *tok[3];
+	char *line;
 
 	if (!in.in) {
+		char q[SIM_QUOTE_SIZE];
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
-			 s->spec->name, path);
+			 s->spec->name, sim_quote(q, path));
 		return RL_EINVAL;
 	}
 	if ((rc = sim_keymap_init(&ids, sizeof(uint32_t)))) {
@@ -45,24 +47,14 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 		return rc;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
-		int64_t t, cost = 0;
-		int ntok = in.has_nul ? 0 : sim_split(line, tok, 3);
-		if (in.has_nul) {
-			snprintf(msg, msg_len, "%s:%ld: holds a NUL byte", path, in.lineno);
-			rc = RL_EINVAL;
-		} else if (ntok < 2 || ntok > 3 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY [COST]' with T an integer number of ns",
-				 path, in.lineno);
-			rc = RL_EINVAL;
-		} else if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
-			snprintf(msg, msg_len, "%s:%ld: cost '%s' is not an integer in [1, %lld]", path,
-				 in.lineno, tok[2], RL_COST_MAX);
-			rc = RL_EINVAL;
-		} else if (s->trace_len && t < s->trace_ns[s->trace_len - 1]) {
-			snprintf(msg, msg_len, "%s:%ld: time %lld goes backwards", path, in.lineno, (long long)t);
+		struct sim_trace_line l;
+		char why[SIM_QUOTE_SIZE + 80];
+		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+			sim_trace_line_error(msg, msg_len, path, in.lineno, in.has_nul ? NULL : in.text,
+					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
 			rc = RL_EINVAL;
 		} else {
-			uint32_t *id = sim_keymap_get(&ids, tok[1], strlen(tok[1]));
+			uint32_t *id = sim_keymap_get(&ids, l.key, l.key_len);
 			if (s->trace_len == cap) {
 				cap = cap ? cap * 2 : 1024;
 				int64_t *ts = realloc(s->trace_ns, cap * sizeof(*ts));
@@ -84,8 +76,8 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			}
 			if (!*id)
 				*id = (uint32_t)ids.len; /* ids start at 1; 0 marks a new key */
-			s->trace_ns[s->trace_len] = t;
-			s->trace_cost[s->trace_len] = (uint32_t)cost;
+			s->trace_ns[s->trace_len] = l.t_ns;
+			s->trace_cost[s->trace_len] = l.has_cost ? (uint32_t)l.cost : 0;
 			s->trace_key[s->trace_len++] = *id - 1;
 		}
 	}
@@ -102,6 +94,51 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	sim_keymap_destroy(&ids);
 	fclose(in.in);
 	return rc;
+}
+
+/*
+ * The lines replayed, [trace_first, trace_end): those whose event time
+ * q_i = max(t_0 .. t_i) is in [start, stop). q only grows, so the lines
+ * left out are a prefix and a suffix. None replayed is an error: an
+ * empty trace, times past the run (absolute times) or before the source's
+ * start.
+ */
+static int replay_range(struct sim_source *s, const char *ini, char *msg, size_t msg_len)
+{
+	const struct sim_traffic_spec *sp = s->spec;
+	int64_t q = -1;
+	size_t i = 0;
+
+	for (; i < s->trace_len && (q = q > s->trace_ns[i] ? q : s->trace_ns[i]) < sp->start_ns; i++)
+		;
+	s->trace_first = i;
+	for (; i < s->trace_len && (q = q > s->trace_ns[i] ? q : s->trace_ns[i]) < sp->stop_ns; i++)
+		;
+	s->trace_end = i;
+	if (s->trace_end > s->trace_first)
+		return RL_OK;
+	char path[SIM_QUOTE_SIZE];
+	sim_quote(path, sp->file);
+	if (s->trace_len == 0)
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s holds no request", ini, sp->line, sp->name,
+			 path);
+	else if (s->trace_ns[0] >= sp->stop_ns)
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s starts at %lld ns, at or past the "
+			 "source's end (%lld ns, the duration unless stop is given): none of its %zu requests "
+			 "would be replayed. Trace times are ns from the start of the run: if these are "
+			 "absolute (epoch) times, `ratelab import --format trace %s` makes them relative "
+			 "to the first request", ini, sp->line, sp->name, path, (long long)s->trace_ns[0],
+			 (long long)sp->stop_ns, s->trace_len, sp->file);
+	else
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: none of the %zu requests of the trace %s falls "
+			 "in the source's [start, stop) = [%lld, %lld) ns", ini, sp->line, sp->name, s->trace_len,
+			 path, (long long)sp->start_ns, (long long)sp->stop_ns);
+	return RL_EINVAL;
+}
+
+size_t sim_source_left_out(const struct sim_source *s)
+{
+	return s->spec && s->spec->type == SIM_TRAFFIC_REPLAY ? s->trace_len - (s->trace_end - s->trace_first) : 0;
 }
 
 static int make_zipf(struct sim_source *s)
@@ -131,10 +168,13 @@ int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, ui
 
 		s->spec = spec;
 		s->nkeys = (uint32_t)spec->keys;
-		if (spec->type == SIM_TRAFFIC_REPLAY)
-			rc = load_trace(s, sc->file, msg, msg_len);
-		else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY)
+		if (spec->type == SIM_TRAFFIC_REPLAY) {
+			tr->replays = true;
+			if ((rc = load_trace(s, sc->file, msg, msg_len)) == RL_OK)
+				rc = replay_range(s, sc->file, msg, msg_len);
+		} else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY) {
 			rc = make_zipf(s);
+		}
 		if (rc == RL_ENOMEM)
 			snprintf(msg, msg_len, "out of memory");
 		if (rc) {
@@ -325,11 +365,16 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 		s->round_end_ns = add_sat(*t, 2 * w);
 		return *t < sp->stop_ns;
 	case SIM_TRAFFIC_REPLAY:
-		while ((size_t)n < s->trace_len && s->trace_ns[n] < sp->start_ns)
-			n = s->n++;
-		if ((size_t)n >= s->trace_len || s->trace_ns[n] >= sp->stop_ns)
-			return false;
-		*t = s->trace_ns[n];
+		/* q_i, the running largest time; the lines before trace_first only raise it */
+		for (;; n = s->n++) {
+			if ((size_t)n >= s->trace_end)
+				return false;
+			if (s->trace_ns[n] > s->t_ns)
+				s->t_ns = s->trace_ns[n];
+			if ((size_t)n >= s->trace_first)
+				break;
+		}
+		*t = s->t_ns;
 		*key = s->trace_key[n];
 		*cost = s->trace_cost[n];
 		return true;
@@ -349,7 +394,7 @@ static void restart(struct sim_traffic *tr)
 		sim_rng_seed(&s->rng, tr->seed, i);
 		sim_rng_seed(&s->cost_rng, tr->seed, SIM_MAX_TRAFFIC + i);
 		s->n = 0;
-		s->t_ns = sp->start_ns;
+		s->t_ns = sp->type == SIM_TRAFFIC_REPLAY ? -1 : sp->start_ns;
 		s->on = true;
 		s->switch_ns = add_sat(sp->start_ns, sim_rng_exp_ns(&s->rng, (double)sp->on_ns));
 		if (sp->type == SIM_TRAFFIC_BOUNDARY) {
@@ -441,6 +486,7 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 	int rc = RL_OK;
 	uint32_t since = 0;
 	double last = tr->progress ? wall_s() : 0;
+	bool own_times = tr->replays && !d->in_order;
 
 	sim_queue_init(&q);
 	restart(tr);
@@ -452,9 +498,16 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 		bool want = ev.kind == SIM_EV_PROBE || (sp->client == SIM_CLIENT_POLITE && ev.attempt < sp->max_retries);
 		int64_t retry_ns = 0;
 
+		int64_t at = ev.t_ns;
+		if (own_times && ev.kind == SIM_EV_ARRIVAL && sp->type == SIM_TRAFFIC_REPLAY) {
+			/* a replayed line's own time: its source's last arrival, until the next is scheduled */
+			const struct sim_source *s = &tr->src[ev.source];
+			at = s->trace_ns[s->n - 1];
+		}
+
 		if (ev.kind == SIM_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
 			break;
-		int verdict = d->decide(d->ctx, ev.t_ns, ev.key, ev.cost, want ? &retry_ns : NULL);
+		int verdict = d->decide(d->ctx, at, ev.key, ev.cost, want ? &retry_ns : NULL);
 		if (verdict < 0) {
 			rc = verdict;
 			break;

@@ -18,6 +18,7 @@
 #include "ratelab/http.h"
 #include "ratelab/registry.h"
 #include "replay.h"
+#include "trace_line.h"
 
 static const char usage[] =
 	"usage: ratelab replay --algo A --limit N --window W [--burst B] [OPTIONS] [TRACE]\n"
