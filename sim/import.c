@@ -49,6 +49,7 @@ struct ctx {
 	char **names;
 	size_t nkeys, names_cap;
 	uint32_t last_id;         /* the last key interned: the next line's is often the same */
+	size_t last_len;
 	bool have_last;
 	struct imp_buf kbuf;      /* a key being built: joined, escaped */
 	char *copy;               /* detection's copy of a line */
@@ -239,6 +240,9 @@ static int64_t intern(struct ctx *c, const struct imp_fields *f)
 	size_t len = f->key_len;
 	bool plain = f->key2_len == 0;
 
+	/* A name holds no byte to escape, so a key equal to one needs none. */
+	if (plain && c->have_last && c->last_len == len && memcmp(c->names[c->last_id], k, len) == 0)
+		return c->last_id;
 	for (size_t i = 0; plain && i < len; i++)
 		plain = !needs_escape((unsigned char)k[i]);
 	if (!plain) {
@@ -250,7 +254,7 @@ static int64_t intern(struct ctx *c, const struct imp_fields *f)
 		k = c->kbuf.p;
 		len = c->kbuf.len;
 	}
-	if (c->have_last && strncmp(c->names[c->last_id], k, len) == 0 && c->names[c->last_id][len] == '\0')
+	if (c->have_last && c->last_len == len && memcmp(c->names[c->last_id], k, len) == 0)
 		return c->last_id;
 	uint32_t *slot = sim_keymap_get(&c->map, k, len);
 	if (!slot)
@@ -275,6 +279,7 @@ static int64_t intern(struct ctx *c, const struct imp_fields *f)
 		*slot = (uint32_t)++c->nkeys;
 	}
 	c->last_id = *slot - 1;
+	c->last_len = len;
 	c->have_last = true;
 	return c->last_id;
 }
@@ -312,8 +317,9 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 		c->cap = cap;
 	}
 	c->rec[c->n++] = (struct imp_rec){ f.t_ns, (uint32_t)id, (uint32_t)f.cost };
-	while (c->res_ns > 1 && f.t_ns % c->res_ns)
-		c->res_ns /= 10;
+	if (c->im.format == IMP_JSONL || c->im.format == IMP_CSV)
+		while (c->res_ns > 1 && f.t_ns % c->res_ns)
+			c->res_ns /= 10;
 	return 0;
 }
 
@@ -338,7 +344,7 @@ static int read_file(struct ctx *c, const char *path)
 		}
 		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (strspn(line, " \t") == len && !r.too_long)
+		if ((len == 0 || line[0] == ' ' || line[0] == '\t') && strspn(line, " \t") == len && !r.too_long)
 			continue;
 		if (detect_here) {
 			detect_here = false;

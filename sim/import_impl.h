@@ -48,6 +48,9 @@ struct imp {
 	bool unit_missing;           /* a numeric time met without --time-unit: fatal */
 	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
 	int col_time, col_key, col_cost, ncols;
+	char clf_text[26];           /* combined: the last time's text and value */
+	int64_t clf_ns;
+	bool clf_ok;
 	struct imp_buf s_time, s_key, s_cost, s_skip; /* decoded field values; s_skip the others' */
 	char why[160];
 };

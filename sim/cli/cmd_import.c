@@ -63,30 +63,51 @@ static char *put_u64(char *p, uint64_t v)
 	return p;
 }
 
+/* The trace's lines, through a buffer of OUT_BUF bytes: one write per buffer, not per line. */
+enum { OUT_BUF = 1 << 16 };
+
 static int write_trace(const struct sim_trace *t)
 {
 	size_t *len = malloc((t->nkeys ? t->nkeys : 1) * sizeof(*len));
-	if (!len) {
+	char *buf = malloc(OUT_BUF), *p = buf;
+	int status = CLI_EXIT_OK;
+
+	if (!len || !buf) {
+		free(len);
+		free(buf);
 		fputs("ratelab import: out of memory\n", stderr);
 		return CLI_EXIT_FAIL;
 	}
 	for (size_t k = 0; k < t->nkeys; k++)
 		len[k] = strlen(t->key_name[k]);
 	for (size_t i = 0; i < t->n; i++) {
-		char num[48], *p = put_u64(num, (uint64_t)t->t_ns[i]);
-		*p++ = ' ';
-		fwrite(num, 1, (size_t)(p - num), stdout);
-		fwrite(t->key_name[t->key[i]], 1, len[t->key[i]], stdout);
-		p = num;
+		size_t kl = len[t->key[i]];
+		if ((size_t)(buf + OUT_BUF - p) < kl + 48) {
+			fwrite(buf, 1, (size_t)(p - buf), stdout);
+			p = buf;
+		}
+		if (kl + 48 > OUT_BUF) { /* a key too long for the buffer: written on its own */
+			p = put_u64(p, (uint64_t)t->t_ns[i]);
+			*p++ = ' ';
+			fwrite(buf, 1, (size_t)(p - buf), stdout);
+			fwrite(t->key_name[t->key[i]], 1, kl, stdout);
+			p = buf;
+		} else {
+			p = put_u64(p, (uint64_t)t->t_ns[i]);
+			*p++ = ' ';
+			memcpy(p, t->key_name[t->key[i]], kl);
+			p += kl;
+		}
 		if (t->has_cost) {
 			*p++ = ' ';
 			p = put_u64(p, t->cost[i]);
 		}
 		*p++ = '\n';
-		fwrite(num, 1, (size_t)(p - num), stdout);
 	}
+	fwrite(buf, 1, (size_t)(p - buf), stdout);
+	free(buf);
 	free(len);
-	return cli_output_end("import", CLI_EXIT_OK);
+	return cli_output_end("import", status);
 }
 
 int cli_cmd_import(int argc, char **argv)
