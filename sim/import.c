@@ -391,7 +391,8 @@ static int read_file(struct ctx *c, const char *path)
 		status = take_line(c, line, len, r.too_long);
 	}
 	if (status == 0 && rc < 0)
-		status = say(c, EXIT_FAIL, "%s:%ld: cannot read: %s", c->file, r.lineno + 1, imp_reader_error(&r));
+		status = say(c, imp_reader_bad_data(&r) ? EXIT_USAGE : EXIT_FAIL, "%s:%ld: cannot read: %s",
+			     c->file, r.lineno + 1, imp_reader_error(&r));
 	imp_reader_close(&r);
 	return status;
 }

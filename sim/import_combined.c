@@ -37,16 +37,18 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 	size_t i = 0, host_len, user_at, user_len, req_at, req_end;
 	const char *why;
 
+	static const char *const shape = "expected 'HOST IDENT USER [TIME] \"REQUEST\" STATUS BYTES'";
+
 	if (!(host_len = token(s, len, &i)) || i == len)
-		return "expected 'HOST IDENT USER [TIME] \"REQUEST\" STATUS BYTES'";
+		return shape;
 	i++;
 	if (!token(s, len, &i) || i == len)
-		return "expected 'HOST IDENT USER [TIME] \"REQUEST\" STATUS BYTES'";
+		return shape;
 	user_at = ++i;
-	if (!(user_len = token(s, len, &i)) || i == len)
-		return "expected a user after the ident";
-	if (len - i < 30 || s[i + 1] != '[' || s[i + 28] != ']')
-		return "expected ' [DD/Mon/YYYY:HH:MM:SS +HHMM]' after the user";
+	if (!(user_len = token(s, len, &i)) || i == len || s[i + 1] != '[')
+		return shape;
+	if (len - i < 30 || s[i + 28] != ']')
+		return "expected '[DD/Mon/YYYY:HH:MM:SS +HHMM]' after the user";
 	/* Many lines share a second: the last time read is reused when its text repeats. */
 	if (im->clf_ok && !memcmp(im->clf_text, s + i + 2, 26)) {
 		f->t_ns = im->clf_ns;

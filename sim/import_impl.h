@@ -88,6 +88,8 @@ bool imp_reader_open(struct imp_reader *r, const char *path);
 /* 1 and the line, 0 at the end, -1 on a read error (imp_reader_error says which). */
 int imp_reader_next(struct imp_reader *r, char **line, size_t *len);
 const char *imp_reader_error(struct imp_reader *r);
+/* After -1: true when the file's compressed data is corrupt or cut short (bad input, not I/O). */
+bool imp_reader_bad_data(struct imp_reader *r);
 void imp_reader_close(struct imp_reader *r);
 
 /* One request as read, in input order until sorted. */

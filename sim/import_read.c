@@ -54,6 +54,7 @@ int imp_reader_next(struct imp_reader *r, char **line, size_t *len)
 			char *end = nl ? nl : r->buf + r->len;
 			*line = r->buf + r->pos;
 			*len = (size_t)(end - *line);
+			r->too_long |= *len > IMP_LINE_MAX;
 			*end = '\0'; /* room kept: len < cap */
 			r->pos = (size_t)(end - r->buf) + (nl != NULL);
 			r->lineno++;
@@ -105,7 +106,18 @@ const char *imp_reader_error(struct imp_reader *r)
 		return strerror(errno);
 	if (code == Z_BUF_ERROR)
 		return "the compressed data ends early (a truncated .gz?)";
-	return msg;
+	/* zlib's message is "PATH: WHAT"; the caller names the file. */
+	const char *what = strstr(msg, ": ");
+	return what ? what + 2 : msg;
+}
+
+bool imp_reader_bad_data(struct imp_reader *r)
+{
+	int code = Z_OK;
+
+	if (r->gz)
+		gzerror(r->gz, &code);
+	return code == Z_BUF_ERROR || code == Z_DATA_ERROR;
 }
 
 void imp_reader_close(struct imp_reader *r)
