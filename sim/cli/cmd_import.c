@@ -78,23 +78,30 @@ static int write_trace(const struct sim_trace *t)
 		fputs("ratelab import: out of memory\n", stderr);
 		return CLI_EXIT_FAIL;
 	}
+	char last[24]; /* the last time's digits and a blank: many requests share a time */
+	size_t last_len = 0;
+	int64_t last_t = -1;
+
 	for (size_t k = 0; k < t->nkeys; k++)
 		len[k] = strlen(t->key_name[k]);
 	for (size_t i = 0; i < t->n; i++) {
 		size_t kl = len[t->key[i]];
+		if (t->t_ns[i] != last_t) {
+			last_t = t->t_ns[i];
+			last_len = (size_t)(put_u64(last, (uint64_t)last_t) - last);
+			last[last_len++] = ' ';
+		}
 		if ((size_t)(buf + OUT_BUF - p) < kl + 48) {
 			fwrite(buf, 1, (size_t)(p - buf), stdout);
 			p = buf;
 		}
+		memcpy(p, last, last_len);
+		p += last_len;
 		if (kl + 48 > OUT_BUF) { /* a key too long for the buffer: written on its own */
-			p = put_u64(p, (uint64_t)t->t_ns[i]);
-			*p++ = ' ';
 			fwrite(buf, 1, (size_t)(p - buf), stdout);
 			fwrite(t->key_name[t->key[i]], 1, kl, stdout);
 			p = buf;
 		} else {
-			p = put_u64(p, (uint64_t)t->t_ns[i]);
-			*p++ = ' ';
 			memcpy(p, t->key_name[t->key[i]], kl);
 			p += kl;
 		}

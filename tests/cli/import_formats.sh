@@ -78,6 +78,10 @@ imp combined_bytes "$tmp/c.log" '0 ::ffff:10.0.0.3 7
 3000000000 10.0.0.2 1' 'ratelab import: skipped 1 of 5 lines' --cost-field bytes
 has combined_bytes "stdin:3: '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] \"POST /a HTTP/1.1\"'...(74 bytes): cost '-' is not an integer in [1, 1000000000]"
 
+# a request ending in an escaped backslash: the quote right after it closes it
+printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET /a\\\\" 200 1 "-" "-"\n' >"$tmp/bs.log"
+imp combined_backslash "$tmp/bs.log" '0 /a\\' 'ratelab import: skipped 0 of 1 lines' --key path
+
 # -- JSON lines: BOM, CRLF, nested values skipped (a '}' inside a string),
 # escapes decoded (a key's blank written %20), fractions and offsets, the
 # first member of a name counted, unknown members ignored.
