@@ -334,8 +334,10 @@ static int read_file(struct ctx *c, const char *path)
 	bool header = !detect_here && c->im.format == IMP_CSV; /* each CSV file opens with its header */
 
 	c->file = !path || strcmp(path, "-") == 0 ? "stdin" : path;
-	if (!imp_reader_open(&r, path))
-		return say(c, EXIT_USAGE, "cannot open %s: %s", c->file, strerror(errno));
+	if (!imp_reader_open(&r, path)) {
+		char q[SIM_QUOTE_SIZE];
+		return say(c, EXIT_USAGE, "cannot open %s: %s", sim_quote(q, c->file), strerror(errno));
+	}
 	while (status == 0 && (rc = imp_reader_next(&r, &line, &len)) > 0) {
 		c->lineno = r.lineno;
 		if (r.lineno == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
@@ -453,11 +455,10 @@ static void summary(struct ctx *c, const struct sim_trace *t)
 	if (c->res_ns == 1)
 		say(c, 0, "time resolution 1ns");
 	else if (t->spread)
-		say(c, 0, "time resolution %s: the requests of one %s tick spread evenly inside it "
-		    "(--spread)", res, res);
+		say(c, 0, "time resolution %s: the requests of one tick spread evenly inside it (--spread)", res);
 	else
-		say(c, 0, "time resolution %s: the requests of one %s tick arrive at one instant "
-		    "(--spread spreads them evenly inside it)", res, res);
+		say(c, 0, "time resolution %s: the requests of one tick share one instant (--spread "
+		    "spreads them evenly inside it)", res);
 	say(c, 0, "skipped %zu of %zu lines", c->bad, c->lines);
 }
 

@@ -35,7 +35,7 @@ ratelab import: $tmp/a.log:5: '10.0.0.1 - - [10/Oct/2026:13:55:10 +0000] \"GET /
 ratelab import: $tmp/a.log:6: '10.0.0.1 - - [10/Oct/2026:13:55:10 +0000] \"GET / HTTP/1.1\" 2'...(63 bytes): expected a 3-digit status after the request
 ratelab import: (further bad lines are counted, not shown)
 ratelab import: format combined (detected from $tmp/a.log:1)
-ratelab import: time resolution 1s: the requests of one 1s tick arrive at one instant (--spread spreads them evenly inside it)
+ratelab import: time resolution 1s: the requests of one tick share one instant (--spread spreads them evenly inside it)
 ratelab import: skipped 7 of 10 lines"
 [ "$(cat "$tmp/err")" = "$want" ] || fail "bad_lines: stderr
 --- got:
@@ -105,7 +105,7 @@ run_bad field_on_trace '0 a' '' import --time-field t -- "--time-field does not 
 run_bad flag_value "$log" '' import --spread=maybe -- "option --spread is a flag: its value 'maybe' is not yes, no, true, false, 1 or 0"
 run_bad unknown_option "$log" '' import --keys ip -- "unknown option or argument '--keys'"
 run_bad twice "$log" '' import --key ip --key user -- 'option --key given twice'
-run_bad missing_file '' '' import /nonexistent/x.log -- "cannot open /nonexistent/x.log: No such file or directory"
+run_bad missing_file '' '' import /nonexistent/x.log -- "cannot open '/nonexistent/x.log': No such file or directory"
 run_bad numeric_no_unit '{"time":1700000000,"key":"a"}' '' import -- \
 	"stdin:1: time '1700000000' is a number: give its unit with --time-unit s, ms, us or ns"
 run_bad csv_no_column 'when,who
