@@ -420,6 +420,8 @@ static int build(struct ctx *c, struct sim_trace *t)
 	if (o->spread && c->res_ns > 1)
 		imp_spread(c->rec, c->n, c->res_ns);
 	int64_t origin = c->n && !o->absolute ? c->rec[0].t_ns : 0;
+	if (c->n && c->rec[c->n - 1].t_ns - origin > RL_TIME_MAX_NS) /* spread inside the range's last tick */
+		return say(c, EXIT_USAGE, "--spread moves the last request past %lld ns", (long long)RL_TIME_MAX_NS);
 	t->t_ns = malloc((c->n ? c->n : 1) * sizeof(*t->t_ns));
 	t->key = malloc((c->n ? c->n : 1) * sizeof(*t->key));
 	t->cost = malloc((c->n ? c->n : 1) * sizeof(*t->cost));

@@ -114,6 +114,11 @@ run_bad undetectable 'hello world again
 ' '' import -- "stdin:1: cannot tell the log's format from 'hello world again'" 'give --format'
 run_bad trace_bad_time 'x a' '' import --format trace --strict -- "stdin:1: 'x a': time 'x' is not an integer number of ns"
 
+# --spread inside the range's last tick, with --absolute: past the range, refused
+edge='1.1.1.1 - - [02/Oct/2096:07:06:40 +0000] "GET / HTTP/1.1" 200 1'
+run_bad spread_past_range "$edge
+$edge" '' import --absolute --spread -- '--spread moves the last request past 4000000000000000000 ns'
+
 # --help: the options, exit 0
 "$ratelab" import --help >"$tmp/help" || fail "--help: exit $?"
 for opt in --format --key --time-field --key-field --cost-field --time-unit --absolute --spread --strict; do
