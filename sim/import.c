@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "import_impl.h"
-#include "keymap.h"
 #include "lines.h"
 #include "ratelab/rule.h"
 #include "ratelab/status.h"
@@ -45,13 +44,7 @@ struct ctx {
 	char detected_at[96];
 	struct imp_rec *rec;
 	size_t n, cap;
-	struct sim_keymap map;
-	char **names;
-	size_t nkeys, names_cap;
-	uint32_t last_id;         /* the last key interned: the next line's is often the same */
-	size_t last_len;
-	bool have_last;
-	struct imp_buf kbuf;      /* a key being built: joined, escaped */
+	struct imp_keys keys;
 	char *copy;               /* detection's copy of a line */
 	size_t lines, bad;
 	int64_t res_ns;
@@ -212,78 +205,6 @@ static int detect(struct ctx *c, const char *line, size_t len)
 	return -1;
 }
 
-static bool needs_escape(unsigned char ch)
-{
-	return ch <= 0x20 || ch == 0x7f;
-}
-
-/* Appends s[0..len) to b, blanks and control bytes written %XX (the key is one token of a trace line). */
-static void put_key(struct imp_buf *b, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (needs_escape(ch)) {
-			b->p[b->len++] = '%';
-			b->p[b->len++] = hex[ch >> 4];
-			b->p[b->len++] = hex[ch & 15];
-		} else {
-			b->p[b->len++] = (char)ch;
-		}
-	}
-}
-
-/* The id of the line's key, interned; -1 when out of memory or out of ids. */
-static int64_t intern(struct ctx *c, const struct imp_fields *f)
-{
-	const char *k = f->key;
-	size_t len = f->key_len;
-	bool plain = f->key2_len == 0;
-
-	/* A name holds no byte to escape, so a key equal to one needs none. */
-	if (plain && c->have_last && c->last_len == len && memcmp(c->names[c->last_id], k, len) == 0)
-		return c->last_id;
-	for (size_t i = 0; plain && i < len; i++)
-		plain = !needs_escape((unsigned char)k[i]);
-	if (!plain) {
-		c->kbuf.len = 0;
-		if (!imp_buf_reserve(&c->kbuf, 3 * (f->key_len + f->key2_len) + 1))
-			return -1;
-		put_key(&c->kbuf, f->key, f->key_len);
-		put_key(&c->kbuf, f->key2, f->key2_len);
-		k = c->kbuf.p;
-		len = c->kbuf.len;
-	}
-	if (c->have_last && c->last_len == len && memcmp(c->names[c->last_id], k, len) == 0)
-		return c->last_id;
-	uint32_t *slot = sim_keymap_get(&c->map, k, len);
-	if (!slot)
-		return -1;
-	if (!*slot) {
-		if (c->nkeys >= UINT32_MAX - 1)
-			return -1;
-		if (c->nkeys == c->names_cap) {
-			size_t cap = c->names_cap ? 2 * c->names_cap : 1024;
-			char **names = realloc(c->names, cap * sizeof(*names));
-			if (!names)
-				return -1;
-			c->names = names;
-			c->names_cap = cap;
-		}
-		char *name = malloc(len + 1);
-		if (!name)
-			return -1;
-		memcpy(name, k, len);
-		name[len] = '\0';
-		c->names[c->nkeys] = name;
-		*slot = (uint32_t)++c->nkeys;
-	}
-	c->last_id = *slot - 1;
-	c->last_len = len;
-	c->have_last = true;
-	return c->last_id;
-}
-
 /* One line that should hold a request: a record, or a bad line. 0, or the exit status. */
 static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 {
@@ -305,9 +226,10 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 		return say(c, EXIT_USAGE, "%s:%ld: %s", c->file, c->lineno, why);
 	if (why)
 		return bad_line(c, c->im.format == IMP_TRACE ? c->copy : line, why);
-	int64_t id = intern(c, &f);
+	int64_t id = imp_keys_intern(&c->keys, &f);
 	if (id < 0)
-		return c->nkeys >= UINT32_MAX - 1 ? say(c, EXIT_FAIL, "more than 2^32 - 2 keys") : oom(c);
+		return c->keys.nkeys >= IMP_KEYS_MAX ? say(c, EXIT_FAIL, "more than %lu keys", (unsigned long)IMP_KEYS_MAX)
+						     : oom(c);
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 1 << 16;
 		struct imp_rec *rec = realloc(c->rec, cap * sizeof(*rec));
@@ -434,10 +356,10 @@ static int build(struct ctx *c, struct sim_trace *t)
 		t->has_cost |= c->rec[i].cost != 1;
 	}
 	t->n = c->n;
-	t->nkeys = c->nkeys;
-	t->key_name = c->names;
-	c->names = NULL;
-	c->nkeys = 0;
+	t->nkeys = c->keys.nkeys;
+	t->key_name = c->keys.names;
+	c->keys.names = NULL;
+	c->keys.nkeys = 0;
 	t->origin_ns = origin;
 	t->resolution_ns = c->res_ns;
 	t->absolute = o->absolute;
@@ -466,17 +388,13 @@ static void summary(struct ctx *c, const struct sim_trace *t)
 
 static void ctx_free(struct ctx *c)
 {
-	for (size_t i = 0; i < c->nkeys; i++)
-		free(c->names[i]);
-	free(c->names);
+	imp_keys_free(&c->keys);
 	free(c->rec);
 	free(c->copy);
-	free(c->kbuf.p);
 	free(c->im.s_time.p);
 	free(c->im.s_key.p);
 	free(c->im.s_cost.p);
 	free(c->im.s_skip.p);
-	sim_keymap_destroy(&c->map);
 }
 
 int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t npaths,
@@ -495,7 +413,7 @@ int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t
 		return status;
 	if (!c.detected && (status = check_applies(&c)))
 		return status;
-	if ((rc = sim_keymap_init(&c.map, sizeof(uint32_t))) != RL_OK)
+	if ((rc = imp_keys_init(&c.keys)) != RL_OK)
 		return rc == RL_EINVAL ? say(&c, EXIT_USAGE, "%s is not a non-negative integer", SIM_HASH_SEED_ENV)
 				       : say(&c, EXIT_FAIL, "no random seed for the key hash");
 	for (size_t i = 0; i < npaths && !status; i++)
