@@ -355,6 +355,7 @@ static int build(struct ctx *c, struct sim_trace *t)
 		t->cost[i] = c->rec[i].cost;
 		t->has_cost |= c->rec[i].cost != 1;
 	}
+	t->cost_read = c->im.want_cost || c->im.trace_cost;
 	t->n = c->n;
 	t->nkeys = c->keys.nkeys;
 	t->key_name = c->keys.names;

@@ -47,6 +47,7 @@ struct imp {
 	const char *time_field, *key_field, *cost_field;
 	bool want_cost;
 	bool unit_missing;           /* a numeric time met without --time-unit: fatal */
+	bool trace_cost;             /* a trace line had a COST */
 	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
 	int col_time, col_key, col_cost, ncols;
 	char clf_text[26];           /* combined: the last time's text and value */

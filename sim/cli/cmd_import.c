@@ -2,7 +2,8 @@
  * cmd_import.c - `ratelab import [--format F] [OPTIONS] [LOG ...]`: reads
  * access logs (or traces) through the importer (import.h) and writes the
  * trace, one line 'T KEY [COST]' per request in time order, to standard
- * output; COST on every line when some request costs more than 1.
+ * output; COST on every line when costs were read (--cost-field, or a
+ * trace's COST on some line).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ static const char usage[] =
 	"                   (2026-10-10T13:55:36.123+02:00) or a number of --time-unit\n"
 	"  --key-field F    jsonl, csv: the field of the key (default key)\n"
 	"  --cost-field F   the field of the request's cost, an integer in [1, 10^9]\n"
-	"                   (default: every request costs 1); combined: bytes\n"
+	"                   (default: every request costs 1); combined: bytes. COST\n"
+	"                   is written on every line when costs were read\n"
 	"  --time-unit U    s, ms, us or ns: the unit of numeric times (a number is\n"
 	"                   refused without it); a fraction is allowed down to 1 ns\n"
 	"  --absolute       T in ns since 1970-01-01 UTC instead of since the first request\n"
@@ -105,7 +107,7 @@ static int write_trace(const struct sim_trace *t)
 			memcpy(p, t->key_name[t->key[i]], kl);
 			p += kl;
 		}
-		if (t->has_cost) {
+		if (t->cost_read) {
 			*p++ = ' ';
 			p = put_u64(p, t->cost[i]);
 		}

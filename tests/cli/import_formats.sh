@@ -139,9 +139,12 @@ imp trace_absolute "$tmp/t.trace" '5 b 2
 5 c 1
 7 a 1
 9 a 3' 'ratelab import: skipped 0 of 4 lines' --absolute --format trace
-# a trace of unit costs is written without them
+# COST is written on every line when some line had one, and never when none had
 printf '3 x 1\n1 y\n' >"$tmp/u.trace"
-imp trace_unit_cost "$tmp/u.trace" '0 y
+imp trace_unit_cost "$tmp/u.trace" '0 y 1
+2 x 1' 'ratelab import: skipped 0 of 2 lines'
+printf '3 x\n1 y\n' >"$tmp/n.trace"
+imp trace_no_cost "$tmp/n.trace" '0 y
 2 x' 'ratelab import: skipped 0 of 2 lines'
 
 # empty input: no trace, said
