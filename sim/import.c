@@ -45,7 +45,7 @@ struct ctx {
 	struct imp_rec *rec;
 	size_t n, cap;
 	struct imp_keys keys;
-	char *copy;               /* detection's copy of a line */
+	struct imp_buf copy;      /* a copy of the line: the trace reader splits the line in place */
 	size_t lines, bad;
 	int64_t res_ns;
 	const char *file;         /* the current file's name in messages */
@@ -193,12 +193,11 @@ static int detect(struct ctx *c, const char *line, size_t len)
 		return IMP_JSONL;
 	if (!imp_combined(&probe, (char *)line, len, &f))
 		return IMP_COMBINED;
-	char *copy = realloc(c->copy, len + 1);
-	if (!copy)
+	c->copy.len = 0;
+	if (!imp_buf_reserve(&c->copy, len + 1))
 		return -2;
-	c->copy = copy;
-	memcpy(copy, line, len + 1);
-	if (*p == '#' || !imp_trace(&probe, copy, len, &f))
+	memcpy(c->copy.p, line, len + 1);
+	if (*p == '#' || !imp_trace(&probe, c->copy.p, len, &f))
 		return IMP_TRACE;
 	if (memchr(line, ',', len))
 		return IMP_CSV;
@@ -225,7 +224,7 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	if (why && c->im.unit_missing)
 		return say(c, EXIT_USAGE, "%s:%ld: %s", c->file, c->lineno, why);
 	if (why)
-		return bad_line(c, c->im.format == IMP_TRACE ? c->copy : line, why);
+		return bad_line(c, c->im.format == IMP_TRACE ? c->copy.p : line, why);
 	int64_t id = imp_keys_intern(&c->keys, &f);
 	if (id < 0)
 		return c->keys.nkeys >= IMP_KEYS_MAX ? say(c, EXIT_FAIL, "more than %lu keys", (unsigned long)IMP_KEYS_MAX)
@@ -304,13 +303,12 @@ static int read_file(struct ctx *c, const char *path)
 		}
 		if (c->im.format == IMP_TRACE) {
 			/* The trace reader splits the line: messages quote the copy. */
-			char *copy = realloc(c->copy, len + 1);
-			if (!copy) {
+			c->copy.len = 0;
+			if (!imp_buf_reserve(&c->copy, len + 1)) {
 				status = oom(c);
 				break;
 			}
-			c->copy = copy;
-			memcpy(copy, line, len + 1);
+			memcpy(c->copy.p, line, len + 1);
 		}
 		status = take_line(c, line, len, r.too_long);
 	}
@@ -391,7 +389,7 @@ static void ctx_free(struct ctx *c)
 {
 	imp_keys_free(&c->keys);
 	free(c->rec);
-	free(c->copy);
+	free(c->copy.p);
 	free(c->im.s_time.p);
 	free(c->im.s_key.p);
 	free(c->im.s_cost.p);

@@ -126,6 +126,13 @@ imp csv_spread "$tmp/c.csv" '0 a%20"quoted",%20b
 500000000 2001:db8::2
 1000000000 10.0.0.1' 'ratelab import: skipped 0 of 3 lines' --time-field when --key-field client --spread --format csv
 
+# several CSV files: each opens with its own header (the columns may move)
+printf 'key,time\nb,2026-10-10T13:55:38Z\n' >"$tmp/2.csv"
+printf 'time,key\n2026-10-10T13:55:37Z,a\n' >"$tmp/1.csv"
+out=$("$ratelab" import --format csv "$tmp/2.csv" "$tmp/1.csv" 2>"$tmp/err")
+[ "$out" = '0 a
+1000000000 b' ] || fail "csv_files: $out ($(cat "$tmp/err"))"
+
 # -- trace: made relative to its first request and sorted stably; comments
 # and blank lines skipped; costs kept; --absolute keeps the times.
 printf '# a trace\n7 a\n5 b 2\n\n5 c\n9 a 3\n' >"$tmp/t.trace"
@@ -149,6 +156,11 @@ imp trace_no_cost "$tmp/n.trace" '0 y
 
 # empty input: no trace, said
 imp empty /dev/null '' 'ratelab import: skipped 0 of 0 lines'
+
+# importing an imported trace changes nothing
+"$ratelab" import --spread <"$tmp/c.log" 2>/dev/null >"$tmp/once"
+"$ratelab" import <"$tmp/once" 2>/dev/null >"$tmp/twice"
+cmp -s "$tmp/once" "$tmp/twice" || fail "import of an imported trace: $(diff "$tmp/once" "$tmp/twice")"
 
 # the trace is what replay reads
 "$ratelab" import <"$tmp/c.log" 2>/dev/null | "$ratelab" replay --algo sliding_log --limit 1 --window 2s >"$tmp/v" 2>"$tmp/err" ||
