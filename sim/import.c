@@ -180,7 +180,7 @@ static int check_applies(struct ctx *c)
 	return 0;
 }
 
-/* The format of a first line, or -1. */
+/* The format a line is in, or -1 (-2: out of memory). */
 static int detect(struct ctx *c, const char *line, size_t len)
 {
 	struct imp probe = c->im;
@@ -244,10 +244,84 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	return 0;
 }
 
+/* A line of requests (no header): the trace's comments skipped, the rest taken. 0, or the exit status. */
+static int data_line(struct ctx *c, char *line, size_t len, bool too_long)
+{
+	if (c->im.format != IMP_TRACE)
+		return take_line(c, line, len, too_long);
+	if (line[strspn(line, " \t")] == '#')
+		return 0;
+	/* The trace reader splits the line: messages quote the copy. */
+	c->copy.len = 0;
+	if (!imp_buf_reserve(&c->copy, len + 1))
+		return oom(c);
+	memcpy(c->copy.p, line, len + 1);
+	return take_line(c, line, len, too_long);
+}
+
+/*
+ * The lines met before the format is known: up to DETECT_LINES are tried
+ * (a rotated log may open with a line cut short), kept, and read once
+ * the format is known. CSV is recognised on the first line only: it is
+ * the header.
+ */
+enum { DETECT_LINES = 5 };
+struct pending {
+	struct imp_buf text[DETECT_LINES];
+	long lineno[DETECT_LINES];
+	bool too_long[DETECT_LINES];
+	int n;
+};
+
+/*
+ * Detection on one more line: 1 when the format is now known (the kept
+ * lines read), 0 to keep looking, or the negated exit status.
+ */
+static int detect_more(struct ctx *c, struct pending *pd, char *line, size_t len, bool too_long)
+{
+	char q[SIM_QUOTE_SIZE];
+	int fmt = detect(c, line, len), status;
+
+	if (fmt == -2)
+		return -oom(c);
+	if (fmt == IMP_CSV && pd->n > 0)
+		fmt = -1;
+	if (fmt < 0) {
+		if (pd->n == DETECT_LINES - 1) {
+			const char *first = pd->text[0].p;
+			return -say(c, EXIT_USAGE, "%s:%ld: cannot tell the log's format from its first %d lines "
+				    "(not combined, JSON lines, CSV with a header, or a trace; the first: %s): "
+				    "give --format", c->file, pd->lineno[0], DETECT_LINES, sim_quote(q, first));
+		}
+		struct imp_buf *b = &pd->text[pd->n];
+		b->len = 0;
+		if (!imp_buf_reserve(b, len + 1))
+			return -oom(c);
+		memcpy(b->p, line, len + 1);
+		b->len = len;
+		pd->lineno[pd->n] = c->lineno;
+		pd->too_long[pd->n++] = too_long;
+		return 0;
+	}
+	c->im.format = (enum imp_format)fmt;
+	snprintf(c->detected_at, sizeof(c->detected_at), "%.80s:%ld", c->file, c->lineno);
+	if ((status = check_applies(c)))
+		return -status;
+	long at = c->lineno;
+	for (int i = 0; i < pd->n; i++) {
+		c->lineno = pd->lineno[i];
+		if ((status = data_line(c, pd->text[i].p, pd->text[i].len, pd->too_long[i])))
+			return -status;
+	}
+	c->lineno = at;
+	return 1;
+}
+
 /* Every line of one file. 0, or the exit status. */
 static int read_file(struct ctx *c, const char *path)
 {
 	struct imp_reader r;
+	struct pending pd = { .n = 0 };
 	char *line;
 	size_t len;
 	int rc = 0, status = 0;
@@ -270,27 +344,14 @@ static int read_file(struct ctx *c, const char *path)
 		if ((len == 0 || line[0] == ' ' || line[0] == '\t') && strspn(line, " \t") == len && !r.too_long)
 			continue;
 		if (detect_here) {
+			int d = detect_more(c, &pd, line, len, r.too_long);
+			if (d <= 0) {
+				status = -d;
+				continue;
+			}
 			detect_here = false;
-			int fmt = detect(c, line, len);
-			char q[SIM_QUOTE_SIZE];
-			if (fmt == -2) {
-				status = oom(c);
-				break;
-			}
-			if (fmt < 0) {
-				status = say(c, EXIT_USAGE, "%s:%ld: cannot tell the log's format from %s (not "
-					     "combined, JSON lines, CSV with a header, or a trace): give --format",
-					     c->file, c->lineno, sim_quote(q, line));
-				break;
-			}
-			c->im.format = (enum imp_format)fmt;
-			snprintf(c->detected_at, sizeof(c->detected_at), "%.80s:%ld", c->file, c->lineno);
-			if ((status = check_applies(c)))
-				break;
 			header = c->im.format == IMP_CSV;
 		}
-		if (c->im.format == IMP_TRACE && line[strspn(line, " \t")] == '#')
-			continue;
 		if (header) {
 			const char *why = imp_csv_header(&c->im, line, len);
 			char msg[512];
@@ -301,20 +362,19 @@ static int read_file(struct ctx *c, const char *path)
 			}
 			continue;
 		}
-		if (c->im.format == IMP_TRACE) {
-			/* The trace reader splits the line: messages quote the copy. */
-			c->copy.len = 0;
-			if (!imp_buf_reserve(&c->copy, len + 1)) {
-				status = oom(c);
-				break;
-			}
-			memcpy(c->copy.p, line, len + 1);
-		}
-		status = take_line(c, line, len, r.too_long);
+		status = data_line(c, line, len, r.too_long);
 	}
 	if (status == 0 && rc < 0)
 		status = say(c, imp_reader_bad_data(&r) ? EXIT_USAGE : EXIT_FAIL, "%s:%ld: cannot read: %s",
 			     c->file, r.lineno + 1, imp_reader_error(&r));
+	if (status == 0 && detect_here && pd.n > 0) {
+		char q[SIM_QUOTE_SIZE];
+		status = say(c, EXIT_USAGE, "%s:%ld: cannot tell the log's format from %s (not combined, JSON "
+			     "lines, CSV with a header, or a trace): give --format", c->file, pd.lineno[0],
+			     sim_quote(q, pd.text[0].p));
+	}
+	for (int i = 0; i < DETECT_LINES; i++)
+		free(pd.text[i].p);
 	imp_reader_close(&r);
 	return status;
 }

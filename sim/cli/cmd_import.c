@@ -20,7 +20,7 @@ static const char usage[] =
 	"their order), T in ns since the first request. Stderr names the format when\n"
 	"it was detected, the time resolution, each bad line (the first 5, as\n"
 	"FILE:LINE) and ends 'skipped K of N lines'.\n"
-	"  --format F       auto (the default: detected from the first line), combined\n"
+	"  --format F       auto (the default: detected from the first lines), combined\n"
 	"                   (nginx/Apache combined or common: HOST IDENT USER [TIME]\n"
 	"                   \"REQUEST\" STATUS BYTES ...), jsonl (one JSON object per\n"
 	"                   line), csv (a header line, then records; RFC 4180 quoting),\n"

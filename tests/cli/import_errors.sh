@@ -54,6 +54,23 @@ grep -qF "$tmp/ctl.log:2: 'bad\\x01line\\there\\\\': expected" "$tmp/err" || fai
 [ "$out" = '0 10.0.0.1
 1000000000 10.0.0.2%7F' ] || fail "control byte in a key: $out"
 
+# a rotated log opening with the end of a line cut short: the format is
+# detected from the next line, and the cut line counted as bad
+out=$({ printf 'compatible; bot/2.1)"\n'; good 1 10; good 2 11; } | "$ratelab" import 2>"$tmp/err")
+[ "$out" = '0 10.0.0.1
+1000000000 10.0.0.2' ] || fail "cut first line: $out"
+grep -qF "stdin:1: 'compatible; bot/2.1)\"': expected 'HOST IDENT USER" "$tmp/err" &&
+	grep -qF 'format combined (detected from stdin:2)' "$tmp/err" && grep -qF 'skipped 1 of 3 lines' "$tmp/err" ||
+	fail "cut first line: $(cat "$tmp/err")"
+# five lines of no known format: an error naming the first
+run_bad undetectable_5 'what
+is
+this
+log
+format
+10.0.0.1 - - [10/Oct/2026:13:55:10 +0000] "GET / HTTP/1.1" 200 1' '' import -- \
+	"stdin:1: cannot tell the log's format from its first 5 lines" "the first: 'what'" 'give --format'
+
 # --strict: the first bad line, exit 2, nothing on stdout
 run_bad strict "$(cat "$tmp/a.log")" '' import --strict -- \
 	"stdin:2: 'not a log line': expected 'HOST IDENT USER [TIME] \"REQUEST\" STATUS BYTES'"
