@@ -8,7 +8,7 @@
 #   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
 #   make fuzz    each libFuzzer harness (tests/fuzz) for FUZZ_SECONDS (default 60)
 
-DEPS := cmake g++ make pkg-config libcmocka-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+DEPS := cmake g++ make pkg-config libcmocka-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev zlib1g-dev
 # curl: the HTTP server example's test.
 DEPS_EXAMPLES := curl
 DEPS += $(DEPS_EXAMPLES)
@@ -136,7 +136,7 @@ perf-summary:
 DEPS_FUZZ := clang libclang-rt-14-dev
 DEPS += $(DEPS_FUZZ)
 FUZZ_SECONDS ?= 60
-FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario
+FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario fuzz_import
 
 .PHONY: fuzz
 fuzz:

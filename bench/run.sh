@@ -130,6 +130,7 @@ step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
 
 bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (bench/perf/run.sh)
 bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
+bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab import's lines per second
 
 step 5 "report -> $RESULTS/REPORT.md"
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
