@@ -59,7 +59,7 @@
 #include "ratelab/gcra.h"
 #include "ratelab/rule.h"
 
-#define RHO_MIN 1e-9 /* the offered load lambda W / N accepted, a fraction */
+#define RHO_MIN 1e-15 /* the offered load lambda W / N accepted, a fraction */
 #define RHO_MAX 1e6
 #define TINY 1e-290      /* probabilities below this may come out as 0 */
 #define RHO_CLOSED 40.0  /* above: pi_0 <= e^-rho is below every rounding */

@@ -18,7 +18,7 @@
  * untouched, when the algorithm has no closed form (sliding_counter) or
  * the arguments are out of range: limit, window_ns and burst outside
  * rule.h's ranges, lambda_per_s not finite and positive, or the offered
- * load lambda * W / N outside [1e-9, 1e6].
+ * load lambda * W / N outside [1e-15, 1e6].
  *
  * The models (theory.c): token_bucket and gcra are M/D/1/K with K = B and
  * service time D = W / N (gcra: ceil(W / N) ns); leaky_bucket is M/D/1/K

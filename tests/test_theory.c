@@ -266,6 +266,11 @@ static void test_extremes(void **state)
 	/* Erlang B(N, N) ~ sqrt(2 / (pi N)) for large N */
 	assert_rel(reject("sliding_log", 1000000, SEC, 0, 1.0), sqrtl(2.0L / (3.14159265358979323846L * 1e6L)),
 		   1e-3, "B(1e6, 1e6)");
+	/* far below the limit, the leading terms: M/D/1/2 rho^2 / 2 (two in one service time,
+	 * the second lost), Erlang B(2, A) ~ A^2 / 2, the fixed window's E[(X - 1)+] / m ~ m / 2 */
+	assert_rel(reject("token_bucket", 10, SEC, 2, 1e-12), 5e-25L, 1e-9, "M/D/1/2 at 1e-12");
+	assert_rel(reject("sliding_log", 2, SEC, 0, 1e-12), 2e-24L, 1e-9, "B(2, 2e-12)");
+	assert_rel(reject("fixed_window", 1, SEC, 0, 1e-15), 5e-16L, 1e-9, "fixed N=1 at 1e-15");
 	/* fixed window far beyond the limit: 1 - N / m */
 	assert_rel(reject("fixed_window", 1000000, SEC, 0, 100.0), 0.99L, 1e-12, "fixed 10000%");
 }
@@ -287,6 +292,11 @@ static void test_refused(void **state)
 	assert_false(sim_theory_reject("token_bucket", 10, SEC, 0, -1, &p));
 	assert_false(sim_theory_reject("token_bucket", 10, SEC, 0, NAN, &p));
 	assert_false(sim_theory_reject("token_bucket", 10, SEC, 0, INFINITY, &p));
+	/* loads outside [1e-15, 1e6] of N per W */
+	assert_false(sim_theory_reject("sliding_log", 10, SEC, 0, 10 * 1e-16, &p));
+	assert_false(sim_theory_reject("fixed_window", 10, SEC, 0, 10 * 2e6, &p));
+	assert_true(sim_theory_reject("fixed_window", 10, SEC, 0, 10 * 1e6, &p));
+	p = 0.5;
 	assert_true(p == 0.5); /* untouched */
 }
 
