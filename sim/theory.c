@@ -51,7 +51,6 @@
  */
 #include "theory.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
