@@ -7,7 +7,7 @@
  * within SIM_THEORY_MAX_GAP standard errors (batch means over the series'
  * buckets, the first dropped as warm-up: batch_means.h) of its theory.
  * Seeded: the run is the same every time, and the seed is printed with
- * any point that fails.
+ * any point that fails. And batch_means.h's arithmetic by hand.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -107,9 +107,41 @@ static void test_theory_scenarios(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* batch_means.h by hand: three batches of 100 requests with 10, 20 and 30 rejected. */
+static void test_batch_means_by_hand(void **state)
+{
+	static struct sim_batch_means b, none, full;
+
+	(void)state;
+	assert_true(isnan(sim_batch_rate(&none)) && isnan(sim_batch_se(&none)));
+	assert_true(sim_batch_add(&b, 90, 10));
+	assert_true(isnan(sim_batch_se(&b))); /* one batch: no spread */
+	assert_true(sim_batch_add(&b, 80, 20));
+	assert_true(sim_batch_add(&b, 70, 30));
+	assert_int_equal(b.requests, 300);
+	assert_int_equal(b.rejected, 60);
+	/* R = 0.2; SE^2 = ((10 - 20)^2 + 0 + (30 - 20)^2) / (3 * 2 * 100^2) = 1 / 300 */
+	assert_true(fabs(sim_batch_rate(&b) - 0.2) < 1e-15);
+	assert_true(fabs(sim_batch_se(&b) - sqrt(1.0 / 300)) < 1e-15);
+	assert_true(fabs(sim_batch_gap(&b, 0.1) - 0.1 / sqrt(1.0 / 300)) < 1e-12);
+	/* no rejection where theory expects 1 in 1000: the binomial floor sqrt(p (1 - p) / n) */
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < 100; i++)
+		assert_true(sim_batch_add(&b, 100, 0));
+	assert_true(sim_batch_se(&b) == 0);
+	assert_true(fabs(sim_batch_gap(&b, 1e-3) - -1e-3 / sqrt(1e-3 * 0.999 / 1e4)) < 1e-9);
+	assert_true(sim_batch_gap(&b, 0) == 0);
+	/* full: refused, nothing counted */
+	for (int i = 0; i < SIM_BATCH_MAX; i++)
+		assert_true(sim_batch_add(&full, 1, 1));
+	assert_false(sim_batch_add(&full, 5, 5));
+	assert_int_equal(full.requests, 2 * SIM_BATCH_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batch_means_by_hand),
 		cmocka_unit_test(test_theory_scenarios),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
