@@ -34,8 +34,12 @@
  * for loads below 1 taken from the tail P(Q >= K) so that small
  * probabilities keep their relative precision (< 1e-9). Relative error
  * below 1e-9 in all over loads 1%..10000%, N <= 10^6, B <= 10^9; a
- * probability below 1e-290 may be returned as 0. Microseconds to a few
- * tens of milliseconds per call (Erlang B is O(N)).
+ * probability below 1e-290 may be returned as 0. Work: O(N) for Erlang B,
+ * O(N + sqrt(lambda W)) terms at most for the fixed window, and for M/D/1/K
+ * O(J M), J the steps until the closure (bounded whatever B) and M the
+ * convolution width (tens to a few hundred terms; none for rho >= 40,
+ * where pi_0 is below rounding). The burst is ignored by fixed_window and
+ * sliding_log.
  */
 bool sim_theory_reject(const char *algo, uint64_t limit, int64_t window_ns, uint64_t burst,
 		       double lambda_per_s, double *p);
