@@ -228,7 +228,8 @@ std::string theory_section(const Inputs &in)
 	     "sliding log's. The scenarios (`sim/scenarios/theory/`): one key, N = "
 	  << r0.limit << " per " << (double)r0.window_ns / 1e9 << " s, loads 50..150 % of N, bursts 1, 3, 10 and N, "
 	  << "clients that never retry, 10,000 s per run, " << seeds.size()
-	  << " seed(s). Measured: the rejected share of all the seeds' requests; [min–max] over the seeds. "
+	  << " seed(s) (`results/sim/theory/seed_S/`). Measured: the rejected share of all the seeds' requests; "
+	     "[min–max] over the seeds. "
 	     "Its standard error (SE) is by batch means: each 100 s bucket of a run's series is one batch (the "
 	     "first, the warm-up from an empty state, dropped), the seeds' batches pooled, SE² = Σ(rej_b − R·req_b)² / "
 	     "(n(n − 1)·mean req²) for the ratio R, floored at the binomial √(p(1 − p)/requests) so that a point "
