@@ -178,6 +178,12 @@ void import_section(std::ostringstream &o, const Inputs &in);
 // writes plots/data/fleet.dat; exits 1 when the file is missing.
 std::string fleet_section(const Inputs &in);
 
+// The simulator against queueing theory (report_theory.cc): reads
+// sim/theory/seed_S/{summary.csv,series/}, writes plots/data/theory_*.dat;
+// exits 1, naming each, when a point is more than SIM_THEORY_MAX_GAP
+// standard errors off its closed form, or when the runs are missing.
+std::string theory_section(const Inputs &in);
+
 // The peers (report_peers.cc): their section of the report (ns/op and bytes
 // per key against the nearest algorithm, accuracy on the same runs, nginx's
 // agreement with leaky_bucket; "not run (PEERS=0)" without peers.json) and

@@ -867,6 +867,7 @@ std::string full_report(const Inputs &in)
 	perf_section(o, in);
 	o << peers_section(in);
 	o << fleet_section(in);
+	o << theory_section(in);
 	return o.str();
 }
 

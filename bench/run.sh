@@ -84,6 +84,12 @@ sim_seeds "$RESULTS/sim" >/dev/null
 if compgen -G "sim/scenarios/weighted/*.ini" >/dev/null; then
 	sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini >/dev/null
 fi
+# The theory scenarios, each seed's output kept whole: the report's queueing
+# theory section pools every seed's series (batch means) and fails the run on
+# a point too far off its closed form (bench/report_theory.cc).
+for s in $SEEDS; do
+	"$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini >/dev/null
+done
 PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS" # the peers (PEERS=0 skips)
 bash bench/fleet/run.sh "$BUILD" "$RESULTS"
 
