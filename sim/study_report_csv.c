@@ -252,13 +252,19 @@ int sr_csv_col(const struct sr_csv *t, const char *name, FILE *err)
 	return -1;
 }
 
-static int bad_value(const struct sr_csv *t, size_t row, int col, const char *what, FILE *err)
+int sr_csv_bad_value(const struct sr_csv *t, size_t row, int col, const char *name, const char *what,
+		     FILE *err)
 {
 	struct sr_buf q = {0};
 	sr_quote(&q, t->cell[row][col]);
-	sr_csv_bad(t, row, err, "%s %s is not %s", t->col[col], q.p ? q.p : "", what);
+	sr_csv_bad(t, row, err, "%s %s is not %s", name, q.p ? q.p : "", what);
 	sr_buf_free(&q);
 	return SR_BAD;
+}
+
+static int bad_value(const struct sr_csv *t, size_t row, int col, const char *what, FILE *err)
+{
+	return sr_csv_bad_value(t, row, col, t->col[col], what, err);
 }
 
 int sr_csv_u64(const struct sr_csv *t, size_t row, int col, uint64_t *out, FILE *err)

@@ -75,6 +75,9 @@ void sr_csv_free(struct sr_csv *t);
 int sr_csv_col(const struct sr_csv *t, const char *name, FILE *err);
 /* Prints "FILE:LINE: message" for row (SIZE_MAX: the header); returns SR_BAD. */
 int sr_csv_bad(const struct sr_csv *t, size_t row, FILE *err, const char *fmt, ...) RL_PRINTF(4, 5);
+/* "FILE:LINE: NAME 'VALUE' is not WHAT" for the cell; returns SR_BAD. */
+int sr_csv_bad_value(const struct sr_csv *t, size_t row, int col, const char *name, const char *what,
+		     FILE *err);
 /* A cell as an unsigned decimal integer: SR_OK, or SR_BAD naming column and value. */
 int sr_csv_u64(const struct sr_csv *t, size_t row, int col, uint64_t *out, FILE *err);
 /* A cell as a finite non-negative decimal number; an empty cell is allowed when

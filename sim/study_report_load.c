@@ -165,7 +165,7 @@ static int parse_within(const struct sr_csv *t, size_t row, int col, uint64_t *o
 	else if (strcmp(v, "0") == 0 || strcmp(v, "no") == 0)
 		*out = 0;
 	else
-		return sr_csv_bad(t, row, err, "within_rule of a key must be 1, 0, yes or no");
+		return sr_csv_bad_value(t, row, col, "within_rule", "1, 0, yes or no (a key's row)", err);
 	return SR_OK;
 }
 
@@ -294,14 +294,25 @@ static int meta_yes_no(const struct sr_study *s, const char *name, bool *out, FI
 	size_t i = meta_row(s, name);
 	const char *v = s->meta.cell[i][1];
 	if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
-		return sr_csv_bad(&s->meta, i, err, "%s must be yes or no", name);
+		return sr_csv_bad_value(&s->meta, i, 1, name, "yes or no", err);
 	*out = v[0] == 'y';
 	return SR_OK;
 }
 
 static int meta_u64(const struct sr_study *s, const char *name, uint64_t *out, FILE *err)
 {
-	return sr_csv_u64(&s->meta, meta_row(s, name), 1, out, err);
+	size_t i = meta_row(s, name);
+	const char *v = s->meta.cell[i][1];
+	uint64_t n = 0;
+	for (const char *p = v; *p; p++) {
+		if (*p < '0' || *p > '9' || n > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return sr_csv_bad_value(&s->meta, i, 1, name, "an integer", err);
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (!*v)
+		return sr_csv_bad_value(&s->meta, i, 1, name, "an integer", err);
+	*out = n;
+	return SR_OK;
 }
 
 static int load_meta(struct sr_study *s, FILE *err)
@@ -317,7 +328,8 @@ static int load_meta(struct sr_study *s, FILE *err)
 	const char *need[] = {"trace", "format", "requests", "keys", "span_ns", "resolution_ns", "spread", "cost"};
 	for (size_t k = 0; k < sizeof(need) / sizeof(need[0]); k++)
 		if (!sr_meta(s, need[k])) {
-			fprintf(err, SR_WHO "%s:%ld: no row named %s\n", t->path, (long)t->nrows + 1, need[k]);
+			fprintf(err, SR_WHO "%s:%ld: no row named %s\n", t->path, t->nrows ? t->line[t->nrows - 1] : 1,
+				need[k]);
 			return SR_BAD;
 		}
 	s->trace = sr_meta(s, "trace");

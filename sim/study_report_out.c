@@ -2,7 +2,8 @@
  * study_report_out.c - the two renderings of the report document:
  * REPORT.md (GitHub-flavoured Markdown, the charts linked as plots/NAME.png)
  * and report.html (one self-contained page: its style inline, each chart
- * embedded as a data:image/png;base64 URI, no script, nothing fetched).
+ * embedded as a data:image/png;base64 URI, no script, and a content
+ * security policy that lets it fetch nothing else).
  * All text from the document is escaped here, by sr_md and sr_html.
  */
 #include <errno.h>
@@ -143,7 +144,10 @@ int sr_write_html(const struct sr_doc *d, const char *dir, FILE *err)
 {
 	struct sr_buf o = {0};
 	const char *title = d->n && d->b[0].kind == SR_H ? d->b[0].text : "ratelab study";
-	sr_puts(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+	sr_puts(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+	/* the page may load nothing: images from data: URIs, its style inline, no script */
+	sr_puts(&o, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		    "img-src data:; style-src 'unsafe-inline'\">\n<title>");
 	sr_html(&o, title);
 	sr_printf(&o, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
 	int rc = SR_OK;
