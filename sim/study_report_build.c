@@ -103,8 +103,14 @@ static void build_traffic(const struct sr_study *s, const struct sr_charts *ch, 
 		sr_p(d, "traffic.csv holds no second: the trace is empty.");
 		return;
 	}
-	sr_p(d, "Requests per second of trace time, from second 0 to second %zu: all requests, and the %zu "
-		"heaviest keys by requests.", s->nsec - 1, s->ntcols - 1);
+	if (s->ntcols == 1)
+		sr_p(d, "Requests per second of trace time, from second 0 to second %zu.", s->nsec - 1);
+	else if (s->ntcols == 2)
+		sr_p(d, "Requests per second of trace time, from second 0 to second %zu: all requests, and the "
+			"heaviest key.", s->nsec - 1);
+	else
+		sr_p(d, "Requests per second of trace time, from second 0 to second %zu: all requests, and the %zu "
+			"heaviest keys.", s->nsec - 1, s->ntcols - 1);
 	sr_table(d, "lrrr");
 	sr_cell(d, "series");
 	sr_cell(d, "requests");
@@ -297,7 +303,7 @@ void sr_build_measured(const struct sr_study *s, const struct sr_charts *ch, str
 
 void sr_build(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d)
 {
-	sr_h(d, 1, "Study of %s", s->trace);
+	sr_h(d, 1, "Study of %s", *s->trace ? s->trace : "a trace (its name not recorded)");
 	sr_build_measured(s, ch, d);
 	sr_build_judged(s, d);
 }

@@ -98,20 +98,16 @@ static int add_record(struct sr_csv *t, char **field, size_t nf, long line, FILE
 	}
 	if ((t->nrows & (t->nrows - 1)) == 0) { /* grow at powers of two */
 		size_t cap = t->nrows ? t->nrows * 2 : 1;
-		char ***c = realloc(t->cell, cap * sizeof(*c));
-		if (c)
-			t->cell = c;
+		char **f = cap > SIZE_MAX / sizeof(*f) / nf ? NULL : realloc(t->flat, cap * nf * sizeof(*f));
+		if (f)
+			t->flat = f;
 		long *l = realloc(t->line, cap * sizeof(*l));
 		if (l)
 			t->line = l;
-		if (!c || !l)
+		if (!f || !l)
 			goto oom;
 	}
-	char **row = malloc(nf * sizeof(*row));
-	if (!row)
-		goto oom;
-	memcpy(row, field, nf * sizeof(*field));
-	t->cell[t->nrows] = row;
+	memcpy(t->flat + t->nrows * nf, field, nf * sizeof(*field));
 	t->line[t->nrows] = line;
 	t->nrows++;
 	return SR_OK;
@@ -228,14 +224,23 @@ int sr_csv_read(struct sr_csv *t, const char *dir, const char *name, FILE *err)
 		rec_line = line;
 	}
 	free(field);
+	/* the rows, once the cells stop moving */
+	if (rc == SR_OK && t->nrows) {
+		t->cell = malloc(t->nrows * sizeof(*t->cell));
+		if (!t->cell) {
+			fprintf(err, SR_WHO "%s: out of memory\n", t->path);
+			return SR_FAIL;
+		}
+		for (size_t i = 0; i < t->nrows; i++)
+			t->cell[i] = t->flat + i * t->ncols;
+	}
 	return rc;
 }
 
 void sr_csv_free(struct sr_csv *t)
 {
-	for (size_t i = 0; i < t->nrows; i++)
-		free(t->cell[i]);
 	free(t->cell);
+	free(t->flat);
 	free(t->line);
 	free(t->col);
 	free(t->data);

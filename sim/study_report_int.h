@@ -65,7 +65,8 @@ struct sr_csv {
 	size_t ncols;
 	char **col;     /* header names */
 	size_t nrows;
-	char ***cell;   /* cell[row][col], NUL-terminated */
+	char ***cell;   /* cell[row][col], NUL-terminated (rows of flat) */
+	char **flat;    /* every row's cells, row-major */
 	long *line;     /* the line each row starts on, from 1 (the header) */
 };
 /* Reads dir/name: SR_BAD for a missing or malformed file (FILE:LINE), SR_FAIL for I/O. */

@@ -25,6 +25,8 @@
 
 /* Names in legends and labels: longer ones are cut, their length said. */
 #define SR_GP_NAME_MAX 40
+/* The most points of the traffic chart: a longer trace is drawn in steps of seconds. */
+#define SR_TRAFFIC_POINTS 2000
 
 /* The gnuplot on PATH (an empty entry is the working directory), or false. */
 static bool find_gnuplot(char *out, size_t cap)
@@ -165,29 +167,38 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr_buf *dat,
 			  struct sr_charts *ch, FILE *err)
 {
+	/* a long trace is drawn as the mean rate over steps of SR_TRAFFIC_POINTS-th of it */
+	size_t step = (s->nsec + SR_TRAFFIC_POINTS - 1) / SR_TRAFFIC_POINTS;
 	double my = 0;
-	for (size_t i = 0; i < s->nsec; i++) {
+	for (size_t i = 0; i < s->nsec; i += step) {
+		size_t n = s->nsec - i < step ? s->nsec - i : step;
 		sr_printf(dat, "%zu", i);
 		for (size_t k = 0; k < s->ntcols; k++) {
-			uint64_t v = s->tval[i * s->ntcols + k];
-			sr_printf(dat, " %llu", (unsigned long long)v);
-			if ((double)v > my)
-				my = (double)v;
+			uint64_t sum = 0;
+			for (size_t j = i; j < i + n; j++)
+				sum += s->tval[j * s->ntcols + k];
+			double v = (double)sum / (double)n;
+			sr_printf(dat, " %.6g", v);
+			if (v > my)
+				my = v;
 		}
 		sr_puts(dat, "\n");
 	}
 	struct sr_buf title = {0};
-	if (s->ntcols > 1)
-		sr_printf(&title, "Traffic: requests per second, all and the %zu heaviest keys", s->ntcols - 1);
-	else
-		sr_puts(&title, "Traffic: requests per second");
+	sr_puts(&title, "Traffic: requests per second");
+	if (step > 1)
+		sr_printf(&title, " (the mean over each %zu s)", step);
+	if (s->ntcols == 2)
+		sr_puts(&title, ", all and the heaviest key");
+	else if (s->ntcols > 2)
+		sr_printf(&title, ", all and the %zu heaviest keys", s->ntcols - 1);
 	sr_puts(gp, "reset\nset output 'traffic.png'\n");
 	gp_title(gp, title.p ? title.p : "");
 	sr_puts(gp, "set xlabel 'second of the trace'\nset ylabel 'requests / s'\nset grid\n"
 		    "set key outside right top\n");
 	sr_printf(gp, "set xrange [0:%zu]\n", s->nsec > 1 ? s->nsec - 1 : 1);
 	range(gp, "y", my);
-	const char *style = s->nsec < 60 ? "linespoints pt 7 ps 0.6" : "lines";
+	const char *style = s->nsec / step < 60 ? "linespoints pt 7 ps 0.6" : "lines";
 	for (size_t k = 0; k < s->ntcols; k++) {
 		sr_printf(gp, "%s'traffic.dat' using 1:%zu with %s lw %s title '", k ? ", \\\n     " : "plot ",
 			  k + 2, style, k ? "1.5" : "2.5");

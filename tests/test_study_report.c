@@ -448,6 +448,39 @@ static void test_report_gnuplot_fails(void **state)
 	assert_int_not_equal(system(cmd), 0);
 }
 
+/* A trace of 5001 seconds is drawn as means over steps of 3 s (at most 2000 points);
+ * the table's peak is still per second; a trace whose name was not recorded is said so. */
+static void test_report_long_traffic(void **state)
+{
+	(void)state;
+	char dir[256], *msg;
+	fixture(dir, sizeof(dir), "long");
+	static char traffic[200000];
+	size_t n = (size_t)snprintf(traffic, sizeof(traffic), "second,requests,k\n");
+	for (int s = 0; s <= 5000; s++)
+		n += (size_t)snprintf(traffic + n, sizeof(traffic) - n, "%d,%d,%d\n", s, s == 4321 ? 999 : 10 + s % 7, s % 2);
+	write_text(dir, "traffic.csv", traffic);
+	char meta[sizeof(fx_meta)];
+	snprintf(meta, sizeof(meta), "%s", fx_meta);
+	char *t = strstr(meta, "trace,/logs/acc|ess.log\n");
+	assert_non_null(t);
+	memmove(t + 6, t + strlen("trace,/logs/acc|ess.log"), strlen(t + strlen("trace,/logs/acc|ess.log")) + 1);
+	write_text(dir, "meta.csv", meta);
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "# Study of a trace (its name not recorded)\n");
+	assert_has(md, "from second 0 to second 5000");
+	assert_has(md, "| all requests | ");
+	assert_has(md, " | 999 | 4321 |");
+	assert_has(md, "![Traffic: requests per second (the mean over each 3 s), all and the heaviest key](plots/traffic.png)");
+	assert_true(exists(dir, "plots/traffic.png"));
+	free(md);
+}
+
 /* ---- malformed files: each refused with status 2 and FILE:LINE */
 struct bad_case {
 	const char *file, *text, *want; /* want: after "DIR/" */
@@ -642,6 +675,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_content),
 		cmocka_unit_test(test_report_no_gnuplot),
 		cmocka_unit_test(test_report_gnuplot_fails),
+		cmocka_unit_test(test_report_long_traffic),
 		cmocka_unit_test(test_malformed),
 	};
 	const struct CMUnitTest html[] = {
