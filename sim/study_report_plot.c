@@ -15,21 +15,28 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "study_report_int.h"
 
 /* Names in legends and labels: longer ones are cut, their length said. */
 #define SR_GP_NAME_MAX 40
+/* How long gnuplot may take, s: every chart has at most a few thousand points. */
+#define SR_GNUPLOT_TIMEOUT_S 120
 /* The most points of the traffic chart: a longer trace is drawn in steps of seconds. */
 #define SR_TRAFFIC_POINTS 2000
 
-/* The gnuplot on PATH (an empty entry is the working directory), or false. */
-static bool find_gnuplot(char *out, size_t cap)
+/*
+ * The gnuplot on PATH (an empty entry is the working directory), made
+ * absolute (it runs in another directory), into out[SR_PATH_MAX]; or false.
+ */
+static bool find_gnuplot(char *out)
 {
 	const char *path = getenv("PATH");
 	if (!path)
@@ -37,9 +44,12 @@ static bool find_gnuplot(char *out, size_t cap)
 	for (const char *p = path;;) {
 		const char *colon = strchr(p, ':');
 		size_t n = colon ? (size_t)(colon - p) : strlen(p);
-		int len = n ? snprintf(out, cap, "%.*s/gnuplot", (int)n, p) : snprintf(out, cap, "./gnuplot");
+		char cwd[SR_PATH_MAX] = "";
+		if ((n == 0 || p[0] != '/') && !getcwd(cwd, sizeof(cwd)))
+			cwd[0] = '\0';
+		int len = snprintf(out, SR_PATH_MAX, "%s%s%.*s/gnuplot", cwd, *cwd ? "/" : "", (int)(n ? n : 1), n ? p : ".");
 		struct stat st;
-		if (len > 0 && (size_t)len < cap && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		if (len > 0 && len < SR_PATH_MAX && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
 		    access(out, X_OK) == 0)
 			return true;
 		if (!colon)
@@ -294,7 +304,10 @@ static int write_file(const char *dir, const char *name, const struct sr_buf *b,
 	return sr_buf_write(b, path, err);
 }
 
-/* Runs gnuplot on plots.gp inside tmp; a failure quotes its stderr. */
+/*
+ * Runs gnuplot on plots.gp inside tmp, its settings the defaults (-d: no
+ * ~/.gnuplot), for at most SR_GNUPLOT_TIMEOUT_S; a failure quotes its stderr.
+ */
 static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
 {
 	pid_t pid = fork();
@@ -307,13 +320,26 @@ static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
 		int e = open("gnuplot.err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (null < 0 || e < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
-		execl(gnuplot, "gnuplot", "plots.gp", (char *)NULL);
+		execl(gnuplot, "gnuplot", "-d", "plots.gp", (char *)NULL);
 		_exit(127);
 	}
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	const struct timespec tick = {0, 10000000}; /* 10 ms */
+	for (long waited = 0;; waited++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
 			return fail_errno(err, "cannot wait for", gnuplot);
+		if (waited == SR_GNUPLOT_TIMEOUT_S * 100L) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fprintf(err, SR_WHO "gnuplot (%s) did not finish drawing the charts within %d s\n", gnuplot,
+				SR_GNUPLOT_TIMEOUT_S);
+			return SR_FAIL;
+		}
+		nanosleep(&tick, NULL);
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return SR_OK;
 	char path[SR_PATH_MAX], text[2048];
@@ -404,7 +430,7 @@ int sr_charts_draw(const struct sr_study *s, struct sr_charts *ch, FILE *err)
 	int rc = empty_dir(plots, ".png", err);
 	if (rc)
 		return rc;
-	ch->have_gnuplot = find_gnuplot(gnuplot, sizeof(gnuplot));
+	ch->have_gnuplot = find_gnuplot(gnuplot);
 	if (!ch->have_gnuplot) {
 		rmdir(plots); /* left alone when it holds files of the user's */
 		return SR_OK;

@@ -91,9 +91,12 @@ int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err)
 		fprintf(err, SR_WHO "%s: out of memory\n", path);
 		return SR_FAIL;
 	}
-	FILE *f = fopen(path, "wb");
+	/* written beside, then renamed: a reader never sees half a report */
+	char tmp[SR_PATH_MAX + 8];
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	FILE *f = fopen(tmp, "wb");
 	if (!f) {
-		fprintf(err, SR_WHO "%s: %s\n", path, strerror(errno));
+		fprintf(err, SR_WHO "%s: %s\n", tmp, strerror(errno));
 		return SR_FAIL;
 	}
 	bool ok = fwrite(b->p ? b->p : "", 1, b->len, f) == b->len;
@@ -102,7 +105,12 @@ int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err)
 		ok = false;
 		e = errno;
 	}
+	if (ok && rename(tmp, path) != 0) {
+		ok = false;
+		e = errno;
+	}
 	if (!ok) {
+		remove(tmp);
 		fprintf(err, SR_WHO "%s: %s\n", path, strerror(e));
 		return SR_FAIL;
 	}

@@ -481,6 +481,50 @@ static void test_report_long_traffic(void **state)
 	free(md);
 }
 
+/* gnuplot found through a relative PATH entry still runs, though it runs in another directory;
+ * a trace with costs says its figures are units */
+static void test_report_relative_path_costs(void **state)
+{
+	(void)state;
+	char dir[256], *msg, real[512] = "", cwd[512];
+	FILE *p = popen("command -v gnuplot", "r");
+	assert_non_null(p);
+	assert_non_null(fgets(real, sizeof(real), p));
+	pclose(p);
+	real[strcspn(real, "\n")] = '\0';
+	fixture(dir, sizeof(dir), "relative");
+	const char *c = strstr(fx_meta, "cost,no\n");
+	assert_non_null(c);
+	char meta[sizeof(fx_meta) + 1];
+	snprintf(meta, sizeof(meta), "%.*scost,yes\n%s", (int)(c - fx_meta), fx_meta, c + strlen("cost,no\n"));
+	write_text(dir, "meta.csv", meta);
+	char bin[300], link[400];
+	snprintf(bin, sizeof(bin), "%s/relbin", tmp_root);
+	assert_int_equal(mkdir(bin, 0777), 0);
+	snprintf(link, sizeof(link), "%s/gnuplot", bin);
+	assert_int_equal(symlink(real, link), 0);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tmp_root), 0);
+	char *path = strdup(getenv("PATH"));
+	setenv("PATH", "relbin", 1);
+	int rc = run_report(dir, &msg);
+	setenv("PATH", path, 1);
+	free(path);
+	assert_int_equal(chdir(cwd), 0);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	assert_true(exists(dir, "plots/traffic.png"));
+	assert_true(exists(dir, "plots/hurt_2.png"));
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "| costs | yes: the request columns count units |");
+	assert_has(md, "The trace has costs: the request columns count units.");
+	assert_has(md, "(0 of 700 excess units each).");
+	assert_has(md, "the theory is for requests of cost 1.");
+	free(md);
+}
+
 /* ---- malformed files: each refused with status 2 and FILE:LINE */
 struct bad_case {
 	const char *file, *text, *want; /* want: after "DIR/" */
@@ -676,6 +720,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_no_gnuplot),
 		cmocka_unit_test(test_report_gnuplot_fails),
 		cmocka_unit_test(test_report_long_traffic),
+		cmocka_unit_test(test_report_relative_path_costs),
 		cmocka_unit_test(test_malformed),
 	};
 	const struct CMUnitTest html[] = {
