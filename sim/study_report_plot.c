@@ -321,6 +321,8 @@ static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
 		if (null < 0 || e < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
 		execl(gnuplot, "gnuplot", "-d", "plots.gp", (char *)NULL);
+		static const char why[] = "(it could not be executed)\n";
+		(void)!write(2, why, sizeof(why) - 1); /* nothing to do if even this fails */
 		_exit(127);
 	}
 	int status;
@@ -344,10 +346,18 @@ static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
 		return SR_OK;
 	char path[SR_PATH_MAX], text[2048];
 	sr_path(path, tmp, "gnuplot.err");
+	/* its last lines: gnuplot stops at the first error, after any warnings */
 	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-	if (f)
+	size_t n = 0;
+	if (f) {
+		long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : 0;
+		if (size > (long)sizeof(text) - 1)
+			fseek(f, size - (long)sizeof(text) + 1, SEEK_SET);
+		else
+			rewind(f);
+		n = fread(text, 1, sizeof(text) - 1, f);
 		fclose(f);
+	}
 	text[n] = '\0';
 	struct sr_buf q = {0};
 	/* line by line, each escaped, indented under the message */
