@@ -608,14 +608,14 @@ static void test_malformed(void **state)
 	fixture(dir, sizeof(dir), "badnul");
 	write_file(dir, "traffic.csv", "second,requests\n0,5\n1,\0\n", 24);
 	assert_int_equal(run_report(dir, &msg), 2);
-	assert_has(msg, "/traffic.csv:3: a NUL byte");
+	assert_has(msg, "/traffic.csv:3: holds a NUL byte");
 	free(msg);
 	fixture(dir, sizeof(dir), "badmissing");
 	char path[300];
 	snprintf(path, sizeof(path), "%s/refused.csv", dir);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(run_report(dir, &msg), 2);
-	assert_has(msg, "/refused.csv: No such file or directory");
+	assert_has(msg, "/refused.csv': No such file or directory");
 	free(msg);
 }
 
