@@ -167,8 +167,22 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 				sep = ", ";
 			}
 		}
-		sr_printf(gp, "' at %llu,%llu offset 0.8,0.8\n", (unsigned long long)w->excess_admitted,
-			  (unsigned long long)w->good_keys_hurt);
+		/* labels of neighbouring points stagger upwards in turn, by their order along x,
+		 * so that close points do not print over each other */
+		size_t rank = 0;
+		for (size_t j = 0; j < r->nrows; j++) {
+			const struct sr_row *o = &s->row[r->rows[j]];
+			bool distinct_first = true;
+			for (size_t k = 0; k < j && distinct_first; k++) {
+				const struct sr_row *q = &s->row[r->rows[k]];
+				distinct_first = !(q->excess_admitted == o->excess_admitted &&
+						   q->good_keys_hurt == o->good_keys_hurt);
+			}
+			rank += distinct_first && (o->excess_admitted < w->excess_admitted ||
+						   (o->excess_admitted == w->excess_admitted && j < i));
+		}
+		sr_printf(gp, "' at %llu,%llu offset 0.8,%.1f\n", (unsigned long long)w->excess_admitted,
+			  (unsigned long long)w->good_keys_hurt, 0.8 + 1.3 * (double)(rank % 3));
 	}
 	sr_printf(gp, "plot 'hurt_%zu.dat' using 1:2 with points pt 7 ps 1.6 lc rgb '#1f5fa8'\n", ri + 1);
 	return add_chart(ch, SR_CHART_HURT, ri, file, &title, err);
