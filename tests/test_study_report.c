@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #include "study_report.h"
+#include "study_report_int.h"
+#include "test_rng.h"
 #include "theory.h"
 
 /* ---- the fixture: two rules; the first with a tie for the least excess
@@ -624,6 +626,81 @@ static void test_malformed(void **state)
 	free(msg);
 }
 
+/* ---- the CSV reader against its model: random tables of awkward fields (',', '"', CR,
+ * LF, empty, UTF-8), written by RFC 4180 with either line ending, quoted when they must
+ * be and at random otherwise, read back field for field */
+static void test_csv_roundtrip(void **state)
+{
+	(void)state;
+	static const char *const bits[] = {"a", ",", "\"", "\r", "\n", "\r\n", " ", "\xc3\xa9", "b|c", "0"};
+	uint64_t seed = t_seed_from_env(20261202), rng = seed;
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/csv", tmp_root);
+	assert_int_equal(mkdir(dir, 0777), 0);
+	for (int iter = 0; iter < 300; iter++) {
+		size_t ncols = 1 + t_splitmix(&rng) % 4, nrows = t_splitmix(&rng) % 6;
+		bool crlf = t_splitmix(&rng) % 2, final_eol = t_splitmix(&rng) % 4 != 0;
+		char want[7][4][32];
+		char text[4096];
+		size_t n = 0;
+		long want_line[7];
+		for (size_t r = 0; r <= nrows; r++) {
+			want_line[r] = 1;
+			for (size_t k = 0; k < n; k++)
+				want_line[r] += text[k] == '\n';
+			for (size_t c = 0; c < ncols; c++) {
+				char *f = want[r][c];
+				f[0] = '\0';
+				if (r == 0)
+					snprintf(f, 32, "c%zu", c);
+				else
+					for (uint64_t k = t_splitmix(&rng) % 4; k > 0; k--)
+						strcat(f, bits[t_splitmix(&rng) % 10]);
+				bool must = strpbrk(f, ",\"\r\n") || (ncols == 1 && !*f);
+				bool quote = must || t_splitmix(&rng) % 3 == 0;
+				if (c)
+					text[n++] = ',';
+				if (quote)
+					text[n++] = '"';
+				for (const char *p = f; *p; p++) {
+					if (*p == '"')
+						text[n++] = '"';
+					text[n++] = *p;
+				}
+				if (quote)
+					text[n++] = '"';
+			}
+			if (r < nrows || final_eol)
+				n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", crlf ? "\r\n" : "\n");
+		}
+		write_file(dir, "t.csv", text, n);
+		struct sr_csv t;
+		char *msg;
+		size_t len;
+		FILE *err = open_memstream(&msg, &len);
+		int rc = sr_csv_read(&t, dir, "t.csv", err);
+		fclose(err);
+		if (rc != 0)
+			fail_msg("seed %llu, table %d: refused: %s", (unsigned long long)seed, iter, msg);
+		free(msg);
+		if (t.ncols != ncols || t.nrows != nrows)
+			fail_msg("seed %llu, table %d: %zu x %zu read, %zu x %zu written", (unsigned long long)seed, iter,
+				 t.nrows, t.ncols, nrows, ncols);
+		for (size_t r = 1; r <= nrows; r++)
+			if (t.line[r - 1] != want_line[r])
+				fail_msg("seed %llu, table %d, row %zu: line %ld read, %ld written", (unsigned long long)seed,
+					 iter, r, t.line[r - 1], want_line[r]);
+		for (size_t r = 0; r <= nrows; r++)
+			for (size_t c = 0; c < ncols; c++) {
+				const char *got = r ? t.cell[r - 1][c] : t.col[c];
+				if (strcmp(got, want[r][c]) != 0)
+					fail_msg("seed %llu, table %d, row %zu, column %zu: read [%s], written [%s]",
+						 (unsigned long long)seed, iter, r, c, got, want[r][c]);
+			}
+		sr_csv_free(&t);
+	}
+}
+
 /* ---- report.html in headless Chromium: every chart decoded */
 
 /* The widths Chromium decoded, from the page's dump: their count, or -1. */
@@ -727,6 +804,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_long_traffic),
 		cmocka_unit_test(test_report_relative_path_costs),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_csv_roundtrip),
 	};
 	const struct CMUnitTest html[] = {
 		cmocka_unit_test(test_report_html_chromium),
