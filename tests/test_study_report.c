@@ -71,13 +71,15 @@ static const char fx_meta[] =
 	"trace_bytes,80000\n"
 	"ratelab_version,test\n";
 
-/* a hurt within-rule key whose name is HTML and Markdown, and one with a comma, quotes and a newline */
+/* hurt within-rule keys whose names are HTML and Markdown; hold a comma, quotes and a newline;
+ * hold a byte that is not UTF-8 and a control byte */
 static const char fx_clients[] =
 	"rule,algo,key,requests,admitted,within_rule\n"
 	"10/1s,token_bucket,10.0.0.9,900,500,0\n"
 	"10/1s,token_bucket,<script>alert(1)</script>|k,80,75,1\n"
 	"10/1s,token_bucket,\"a,\"\"b\"\"\nc\",60,58,1\n"
-	"10/1s,token_bucket,(other),3960,3767,38\n"
+	"10/1s,token_bucket,x\xffy\x01z,50,49,1\n"
+	"10/1s,token_bucket,(other),3910,3718,37\n"
 	"10/1s,gcra,10.0.0.9,900,450,0\n"
 	"60/1m:b120,sliding_log,10.0.0.9,900,880,0\n"
 	"60/1m:b120,sliding_log,(other),4100,4090,45\n";
@@ -315,9 +317,10 @@ static void test_report_content(void **state)
 	/* the hurt within-rule keys, escaped; the key outside the rule is not listed */
 	assert_has(md, "| token_bucket | \\<script\\>alert(1)\\</script\\>\\|k | 80 | 75 | 5 |");
 	assert_has(md, "| token_bucket | a,\"b\"\\nc | 60 | 58 | 2 |");
+	assert_has(md, "| token_bucket | x\\xffy\\x01z | 50 | 49 | 1 |");
 	assert_lacks(md, "| token_bucket | 10.0.0.9 | 900 |");
 	assert_lacks(md, "<script>");
-	assert_has(md, "- token_bucket: 2 of 40 within-rule keys hurt, 7 of their requests refused; listed in clients.csv: 2");
+	assert_has(md, "- token_bucket: 2 of 40 within-rule keys hurt, 7 of their requests refused; listed in clients.csv: 3");
 
 	/* the theory line: at 5000 / 50 / (99 + 1) s = 1 request/s per key */
 	for (size_t i = 0; i < NFX; i++) {
@@ -386,6 +389,9 @@ static void test_report_content(void **state)
 	assert_int_equal(imgs, NCHARTS);
 	assert_has(html, "&lt;script&gt;alert(1)&lt;/script&gt;|k");
 	assert_has(html, "a,&quot;b&quot;\\nc");
+	assert_has(html, "x\\xffy\\x01z");
+	assert_lacks(html, "\xff");
+	assert_lacks(md, "\xff");
 	assert_lacks(html, "<script");
 	assert_lacks(html, "http://");
 	assert_lacks(html, "https://");
