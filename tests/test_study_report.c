@@ -508,8 +508,9 @@ static void test_report_relative_path_costs(void **state)
 	fixture(dir, sizeof(dir), "relative");
 	const char *c = strstr(fx_meta, "cost,no\n");
 	assert_non_null(c);
-	char meta[sizeof(fx_meta) + 1];
-	snprintf(meta, sizeof(meta), "%.*scost,yes\n%s", (int)(c - fx_meta), fx_meta, c + strlen("cost,no\n"));
+	char meta[sizeof(fx_meta) + 16];
+	int len = snprintf(meta, sizeof(meta), "%.*scost,yes\n%s", (int)(c - fx_meta), fx_meta, c + strlen("cost,no\n"));
+	assert_true(len > 0 && (size_t)len < sizeof(meta));
 	write_text(dir, "meta.csv", meta);
 	char bin[300], link[400];
 	snprintf(bin, sizeof(bin), "%s/relbin", tmp_root);
