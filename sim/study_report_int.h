@@ -38,7 +38,7 @@ void sr_put(struct sr_buf *b, const char *s, size_t n);
 void sr_puts(struct sr_buf *b, const char *s);
 void sr_printf(struct sr_buf *b, const char *fmt, ...) RL_PRINTF(2, 3);
 void sr_buf_free(struct sr_buf *b);
-/* Writes b to path (replacing it): SR_OK, or SR_FAIL after a message. */
+/* Writes b to PATH.part, then renames it to path: SR_OK, or SR_FAIL after a message. */
 int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err);
 
 /* ---- escapes. Bytes that are not valid UTF-8, and control bytes, become
