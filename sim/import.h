@@ -20,6 +20,7 @@ struct sim_import_opts {
 	bool absolute;          /* keep epoch ns instead of times relative to the first request */
 	bool spread;            /* place one tick's requests evenly inside it */
 	bool strict;            /* the first bad line is an error */
+	const char *cmd;        /* the command named in messages: NULL is "import" */
 };
 
 /*

@@ -1,9 +1,11 @@
 /*
  * lines.c - model: getline() into a buffer that only grows; the copy in
- * text is what messages quote, so a caller may split buf in place.
+ * text is what messages quote, so a caller may split buf in place. The
+ * byte-order mark is cut from buf before the copy, so neither holds it.
  */
 #include "lines.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -16,6 +18,10 @@ char *sim_lines_next(struct sim_lines *r)
 		r->lineno++;
 		while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
 			r->buf[--n] = '\0';
+		if (r->lineno == 1 && n >= 3 && memcmp(r->buf, "\xEF\xBB\xBF", 3) == 0) {
+			n -= 3;
+			memmove(r->buf, r->buf + 3, (size_t)n + 1);
+		}
 		if ((size_t)n + 1 > r->text_cap) {
 			char *text = realloc(r->text, (size_t)n + 1);
 			if (!text)
@@ -58,4 +64,27 @@ int sim_split(char *line, char **tok, int max)
 		if (*p)
 			*p++ = '\0';
 	}
+}
+
+const char *sim_quote(char *buf, const char *text)
+{
+	size_t n = 0, len = strlen(text), i;
+
+	buf[n++] = '\'';
+	for (i = 0; i < len && i < SIM_QUOTE_MAX; i++) {
+		unsigned char c = (unsigned char)text[i];
+		const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+
+		if (esc)
+			n += (size_t)sprintf(buf + n, "%s", esc);
+		else if (c < 0x20 || c == 0x7f)
+			n += (size_t)sprintf(buf + n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n++] = '\'';
+	if (i < len)
+		n += (size_t)sprintf(buf + n, "...(%zu bytes)", len);
+	buf[n] = '\0';
+	return buf;
 }

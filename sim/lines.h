@@ -1,7 +1,9 @@
 /*
  * lines.h - the line reader of the traces the engine and the commands
  * read: one line at a time, blank lines and '#' comments skipped, every
- * physical line counted, a NUL byte reported rather than read short.
+ * physical line counted, a NUL byte reported rather than read short, the
+ * line ending (LF or CRLF) dropped, and a UTF-8 byte-order mark at the
+ * start of the first line skipped (as in INI files).
  */
 #ifndef RATELAB_SIM_LINES_H
 #define RATELAB_SIM_LINES_H
@@ -12,7 +14,8 @@
 
 /*
  * Reads the next line that is neither blank (spaces and tabs only) nor a
- * '#' comment. Returns the line without its line ending, for the caller to
+ * '#' comment; on physical line 1, a leading EF BB BF (the UTF-8
+ * byte-order mark) is not part of the line. Returns the line without its line ending, for the caller to
  * split in place, or NULL: at the end (feof(in)), on a read error
  * (ferror(in)) or out of memory (neither), which every caller must tell
  * apart, lest an input be silently cut short; text keeps an unmodified copy for
@@ -35,5 +38,15 @@ void sim_lines_free(struct sim_lines *r);
  * there were (max + 1 when there were more).
  */
 int sim_split(char *line, char **tok, int max);
+
+/*
+ * text made safe to quote in a message, written to buf: between single
+ * quotes, control bytes and '\' escaped (\n, \t, \r, \xNN, \\), cut
+ * after SIM_QUOTE_MAX bytes of text with "...(N bytes)" (N: text's
+ * length). A buf of SIM_QUOTE_SIZE bytes always holds it; returns buf.
+ */
+#define SIM_QUOTE_MAX 60
+#define SIM_QUOTE_SIZE (SIM_QUOTE_MAX * 4 + 48)
+const char *sim_quote(char *buf, const char *text);
 
 #endif

@@ -21,6 +21,7 @@
 #include "ratelab/parse.h"
 #include "sim_math.h"
 #include "sim_queue.h"
+#include "trace_line.h"
 
 #define PROGRESS_EVERY (1u << 22) /* events between looks at the wall clock */
 
@@ -31,7 +32,7 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	struct sim_keymap ids;
 	size_t cap = 0;
 	int rc = RL_OK;
-	char *line, *tok[3];
+	char *line;
 
 	if (!in.in) {
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
@@ -45,24 +46,17 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 		return rc;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
-		int64_t t, cost = 0;
-		int ntok = in.has_nul ? 0 : sim_split(line, tok, 3);
-		if (in.has_nul) {
-			snprintf(msg, msg_len, "%s:%ld: holds a NUL byte", path, in.lineno);
+		struct sim_trace_line l;
+		char why[SIM_QUOTE_SIZE + 80];
+		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+			sim_trace_line_error(msg, msg_len, path, in.lineno, in.has_nul ? NULL : in.text,
+					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
 			rc = RL_EINVAL;
-		} else if (ntok < 2 || ntok > 3 || !rl_parse_i64(tok[0], &t) || t < 0 || t > RL_TIME_MAX_NS) {
-			snprintf(msg, msg_len, "%s:%ld: expected 'T KEY [COST]' with T an integer number of ns",
-				 path, in.lineno);
-			rc = RL_EINVAL;
-		} else if (ntok == 3 && (!rl_parse_i64(tok[2], &cost) || cost < 1 || cost > RL_COST_MAX)) {
-			snprintf(msg, msg_len, "%s:%ld: cost '%s' is not an integer in [1, %lld]", path,
-				 in.lineno, tok[2], RL_COST_MAX);
-			rc = RL_EINVAL;
-		} else if (s->trace_len && t < s->trace_ns[s->trace_len - 1]) {
-			snprintf(msg, msg_len, "%s:%ld: time %lld goes backwards", path, in.lineno, (long long)t);
+		} else if (s->trace_len && l.t_ns < s->trace_ns[s->trace_len - 1]) {
+			snprintf(msg, msg_len, "%s:%ld: time %lld goes backwards", path, in.lineno, (long long)l.t_ns);
 			rc = RL_EINVAL;
 		} else {
-			uint32_t *id = sim_keymap_get(&ids, tok[1], strlen(tok[1]));
+			uint32_t *id = sim_keymap_get(&ids, l.key, l.key_len);
 			if (s->trace_len == cap) {
 				cap = cap ? cap * 2 : 1024;
 				int64_t *ts = realloc(s->trace_ns, cap * sizeof(*ts));
@@ -84,8 +78,8 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			}
 			if (!*id)
 				*id = (uint32_t)ids.len; /* ids start at 1; 0 marks a new key */
-			s->trace_ns[s->trace_len] = t;
-			s->trace_cost[s->trace_len] = (uint32_t)cost;
+			s->trace_ns[s->trace_len] = l.t_ns;
+			s->trace_cost[s->trace_len] = l.has_cost ? (uint32_t)l.cost : 0;
 			s->trace_key[s->trace_len++] = *id - 1;
 		}
 	}

@@ -3,6 +3,18 @@
  * `ratelab replay`, the simulator's replay sources, `ratelab import
  * --format trace` and `ratelab study`, so that every command accepts the
  * same lines and words the same mistake the same way.
+ *
+ * A line is 2 or 3 tokens separated by blanks (spaces, tabs): T, an
+ * integer number of ns in [0, RL_TIME_MAX_NS] (digits only: no sign, no
+ * unit, no exponent; leading zeros are fine); KEY, any token; COST, units,
+ * an integer in [1, RL_COST_MAX], 1 when absent. The line reader
+ * (lines.h) has already dropped the line ending (LF or CRLF), blank and
+ * '#' lines, and a UTF-8 byte-order mark on a file's first line.
+ *
+ * Order: the lines are requests in the order they reach the limiter. A
+ * time earlier than the previous line's is accepted and handed to the
+ * algorithm as it is; the algorithm clamps it to the key's last seen time
+ * (algo.h, time going backwards).
  */
 #ifndef RATELAB_SIM_TRACE_LINE_H
 #define RATELAB_SIM_TRACE_LINE_H
@@ -23,8 +35,23 @@ struct sim_trace_line {
  * Parses one line as sim_lines_next returns it (no line ending; a UTF-8
  * byte-order mark on a file's first line already removed). True on
  * success; false with the reason in msg (no FILE:LINE prefix: the caller
- * adds it, the same in every command).
+ * adds it, the same in every command). The line is split in place (KEY
+ * ends with a NUL). A line that holds a NUL byte (sim_lines' has_nul) is
+ * refused by the caller, with SIM_TRACE_LINE_NUL as the reason.
  */
 bool sim_trace_line_parse(char *line, struct sim_trace_line *out, char *msg, size_t msg_len);
+
+#define SIM_TRACE_LINE_NUL "holds a NUL byte"
+
+/*
+ * The whole message of a bad line, the same in every command:
+ * "FILE:LINE: 'TEXT': WHY", or "line LINE: 'TEXT': WHY" when file is NULL
+ * (a stream the command reads as its input). TEXT is the line as read
+ * (sim_lines' text), quoted by sim_quote; without it (text NULL, as for a
+ * line that holds a NUL byte, which would be quoted short) the message is
+ * "FILE:LINE: WHY".
+ */
+void sim_trace_line_error(char *msg, size_t msg_len, const char *file, long lineno, const char *text,
+			  const char *why);
 
 #endif

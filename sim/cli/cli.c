@@ -148,28 +148,10 @@ int cli_duration(const char *cmd, const char *what, const char *text, int64_t mi
 
 const char *cli_quote(const char *text)
 {
-	static char bufs[4][CLI_QUOTE_MAX * 4 + 48];
+	static char bufs[4][SIM_QUOTE_SIZE];
 	static unsigned next;
-	char *b = bufs[next++ % 4];
-	size_t n = 0, len = strlen(text), i;
 
-	b[n++] = '\'';
-	for (i = 0; i < len && i < CLI_QUOTE_MAX; i++) {
-		unsigned char c = (unsigned char)text[i];
-		const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-
-		if (esc)
-			n += (size_t)sprintf(b + n, "%s", esc);
-		else if (c < 0x20 || c == 0x7f)
-			n += (size_t)sprintf(b + n, "\\x%02x", c);
-		else
-			b[n++] = (char)c;
-	}
-	b[n++] = '\'';
-	if (i < len)
-		n += (size_t)sprintf(b + n, "...(%zu bytes)", len);
-	b[n] = '\0';
-	return b;
+	return sim_quote(bufs[next++ % 4], text);
 }
 
 int cli_open_input(const char *cmd, const char *path, FILE **in)

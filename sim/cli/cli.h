@@ -27,6 +27,7 @@ int cli_cmd_replay(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
 int cli_cmd_sim(int argc, char **argv);
 int cli_cmd_fleet(int argc, char **argv);
+int cli_cmd_import(int argc, char **argv);
 
 /*
  * Options. Each command describes its options in a table and parses argv
@@ -80,12 +81,12 @@ int cli_duration(const char *cmd, const char *what, const char *text, int64_t mi
 		 int64_t max_ns, int64_t *out_ns);
 
 /*
- * text made safe to quote in a message: control bytes and '\' escaped
- * (\n, \t, \r, \xNN, \\), cut after CLI_QUOTE_MAX bytes of text with
- * "...(N bytes)". The result lives in one of 4 static buffers, reused in
- * turn: up to 4 may be used in one message.
+ * text made safe to quote in a message, as sim_quote (lines.h) makes it:
+ * control bytes and '\' escaped (\n, \t, \r, \xNN, \\), cut after
+ * CLI_QUOTE_MAX bytes of text with "...(N bytes)". The result lives in one
+ * of 4 static buffers, reused in turn: up to 4 may be used in one message.
  */
-#define CLI_QUOTE_MAX 60
+#define CLI_QUOTE_MAX SIM_QUOTE_MAX
 const char *cli_quote(const char *text);
 
 /*

@@ -17,6 +17,7 @@
 #include "ratelab/http.h"
 #include "ratelab/registry.h"
 #include "replay.h"
+#include "trace_line.h"
 
 static const char usage[] =
 	"usage: ratelab replay --algo A --limit N --window W [--burst B] [OPTIONS] [TRACE]\n"
@@ -222,24 +223,20 @@ static inline __attribute__((always_inline)) int parse_line(const struct cli_rep
 							    const struct sim_lines *in, char *line,
 							    struct cli_replay_line *out)
 {
-	char *tok[3];
+	struct sim_trace_line l;
+	char why[SIM_QUOTE_SIZE + 80], msg[2 * SIM_QUOTE_SIZE + 120];
 
-	if (in->has_nul)
-		return cli_usage_error("replay", "line %ld: holds a NUL byte", in->lineno);
-	int ntok = sim_split(line, tok, 3);
-	out->cost = 1;
-	if (ntok < 2 || ntok > 3)
-		return cli_usage_error("replay", "line %ld: %s: expected %s", in->lineno, cli_quote(in->text),
-				       ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
-	if (!rl_parse_i64(tok[0], &out->t) || out->t < 0 || out->t > RL_TIME_MAX_NS)
-		return cli_usage_error("replay", "line %ld: %s: time %s is not an integer number of ns in [0, %lld]",
-				       in->lineno, cli_quote(in->text), cli_quote(tok[0]), RL_TIME_MAX_NS);
-	if (ntok == 3 && (!rl_parse_i64(tok[2], &out->cost) || out->cost < 1 || out->cost > RL_COST_MAX))
-		return cli_usage_error("replay", "line %ld: %s: cost %s is not an integer in [1, %lld]",
-				       in->lineno, cli_quote(in->text), cli_quote(tok[2]), RL_COST_MAX);
-	out->key = tok[1];
-	out->key_len = strlen(tok[1]);
-	out->tier = rp->reg ? rl_registry_resolve(rp->reg, tok[1], out->key_len) : NULL;
+	if (in->has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
+				     in->has_nul ? SIM_TRACE_LINE_NUL : why);
+		cli_usage_error("replay", "%s", msg);
+		return CLI_EXIT_USAGE; /* visibly non-zero: out is unset */
+	}
+	out->t = l.t_ns;
+	out->cost = l.cost;
+	out->key = l.key;
+	out->key_len = l.key_len;
+	out->tier = rp->reg ? rl_registry_resolve(rp->reg, l.key, l.key_len) : NULL;
 	out->map = out->tier ? (size_t)(out->tier - rl_registry_tier_at(rp->reg, 0)) : 0;
 	return CLI_EXIT_OK;
 }

@@ -13,6 +13,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "breaker", cli_cmd_breaker, "drive the rate-limit circuit breaker with handle/state lines" },
+	{ "import", cli_cmd_import, "read access logs (nginx/Apache, JSON lines, CSV) into a trace" },
 	{ "replay", cli_cmd_replay, "decide a trace of 'T KEY [COST]' lines with one algorithm" },
 	{ "check", cli_cmd_check, "validate a tiers config file and print the resolved rules" },
 	{ "sim", cli_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },

@@ -1,0 +1,114 @@
+/*
+ * import_impl.h - the importer's parts (import.c reads the files and
+ * builds the trace; import_combined.c, import_jsonl.c, import_csv.c and
+ * the shared trace line reader read one line each). Private to the
+ * simulator library.
+ *
+ * A line reader fills struct imp_fields with pointers into the line or
+ * into the importer's scratch buffers, valid until the next line, and
+ * returns NULL, or the reason the line is bad (a static string or
+ * imp->why).
+ */
+#ifndef RATELAB_SIM_IMPORT_IMPL_H
+#define RATELAB_SIM_IMPORT_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import.h"
+
+enum imp_format { IMP_COMBINED, IMP_JSONL, IMP_CSV, IMP_TRACE };
+enum imp_key { IMP_KEY_IP, IMP_KEY_USER, IMP_KEY_PATH, IMP_KEY_IP_PATH };
+
+struct imp_fields {
+	int64_t t_ns;         /* epoch ns, or the trace's own ns */
+	const char *key;      /* the key's bytes: key[0..key_len) then key2[0..key2_len) */
+	size_t key_len;
+	const char *key2;
+	size_t key2_len;
+	int64_t cost;         /* units, in [1, RL_COST_MAX] */
+};
+
+/* A growable byte buffer that only grows. */
+struct imp_buf {
+	char *p;
+	size_t len, cap;
+};
+
+/* Makes room for n more bytes; false when out of memory. */
+bool imp_buf_reserve(struct imp_buf *b, size_t n);
+
+struct imp {
+	enum imp_format format;
+	enum imp_key key_mode;
+	int64_t unit_ns;             /* --time-unit, 0 when not given */
+	const char *time_field, *key_field, *cost_field;
+	bool want_cost;
+	bool unit_missing;           /* a numeric time met without --time-unit: fatal */
+	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
+	int col_time, col_key, col_cost, ncols;
+	char clf_text[26];           /* combined: the last time's text and value */
+	int64_t clf_ns;
+	bool clf_ok;
+	struct imp_buf s_time, s_key, s_cost, s_skip; /* decoded field values; s_skip the others' */
+	char why[160];
+};
+
+const char *imp_combined(struct imp *im, char *line, size_t len, struct imp_fields *f);
+const char *imp_jsonl(struct imp *im, char *line, size_t len, struct imp_fields *f);
+/* The header line: finds the columns; the reason when a field is missing. */
+const char *imp_csv_header(struct imp *im, char *line, size_t len);
+const char *imp_csv(struct imp *im, char *line, size_t len, struct imp_fields *f);
+const char *imp_trace(struct imp *im, char *line, size_t len, struct imp_fields *f);
+
+/* A field's time text: RFC 3339, or a number of --time-unit. */
+const char *imp_time(struct imp *im, const char *s, size_t len, int64_t *ns);
+/* A field's cost text: an integer in [1, RL_COST_MAX]. */
+const char *imp_cost(struct imp *im, const char *s, size_t len, int64_t *cost);
+
+/*
+ * A file's lines, through zlib: a .gz file (or several gzip members one
+ * after the other) is decompressed, any other file read as it is. A line
+ * is returned without its '\n', NUL-terminated in place; lines longer
+ * than IMP_LINE_MAX are returned cut (too_long set, the first bytes kept
+ * for the message).
+ */
+#define IMP_LINE_MAX ((size_t)16 << 20)
+struct imp_reader {
+	void *gz;        /* gzFile */
+	char *buf;
+	size_t cap, pos, len;
+	bool eof, too_long;
+	long lineno;     /* of the line last returned */
+};
+
+/* Opens path ("-": standard input); false with errno set. */
+bool imp_reader_open(struct imp_reader *r, const char *path);
+/* 1 and the line, 0 at the end, -1 on a read error (imp_reader_error says which). */
+int imp_reader_next(struct imp_reader *r, char **line, size_t *len);
+const char *imp_reader_error(struct imp_reader *r);
+/* After -1: true when the file's compressed data is corrupt or cut short (bad input, not I/O). */
+bool imp_reader_bad_data(struct imp_reader *r);
+void imp_reader_close(struct imp_reader *r);
+
+/* One request as read, in input order until sorted. */
+struct imp_rec {
+	int64_t t_ns;
+	uint32_t key, cost;
+};
+
+/*
+ * Sorts r[0..n) by time, stably (equal times keep their order), in
+ * O(n log n), and in about O(n) when every request is near its place, as
+ * in a log written at completion. False when out of memory (r unchanged).
+ */
+bool imp_sort(struct imp_rec *r, size_t n);
+
+/*
+ * r sorted, every time a multiple of res_ns: the m requests of one time T
+ * become T + k * res_ns / m, k = 0 .. m-1 in their order (rounded down).
+ */
+void imp_spread(struct imp_rec *r, size_t n, int64_t res_ns);
+
+#endif

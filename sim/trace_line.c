@@ -1,0 +1,65 @@
+/*
+ * trace_line.c - model: the line is split in place at blanks (sim_split),
+ * then T and COST are read as plain decimal digits checked against their
+ * bound before each step, so no value past the bound is ever formed.
+ */
+#include "trace_line.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lines.h"
+#include "ratelab/algo.h"
+
+/* Digits only, the value in [0, max]; max >= 9. */
+static bool read_digits(const char *s, int64_t max, int64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d = (unsigned)(unsigned char)*s - '0';
+		if (d > 9 || v > ((uint64_t)max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = (int64_t)v;
+	return true;
+}
+
+bool sim_trace_line_parse(char *line, struct sim_trace_line *out, char *msg, size_t msg_len)
+{
+	char *tok[3], q[SIM_QUOTE_SIZE];
+	int ntok = sim_split(line, tok, 3);
+
+	if (ntok < 2 || ntok > 3) {
+		snprintf(msg, msg_len, "expected %s", ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
+		return false;
+	}
+	if (!read_digits(tok[0], RL_TIME_MAX_NS, &out->t_ns)) {
+		snprintf(msg, msg_len, "time %s is not an integer number of ns in [0, %lld]", sim_quote(q, tok[0]),
+			 (long long)RL_TIME_MAX_NS);
+		return false;
+	}
+	out->has_cost = ntok == 3;
+	out->cost = 1;
+	if (out->has_cost && (!read_digits(tok[2], RL_COST_MAX, &out->cost) || out->cost < 1)) {
+		snprintf(msg, msg_len, "cost %s is not an integer in [1, %lld]", sim_quote(q, tok[2]),
+			 (long long)RL_COST_MAX);
+		return false;
+	}
+	out->key = tok[1];
+	out->key_len = strlen(tok[1]);
+	return true;
+}
+
+void sim_trace_line_error(char *msg, size_t msg_len, const char *file, long lineno, const char *text,
+			  const char *why)
+{
+	char q[SIM_QUOTE_SIZE];
+	int n = file ? snprintf(msg, msg_len, "%s:%ld: ", file, lineno) : snprintf(msg, msg_len, "line %ld: ", lineno);
+
+	if (n >= 0 && (size_t)n < msg_len)
+		snprintf(msg + n, msg_len - (size_t)n, "%s%s%s", text ? sim_quote(q, text) : "", text ? ": " : "", why);
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# ratelab import: each format's exact trace on hand-worked fixtures that
+# hold what real logs hold: lines out of order (a log is written at
+# completion), equal times (kept in input order), IPv6 clients, escaped
+# quotes inside fields, CRLF line ends, a UTF-8 byte-order mark, offsets
+# east and west of UTC, fractions of a second; every --key of the combined
+# format; --spread, --absolute, --cost-field; detection named on stderr.
+# $1 is the ratelab binary.
+source "$(dirname "$0")/lib/harness.sh" "$1"
+
+# imp NAME FILE WANT_STDOUT WANT_LAST_STDERR_LINE ARGS...: exit 0, stdout
+# exact, stderr's last line exact.
+imp() {
+	local name=$1 file=$2 want=$3 last=$4 out rc
+	shift 4
+	out=$("$ratelab" import "$@" <"$file" 2>"$tmp/err"); rc=$?
+	[ $rc -eq 0 ] || fail "$name: exit $rc (stderr: $(cat "$tmp/err"))"
+	[ "$out" = "$want" ] || fail "$name: ratelab import $*
+--- got:
+$out
+--- want:
+$want"
+	[ "$(tail -n 1 "$tmp/err")" = "$last" ] || fail "$name: last stderr line: $(tail -n 1 "$tmp/err"), want: $last"
+}
+# has NAME NEEDLE: the last run's stderr holds NEEDLE.
+has() { grep -qF -- "$2" "$tmp/err" || fail "$1: stderr lacks \"$2\": $(cat "$tmp/err")"; }
+
+# -- combined and common: BOM and CRLF on the first line, IPv6, an escaped
+# quote in the agent and in the request, offsets: line 3 (20:55:36 +0000)
+# is line 2's instant (13:55:36 -0700) and stays after it; line 4 is the
+# common format; line 5 is the earliest.
+printf '\xef\xbb\xbf10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET /a?x=1 HTTP/1.1" 200 12 "-" "curl/8"\r\n' >"$tmp/c.log"
+printf '2001:db8::1 - bob [10/Oct/2026:13:55:36 -0700] "GET /b HTTP/1.1" 200 5 "-" "ua \\"q\\" x"\r\n' >>"$tmp/c.log"
+printf '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] "POST /a HTTP/1.1" 404 - "-" "-"\n' >>"$tmp/c.log"
+printf '10.0.0.2 - - [10/Oct/2026:13:55:38 -0700] "GET /c HTTP/1.1" 200 1\n' >>"$tmp/c.log"
+printf '::ffff:10.0.0.3 - - [10/Oct/2026:13:55:35 -0700] "GET /d\\"e HTTP/1.1" 200 7 "-" "-"\n' >>"$tmp/c.log"
+
+imp combined_ip "$tmp/c.log" '0 ::ffff:10.0.0.3
+1000000000 2001:db8::1
+1000000000 10.0.0.1
+2000000000 10.0.0.1
+3000000000 10.0.0.2' 'ratelab import: skipped 0 of 5 lines'
+has combined_detected 'ratelab import: format combined (detected from stdin:1)'
+has combined_resolution 'ratelab import: time resolution 1s'
+imp combined_user "$tmp/c.log" '0 -
+1000000000 bob
+1000000000 -
+2000000000 -
+3000000000 -' 'ratelab import: skipped 0 of 5 lines' --key user
+imp combined_path "$tmp/c.log" '0 /d\"e
+1000000000 /b
+1000000000 /a
+2000000000 /a
+3000000000 /c' 'ratelab import: skipped 0 of 5 lines' --key path --format combined
+grep -q 'detected' "$tmp/err" && fail "combined_path: --format given, yet stderr says detected: $(cat "$tmp/err")"
+imp combined_ip_path "$tmp/c.log" '0 ::ffff:10.0.0.3/d\"e
+1000000000 2001:db8::1/b
+1000000000 10.0.0.1/a
+2000000000 10.0.0.1/a
+3000000000 10.0.0.2/c' 'ratelab import: skipped 0 of 5 lines' --key ip+path
+# --spread: the two requests of second 1 at 1 s and 1.5 s
+imp combined_spread "$tmp/c.log" '0 ::ffff:10.0.0.3
+1000000000 2001:db8::1
+1500000000 10.0.0.1
+2000000000 10.0.0.1
+3000000000 10.0.0.2' 'ratelab import: skipped 0 of 5 lines' --spread
+has combined_spread 'spread evenly inside it (--spread)'
+# --absolute: 2026-10-10 20:55:35 UTC is 1791665735 s after the epoch
+imp combined_absolute "$tmp/c.log" '1791665735000000000 ::ffff:10.0.0.3
+1791665736000000000 2001:db8::1
+1791665736000000000 10.0.0.1
+1791665737000000000 10.0.0.1
+1791665738000000000 10.0.0.2' 'ratelab import: skipped 0 of 5 lines' --absolute
+# --cost-field bytes: the size; '-' is no cost (a bad line, said)
+imp combined_bytes "$tmp/c.log" '0 ::ffff:10.0.0.3 7
+1000000000 2001:db8::1 5
+2000000000 10.0.0.1 12
+3000000000 10.0.0.2 1' 'ratelab import: skipped 1 of 5 lines' --cost-field bytes
+has combined_bytes "stdin:3: '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] \"POST /a HTTP/1.1\"'...(74 bytes): cost '-' is not an integer in [1, 1000000000]"
+
+# -- JSON lines: BOM, CRLF, nested values skipped (a '}' inside a string),
+# escapes decoded (a key's blank written %20), fractions and offsets, the
+# first member of a name counted, unknown members ignored.
+{
+	printf '\xef\xbb\xbf{"time":"2026-10-10T13:55:36.120Z","key":"a b","n":[1,{"x":"}"}],"cost":3}\r\n'
+	printf '{"key":"c\\u00e9\\"","time":"2026-10-10T15:55:36.1+02:00","cost":"2","key":"ignored"}\n'
+	printf '\n'
+	printf '  { "time" : "2026-10-10T08:25:36.12-05:30" , "key" : 7 , "cost" : 1 }  \n'
+} >"$tmp/j.jsonl"
+imp jsonl "$tmp/j.jsonl" '0 cé" 2
+20000000 a%20b 3
+20000000 7 1' 'ratelab import: skipped 0 of 3 lines' --cost-field cost
+has jsonl_detected 'ratelab import: format jsonl (detected from stdin:1)'
+has jsonl_resolution 'ratelab import: time resolution 10ms'
+# numbers in a unit, named fields, resolution from the fractions shown
+printf '{"ts":1700000000.5,"ip":"10.0.0.1"}\n{"ts":1700000000,"ip":"10.0.0.2"}\n{"ts":"1699999999.25","ip":"10.0.0.1"}\n' >"$tmp/n.jsonl"
+imp jsonl_seconds "$tmp/n.jsonl" '0 10.0.0.1
+750000000 10.0.0.2
+1250000000 10.0.0.1' 'ratelab import: skipped 0 of 3 lines' --time-field ts --key-field ip --time-unit s
+has jsonl_seconds 'time resolution 10ms'
+imp jsonl_ms "$tmp/n.jsonl" '0 10.0.0.1
+750000 10.0.0.2
+1250000 10.0.0.1' 'ratelab import: skipped 0 of 3 lines' --time-field ts --key-field ip --time-unit ms --format jsonl
+imp jsonl_spread "$tmp/n.jsonl" '0 10.0.0.1
+750000000 10.0.0.2
+1250000000 10.0.0.1' 'ratelab import: skipped 0 of 3 lines' --time-field ts --key-field ip --time-unit s --spread
+
+# -- CSV: header, quoted fields with commas and doubled quotes, CRLF, BOM,
+# columns in any order, a field's blanks written %20.
+{
+	printf '\xef\xbb\xbfbytes,when,client\r\n'
+	printf '7,2026-10-10T13:55:37Z,"10.0.0.1"\r\n'
+	printf '"12",2026-10-10T13:55:36Z,"a ""quoted"", b"\r\n'
+	printf '1,2026-10-10T13:55:36.000Z,2001:db8::2\r\n'
+} >"$tmp/c.csv"
+imp csv "$tmp/c.csv" '0 a%20"quoted",%20b 12
+0 2001:db8::2 1
+1000000000 10.0.0.1 7' 'ratelab import: skipped 0 of 3 lines' --time-field when --key-field client --cost-field bytes
+has csv_detected 'ratelab import: format csv (detected from stdin:1)'
+has csv_resolution 'ratelab import: time resolution 1s'
+imp csv_spread "$tmp/c.csv" '0 a%20"quoted",%20b
+500000000 2001:db8::2
+1000000000 10.0.0.1' 'ratelab import: skipped 0 of 3 lines' --time-field when --key-field client --spread --format csv
+
+# -- trace: made relative to its first request and sorted stably; comments
+# and blank lines skipped; costs kept; --absolute keeps the times.
+printf '# a trace\n7 a\n5 b 2\n\n5 c\n9 a 3\n' >"$tmp/t.trace"
+imp trace "$tmp/t.trace" '0 b 2
+0 c 1
+2 a 1
+4 a 3' 'ratelab import: skipped 0 of 4 lines'
+has trace_detected 'ratelab import: format trace (detected from stdin:1)'
+has trace_resolution 'ratelab import: time resolution 1ns'
+imp trace_absolute "$tmp/t.trace" '5 b 2
+5 c 1
+7 a 1
+9 a 3' 'ratelab import: skipped 0 of 4 lines' --absolute --format trace
+# a trace of unit costs is written without them
+printf '3 x 1\n1 y\n' >"$tmp/u.trace"
+imp trace_unit_cost "$tmp/u.trace" '0 y
+2 x' 'ratelab import: skipped 0 of 2 lines'
+
+# empty input: no trace, said
+imp empty /dev/null '' 'ratelab import: skipped 0 of 0 lines'
+
+# the trace is what replay reads
+"$ratelab" import <"$tmp/c.log" 2>/dev/null | "$ratelab" replay --algo sliding_log --limit 1 --window 2s >"$tmp/v" 2>"$tmp/err" ||
+	fail "replay of an imported trace: $(cat "$tmp/err")"
+[ "$(tr '\n' ' ' <"$tmp/v")" = "1 1 1 0 1 " ] || fail "replay of an imported trace: $(cat "$tmp/v")"
+
+finish import_formats
