@@ -12,6 +12,9 @@ DEPS := cmake g++ make pkg-config libcmocka-dev libinih-dev libbenchmark-dev gnu
 # curl: the HTTP server example's test.
 DEPS_EXAMPLES := curl
 DEPS += $(DEPS_EXAMPLES)
+# chromium: the study report's page, opened headless by its test (test_study_report_html).
+DEPS_STUDY := chromium
+DEPS += $(DEPS_STUDY)
 DEPS_PEERS := golang-go golang-golang-x-time-dev golang-github-juju-ratelimit-dev libguava-java default-jdk-headless nodejs nginx-core python3
 DEPS += $(DEPS_PEERS)
 JOBS ?= 2

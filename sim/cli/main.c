@@ -18,6 +18,7 @@ static const struct {
 	{ "check", cli_cmd_check, "validate a tiers config file and print the resolved rules" },
 	{ "sim", cli_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
 	{ "fleet", cli_cmd_fleet, "simulate k nodes with local shares synced every S (local plus global)" },
+	{ "theory", cli_cmd_theory, "each algorithm's rejection probability for Poisson traffic (closed forms)" },
 };
 
 static void usage(FILE *f)

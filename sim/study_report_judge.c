@@ -1,0 +1,172 @@
+/*
+ * study_report_judge.c - the report's two judgements. The theory line: per
+ * rule, each algorithm's long-run rejection probability for Poisson
+ * traffic at the trace's mean rate per key (sim_theory_reject) beside the
+ * share the trace had rejected, so the effect of its burstiness and of
+ * the skew between keys shows. The recommendation: per rule, from the
+ * measured table only, the algorithms that hurt no within-rule key, the
+ * least excess admitted among them (ties named as ties), and their cost.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ratelab/algo.h"
+#include "study_report_int.h"
+#include "theory.h"
+
+/* A share as a percentage: three significant digits, whole numbers from 100%. */
+static void percent(char *buf, size_t cap, double p)
+{
+	if (p >= 1)
+		snprintf(buf, cap, "%.0f%%", p * 100);
+	else
+		snprintf(buf, cap, "%.3g%%", p * 100);
+}
+
+static void build_theory(const struct sr_study *s, struct sr_doc *d)
+{
+	sr_h(d, 2, "Theory: Poisson traffic at the same mean rate");
+	double lambda;
+	if (!sr_mean_rate(s, &lambda)) {
+		sr_p(d, "No theory line: the trace has no key, or no time to take a rate over.");
+		return;
+	}
+	char span[64];
+	snprintf(span, sizeof(span), "%.9g", ((double)s->span_ns + (double)s->resolution_ns) / 1e9);
+	sr_p(d, "The mean rate per key: %llu requests / %llu keys / %s s (the span and one tick) = %.6g "
+		"requests per second. For Poisson arrivals at that rate on every key, the long-run share "
+		"rejected is known in closed form for several algorithms (token_bucket and gcra: M/D/1/K with "
+		"K = B; leaky_bucket: M/D/1/K with K = B + 1; sliding_log: Erlang B; fixed_window: Poisson "
+		"windows). Beside it, the share of this trace's requests each algorithm rejected. Where the "
+		"measured share is above the theory, the difference is the trace's burstiness and the skew "
+		"between its keys: the theory puts every key at the mean rate, with no burst beyond chance.%s",
+	     (unsigned long long)s->requests, (unsigned long long)s->keys, span, lambda,
+	     s->cost ? " The trace has costs: the measured shares are of units, the theory is for requests "
+		       "of cost 1." : "");
+	for (size_t ri = 0; ri < s->nrules; ri++) {
+		const struct sr_rule *r = &s->rule[ri];
+		char load[64];
+		percent(load, sizeof(load), lambda * ((double)r->window_ns / 1e9) / (double)r->limit);
+		sr_h(d, 3, "Rule %s: load %s (mean rate x W / N)", r->text, load);
+		sr_table(d, "lrrr");
+		sr_cell(d, "algorithm");
+		sr_cell(d, "Poisson theory, rejected");
+		sr_cell(d, "measured, rejected");
+		sr_cell(d, "measured - theory");
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct sr_row *w = &s->row[r->rows[i]];
+			char th[64], me[64], diff[64];
+			double measured = w->requests ? (double)(w->requests - w->admitted) / (double)w->requests : 0;
+			double p;
+			bool has = rl_algo_find(w->algo) &&
+				   sim_theory_reject(w->algo, r->limit, r->window_ns, r->burst, lambda, &p);
+			percent(me, sizeof(me), measured);
+			if (has) {
+				percent(th, sizeof(th), p);
+				snprintf(diff, sizeof(diff), "%+.3g points", (measured - p) * 100);
+			} else {
+				snprintf(th, sizeof(th), "%s", !rl_algo_find(w->algo) ? "a decider: none"
+						       : strcmp(w->algo, "sliding_counter") == 0
+							       ? "no closed form (between fixed_window and sliding_log)"
+							       : "no closed form");
+				snprintf(diff, sizeof(diff), "-");
+			}
+			sr_cell(d, "%s", w->algo);
+			sr_cell(d, "%s", th);
+			sr_cell(d, "%s", me);
+			sr_cell(d, "%s", diff);
+		}
+	}
+}
+
+static void names(char *buf, size_t cap, const struct sr_study *s, const size_t *rows, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < cap; i++) {
+		int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", s->row[rows[i]].algo);
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
+static const char *cost_text(const char *v, const char *unit, char *buf, size_t cap)
+{
+	if (!*v)
+		return "not measured";
+	snprintf(buf, cap, "%s %s", v, unit);
+	return buf;
+}
+
+static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
+{
+	const char *unit = s->cost ? "units" : "requests";
+	sr_h(d, 2, "Recommendation");
+	sr_p(d, "From the measured table only, per rule: the algorithms that hurt no within-rule key; of "
+		"those, the one that admits the least excess (ties named as ties); and their cost, ns per check "
+		"and bytes per key as measured in this run.");
+	for (size_t ri = 0; ri < s->nrules; ri++) {
+		const struct sr_rule *r = &s->rule[ri];
+		struct sr_verdict v;
+		sr_h(d, 3, "Rule %s", r->text);
+		if (!sr_verdict(s, r, &v)) {
+			d->oom = true;
+			return;
+		}
+		char list[4096];
+		uint64_t good = s->row[r->rows[0]].good_keys;
+		if (v.nclean == 0) {
+			sr_li(d, "Hurt no within-rule key: none.");
+			names(list, sizeof(list), s, v.fewest, v.nfewest);
+			const struct sr_row *f = &s->row[v.fewest[0]];
+			sr_li(d, "%s within-rule keys hurt: %s (%llu of %llu%s).",
+			      v.nfewest > 1 ? "Tied for the fewest" : "Fewest", list,
+			      (unsigned long long)f->good_keys_hurt, (unsigned long long)f->good_keys,
+			      v.nfewest > 1 ? " each" : "");
+		} else {
+			/* in the table's order, as the reader scans it */
+			size_t *in_order = malloc(r->nrows * sizeof(*in_order)), n = 0;
+			if (!in_order) {
+				sr_verdict_free(&v);
+				d->oom = true;
+				return;
+			}
+			for (size_t i = 0; i < r->nrows; i++)
+				if (s->row[r->rows[i]].good_keys_hurt == 0)
+					in_order[n++] = r->rows[i];
+			names(list, sizeof(list), s, in_order, n);
+			free(in_order);
+			sr_li(d, "Hurt no within-rule key (of %llu): %s.", (unsigned long long)good, list);
+			names(list, sizeof(list), s, v.clean, v.nbest);
+			const struct sr_row *b = &s->row[v.clean[0]];
+			sr_li(d, "%s excess admitted among them: %s (%llu of %llu excess %s%s).",
+			      v.nbest > 1 ? "Tied for the least" : "Least", list,
+			      (unsigned long long)b->excess_admitted, (unsigned long long)b->excess_requests, unit,
+			      v.nbest > 1 ? " each" : "");
+		}
+		const size_t *rows = v.nclean ? v.clean : v.fewest;
+		size_t n = v.nclean ? v.nclean : v.nfewest;
+		sr_table(d, "lrrrr");
+		sr_cell(d, "algorithm");
+		sr_cell(d, "within-rule keys hurt");
+		sr_cell(d, "excess admitted");
+		sr_cell(d, "ns per check");
+		sr_cell(d, "bytes per key");
+		for (size_t i = 0; i < n; i++) {
+			const struct sr_row *w = &s->row[rows[i]];
+			char c1[64], c2[64];
+			sr_cell(d, "%s", w->algo);
+			sr_cell(d, "%llu", (unsigned long long)w->good_keys_hurt);
+			sr_cell(d, "%llu of %llu", (unsigned long long)w->excess_admitted,
+				(unsigned long long)w->excess_requests);
+			sr_cell(d, "%s", cost_text(w->ns_per_check, "ns", c1, sizeof(c1)));
+			sr_cell(d, "%s", cost_text(w->bytes_per_key, "B", c2, sizeof(c2)));
+		}
+		sr_verdict_free(&v);
+	}
+}
+
+void sr_build_judged(const struct sr_study *s, struct sr_doc *d)
+{
+	build_theory(s, d);
+	build_recommendation(s, d);
+}

@@ -1,0 +1,464 @@
+/*
+ * study_report_plot.c - the study report's charts, drawn by the gnuplot
+ * found on PATH from a script and data this file writes into a temporary
+ * directory inside the study directory (DIR/.report-XXXXXX, removed
+ * afterwards; gnuplot runs there, so no path of the user's is ever quoted
+ * into the script). The charts, PNG (pngcairo), moved to DIR/plots/:
+ *   hurt_I.png     per rule I: within-rule keys hurt against excess
+ *                  admitted, one labelled point per algorithm or decider;
+ *   traffic.png    requests per second over the trace, all and the
+ *                  heaviest keys;
+ *   refused_I.png  per rule I: how many keys had which share of their
+ *                  requests refused, per algorithm (log scale).
+ * Names from the data reach the script only as escaped gnuplot strings.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "study_report_int.h"
+
+/* Names in legends and labels: longer ones are cut, their length said. */
+#define SR_GP_NAME_MAX 40
+/* How long gnuplot may take, s: every chart has at most a few thousand points. */
+#define SR_GNUPLOT_TIMEOUT_S 120
+/* The most points of the traffic chart: a longer trace is drawn in steps of seconds. */
+#define SR_TRAFFIC_POINTS 2000
+
+/*
+ * The gnuplot on PATH (an empty entry is the working directory), made
+ * absolute (it runs in another directory), into out[SR_PATH_MAX]; or false.
+ */
+static bool find_gnuplot(char *out)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		return false;
+	for (const char *p = path;;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		char cwd[SR_PATH_MAX] = "";
+		if ((n == 0 || p[0] != '/') && !getcwd(cwd, sizeof(cwd)))
+			cwd[0] = '\0';
+		int len = snprintf(out, SR_PATH_MAX, "%s%s%.*s/gnuplot", cwd, *cwd ? "/" : "", (int)(n ? n : 1), n ? p : ".");
+		struct stat st;
+		if (len > 0 && len < SR_PATH_MAX && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(out, X_OK) == 0)
+			return true;
+		if (!colon)
+			return false;
+		p = colon + 1;
+	}
+}
+
+static int fail_errno(FILE *err, const char *what, const char *path)
+{
+	fprintf(err, SR_WHO "%s %s: %s\n", what, path, strerror(errno));
+	return SR_FAIL;
+}
+
+/* Removes every regular file in path whose name ends in suffix (NULL: every one). */
+static int empty_dir(const char *path, const char *suffix, FILE *err)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? SR_OK : fail_errno(err, "cannot open", path);
+	struct dirent *e;
+	int rc = SR_OK;
+	while ((e = readdir(d)) && rc == SR_OK) {
+		size_t n = strlen(e->d_name), sn = suffix ? strlen(suffix) : 0;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    (suffix && (n < sn || strcmp(e->d_name + n - sn, suffix) != 0)))
+			continue;
+		char f[SR_PATH_MAX];
+		if (!sr_path(f, path, e->d_name)) {
+			fprintf(err, SR_WHO "%s/%s: the name is too long\n", path, e->d_name);
+			rc = SR_FAIL;
+		} else if (unlink(f) != 0 && errno != ENOENT)
+			rc = fail_errno(err, "cannot remove", f);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* An axis of counts: from 0 (a little below, so points on 0 show) to a margin above max. */
+static void range(struct sr_buf *b, const char *axis, double max)
+{
+	double top = max > 0 ? max * 1.25 : 1;
+	sr_printf(b, "set %srange [%.6g:%.6g]\nset format %s '%%.0f'\n", axis, -top * 0.04, top, axis);
+	if (max <= 8)
+		sr_printf(b, "set %stics 1\n", axis);
+}
+
+static int add_chart(struct sr_charts *ch, enum sr_chart_kind kind, size_t rule, const char *file,
+		     struct sr_buf *title, FILE *err)
+{
+	struct sr_chart *c = title->oom ? NULL : realloc(ch->c, (ch->n + 1) * sizeof(*c));
+	if (!c) {
+		sr_buf_free(title);
+		fprintf(err, SR_WHO "out of memory\n");
+		return SR_FAIL;
+	}
+	ch->c = c;
+	c = &ch->c[ch->n++];
+	*c = (struct sr_chart){.kind = kind, .rule = rule, .title = title->p};
+	snprintf(c->file, sizeof(c->file), "plots/%s", file);
+	*title = (struct sr_buf){0};
+	return SR_OK;
+}
+
+static void gp_title(struct sr_buf *gp, const char *title)
+{
+	sr_puts(gp, "set title '");
+	sr_gp(gp, title, SIZE_MAX);
+	sr_puts(gp, "'\n");
+}
+
+/* Per rule: one point per algorithm at (excess admitted, within-rule keys hurt). */
+static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, struct sr_buf *dat,
+		       struct sr_charts *ch, FILE *err)
+{
+	const struct sr_rule *r = &s->rule[ri];
+	const char *unit = s->cost ? "units" : "requests";
+	double mx = 0, my = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct sr_row *w = &s->row[r->rows[i]];
+		sr_printf(dat, "%llu %llu\n", (unsigned long long)w->excess_admitted,
+			  (unsigned long long)w->good_keys_hurt);
+		if ((double)w->excess_admitted > mx)
+			mx = (double)w->excess_admitted;
+		if ((double)w->good_keys_hurt > my)
+			my = (double)w->good_keys_hurt;
+	}
+	char file[64];
+	snprintf(file, sizeof(file), "hurt_%zu.png", ri + 1);
+	struct sr_buf title = {0};
+	sr_printf(&title, "Rule %s: within-rule keys hurt against excess admitted", r->text);
+	sr_printf(gp, "reset\nset output '%s'\n", file);
+	gp_title(gp, title.p ? title.p : "");
+	sr_printf(gp, "set xlabel 'excess admitted (%s the exact sliding log refuses, admitted)'\n", unit);
+	sr_puts(gp, "set ylabel 'within-rule keys hurt (refused any request)'\nset grid\nset key off\n");
+	range(gp, "x", mx);
+	range(gp, "y", my);
+	/* one label per distinct point, naming every algorithm there */
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct sr_row *w = &s->row[r->rows[i]];
+		bool first = true;
+		for (size_t j = 0; j < i && first; j++) {
+			const struct sr_row *o = &s->row[r->rows[j]];
+			first = !(o->excess_admitted == w->excess_admitted && o->good_keys_hurt == w->good_keys_hurt);
+		}
+		if (!first)
+			continue;
+		sr_printf(gp, "set label %zu '", i + 1);
+		const char *sep = "";
+		for (size_t j = i; j < r->nrows; j++) {
+			const struct sr_row *o = &s->row[r->rows[j]];
+			if (o->excess_admitted == w->excess_admitted && o->good_keys_hurt == w->good_keys_hurt) {
+				sr_puts(gp, sep);
+				sr_gp(gp, o->algo, SR_GP_NAME_MAX);
+				sep = ", ";
+			}
+		}
+		sr_printf(gp, "' at %llu,%llu offset 0.8,0.8\n", (unsigned long long)w->excess_admitted,
+			  (unsigned long long)w->good_keys_hurt);
+	}
+	sr_printf(gp, "plot 'hurt_%zu.dat' using 1:2 with points pt 7 ps 1.6 lc rgb '#1f5fa8'\n", ri + 1);
+	return add_chart(ch, SR_CHART_HURT, ri, file, &title, err);
+}
+
+static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr_buf *dat,
+			  struct sr_charts *ch, FILE *err)
+{
+	/* a long trace is drawn as the mean rate over steps of SR_TRAFFIC_POINTS-th of it */
+	size_t step = (s->nsec + SR_TRAFFIC_POINTS - 1) / SR_TRAFFIC_POINTS;
+	double my = 0;
+	for (size_t i = 0; i < s->nsec; i += step) {
+		size_t n = s->nsec - i < step ? s->nsec - i : step;
+		sr_printf(dat, "%zu", i);
+		for (size_t k = 0; k < s->ntcols; k++) {
+			uint64_t sum = 0;
+			for (size_t j = i; j < i + n; j++)
+				sum += s->tval[j * s->ntcols + k];
+			double v = (double)sum / (double)n;
+			sr_printf(dat, " %.6g", v);
+			if (v > my)
+				my = v;
+		}
+		sr_puts(dat, "\n");
+	}
+	struct sr_buf title = {0};
+	sr_puts(&title, "Traffic: requests per second");
+	if (step > 1)
+		sr_printf(&title, " (the mean over each %zu s)", step);
+	if (s->ntcols == 2)
+		sr_puts(&title, ", all and the heaviest key");
+	else if (s->ntcols > 2)
+		sr_printf(&title, ", all and the %zu heaviest keys", s->ntcols - 1);
+	sr_puts(gp, "reset\nset output 'traffic.png'\n");
+	gp_title(gp, title.p ? title.p : "");
+	sr_puts(gp, "set xlabel 'second of the trace'\nset ylabel 'requests / s'\nset grid\n"
+		    "set key outside right top\n");
+	sr_printf(gp, "set xrange [0:%zu]\n", s->nsec > 1 ? s->nsec - 1 : 1);
+	range(gp, "y", my);
+	const char *style = s->nsec / step < 60 ? "linespoints pt 7 ps 0.6" : "lines";
+	for (size_t k = 0; k < s->ntcols; k++) {
+		sr_printf(gp, "%s'traffic.dat' using 1:%zu with %s lw %s title '", k ? ", \\\n     " : "plot ",
+			  k + 2, style, k ? "1.5" : "2.5");
+		if (k == 0)
+			sr_puts(gp, "all requests");
+		else
+			sr_gp(gp, s->tcol[k], SR_GP_NAME_MAX);
+		sr_puts(gp, "'");
+	}
+	sr_puts(gp, "\n");
+	return add_chart(ch, SR_CHART_TRAFFIC, 0, "traffic.png", &title, err);
+}
+
+/* The buckets of one rule, in the order of their first appearance in refused.csv. */
+static size_t buckets(const struct sr_study *s, const char *rule, const struct sr_refused **b, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nref; i++) {
+		const struct sr_refused *f = &s->ref[i];
+		if (strcmp(f->rule, rule) != 0)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = strcmp(b[j]->lo, f->lo) == 0 && strcmp(b[j]->hi, f->hi) == 0;
+		if (!seen && n < cap)
+			b[n++] = f;
+	}
+	return n;
+}
+
+static uint64_t refused_keys(const struct sr_study *s, const char *rule, const char *algo,
+			     const struct sr_refused *bucket)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < s->nref; i++) {
+		const struct sr_refused *f = &s->ref[i];
+		if (strcmp(f->rule, rule) == 0 && strcmp(f->algo, algo) == 0 && strcmp(f->lo, bucket->lo) == 0 &&
+		    strcmp(f->hi, bucket->hi) == 0)
+			n += f->keys;
+	}
+	return n;
+}
+
+static int script_refused(const struct sr_study *s, size_t ri, struct sr_buf *gp, struct sr_buf *dat,
+			  struct sr_charts *ch, FILE *err)
+{
+	const struct sr_rule *r = &s->rule[ri];
+	const struct sr_refused *b[16];
+	size_t nb = buckets(s, r->text, b, 16);
+	if (nb == 0)
+		return SR_OK;
+	double my = 1;
+	for (size_t k = 0; k < nb; k++) {
+		bool zero = strcmp(b[k]->lo, b[k]->hi) == 0;
+		sr_printf(dat, "\"%s%s,%s]\"", zero ? "[" : "(", b[k]->lo, b[k]->hi);
+		for (size_t i = 0; i < r->nrows; i++) {
+			uint64_t n = refused_keys(s, r->text, s->row[r->rows[i]].algo, b[k]);
+			/* 0 keys: no bar (the log scale has no 0) */
+			if (n)
+				sr_printf(dat, " %llu", (unsigned long long)n);
+			else
+				sr_puts(dat, " ?");
+			if ((double)n > my)
+				my = (double)n;
+		}
+		sr_puts(dat, "\n");
+	}
+	char file[64];
+	snprintf(file, sizeof(file), "refused_%zu.png", ri + 1);
+	struct sr_buf title = {0};
+	sr_printf(&title, "Rule %s: keys by the share of their requests refused", r->text);
+	sr_printf(gp, "reset\nset output '%s'\n", file);
+	gp_title(gp, title.p ? title.p : "");
+	sr_puts(gp, "set xlabel 'share of the key''s requests refused'\nset ylabel 'keys (log scale)'\n"
+		    "set logscale y\nset grid ytics\nset key outside right top\nset datafile missing '?'\n"
+		    "set style data histograms\nset style histogram clustered gap 1\n"
+		    "set style fill solid 0.8 border -1\n");
+	sr_printf(gp, "set yrange [0.8:%.6g]\n", my * 3);
+	for (size_t i = 0; i < r->nrows; i++) {
+		sr_printf(gp, "%s'refused_%zu.dat' using %zu%s title '", i ? ", \\\n     " : "plot ", ri + 1,
+			  i + 2, i ? "" : ":xtic(1)");
+		sr_gp(gp, s->row[r->rows[i]].algo, SR_GP_NAME_MAX);
+		sr_puts(gp, "'");
+	}
+	sr_puts(gp, "\n");
+	return add_chart(ch, SR_CHART_REFUSED, ri, file, &title, err);
+}
+
+static int write_file(const char *dir, const char *name, const struct sr_buf *b, FILE *err)
+{
+	char path[SR_PATH_MAX];
+	sr_path(path, dir, name);
+	return sr_buf_write(b, path, err);
+}
+
+/*
+ * Runs gnuplot on plots.gp inside tmp, its settings the defaults (-d: no
+ * ~/.gnuplot), for at most SR_GNUPLOT_TIMEOUT_S; a failure quotes its stderr.
+ */
+static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return fail_errno(err, "cannot start", gnuplot);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (chdir(tmp) != 0)
+			_exit(126);
+		int e = open("gnuplot.err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (null < 0 || e < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		execl(gnuplot, "gnuplot", "-d", "plots.gp", (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	const struct timespec tick = {0, 10000000}; /* 10 ms */
+	for (long waited = 0;; waited++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return fail_errno(err, "cannot wait for", gnuplot);
+		if (waited == SR_GNUPLOT_TIMEOUT_S * 100L) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fprintf(err, SR_WHO "gnuplot (%s) did not finish drawing the charts within %d s\n", gnuplot,
+				SR_GNUPLOT_TIMEOUT_S);
+			return SR_FAIL;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return SR_OK;
+	char path[SR_PATH_MAX], text[2048];
+	sr_path(path, tmp, "gnuplot.err");
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	struct sr_buf q = {0};
+	/* line by line, each escaped, indented under the message */
+	for (char *line = text, *nl; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		sr_puts(&q, "\n  | ");
+		for (const char *c = line; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				sr_printf(&q, "\\x%02x", (unsigned char)*c);
+			else
+				sr_put(&q, c, 1);
+		if (!nl)
+			break;
+	}
+	if (WIFEXITED(status))
+		fprintf(err, SR_WHO "gnuplot (%s) exited with status %d drawing the charts; it wrote:%s\n",
+			gnuplot, WEXITSTATUS(status), q.p ? q.p : " nothing");
+	else
+		fprintf(err, SR_WHO "gnuplot (%s) was killed by signal %d drawing the charts; it wrote:%s\n",
+			gnuplot, WIFSIGNALED(status) ? WTERMSIG(status) : 0, q.p ? q.p : " nothing");
+	sr_buf_free(&q);
+	return SR_FAIL;
+}
+
+static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnuplot, const char *tmp,
+		const char *plots, FILE *err)
+{
+	struct sr_buf gp = {0}, dat = {0};
+	int rc = SR_OK;
+	char name[64];
+	sr_puts(&gp, "set encoding utf8\nset terminal pngcairo noenhanced size 1000,620 font 'DejaVu Sans,11'\n");
+	for (size_t ri = 0; ri < s->nrules && rc == SR_OK; ri++) {
+		rc = script_hurt(s, ri, &gp, &dat, ch, err);
+		snprintf(name, sizeof(name), "hurt_%zu.dat", ri + 1);
+		if (rc == SR_OK)
+			rc = write_file(tmp, name, &dat, err);
+		sr_buf_free(&dat);
+		if (rc == SR_OK)
+			rc = script_refused(s, ri, &gp, &dat, ch, err);
+		snprintf(name, sizeof(name), "refused_%zu.dat", ri + 1);
+		if (rc == SR_OK && dat.len)
+			rc = write_file(tmp, name, &dat, err);
+		sr_buf_free(&dat);
+	}
+	if (rc == SR_OK && s->nsec > 0) {
+		rc = script_traffic(s, &gp, &dat, ch, err);
+		if (rc == SR_OK)
+			rc = write_file(tmp, "traffic.dat", &dat, err);
+	}
+	sr_buf_free(&dat);
+	if (rc == SR_OK)
+		rc = write_file(tmp, "plots.gp", &gp, err);
+	sr_buf_free(&gp);
+	if (rc == SR_OK)
+		rc = run_gnuplot(gnuplot, tmp, err);
+	for (size_t i = 0; i < ch->n && rc == SR_OK; i++) {
+		const char *base = ch->c[i].file + strlen("plots/");
+		char from[SR_PATH_MAX], to[SR_PATH_MAX];
+		sr_path(from, tmp, base);
+		sr_path(to, plots, base);
+		struct stat st;
+		if (stat(from, &st) != 0 || st.st_size == 0) {
+			fprintf(err, SR_WHO "gnuplot (%s) exited 0 but did not draw %s (is its pngcairo terminal "
+				"there?)\n", gnuplot, base);
+			rc = SR_FAIL;
+		} else if (rename(from, to) != 0) {
+			rc = fail_errno(err, "cannot move the chart to", to);
+		}
+	}
+	return rc;
+}
+
+int sr_charts_draw(const struct sr_study *s, struct sr_charts *ch, FILE *err)
+{
+	*ch = (struct sr_charts){0};
+	char plots[SR_PATH_MAX], tmp[SR_PATH_MAX], gnuplot[SR_PATH_MAX];
+	sr_path(plots, s->dir, "plots");
+	int rc = empty_dir(plots, ".png", err);
+	if (rc)
+		return rc;
+	ch->have_gnuplot = find_gnuplot(gnuplot);
+	if (!ch->have_gnuplot) {
+		rmdir(plots); /* left alone when it holds files of the user's */
+		return SR_OK;
+	}
+	if (mkdir(plots, 0777) != 0 && errno != EEXIST)
+		return fail_errno(err, "cannot create", plots);
+	sr_path(tmp, s->dir, ".report-XXXXXX");
+	if (!mkdtemp(tmp))
+		return fail_errno(err, "cannot create a temporary directory in", s->dir);
+	rc = draw(s, ch, gnuplot, tmp, plots, err);
+	int rc2 = empty_dir(tmp, NULL, err);
+	if (rc2 == SR_OK && rmdir(tmp) != 0)
+		rc2 = fail_errno(err, "cannot remove", tmp);
+	return rc ? rc : rc2;
+}
+
+void sr_charts_free(struct sr_charts *ch)
+{
+	for (size_t i = 0; i < ch->n; i++)
+		free(ch->c[i].title);
+	free(ch->c);
+	*ch = (struct sr_charts){0};
+}
+
+const struct sr_chart *sr_chart_find(const struct sr_charts *ch, enum sr_chart_kind kind, size_t rule)
+{
+	for (size_t i = 0; i < ch->n; i++)
+		if (ch->c[i].kind == kind && (kind == SR_CHART_TRAFFIC || ch->c[i].rule == rule))
+			return &ch->c[i];
+	return NULL;
+}
