@@ -20,10 +20,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "compat.h"
 #include "ratelab/sliding_log.h"
 
 #define NS_PER_S 1000000000LL
 #define DEFAULT_TIMING (1u << 20)
+#define PREFETCH 12 /* requests ahead: the keys' states are fetched before their turn */
 
 struct study_ctx {
 	const struct sim_trace *t;
@@ -76,6 +78,8 @@ static int reference_pass(struct study_ctx *c, size_t r)
 		rc = RL_ENOMEM;
 	for (size_t i = 0; rc == RL_OK && i < t->n; i++) {
 		uint32_t k = t->key[i];
+		if (i + PREFETCH < t->n)
+			RL_PREFETCH_WRITE(&st[t->key[i + PREFETCH]]);
 		if (!sh->in[k])
 			continue;
 		int v = rl_sliding_log_check_n(&ref, &st[k], t->t_ns[i], t->cost[i], NULL);

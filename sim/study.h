@@ -171,4 +171,17 @@ void sim_study_free(struct sim_study *s);
  */
 int sim_study_write(const struct sim_study *s, const char *dir, FILE *err);
 
+/*
+ * Reads a study directory's CSV files back (study_read.c). 0, or -1 with
+ * "FILE:LINE: reason" in msg.
+ */
+int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_len);
+
+/*
+ * Combines the studies of every shard I/K of one trace, one directory
+ * each, into out: what the unsharded study holds, timing and meta aside
+ * (study_merge.c). 0, or -1 with the reason in msg.
+ */
+int sim_study_merge(struct sim_study *out, const char *const *dirs, size_t n, char *msg, size_t msg_len);
+
 #endif

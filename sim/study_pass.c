@@ -7,7 +7,10 @@
  * sim_run.c judges: the same rl_runlog per key), and per key (admitted
  * units, so refused = requested - admitted). Invariant: track[k] holds
  * exactly the units the decider admitted for k in (t - W, t] at k's latest
- * request.
+ * request. A key's judge (its run log and admitted units) is one half cache
+ * line, and the passes prefetch the state and judge of the key PREFETCH
+ * requests ahead: keys come in no order, so each request is otherwise a
+ * few cache misses.
  */
 #include "study_impl.h"
 
@@ -15,16 +18,26 @@
 #include <string.h>
 #include <time.h>
 
+#include "compat.h"
 #include "ratelab/runlog.h"
+#include "runlog_ops.h"
 #include "sim_decider.h"
 #include "sim_scenario.h"
+
+#define PREFETCH 16 /* requests ahead: a key's state and judge; half as far ahead, its log's oldest run */
+
+/* A key's judge: its admitted units in the window and in all. */
+struct key_judge {
+	struct rl_runlog track;
+	int64_t adm;
+};
+_Static_assert(sizeof(struct key_judge) == 32, "a key's judge is half a cache line");
 
 struct judge {
 	const struct study_shared *sh;
 	const uint64_t *excess;
 	int64_t limit, window_ns;
-	struct rl_runlog *track; /* per key */
-	int64_t *adm;            /* per key: units admitted */
+	struct key_judge *kj; /* per key */
 	struct sim_study_row *row;
 };
 
@@ -34,26 +47,51 @@ static int judge_init(struct judge *j, const struct study_pass *p, const struct 
 
 	*j = (struct judge){ .sh = p->sh, .excess = p->sh->excess[p->rule], .limit = rule->limit,
 			     .window_ns = rule->window_ns, .row = p->row };
-	j->track = calloc(nk, sizeof(*j->track));
-	j->adm = calloc(nk, sizeof(*j->adm));
-	return j->track && j->adm ? RL_OK : RL_ENOMEM;
+	j->kj = aligned_alloc(64, (nk * sizeof(*j->kj) + 63) / 64 * 64);
+	if (j->kj)
+		memset(j->kj, 0, nk * sizeof(*j->kj));
+	return j->kj ? RL_OK : RL_ENOMEM;
 }
 
-static inline int judge(struct judge *j, size_t i, uint32_t k, int64_t t, int64_t c, int v)
+/* Fetches the states and judges of the key of request i + PREFETCH, and the oldest and newest runs of the
+ * log of that of i + PREFETCH / 2 (whose judge the first step fetched). */
+static RL_ALWAYS_INLINE void prefetch(const struct judge *j, const struct sim_trace *t, size_t i,
+				      unsigned char *states, size_t ss)
+{
+	if (i + PREFETCH < t->n) {
+		uint32_t k = t->key[i + PREFETCH];
+		if (states)
+			RL_PREFETCH_WRITE(states + (size_t)k * ss);
+		RL_PREFETCH_WRITE(&j->kj[k]);
+	}
+	if (i + PREFETCH / 2 < t->n) {
+		const struct rl_runlog *log = &j->kj[t->key[i + PREFETCH / 2]].track;
+		if (log->runs) {
+			RL_PREFETCH_WRITE(&log->runs[log->head]);
+			RL_PREFETCH_WRITE(&log->runs[(log->head + log->len - 1) & (log->cap - 1)]);
+		}
+	}
+}
+
+static RL_ALWAYS_INLINE int judge(struct judge *j, size_t i, uint32_t k, int64_t t, int64_t c, int v)
 {
 	struct sim_study_row *row = j->row;
-	struct rl_runlog *log = &j->track[k];
+	struct key_judge *kj = &j->kj[k];
+	struct rl_runlog *log = &kj->track;
 	bool excess = j->excess[i / 64] >> (i % 64) & 1;
 
-	rl_runlog_expire(log, t - j->window_ns);
+	if (rl_runlog_expire_one(log, t - j->window_ns))
+		rl_runlog_expire(log, t - j->window_ns);
 	bool exact = (int64_t)log->total + c <= j->limit;
 	if (v) {
-		j->adm[k] += c;
+		kj->adm += c;
 		if ((int64_t)log->total + c > UINT32_MAX)
 			return RL_EFULL; /* more units admitted in one window than a run log counts */
-		int rc = rl_runlog_push_n(log, t, (uint32_t)c);
-		if (rc)
-			return rc;
+		if (!rl_runlog_push_fits(log, t, (uint32_t)c)) {
+			int rc = rl_runlog_push_n(log, t, (uint32_t)c);
+			if (rc)
+				return rc;
+		}
 		if ((int64_t)log->total > row->max_in_w)
 			row->max_in_w = log->total;
 		row->over_n_admissions += exact ? 0 : c;
@@ -74,12 +112,12 @@ static void judge_finish(struct judge *j, const struct study_pass *p, const size
 	const unsigned char *within = sh->within[p->rule];
 
 	for (size_t k = 0; k < sh->t->nkeys; k++) {
-		int64_t u = sh->units[k], refused = u - j->adm[k];
+		int64_t u = sh->units[k], adm = j->kj[k].adm, refused = u - adm;
 		if (!u)
 			continue;
 		row->keys++;
 		row->requests += u;
-		row->admitted += j->adm[k];
+		row->admitted += adm;
 		if (within[k] && refused) {
 			row->good_keys_hurt++;
 			row->good_requests_rejected += refused;
@@ -91,11 +129,10 @@ static void judge_finish(struct judge *j, const struct study_pass *p, const size
 			row->heap_bytes += (int64_t)peak_heap[k];
 	}
 	for (size_t n = 0; n < p->ntop; n++)
-		p->top[n].admitted[p->col] = j->adm[p->top_ids[n]];
+		p->top[n].admitted[p->col] = j->kj[p->top_ids[n]].adm;
 	for (size_t k = 0; k < sh->t->nkeys; k++)
-		rl_runlog_free(&j->track[k]);
-	free(j->track);
-	free(j->adm);
+		rl_runlog_free(&j->kj[k].track);
+	free(j->kj);
 }
 
 static double mono_s(void)
@@ -156,6 +193,7 @@ int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const 
 		rc = time_checks(sh, &lim, states, &p->row->ns_per_check);
 	for (size_t i = 0; rc == RL_OK && i < t->n; i++) {
 		uint32_t k = t->key[i];
+		prefetch(&j, t, i, states, ss);
 		if (!sh->in[k])
 			continue;
 		void *st = states + (size_t)k * ss;
@@ -171,14 +209,11 @@ int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const 
 		}
 		rc = judge(&j, i, k, t->t_ns[i], t->cost[i], v);
 	}
-	if (j.track && j.adm) {
+	if (j.kj) {
 		if (rc == RL_OK)
 			judge_finish(&j, p, peak);
 		else
 			judge_finish(&j, &(struct study_pass){ .sh = sh, .rule = p->rule, .row = p->row }, NULL);
-	} else {
-		free(j.track);
-		free(j.adm);
 	}
 	if (states)
 		release_all(&lim, states, t->nkeys);
@@ -202,8 +237,7 @@ int sim_study_decider_pass(struct study_pass *p, const struct sim_study_decider 
 	if (!sc || rc) {
 		snprintf(msg, msg_len, "out of memory");
 		free(sc);
-		free(j.track);
-		free(j.adm);
+		free(j.kj);
 		return RL_ENOMEM;
 	}
 	snprintf(sc->name, sizeof(sc->name), "%s", rule->text);
