@@ -148,7 +148,8 @@ uint64_t sim_study_key_hash(const char *key, size_t len);
 /*
  * Parses a rule "N/W" or "N/W:bB" (N, B integers; W a duration with its
  * unit, parse.h) into out; the burst defaults to N. False with the reason
- * in msg (naming the part at fault, the text not quoted).
+ * in msg (naming the part at fault, the text not quoted: "the window W is
+ * not a duration ...").
  */
 bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *msg, size_t msg_len);
 

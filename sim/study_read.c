@@ -217,7 +217,7 @@ static int lists(struct reader *rd, struct sim_study *s, char *rules, char *algo
 	char why[256];
 	for (char *save, *t = strtok_r(rules, ",", &save); t; t = strtok_r(NULL, ",", &save))
 		if (!sim_study_rule_parse(t, &s->rules[s->nrules++], why, sizeof(why)))
-			return bad(rd, "rule '%.60s' %s", t, why);
+			return bad(rd, "rule '%.60s': %s", t, why);
 	for (char *save, *t = strtok_r(algos, ",", &save); t; t = strtok_r(NULL, ",", &save))
 		snprintf(s->names[s->nnames++], sizeof(s->names[0]), "%s", t);
 	return 0;

@@ -33,14 +33,13 @@ bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *ms
 
 	memset(out, 0, sizeof(*out));
 	if (len == 0 || len >= sizeof(buf)) {
-		snprintf(msg, msg_len, "is not a rule N/W[:bB] (e.g. 10/1s, 60/1m:b120)%s",
-			 len ? ": too long" : "");
+		snprintf(msg, msg_len, "not a rule N/W[:bB] (e.g. 10/1s, 60/1m:b120)%s", len ? ": too long" : "");
 		return false;
 	}
 	memcpy(buf, text, len + 1);
 	char *slash = strchr(buf, '/'), *colon = strchr(buf, ':');
 	if (!slash || (colon && colon < slash)) {
-		snprintf(msg, msg_len, "is not a rule N/W[:bB] (e.g. 10/1s, 60/1m:b120)");
+		snprintf(msg, msg_len, "not a rule N/W[:bB] (e.g. 10/1s, 60/1m:b120)");
 		return false;
 	}
 	*slash = '\0';
@@ -49,22 +48,22 @@ bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *ms
 	const char *n = buf, *w = slash + 1, *b = colon ? colon + 1 : NULL;
 	struct rl_rule r = { 0 };
 	if (!digits_only(n) || !rl_parse_i64(n, &r.limit)) {
-		snprintf(msg, msg_len, "has a limit N that is not an integer (N/W[:bB], e.g. 10/1s)");
+		snprintf(msg, msg_len, "the limit N is not an integer (N/W[:bB], e.g. 10/1s)");
 		return false;
 	}
 	if (!rl_parse_duration(w, 0, &r.window_ns)) {
-		snprintf(msg, msg_len, "has a window W that is not a duration (an integer with unit ns, "
-			 "us, ms, s, m or h, e.g. 1s)");
+		snprintf(msg, msg_len, "the window W is not a duration (an integer with unit ns, us, "
+			 "ms, s, m or h, e.g. 1s)");
 		return false;
 	}
 	r.burst = r.limit;
 	if (b && (b[0] != 'b' || !digits_only(b + 1) || !rl_parse_i64(b + 1, &r.burst))) {
-		snprintf(msg, msg_len, "has a burst that is not b followed by an integer (e.g. 60/1m:b120)");
+		snprintf(msg, msg_len, "the burst is not b followed by an integer (e.g. 60/1m:b120)");
 		return false;
 	}
 	char why[160];
 	if (rl_rule_validate(&r, why, sizeof(why)) != RL_OK) {
-		snprintf(msg, msg_len, "is out of range: %s", why);
+		snprintf(msg, msg_len, "%s", why);
 		return false;
 	}
 	memcpy(out->text, text, len + 1);

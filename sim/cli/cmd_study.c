@@ -24,7 +24,8 @@
 #define MAX_ALGOS 32
 
 static const char usage[] =
-	"usage: ratelab study --trace FILE [--format F] --rules R[,R...] [--algos LIST]\n"
+	"usage: ratelab study --trace FILE [--format F] [--key K] [--spread] --rules R[,R...]\n"
+	"                     [--algos LIST]\n"
 	"                     [--decider CMD [--decider CMD ...]] [--decider-name N[,N...]]\n"
 	"                     [--decider-timeout D] [--jobs J] [--shard I/K] [--quiet] --out DIR\n"
 	"       ratelab study --merge DIR [DIR ...] --out DIR\n"
@@ -39,6 +40,9 @@ static const char usage[] =
 	"  --trace FILE     the log or 'T KEY [COST]' trace ('-': standard input),\n"
 	"                   read as `ratelab import` reads it\n"
 	"  --format F       combined, jsonl, csv or trace (default: detected)\n"
+	"  --key K          combined logs: ip (default), user, path or ip+path\n"
+	"  --spread         a log's requests of one tick placed evenly inside it\n"
+	"                   (as `ratelab import --spread`; meta.csv says which)\n"
 	"  --rules R,...    N/W with W a duration (10/1s, 60/1m, 1000/1h), or\n"
 	"                   N/W:bB with a burst B for the buckets (60/1m:b120)\n"
 	"  --algos LIST     comma-separated algorithms (default: all of them)\n"
@@ -56,12 +60,13 @@ static const char usage[] =
 	"  --quiet          no progress lines on stderr\n";
 
 enum {
-	O_TRACE, O_FORMAT, O_RULES, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
+	O_TRACE, O_FORMAT, O_KEY, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
 	O_MERGE, O_QUIET, O_COUNT
 };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_TRACE] = { "trace", CLI_VALUE },	      [O_FORMAT] = { "format", CLI_VALUE },
+	[O_KEY] = { "key", CLI_VALUE },		      [O_SPREAD] = { "spread", CLI_FLAG },
 	[O_RULES] = { "rules", CLI_VALUE },	      [O_ALGOS] = { "algos", CLI_VALUE },
 	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE }, [O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
 	[O_JOBS] = { "jobs", CLI_VALUE },	      [O_SHARD] = { "shard", CLI_VALUE },
@@ -74,8 +79,8 @@ struct study_cmd {
 	const struct rl_algo *algos[MAX_ALGOS];
 	struct sim_study_decider deciders[MAX_DECIDERS];
 	struct sim_study_opts o;
-	const char *trace, *format, *out;
-	bool merge;
+	const char *trace, *format, *key, *out;
+	bool merge, spread;
 	const char *dirs[CLI_MAX_POS];
 	size_t ndirs;
 };
@@ -131,7 +136,7 @@ static int parse_rules(const char *text, struct study_cmd *c)
 		if (c->o.nrules == MAX_RULES)
 			return cli_usage_error("study", "--rules: more than %d rules", MAX_RULES);
 		if (!sim_study_rule_parse(r, &c->rules[c->o.nrules], why, sizeof(why)))
-			return cli_usage_error("study", "--rules: rule %s %s", cli_quote(r), why);
+			return cli_usage_error("study", "--rules: rule %s: %s", cli_quote(r), why);
 		for (size_t i = 0; i < c->o.nrules; i++)
 			if (!strcmp(c->rules[i].text, r))
 				return cli_usage_error("study", "--rules: rule %s is given twice", cli_quote(r));
@@ -254,7 +259,7 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 	if (!(c->out = a.value[O_OUT]))
 		return cli_usage_error("study", "--out DIR is required");
 	if (c->merge) {
-		static const int only_study[] = { O_TRACE, O_FORMAT, O_RULES, O_ALGOS, O_DECIDER_NAME,
+		static const int only_study[] = { O_TRACE, O_FORMAT, O_KEY, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME,
 						  O_DECIDER_TIMEOUT, O_JOBS, O_SHARD };
 		for (size_t i = 0; i < sizeof(only_study) / sizeof(only_study[0]); i++)
 			if (a.value[only_study[i]])
@@ -274,6 +279,8 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 	if (!(c->trace = a.value[O_TRACE]))
 		return cli_usage_error("study", "--trace FILE is required (or --merge DIR ...)");
 	c->format = a.value[O_FORMAT];
+	c->key = a.value[O_KEY];
+	c->spread = a.value[O_SPREAD] != NULL;
 	if (!a.value[O_RULES])
 		return cli_usage_error("study", "--rules R[,R...] is required (e.g. --rules 10/1s,60/1m)");
 	if ((status = parse_rules(a.value[O_RULES], c)) || (status = parse_algos(a.value[O_ALGOS], c)))
@@ -360,7 +367,7 @@ int cli_cmd_study(int argc, char **argv)
 		sim_study_free(&s);
 		return status;
 	}
-	struct sim_import_opts io = { .format = c.format };
+	struct sim_import_opts io = { .format = c.format, .key = c.key, .spread = c.spread, .cmd = "study" };
 	if ((status = sim_import(&io, &c.trace, 1, &t, stderr)))
 		return status;
 	int rc = sim_study_run(&s, &t, &c.o, stderr, why, sizeof(why));
