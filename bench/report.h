@@ -176,6 +176,10 @@ void redis_section(std::ostringstream &o, const Inputs &in);
 // writes plots/data/fleet.dat; exits 1 when the file is missing.
 std::string fleet_section(const Inputs &in);
 
+// "Study at scale" (report_study.cc): reads bench/study_scale.csv
+// (bench/study/run.sh); "not run" without it.
+std::string study_scale_section(const Inputs &in);
+
 // The peers (report_peers.cc): their section of the report (ns/op and bytes
 // per key against the nearest algorithm, accuracy on the same runs, nginx's
 // agreement with leaky_bucket; "not run (PEERS=0)" without peers.json) and

@@ -866,6 +866,7 @@ std::string full_report(const Inputs &in)
 	perf_section(o, in);
 	o << peers_section(in);
 	o << fleet_section(in);
+	o << study_scale_section(in);
 	return o.str();
 }
 

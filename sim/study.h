@@ -25,9 +25,10 @@
  *                 exact sliding log's above (sim_run.h's diverged_allows +
  *                 diverged_rejects);
  *   ns_per_check  a timed loop of the algorithm alone (fresh states, no
- *                 measurement around it) over the first requests of the
- *                 trace; for a decider, the wall time of its run per
- *                 decision, its round trip included;
+ *                 measurement around it, the thread's CPU time) over the
+ *                 shard's first requests (1M by default); for a decider,
+ *                 the wall time of its run per decision, its round trip
+ *                 included;
  *   bytes_per_key the algorithm's state_size plus the mean over keys of
  *                 the most heap each key's state held (sim_run.h's state
  *                 bytes); not measured for a decider (its memory is its own).

@@ -126,25 +126,66 @@ static int take_deciders(int *argc, char **argv, struct study_cmd *c)
 	return CLI_EXIT_OK;
 }
 
+/*
+ * One rule "N/W" or "N/W:bB", its parts checked by cli_int and cli_duration
+ * as `ratelab theory --rule` checks them, so that the same mistake gets the
+ * same words, prefixed with the rule it came from.
+ */
+static int parse_rule(const char *text, struct sim_study_rule *out)
+{
+	static const char form[] = "(N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)";
+	char buf[SIM_STUDY_RULE_MAX], what[SIM_STUDY_RULE_MAX + 96], why[256];
+	struct rl_rule r;
+	int status;
+
+	if (strlen(text) >= sizeof(buf))
+		return cli_usage_error("study", "--rules: rule %s is too long", cli_quote(text));
+	memcpy(buf, text, strlen(text) + 1);
+	char *window = strchr(buf, '/'), *burst = window ? strchr(window, ':') : NULL, *colon = strchr(buf, ':');
+	if (!window || (colon && colon < window))
+		return cli_usage_error("study", "--rules: %s is not a rule %s", cli_quote(text), form);
+	*window++ = '\0';
+	if (burst) {
+		*burst++ = '\0';
+		if (*burst++ != 'b')
+			return cli_usage_error("study", "--rules: %s: the burst %s is not bB %s", cli_quote(text),
+					       cli_quote(burst - 1), form);
+	}
+	snprintf(what, sizeof(what), "--rules: %s: the limit", cli_quote(text));
+	if ((status = cli_int("study", what, buf, 1, RL_LIMIT_MAX, &r.limit)))
+		return status;
+	snprintf(what, sizeof(what), "--rules: %s: the window", cli_quote(text));
+	if ((status = cli_duration("study", what, window, 1, RL_WINDOW_MAX_NS, &r.window_ns)))
+		return status;
+	r.burst = r.limit;
+	snprintf(what, sizeof(what), "--rules: %s: the burst", cli_quote(text));
+	if (burst && (status = cli_int("study", what, burst, 1, RL_BURST_MAX, &r.burst)))
+		return status;
+	if (rl_rule_validate(&r, why, sizeof(why)) || !sim_study_rule_parse(text, out, why, sizeof(why)))
+		return cli_usage_error("study", "--rules: %s: %s", cli_quote(text), why);
+	return CLI_EXIT_OK;
+}
+
 static int parse_rules(const char *text, struct study_cmd *c)
 {
-	char buf[4096], why[256];
+	char buf[4096];
+	int status;
 
 	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
 		return cli_usage_error("study", "--rules %s is too long", cli_quote(text));
+	if (!*text || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))
+		return cli_usage_error("study", "--rules %s is not a comma-separated list of rules N/W[:bB] "
+				       "(e.g. 10/1s,60/1m:b120)", cli_quote(text));
 	for (char *save, *r = strtok_r(buf, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		if (c->o.nrules == MAX_RULES)
 			return cli_usage_error("study", "--rules: more than %d rules", MAX_RULES);
-		if (!sim_study_rule_parse(r, &c->rules[c->o.nrules], why, sizeof(why)))
-			return cli_usage_error("study", "--rules: rule %s: %s", cli_quote(r), why);
+		if ((status = parse_rule(r, &c->rules[c->o.nrules])))
+			return status;
 		for (size_t i = 0; i < c->o.nrules; i++)
 			if (!strcmp(c->rules[i].text, r))
 				return cli_usage_error("study", "--rules: rule %s is given twice", cli_quote(r));
 		c->o.nrules++;
 	}
-	if (!c->o.nrules || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))
-		return cli_usage_error("study", "--rules %s is not a comma-separated list of rules N/W[:bB] "
-				       "(e.g. 10/1s,60/1m:b120)", cli_quote(text));
 	return CLI_EXIT_OK;
 }
 
