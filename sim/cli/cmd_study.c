@@ -378,7 +378,10 @@ static int write_out(struct sim_study *s, const char *out, double t0)
 	s->elapsed_s = wall_s() - t0;
 	s->peak_rss_bytes = peak_rss_bytes();
 	int status = sim_study_write(s, tmp, stderr) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-	if (status == CLI_EXIT_OK)
+	/* a shard may hold no key of a small trace: its files are for --merge, a report would be empty */
+	if (status == CLI_EXIT_OK && s->requests == 0)
+		fprintf(stderr, "ratelab study: shard %s holds no request: no report written\n", s->shard);
+	else if (status == CLI_EXIT_OK)
 		status = sim_study_report(tmp, stderr);
 	if (status == CLI_EXIT_OK && sim_study_dir_commit(out, tmp, stderr))
 		status = CLI_EXIT_FAIL;
@@ -411,6 +414,10 @@ int cli_cmd_study(int argc, char **argv)
 	struct sim_import_opts io = { .format = c.format, .key = c.key, .spread = c.spread, .cmd = "study" };
 	if ((status = sim_import(&io, &c.trace, 1, &t, stderr)))
 		return status;
+	if (t.n == 0) {
+		sim_trace_free(&t);
+		return cli_usage_error("study", "--trace %s holds no request", cli_quote(c.trace));
+	}
 	int rc = sim_study_run(&s, &t, &c.o, stderr, why, sizeof(why));
 	if (rc == RL_OK) {
 		s.trace = strdup(c.trace);

@@ -40,6 +40,12 @@ run_bad "positional" "" "" study --trace "$t" --rules 10/1s --out "$o" extra -- 
 run_bad "merge with trace" "" "" study --merge "$tmp" --trace "$t" --out "$o" -- "--merge takes the shard directories and --out only, not --trace"
 run_bad "merge no dirs" "" "" study --merge --out "$o" -- "--merge needs the shard directories"
 run_bad "bad key" "" "" study --trace "$t" --key nope --rules 10/1s --out "$o" -- "--key 'nope' is not ip, user, path or ip+path"
+: >"$tmp/empty.trace"
+"$ratelab" study --trace "$tmp/empty.trace" --rules 10/1s --out "$o" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || fail "empty trace: exit $rc, want 2"
+[ "$(tail -1 "$tmp/err")" = "ratelab study: --trace '$tmp/empty.trace' holds no request" ] ||
+	fail "empty trace: $(cat "$tmp/err")"
 run_bad "missing trace" "" "" study --trace "$tmp/none" --rules 10/1s --out "$o" -- "$tmp/none"
 [ -e "$o" ] && fail "a refused study wrote $o"
 

@@ -37,6 +37,16 @@ for i in 0 1 2; do keys=$((keys + $(grep -m1 '^keys,' "$tmp/s$i/meta.csv" | cut 
 [ "$keys" = "$(grep -m1 '^keys,' "$tmp/one/meta.csv" | cut -d, -f2)" ] || fail "shards hold $keys keys"
 [ -s "$tmp/m/REPORT.md" ] || fail "the merge wrote no report"
 
+# -- a shard that holds no key of a small trace: its files, no report, and the merge
+printf '0 a\n' >"$tmp/one.trace"
+for i in 0 1 2; do
+	"$ratelab" study --trace "$tmp/one.trace" --rules 10/1s --shard $i/3 --quiet --out "$tmp/o$i" 2>>"$tmp/err" ||
+		fail "one-key shard $i/3 exited $?"
+done
+"$ratelab" study --trace "$tmp/one.trace" --rules 10/1s --quiet --out "$tmp/o" 2>>"$tmp/err" || fail "one-key study"
+"$ratelab" study --merge "$tmp/o0" "$tmp/o1" "$tmp/o2" --out "$tmp/om" 2>>"$tmp/err" || fail "one-key merge"
+same "$tmp/o" "$tmp/om"
+
 # -- refused merges
 bad_merge() { # NAME NEEDLE DIR...
 	local name=$1 needle=$2 err
