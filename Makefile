@@ -119,7 +119,7 @@ perf-compare:
 DEPS_FUZZ := clang libclang-rt-14-dev
 DEPS += $(DEPS_FUZZ)
 FUZZ_SECONDS ?= 60
-FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario
+FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario fuzz_import
 
 .PHONY: fuzz
 fuzz:

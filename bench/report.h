@@ -171,6 +171,8 @@ std::string full_report(const Inputs &in);
 void perf_section(std::ostringstream &o, const Inputs &in);
 // The Redis backend's section (report_redis.cc): "not run" without results/bench/redis.json.
 void redis_section(std::ostringstream &o, const Inputs &in);
+// The importer's speed (report_import.cc): "not run" without results/bench/import.json.
+void import_section(std::ostringstream &o, const Inputs &in);
 
 // The local-plus-global section (report_fleet.cc): reads sim/fleet.csv,
 // writes plots/data/fleet.dat; exits 1 when the file is missing.

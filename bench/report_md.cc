@@ -862,6 +862,7 @@ std::string full_report(const Inputs &in)
 	registry(o, in);
 	breaker(o, in);
 	redis_section(o, in);
+	import_section(o, in);
 	charts(o, in);
 	perf_section(o, in);
 	o << peers_section(in);

@@ -132,6 +132,7 @@ step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
 
 bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (issue 8; bench/perf/run.sh)
 bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
+bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab import's lines per second
 bash bench/study/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab study at scale (bench/study/run.sh)
 
 step 5 "report -> $RESULTS/REPORT.md"

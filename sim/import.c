@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "import_impl.h"
-#include "keymap.h"
 #include "lines.h"
 #include "ratelab/rule.h"
 #include "ratelab/status.h"
@@ -45,14 +44,8 @@ struct ctx {
 	char detected_at[96];
 	struct imp_rec *rec;
 	size_t n, cap;
-	struct sim_keymap map;
-	char **names;
-	size_t nkeys, names_cap;
-	uint32_t last_id;         /* the last key interned: the next line's is often the same */
-	size_t last_len;
-	bool have_last;
-	struct imp_buf kbuf;      /* a key being built: joined, escaped */
-	char *copy;               /* detection's copy of a line */
+	struct imp_keys keys;
+	struct imp_buf copy;      /* a copy of the line: the trace reader splits the line in place */
 	size_t lines, bad;
 	int64_t res_ns;
 	const char *file;         /* the current file's name in messages */
@@ -187,7 +180,7 @@ static int check_applies(struct ctx *c)
 	return 0;
 }
 
-/* The format of a first line, or -1. */
+/* The format a line is in, or -1 (-2: out of memory). */
 static int detect(struct ctx *c, const char *line, size_t len)
 {
 	struct imp probe = c->im;
@@ -200,88 +193,15 @@ static int detect(struct ctx *c, const char *line, size_t len)
 		return IMP_JSONL;
 	if (!imp_combined(&probe, (char *)line, len, &f))
 		return IMP_COMBINED;
-	char *copy = realloc(c->copy, len + 1);
-	if (!copy)
+	c->copy.len = 0;
+	if (!imp_buf_reserve(&c->copy, len + 1))
 		return -2;
-	c->copy = copy;
-	memcpy(copy, line, len + 1);
-	if (*p == '#' || !imp_trace(&probe, copy, len, &f))
+	memcpy(c->copy.p, line, len + 1);
+	if (*p == '#' || !imp_trace(&probe, c->copy.p, len, &f))
 		return IMP_TRACE;
 	if (memchr(line, ',', len))
 		return IMP_CSV;
 	return -1;
-}
-
-static bool needs_escape(unsigned char ch)
-{
-	return ch <= 0x20 || ch == 0x7f;
-}
-
-/* Appends s[0..len) to b, blanks and control bytes written %XX (the key is one token of a trace line). */
-static void put_key(struct imp_buf *b, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (needs_escape(ch)) {
-			b->p[b->len++] = '%';
-			b->p[b->len++] = hex[ch >> 4];
-			b->p[b->len++] = hex[ch & 15];
-		} else {
-			b->p[b->len++] = (char)ch;
-		}
-	}
-}
-
-/* The id of the line's key, interned; -1 when out of memory or out of ids. */
-static int64_t intern(struct ctx *c, const struct imp_fields *f)
-{
-	const char *k = f->key;
-	size_t len = f->key_len;
-	bool plain = f->key2_len == 0;
-
-	/* A name holds no byte to escape, so a key equal to one needs none. */
-	if (plain && c->have_last && c->last_len == len && memcmp(c->names[c->last_id], k, len) == 0)
-		return c->last_id;
-	for (size_t i = 0; plain && i < len; i++)
-		plain = !needs_escape((unsigned char)k[i]);
-	if (!plain) {
-		c->kbuf.len = 0;
-		if (!imp_buf_reserve(&c->kbuf, 3 * (f->key_len + f->key2_len) + 1))
-			return -1;
-		put_key(&c->kbuf, f->key, f->key_len);
-		put_key(&c->kbuf, f->key2, f->key2_len);
-		k = c->kbuf.p;
-		len = c->kbuf.len;
-	}
-	if (c->have_last && c->last_len == len && memcmp(c->names[c->last_id], k, len) == 0)
-		return c->last_id;
-	uint32_t *slot = sim_keymap_get(&c->map, k, len);
-	if (!slot)
-		return -1;
-	if (!*slot) {
-		if (c->nkeys >= UINT32_MAX - 1)
-			return -1;
-		if (c->nkeys == c->names_cap) {
-			size_t cap = c->names_cap ? 2 * c->names_cap : 1024;
-			char **names = realloc(c->names, cap * sizeof(*names));
-			if (!names)
-				return -1;
-			c->names = names;
-			c->names_cap = cap;
-		}
-		char *name = malloc(len + 1);
-		if (!name)
-			return -1;
-		memcpy(name, k, len);
-		name[len] = '\0';
-		c->names[c->nkeys] = name;
-		*slot = (uint32_t)++c->nkeys;
-	}
-	c->last_id = *slot - 1;
-	c->last_len = len;
-	c->have_last = true;
-	return c->last_id;
 }
 
 /* One line that should hold a request: a record, or a bad line. 0, or the exit status. */
@@ -304,10 +224,11 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	if (why && c->im.unit_missing)
 		return say(c, EXIT_USAGE, "%s:%ld: %s", c->file, c->lineno, why);
 	if (why)
-		return bad_line(c, c->im.format == IMP_TRACE ? c->copy : line, why);
-	int64_t id = intern(c, &f);
+		return bad_line(c, c->im.format == IMP_TRACE ? c->copy.p : line, why);
+	int64_t id = imp_keys_intern(&c->keys, &f);
 	if (id < 0)
-		return c->nkeys >= UINT32_MAX - 1 ? say(c, EXIT_FAIL, "more than 2^32 - 2 keys") : oom(c);
+		return c->keys.nkeys >= IMP_KEYS_MAX ? say(c, EXIT_FAIL, "more than %lu keys", (unsigned long)IMP_KEYS_MAX)
+						     : oom(c);
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 1 << 16;
 		struct imp_rec *rec = realloc(c->rec, cap * sizeof(*rec));
@@ -323,10 +244,84 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	return 0;
 }
 
+/* A line of requests (no header): the trace's comments skipped, the rest taken. 0, or the exit status. */
+static int data_line(struct ctx *c, char *line, size_t len, bool too_long)
+{
+	if (c->im.format != IMP_TRACE)
+		return take_line(c, line, len, too_long);
+	if (line[strspn(line, " \t")] == '#')
+		return 0;
+	/* The trace reader splits the line: messages quote the copy. */
+	c->copy.len = 0;
+	if (!imp_buf_reserve(&c->copy, len + 1))
+		return oom(c);
+	memcpy(c->copy.p, line, len + 1);
+	return take_line(c, line, len, too_long);
+}
+
+/*
+ * The lines met before the format is known: up to DETECT_LINES are tried
+ * (a rotated log may open with a line cut short), kept, and read once
+ * the format is known. CSV is recognised on the first line only: it is
+ * the header.
+ */
+enum { DETECT_LINES = 5 };
+struct pending {
+	struct imp_buf text[DETECT_LINES];
+	long lineno[DETECT_LINES];
+	bool too_long[DETECT_LINES];
+	int n;
+};
+
+/*
+ * Detection on one more line: 1 when the format is now known (the kept
+ * lines read), 0 to keep looking, or the negated exit status.
+ */
+static int detect_more(struct ctx *c, struct pending *pd, char *line, size_t len, bool too_long)
+{
+	char q[SIM_QUOTE_SIZE];
+	int fmt = detect(c, line, len), status;
+
+	if (fmt == -2)
+		return -oom(c);
+	if (fmt == IMP_CSV && pd->n > 0)
+		fmt = -1;
+	if (fmt < 0) {
+		if (pd->n == DETECT_LINES - 1) {
+			const char *first = pd->text[0].p;
+			return -say(c, EXIT_USAGE, "%s:%ld: cannot tell the log's format from its first %d lines "
+				    "(not combined, JSON lines, CSV with a header, or a trace; the first: %s): "
+				    "give --format", c->file, pd->lineno[0], DETECT_LINES, sim_quote(q, first));
+		}
+		struct imp_buf *b = &pd->text[pd->n];
+		b->len = 0;
+		if (!imp_buf_reserve(b, len + 1))
+			return -oom(c);
+		memcpy(b->p, line, len + 1);
+		b->len = len;
+		pd->lineno[pd->n] = c->lineno;
+		pd->too_long[pd->n++] = too_long;
+		return 0;
+	}
+	c->im.format = (enum imp_format)fmt;
+	snprintf(c->detected_at, sizeof(c->detected_at), "%.80s:%ld", c->file, c->lineno);
+	if ((status = check_applies(c)))
+		return -status;
+	long at = c->lineno;
+	for (int i = 0; i < pd->n; i++) {
+		c->lineno = pd->lineno[i];
+		if ((status = data_line(c, pd->text[i].p, pd->text[i].len, pd->too_long[i])))
+			return -status;
+	}
+	c->lineno = at;
+	return 1;
+}
+
 /* Every line of one file. 0, or the exit status. */
 static int read_file(struct ctx *c, const char *path)
 {
 	struct imp_reader r;
+	struct pending pd = { .n = 0 };
 	char *line;
 	size_t len;
 	int rc = 0, status = 0;
@@ -334,8 +329,10 @@ static int read_file(struct ctx *c, const char *path)
 	bool header = !detect_here && c->im.format == IMP_CSV; /* each CSV file opens with its header */
 
 	c->file = !path || strcmp(path, "-") == 0 ? "stdin" : path;
-	if (!imp_reader_open(&r, path))
-		return say(c, EXIT_USAGE, "cannot open %s: %s", c->file, strerror(errno));
+	if (!imp_reader_open(&r, path)) {
+		char q[SIM_QUOTE_SIZE];
+		return say(c, EXIT_USAGE, "cannot open %s: %s", sim_quote(q, c->file), strerror(errno));
+	}
 	while (status == 0 && (rc = imp_reader_next(&r, &line, &len)) > 0) {
 		c->lineno = r.lineno;
 		if (r.lineno == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
@@ -347,27 +344,14 @@ static int read_file(struct ctx *c, const char *path)
 		if ((len == 0 || line[0] == ' ' || line[0] == '\t') && strspn(line, " \t") == len && !r.too_long)
 			continue;
 		if (detect_here) {
+			int d = detect_more(c, &pd, line, len, r.too_long);
+			if (d <= 0) {
+				status = -d;
+				continue;
+			}
 			detect_here = false;
-			int fmt = detect(c, line, len);
-			char q[SIM_QUOTE_SIZE];
-			if (fmt == -2) {
-				status = oom(c);
-				break;
-			}
-			if (fmt < 0) {
-				status = say(c, EXIT_USAGE, "%s:%ld: cannot tell the log's format from %s (not "
-					     "combined, JSON lines, CSV with a header, or a trace): give --format",
-					     c->file, c->lineno, sim_quote(q, line));
-				break;
-			}
-			c->im.format = (enum imp_format)fmt;
-			snprintf(c->detected_at, sizeof(c->detected_at), "%.80s:%ld", c->file, c->lineno);
-			if ((status = check_applies(c)))
-				break;
 			header = c->im.format == IMP_CSV;
 		}
-		if (c->im.format == IMP_TRACE && line[strspn(line, " \t")] == '#')
-			continue;
 		if (header) {
 			const char *why = imp_csv_header(&c->im, line, len);
 			char msg[512];
@@ -378,21 +362,19 @@ static int read_file(struct ctx *c, const char *path)
 			}
 			continue;
 		}
-		if (c->im.format == IMP_TRACE) {
-			/* The trace reader splits the line: messages quote the copy. */
-			char *copy = realloc(c->copy, len + 1);
-			if (!copy) {
-				status = oom(c);
-				break;
-			}
-			c->copy = copy;
-			memcpy(copy, line, len + 1);
-		}
-		status = take_line(c, line, len, r.too_long);
+		status = data_line(c, line, len, r.too_long);
 	}
 	if (status == 0 && rc < 0)
 		status = say(c, imp_reader_bad_data(&r) ? EXIT_USAGE : EXIT_FAIL, "%s:%ld: cannot read: %s",
 			     c->file, r.lineno + 1, imp_reader_error(&r));
+	if (status == 0 && detect_here && pd.n > 0) {
+		char q[SIM_QUOTE_SIZE];
+		status = say(c, EXIT_USAGE, "%s:%ld: cannot tell the log's format from %s (not combined, JSON "
+			     "lines, CSV with a header, or a trace): give --format", c->file, pd.lineno[0],
+			     sim_quote(q, pd.text[0].p));
+	}
+	for (int i = 0; i < DETECT_LINES; i++)
+		free(pd.text[i].p);
 	imp_reader_close(&r);
 	return status;
 }
@@ -418,6 +400,8 @@ static int build(struct ctx *c, struct sim_trace *t)
 	if (o->spread && c->res_ns > 1)
 		imp_spread(c->rec, c->n, c->res_ns);
 	int64_t origin = c->n && !o->absolute ? c->rec[0].t_ns : 0;
+	if (c->n && c->rec[c->n - 1].t_ns - origin > RL_TIME_MAX_NS) /* spread inside the range's last tick */
+		return say(c, EXIT_USAGE, "--spread moves the last request past %lld ns", (long long)RL_TIME_MAX_NS);
 	t->t_ns = malloc((c->n ? c->n : 1) * sizeof(*t->t_ns));
 	t->key = malloc((c->n ? c->n : 1) * sizeof(*t->key));
 	t->cost = malloc((c->n ? c->n : 1) * sizeof(*t->cost));
@@ -429,11 +413,12 @@ static int build(struct ctx *c, struct sim_trace *t)
 		t->cost[i] = c->rec[i].cost;
 		t->has_cost |= c->rec[i].cost != 1;
 	}
+	t->cost_read = c->im.want_cost || c->im.trace_cost;
 	t->n = c->n;
-	t->nkeys = c->nkeys;
-	t->key_name = c->names;
-	c->names = NULL;
-	c->nkeys = 0;
+	t->nkeys = c->keys.nkeys;
+	t->key_name = c->keys.names;
+	c->keys.names = NULL;
+	c->keys.nkeys = 0;
 	t->origin_ns = origin;
 	t->resolution_ns = c->res_ns;
 	t->absolute = o->absolute;
@@ -453,27 +438,22 @@ static void summary(struct ctx *c, const struct sim_trace *t)
 	if (c->res_ns == 1)
 		say(c, 0, "time resolution 1ns");
 	else if (t->spread)
-		say(c, 0, "time resolution %s: the requests of one %s tick spread evenly inside it "
-		    "(--spread)", res, res);
+		say(c, 0, "time resolution %s: the requests of one tick spread evenly inside it (--spread)", res);
 	else
-		say(c, 0, "time resolution %s: the requests of one %s tick arrive at one instant "
-		    "(--spread spreads them evenly inside it)", res, res);
+		say(c, 0, "time resolution %s: the requests of one tick share one instant (--spread "
+		    "spreads them evenly inside it)", res);
 	say(c, 0, "skipped %zu of %zu lines", c->bad, c->lines);
 }
 
 static void ctx_free(struct ctx *c)
 {
-	for (size_t i = 0; i < c->nkeys; i++)
-		free(c->names[i]);
-	free(c->names);
+	imp_keys_free(&c->keys);
 	free(c->rec);
-	free(c->copy);
-	free(c->kbuf.p);
+	free(c->copy.p);
 	free(c->im.s_time.p);
 	free(c->im.s_key.p);
 	free(c->im.s_cost.p);
 	free(c->im.s_skip.p);
-	sim_keymap_destroy(&c->map);
 }
 
 int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t npaths,
@@ -492,7 +472,7 @@ int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t
 		return status;
 	if (!c.detected && (status = check_applies(&c)))
 		return status;
-	if ((rc = sim_keymap_init(&c.map, sizeof(uint32_t))) != RL_OK)
+	if ((rc = imp_keys_init(&c.keys)) != RL_OK)
 		return rc == RL_EINVAL ? say(&c, EXIT_USAGE, "%s is not a non-negative integer", SIM_HASH_SEED_ENV)
 				       : say(&c, EXIT_FAIL, "no random seed for the key hash");
 	for (size_t i = 0; i < npaths && !status; i++)

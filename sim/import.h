@@ -15,7 +15,8 @@
 struct sim_import_opts {
 	const char *format;     /* NULL or "auto" (detected), combined, jsonl, csv, trace */
 	const char *key;        /* combined: ip (default), user, path, ip+path */
-	const char *time_field, *key_field, *cost_field; /* jsonl, csv */
+	/* jsonl, csv: the fields (NULL: "time", "key", no cost); combined: cost_field "bytes" */
+	const char *time_field, *key_field, *cost_field;
 	const char *time_unit;  /* s, ms, us or ns: numeric times in jsonl, csv */
 	bool absolute;          /* keep epoch ns instead of times relative to the first request */
 	bool spread;            /* place one tick's requests evenly inside it */
@@ -24,10 +25,15 @@ struct sim_import_opts {
 };
 
 /*
- * Reads the files (a path, "-" for standard input; .gz read through zlib)
+ * Reads the files in order (a path, "-" for standard input, none for
+ * standard input alone; .gz read through zlib)
  * into t, which the caller frees with sim_trace_free. What was detected,
- * the resolution and the bad lines are reported on err. Returns 0, or a
- * CLI exit status (2: bad input, after the message) with t left empty.
+ * the resolution and the bad lines are reported on err, each line
+ * "ratelab CMD: ...", the last "skipped K of N lines". Returns 0, or a
+ * CLI exit status with t left empty, after its message: 2 for bad input
+ * (a bad option, an undetectable format, with strict the first bad line,
+ * a log none of whose lines is read, a corrupt .gz), 1 when out of memory
+ * or a read fails.
  */
 int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t npaths,
 	       struct sim_trace *t, FILE *err);

@@ -64,11 +64,19 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 	if (len - i < 3 || s[i] != ' ' || s[i + 1] != '"')
 		return "expected ' \"REQUEST\"' after the time";
 	req_at = i += 2;
-	for (; i < len && s[i] != '"'; i++)
-		if (s[i] == '\\' && i + 1 < len)
-			i++;
-	if (i == len)
-		return "the request's quote is not closed";
+	/* The closing quote: the first one after an even number of backslashes. */
+	for (;;) {
+		const char *q = memchr(s + i, '"', len - i);
+		if (!q)
+			return "the request's quote is not closed";
+		size_t at = (size_t)(q - s), back = 0;
+		while (at - back > req_at && s[at - back - 1] == '\\')
+			back++;
+		i = at;
+		if (back % 2 == 0)
+			break;
+		i++;
+	}
 	req_end = i++;
 	if (len - i < 6 || s[i] != ' ' || !is_digit(s[i + 1]) || !is_digit(s[i + 2]) ||
 	    !is_digit(s[i + 3]) || s[i + 4] != ' ')

@@ -37,6 +37,8 @@ const char *imp_time(struct imp *im, const char *s, size_t len, int64_t *ns)
 			 "--time-unit s, ms, us or ns", len > 40 ? 40 : (int)len, s);
 		return im->why;
 	}
+	if (!date && im->unit_ns == 0)
+		date = true; /* not a number either: RFC 3339's reason is the one to give */
 	if (date ? sim_time_rfc3339(s, len, ns, &why) : sim_time_number(s, len, im->unit_ns, ns, &why))
 		return NULL;
 	snprintf(im->why, sizeof(im->why), "time '%.*s': %s", len > 40 ? 40 : (int)len, s, why);

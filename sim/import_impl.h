@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "import.h"
+#include "keymap.h"
 
 enum imp_format { IMP_COMBINED, IMP_JSONL, IMP_CSV, IMP_TRACE };
 enum imp_key { IMP_KEY_IP, IMP_KEY_USER, IMP_KEY_PATH, IMP_KEY_IP_PATH };
@@ -46,6 +47,7 @@ struct imp {
 	const char *time_field, *key_field, *cost_field;
 	bool want_cost;
 	bool unit_missing;           /* a numeric time met without --time-unit: fatal */
+	bool trace_cost;             /* a trace line had a COST */
 	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
 	int col_time, col_key, col_cost, ncols;
 	char clf_text[26];           /* combined: the last time's text and value */
@@ -91,6 +93,28 @@ const char *imp_reader_error(struct imp_reader *r);
 /* After -1: true when the file's compressed data is corrupt or cut short (bad input, not I/O). */
 bool imp_reader_bad_data(struct imp_reader *r);
 void imp_reader_close(struct imp_reader *r);
+
+/*
+ * The keys met, interned in first-seen order: id -> name (escaped: a
+ * blank or control byte written %XX, so that a name is one token of a
+ * trace line). Zeroed, then imp_keys_init.
+ */
+#define IMP_KEYS_MAX ((size_t)UINT32_MAX - 1)
+struct imp_keys {
+	struct sim_keymap map;     /* name -> id + 1 */
+	char **names;
+	size_t nkeys, cap;
+	uint32_t last_id;          /* the last key interned: the next line's is often the same */
+	size_t last_len;
+	bool have_last;
+	struct imp_buf build;      /* a key being built: joined, escaped */
+};
+
+/* RL_OK, or sim_keymap_init's error (RL_EINVAL: a bad SIM_HASH_SEED_ENV). */
+int imp_keys_init(struct imp_keys *k);
+/* The id of the line's key (key then key2), interned; -1 when out of memory or past IMP_KEYS_MAX. */
+int64_t imp_keys_intern(struct imp_keys *k, const struct imp_fields *f);
+void imp_keys_free(struct imp_keys *k);
 
 /* One request as read, in input order until sorted. */
 struct imp_rec {

@@ -17,5 +17,6 @@ const char *imp_trace(struct imp *im, char *line, size_t len, struct imp_fields 
 	f->key_len = tl.key_len;
 	f->key2_len = 0;
 	f->cost = tl.cost;
+	im->trace_cost |= tl.has_cost;
 	return NULL;
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lines.h"
 #include "ratelab/parse.h"
 #include "ratelab/status.h"
 
@@ -35,6 +36,7 @@ struct sim_child {
 	char buf[ANSWER_MAX]; /* bytes read, not yet consumed: [pos, len) */
 	size_t pos, len;
 	char req[64];         /* the request in progress, for messages */
+	int64_t answers;      /* answer lines read so far */
 	char err[ANSWER_MAX + 512];
 	bool failed;
 	void (*old_pipe)(int);
@@ -64,7 +66,8 @@ __attribute__((format(printf, 2, 3))) static int fail(struct sim_child *c, const
 	va_list ap;
 
 	if (!c->failed) {
-		int n = snprintf(c->err, sizeof(c->err), "decider '%s' (scenario %s): ", c->cmd, c->scenario);
+		char q[SIM_QUOTE_SIZE];
+		int n = snprintf(c->err, sizeof(c->err), "decider %s (scenario %s): ", sim_quote(q, c->cmd), c->scenario);
 		va_start(ap, fmt);
 		vsnprintf(c->err + n, sizeof(c->err) - (size_t)n, fmt, ap);
 		va_end(ap);
@@ -106,6 +109,7 @@ int sim_child_start(struct sim_child **out, const char *cmd, const struct sim_sc
 {
 	struct sim_child *c = calloc(1, sizeof(*c));
 	int in[2], outp[2];
+	char q[SIM_QUOTE_SIZE];
 
 	*out = NULL;
 	if (!c) {
@@ -113,12 +117,12 @@ int sim_child_start(struct sim_child **out, const char *cmd, const struct sim_sc
 		return RL_ENOMEM;
 	}
 	if (pipe_cloexec(in) != 0) {
-		snprintf(msg, msg_len, "decider '%s': pipe: %s", cmd, strerror(errno));
+		snprintf(msg, msg_len, "decider %s: pipe: %s", sim_quote(q, cmd), strerror(errno));
 		free(c);
 		return RL_EINVAL;
 	}
 	if (pipe_cloexec(outp) != 0) {
-		snprintf(msg, msg_len, "decider '%s': pipe: %s", cmd, strerror(errno));
+		snprintf(msg, msg_len, "decider %s: pipe: %s", sim_quote(q, cmd), strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		free(c);
@@ -127,7 +131,7 @@ int sim_child_start(struct sim_child **out, const char *cmd, const struct sim_sc
 	fflush(NULL); /* the child must not inherit unwritten output */
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(msg, msg_len, "decider '%s': fork: %s", cmd, strerror(errno));
+		snprintf(msg, msg_len, "decider %s: fork: %s", sim_quote(q, cmd), strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		close(outp[0]);
@@ -197,6 +201,7 @@ static char *read_answer(struct sim_child *c)
 			c->pos = (size_t)(nl - c->buf) + 1;
 			if (nl > line && nl[-1] == '\r')
 				nl[-1] = '\0';
+			c->answers++;
 			return line;
 		}
 		if (c->pos > 0) { /* keep the partial line at the front */
@@ -210,7 +215,11 @@ static char *read_answer(struct sim_child *c)
 		}
 		int64_t left = deadline - mono_ns();
 		if (left <= 0) {
-			fail(c, "gave no answer within %.3fs to request '%s'", (double)c->timeout_ns * 1e-9, c->req);
+			fail(c, "gave no answer within %.3fs to request '%s'%s", (double)c->timeout_ns * 1e-9, c->req,
+			     c->answers ? ""
+					: " (its first: it may not be flushing its output; a decider must flush "
+					  "each answer line, e.g. print(..., flush=True), fflush(stdout), or run it "
+					  "under `stdbuf -oL`)");
 			return NULL;
 		}
 		struct pollfd p = { .fd = c->from, .events = POLLIN };
@@ -237,31 +246,56 @@ static char *read_answer(struct sim_child *c)
 	}
 }
 
-/* Parses "V [R] [NAME=VALUE ...]" into the verdict and the retry-after (-1: none). */
-static bool parse_answer(char *line, int *verdict, int64_t *retry)
+/*
+ * The fields an answer may carry after V: those `ratelab replay --explain`
+ * writes. Any other name is refused, so that a misnamed retry-after
+ * ("retry=5") is not silently read as none.
+ */
+static const char *const fields[] = { "retry_after_ns", "remaining", "reset_ns", "delay_ns", "tier" };
+
+/*
+ * Parses "V [R] [NAME=VALUE ...]" into the verdict and the retry-after
+ * (-1: none); false with the reason in why.
+ */
+static bool parse_answer(char *line, int *verdict, int64_t *retry, char *why, size_t why_len)
 {
-	char *save = NULL, *tok = strtok_r(line, " \t", &save);
+	char *save = NULL, *tok = strtok_r(line, " \t", &save), q[SIM_QUOTE_SIZE];
 	bool first = true;
 
 	*retry = -1;
-	if (!tok || (strcmp(tok, "0") != 0 && strcmp(tok, "1") != 0))
+	if (!tok || (strcmp(tok, "0") != 0 && strcmp(tok, "1") != 0)) {
+		snprintf(why, why_len, "the verdict %s is not 1 or 0", tok ? sim_quote(q, tok) : "(none)");
 		return false;
+	}
 	*verdict = tok[0] == '1';
-	while ((tok = strtok_r(NULL, " \t", &save))) {
+	for (; (tok = strtok_r(NULL, " \t", &save)); first = false) {
 		char *eq = strchr(tok, '=');
 		int64_t v;
-		if (first && !eq) {
-			if (!rl_parse_i64(tok, &v) || v < 0)
+		size_t i = 0;
+		if (!eq) {
+			if (!first || !rl_parse_i64(tok, &v) || v < 0) {
+				snprintf(why, why_len, "%s is %s", sim_quote(q, tok),
+					 first ? "not a retry-after (an integer number of ns >= 0)"
+					       : "neither the retry-after (right after V) nor NAME=VALUE");
 				return false;
+			}
 			*retry = v;
-		} else if (!eq || eq == tok) {
-			return false;
-		} else if (strncmp(tok, "retry_after_ns=", 15) == 0) {
-			if (!rl_parse_i64(eq + 1, &v) || v < 0)
-				return false;
-			*retry = v;
+			continue;
 		}
-		first = false;
+		*eq = '\0';
+		while (i < sizeof(fields) / sizeof(fields[0]) && strcmp(tok, fields[i]) != 0)
+			i++;
+		if (i == sizeof(fields) / sizeof(fields[0])) {
+			snprintf(why, why_len, "unknown field %s (the fields are retry_after_ns, remaining, reset_ns, "
+				 "delay_ns and tier)", sim_quote(q, tok));
+			return false;
+		}
+		if (i < 4 && (!rl_parse_i64(eq + 1, &v) || (i != 1 && v < 0))) {
+			snprintf(why, why_len, "%s=%s is not an integer%s", tok, sim_quote(q, eq + 1), i != 1 ? " >= 0" : "");
+			return false;
+		}
+		if (i == 0)
+			*retry = v;
 	}
 	return true;
 }
@@ -279,11 +313,11 @@ int sim_child_decide(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_
 	char *line = read_answer(c);
 	if (!line)
 		return RL_EINVAL;
-	char copy[ANSWER_MAX];
-	snprintf(copy, sizeof(copy), "%s", line);
-	if (!parse_answer(line, &verdict, &retry))
-		return fail(c, "answered '%s' to request '%s': not 'V [RETRY_NS] [NAME=VALUE ...]' with V 1 or 0",
-			    copy, c->req);
+	char reply[SIM_QUOTE_SIZE], why[2 * SIM_QUOTE_SIZE];
+	sim_quote(reply, line);
+	if (!parse_answer(line, &verdict, &retry, why, sizeof(why)))
+		return fail(c, "answered %s to request '%s': %s; an answer is 'V [RETRY_NS] [NAME=VALUE ...]' "
+			    "with V 1 or 0", reply, c->req, why);
 	if (retry_after_ns)
 		*retry_after_ns = verdict ? 0 : (retry > 0 ? retry : 1);
 	return verdict;

@@ -8,24 +8,28 @@
  * environment: RATELAB_LIMIT (N), RATELAB_WINDOW_NS (W, ns), RATELAB_BURST
  * (B) and RATELAB_SCENARIO (the scenario's name). For each request, in
  * order of simulated time, the simulator writes one line `T KEY\n` to the
- * child's stdin (T: integer ns of simulated time, non-decreasing; KEY: the
- * key's decimal id, one limiter state per KEY) - `T KEY COST\n` for a
+ * child's stdin (T: integer ns of simulated time, non-decreasing but for
+ * the lines of a replayed trace, handed their own times (sim_traffic.h);
+ * KEY: the key's decimal id, one limiter state per KEY) - `T KEY COST\n` for a
  * request of a weighted scenario whose cost is not 1 (COST units, as
  * `ratelab replay` reads them) - and waits for one answer line on the
  * child's stdout before it goes on:
  *     V [R] [NAME=VALUE ...]
  * V is 1 (admitted) or 0 (rejected); R, optional, is the retry-after in
  * integer ns (a rejected request's wait until the key's next request would
- * be admitted; ignored when admitted); a field retry_after_ns=R stands
- * for R, and other NAME=VALUE fields are ignored, so `ratelab replay
- * --explain` answers in the protocol as it is. Without R a polite client
+ * be admitted; ignored when admitted); then the fields `ratelab replay
+ * --explain` writes, any of retry_after_ns=R (standing for R), remaining=,
+ * reset_ns=, delay_ns= (integers) and tier=NAME, which are ignored, so
+ * that it answers in the protocol as it is. Any other name is refused. Without R a polite client
  * retries 1 ns later (the engine's least wait). After the last request
  * the child's stdin is closed; it must exit with status 0.
  *
  * The child must flush each answer before it reads on. Anything else ends
- * the run with a message: the child exiting or closing its stdout early,
- * an answer that is not of the form above, no answer within the timeout,
- * a non-zero exit status at the end.
+ * the run with a message (the command and the answer quoted, control
+ * bytes escaped): the child exiting or closing its stdout early, an answer
+ * that is not of the form above (naming what is wrong), no answer within
+ * the timeout (for the first answer, a hint that the child may not be
+ * flushing), a non-zero exit status at the end.
  */
 #ifndef RATELAB_SIM_DECIDER_H
 #define RATELAB_SIM_DECIDER_H

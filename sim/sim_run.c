@@ -36,6 +36,7 @@ struct run {
 	unsigned char *over;         /* per key: ever more than N admitted in a window */
 	bool owns_heap;              /* the algorithm's states own heap (rl_algo.heap_bytes) */
 	bool compare;                /* the scenario's compare: reference and tracking on */
+	bool clamp;                  /* compare, and a time handed may go back (a replayed trace) */
 	int64_t own_bound;           /* rl_limiter_max_admitted(lim, W - 1) */
 	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
@@ -119,6 +120,16 @@ observe:
 	return v;
 }
 
+/*
+ * The time a request is measured at: a replayed line may go back in time
+ * (sim_traffic.h), and like the limiters the measurement clamps it to the
+ * key's last seen time, which the reference has just recorded.
+ */
+static inline int64_t measured_at(const struct run *r, uint32_t key, int64_t t)
+{
+	return r->clamp ? r->refs[key].last_ns : t;
+}
+
 static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct run *r = ctx;
@@ -133,7 +144,7 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 		return ref;
 	if (retry_ns)
 		*retry_ns = d.retry_after_ns;
-	return record(r, st, t, key, cost, v, ref);
+	return record(r, st, measured_at(r, key, t), key, cost, v, ref);
 }
 
 /* The same with the external decider's verdict and retry-after. */
@@ -147,7 +158,7 @@ static int decide_external(void *ctx, int64_t t, uint32_t key, int64_t cost, int
 	int ref = r->compare ? rl_sliding_log_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 	if (ref < 0)
 		return ref;
-	return record(r, NULL, t, key, cost, v, ref);
+	return record(r, NULL, measured_at(r, key, t), key, cost, v, ref);
 }
 
 static void summarise(struct run *r, struct sim_traffic *tr)
@@ -229,7 +240,7 @@ static int run_with(struct sim_traffic *tr, const struct rl_algo *algo, const st
 	struct run r = {
 		.lim = algo ? &lim : NULL, .ext = ext, .ref = &ref, .state_size = algo ? algo->state_size : 0,
 		.hooks = hooks, .bucket_ns = sc->bucket_ns, .res = res,
-		.owns_heap = algo && algo->heap_bytes != NULL, .compare = sc->compare,
+		.owns_heap = algo && algo->heap_bytes != NULL, .compare = sc->compare, .clamp = sc->compare && tr->replays,
 		.states = calloc(n, algo ? algo->state_size : 1), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)),
 		.ks = aligned_alloc(sizeof(struct key_stats), n * sizeof(struct key_stats)),
@@ -241,7 +252,7 @@ static int run_with(struct sim_traffic *tr, const struct rl_algo *algo, const st
 	if (!r.states || !r.refs || !r.track || !r.ks || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
-		struct sim_decider d = { algo ? decide : decide_external, &r };
+		struct sim_decider d = { algo ? decide : decide_external, &r, false };
 		snprintf(label, sizeof(label), "%s/%s", sc->name, name);
 		double t0 = now_s();
 		rc = sim_traffic_run(tr, &d, label);

@@ -21,8 +21,10 @@
 
 #include "compat.h"
 #include "ini_reader.h"
+#include "lines.h"
 #include "ratelab/algo.h"
 #include "ratelab/parse.h"
+#include "trace_line.h"
 
 #define UNSET (-1)
 #define MAX_KEYS 10000000LL /* keys per source */
@@ -41,7 +43,10 @@ struct parse {
 	bool keyless;              /* the last source opened has no key yet */
 	size_t nseen;              /* keys given so far, as "SOURCE/SECTION/KEY" */
 	char seen[MAX_SEEN][SIM_NAME_MAX + 160];
+	int sweep_line;            /* line of sweep =; 0: none */
+	int key_line[SIM_MAX_TRAFFIC][16]; /* per source, line of each key of type_keys; 0: not given */
 	int fail_line;             /* line of the first error; 0: none yet */
+	bool span_duration;        /* no duration given: it is the traces' span */
 	char *msg;
 	size_t msg_len;
 };
@@ -235,8 +240,10 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 	}
 	if (strcmp(name, "algos") == 0)
 		return set_algos(p, v);
-	if (strcmp(name, "sweep") == 0)
+	if (strcmp(name, "sweep") == 0) {
+		p->sweep_line = line_of(p);
 		return set_sweep(p, v);
+	}
 	return fail(p, line_of(p), "[scenario]: unknown key '%s'", name);
 }
 
@@ -342,6 +349,100 @@ static int set_file(struct parse *p, struct sim_traffic_spec *t, const char *v)
 	return 1;
 }
 
+/*
+ * The [traffic] keys that apply to some source types only (bit 1 << type);
+ * the others (type, start, stop, cost) apply to every source. What each
+ * type reads, in the engine: rates (load) and key popularity (zipf) the
+ * Poisson-like and constant sources; keys all but the adversary (one key
+ * per round) and replay (the trace's keys); clients all but the adversary
+ * (it probes at once or at its retry-after, whatever client says).
+ */
+#define TYPE(x) (1u << SIM_TRAFFIC_##x)
+#define RATED (TYPE(CONSTANT) | TYPE(POISSON) | TYPE(ONOFF) | TYPE(DIURNAL))
+#define REACTS (RATED | TYPE(BOUNDARY) | TYPE(REPLAY))
+static const struct {
+	const char *name;
+	unsigned types;
+} type_keys[] = {
+	{ "load", RATED },          { "zipf", RATED },           { "keys", RATED | TYPE(BOUNDARY) },
+	{ "on", TYPE(ONOFF) },      { "off", TYPE(ONOFF) },      { "period", TYPE(DIURNAL) },
+	{ "amplitude", TYPE(DIURNAL) }, { "count", TYPE(BOUNDARY) }, { "gap", TYPE(BOUNDARY) },
+	{ "every", TYPE(BOUNDARY) }, { "rounds", TYPE(ADVERSARY) }, { "file", TYPE(REPLAY) },
+	{ "client", REACTS },       { "max_retries", REACTS },   { "retry_gap", REACTS },
+};
+_Static_assert(sizeof(type_keys) / sizeof(type_keys[0]) <= 16, "key_line holds every type key");
+
+/* Records where a type key was given, for the check once the type is known. */
+static void note_type_key(struct parse *p, const char *name)
+{
+	for (size_t i = 0; i < sizeof(type_keys) / sizeof(type_keys[0]); i++)
+		if (strcmp(name, type_keys[i].name) == 0)
+			p->key_line[p->sc->ntraffic - 1][i] = line_of(p);
+}
+
+/* The types a key applies to, as "a, b or c". */
+static void type_list(unsigned types, char *out, size_t len)
+{
+	size_t n = 0, left = (size_t)__builtin_popcount(types);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]) && n < len; i++) {
+		if (!(types & (1u << i)))
+			continue;
+		left--;
+		n += (size_t)snprintf(out + n, len - n, "%s%s", type_names[i], left > 1 ? ", " : left ? " or " : "");
+	}
+}
+
+/* Refuses a key given to a source that would ignore it: by type, then by client. */
+static int check_type_keys(struct parse *p, size_t src)
+{
+	const struct sim_traffic_spec *t = &p->sc->traffic[src];
+	const int *line = p->key_line[src];
+	char types[160];
+
+	for (size_t i = 0; i < sizeof(type_keys) / sizeof(type_keys[0]); i++) {
+		if (!line[i] || (type_keys[i].types & (1u << t->type)))
+			continue;
+		type_list(type_keys[i].types, types, sizeof(types));
+		return fail(p, line[i], "[traffic %s]: '%s' does not apply to type %s (only to %s)", t->name,
+			    type_keys[i].name, type_names[t->type], types);
+	}
+	for (size_t i = 0; i < sizeof(type_keys) / sizeof(type_keys[0]); i++) {
+		bool retries = strcmp(type_keys[i].name, "max_retries") == 0;
+		if (!line[i] || !(retries || strcmp(type_keys[i].name, "retry_gap") == 0))
+			continue;
+		if (retries && t->client == SIM_CLIENT_NONE)
+			return fail(p, line[i], "[traffic %s]: 'max_retries' applies only with client = polite "
+				    "or abusive (client = none never retries)", t->name);
+		if (!retries && t->client != SIM_CLIENT_ABUSIVE)
+			return fail(p, line[i], "[traffic %s]: 'retry_gap' applies only with client = abusive "
+				    "(a polite client waits its retry-after)", t->name);
+	}
+	return 1;
+}
+
+/* sweep sets every source's load: refused when a source has none to set. */
+static int check_sweep(struct parse *p)
+{
+	const struct sim_scenario *sc = p->sc;
+	bool any = false;
+
+	if (!sc->nsweep)
+		return 1;
+	for (size_t i = 0; i < sc->ntraffic; i++) {
+		const struct sim_traffic_spec *t = &sc->traffic[i];
+		if (t->type == SIM_TRAFFIC_REPLAY)
+			return fail(p, p->sweep_line, "[scenario]: sweep sets each source's load, which "
+				    "[traffic %s] cannot change: a replay source's requests are its trace's", t->name);
+		any = any || (RATED & (1u << t->type));
+	}
+	if (!any)
+		return fail(p, p->sweep_line, "[scenario]: sweep sets each source's load, and no source has one "
+			    "(boundary and adversary sources send what count and rounds say)");
+	return 1;
+}
+
 static int traffic_key(struct parse *p, struct sim_traffic_spec *t, const char *name, const char *v)
 {
 	static const struct {
@@ -423,6 +524,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		t->line = line_of(p);
 		p->keyless = false;
 	}
+	note_type_key(p, name);
 	return traffic_key(p, t, name, value);
 }
 
@@ -525,13 +627,81 @@ static int check_work(struct parse *p)
 	return 1;
 }
 
+/*
+ * The latest time of the trace at path, ns, into *max (-1: no line); the
+ * trace's lines are read as the engine reads them (trace_line.h). 1, or 0
+ * after the message of the first bad line.
+ */
+static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t *max)
+{
+	struct sim_lines in = { .in = fopen(t->file, "r") };
+	char *line, why[SIM_QUOTE_SIZE + 80];
+	int ok = 1;
+
+	*max = -1;
+	if (!in.in)
+		return fail(p, t->line, "[traffic %s]: cannot open the trace %s", t->name, t->file);
+	while (ok && (line = sim_lines_next(&in))) {
+		struct sim_trace_line l;
+		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+			p->fail_line = t->line;
+			sim_trace_line_error(p->msg, p->msg_len, t->file, in.lineno, in.has_nul ? NULL : in.text,
+					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
+			ok = 0;
+		} else if (l.t_ns > *max) {
+			*max = l.t_ns;
+		}
+	}
+	if (ok && (ferror(in.in) || !feof(in.in)))
+		ok = fail(p, t->line, "[traffic %s]: cannot read the trace %s%s", t->name, t->file,
+			  ferror(in.in) ? "" : ": out of memory");
+	sim_lines_free(&in);
+	fclose(in.in);
+	return ok;
+}
+
+/*
+ * No duration given: with replay sources, the traces' span, the latest
+ * time + 1 ns, so that the last line is replayed (at most RL_TIME_MAX_NS).
+ */
+static int default_duration(struct parse *p)
+{
+	struct sim_scenario *sc = p->sc;
+	int64_t span = -1, max;
+	bool replay = false;
+
+	for (size_t i = 0; i < sc->ntraffic; i++) {
+		const struct sim_traffic_spec *t = &sc->traffic[i];
+		if (t->type != SIM_TRAFFIC_REPLAY)
+			continue;
+		if (!t->file[0])
+			return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);
+		replay = true;
+		if (!trace_max(p, t, &max))
+			return 0;
+		if (max >= span)
+			span = max < RL_TIME_MAX_NS ? max + 1 : RL_TIME_MAX_NS;
+	}
+	if (!replay)
+		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration (without "
+			    "duration only when a source replays a trace: the duration is then its span)");
+	if (span <= 0)
+		return fail(p, p->scenario_line, "[scenario]: no duration given, and the traces replayed have no "
+			    "request to take it from");
+	sc->duration_ns = span;
+	p->span_duration = true;
+	return 1;
+}
+
 static int finish(struct parse *p)
 {
 	struct sim_scenario *sc = p->sc;
 	char why[160];
 
-	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET || sc->duration_ns == UNSET)
+	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET)
 		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration");
+	if (sc->duration_ns == UNSET && !default_duration(p))
+		return 0;
 	/* the name goes into CSV rows and file names: a file name's base must pass as name = would */
 	if (!p->named && (!sc->name[0] || strspn(sc->name, NAME_CHARS) != strlen(sc->name)))
 		return fail(p, p->scenario_line, "[scenario]: the file's base name '%s' is no scenario name "
@@ -542,6 +712,12 @@ static int finish(struct parse *p)
 		return fail(p, p->scenario_line, "[scenario]: %s", why);
 	if (sc->bucket_ns == UNSET)
 		sc->bucket_ns = sc->rule.window_ns / 10 > 0 ? sc->rule.window_ns / 10 : 1;
+	if (sc->duration_ns / sc->bucket_ns > 10000000 && p->span_duration)
+		return fail(p, p->scenario_line, "[scenario]: more than 10^7 time-series buckets over the "
+			    "duration, which is the traces' span (%lld ns, no duration given): if the trace's "
+			    "times are absolute (epoch) ns, `ratelab import --format trace` makes them relative "
+			    "to the first request; else give duration or a coarser bucket",
+			    (long long)sc->duration_ns);
 	if (sc->duration_ns / sc->bucket_ns > 10000000)
 		return fail(p, p->scenario_line, "[scenario]: more than 10^7 time-series buckets");
 	if (sc->breaker_limit == UNSET)
@@ -553,9 +729,9 @@ static int finish(struct parse *p)
 	if (sc->ntraffic == 0)
 		return fail(p, line_of(p), "no [traffic NAME] section");
 	for (size_t i = 0; i < sc->ntraffic; i++)
-		if (!finish_traffic(p, &sc->traffic[i]))
+		if (!finish_traffic(p, &sc->traffic[i]) || !check_type_keys(p, i))
 			return 0;
-	return check_work(p);
+	return check_sweep(p) && check_work(p);
 }
 
 static void default_name(struct sim_scenario *sc, const char *path)

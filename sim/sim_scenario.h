@@ -7,7 +7,9 @@
  *   window   = 1s            ; W (durations: integer with ns, us, ms, s, m, h;
  *                            ; the unit is required)
  *   burst    = 100           ; B, bucket algorithms (default N)
- *   duration = 20s           ; virtual time simulated, [0, duration)
+ *   duration = 20s           ; virtual time simulated, [0, duration); may be
+ *                            ; left out when a source replays a trace: it is
+ *                            ; then the traces' span (latest time + 1 ns)
  *   bucket   = 100ms         ; time-series bucket (default W / 10)
  *   seed     = 1             ; default 1; `ratelab sim --seed` overrides it
  *   algos    = all           ; or a comma list of algorithm names
@@ -30,10 +32,15 @@
  *   count = N  gap = 1ns  every = 2  ; boundary: count per key at kW - gap
  *                            ; and count at kW, for k = every, 2 every, ...
  *   rounds = 6               ; adversary: attack rounds, one fresh key each
- *   file = trace.txt         ; replay: 'T KEY [COST]' lines, T ns
- *                            ; non-decreasing; relative to the INI file's
- *                            ; directory; a line's COST (units, 1..10^9)
- *                            ; overrides the source's cost
+ *   file = trace.txt         ; replay: 'T KEY [COST]' lines (trace_line.h),
+ *                            ; T ns, requests in the order they reach the
+ *                            ; limiter (a time may go back: the limiter
+ *                            ; clamps it per key); relative to the INI
+ *                            ; file's directory; a line's COST (units,
+ *                            ; 1..10^9) overrides the source's cost; lines
+ *                            ; outside [start, stop) are left out and
+ *                            ; counted (sim_traffic.h); none inside is an
+ *                            ; error
  *   cost = constant 1        ; each request's cost in units (algo.h), drawn
  *                            ; per arrival from the source's own stream:
  *                            ;   constant C          every request costs C
@@ -61,6 +68,11 @@
  * attack, adversary 2 (B + 2N) per round, times 1 + max_retries for
  * clients that retry; replay traces count as read).
  *
+ * A [traffic] key that its source's type does not read (load, keys or
+ * zipf on a replay source, file on a poisson source, on / off but on
+ * onoff, ... : the table in sim_scenario.c), max_retries without a
+ * client, retry_gap but for an abusive client, and sweep with a replay
+ * source (or no source with a load) are refused at the key's line.
  * A key given twice in one section, a section other than [scenario],
  * [breaker] and [traffic NAME] (even with no keys), two sources of one
  * name, and a file whose base name (up to its first '.') is no valid

@@ -52,9 +52,6 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 			sim_trace_line_error(msg, msg_len, path, in.lineno, in.has_nul ? NULL : in.text,
 					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
 			rc = RL_EINVAL;
-		} else if (s->trace_len && l.t_ns < s->trace_ns[s->trace_len - 1]) {
-			snprintf(msg, msg_len, "%s:%ld: time %lld goes backwards", path, in.lineno, (long long)l.t_ns);
-			rc = RL_EINVAL;
 		} else {
 			uint32_t *id = sim_keymap_get(&ids, l.key, l.key_len);
 			if (s->trace_len == cap) {
@@ -98,6 +95,51 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	return rc;
 }
 
+/*
+ * The lines replayed, [trace_first, trace_end): those whose event time
+ * q_i = max(t_0 .. t_i) is in [start, stop). q only grows, so the lines
+ * left out are a prefix and a suffix. None replayed is an error: an
+ * empty trace, times past the run (absolute times) or before the source's
+ * start.
+ */
+static int replay_range(struct sim_source *s, const char *ini, char *msg, size_t msg_len)
+{
+	const struct sim_traffic_spec *sp = s->spec;
+	int64_t q = -1;
+	size_t i = 0;
+
+	for (; i < s->trace_len && (q = q > s->trace_ns[i] ? q : s->trace_ns[i]) < sp->start_ns; i++)
+		;
+	s->trace_first = i;
+	for (; i < s->trace_len && (q = q > s->trace_ns[i] ? q : s->trace_ns[i]) < sp->stop_ns; i++)
+		;
+	s->trace_end = i;
+	if (s->trace_end > s->trace_first)
+		return RL_OK;
+	char path[SIM_QUOTE_SIZE];
+	sim_quote(path, sp->file);
+	if (s->trace_len == 0)
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s holds no request", ini, sp->line, sp->name,
+			 path);
+	else if (s->trace_ns[0] >= sp->stop_ns)
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s starts at %lld ns, at or past the "
+			 "source's end (%lld ns, the duration unless stop is given): none of its %zu requests "
+			 "would be replayed. Trace times are ns from the start of the run: if these are "
+			 "absolute (epoch) times, `ratelab import --format trace %s` makes them relative "
+			 "to the first request", ini, sp->line, sp->name, path, (long long)s->trace_ns[0],
+			 (long long)sp->stop_ns, s->trace_len, sp->file);
+	else
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: none of the %zu requests of the trace %s falls "
+			 "in the source's [start, stop) = [%lld, %lld) ns", ini, sp->line, sp->name, s->trace_len,
+			 path, (long long)sp->start_ns, (long long)sp->stop_ns);
+	return RL_EINVAL;
+}
+
+size_t sim_source_left_out(const struct sim_source *s)
+{
+	return s->spec && s->spec->type == SIM_TRAFFIC_REPLAY ? s->trace_len - (s->trace_end - s->trace_first) : 0;
+}
+
 static int make_zipf(struct sim_source *s)
 {
 	double sum = 0;
@@ -125,10 +167,13 @@ int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, ui
 
 		s->spec = spec;
 		s->nkeys = (uint32_t)spec->keys;
-		if (spec->type == SIM_TRAFFIC_REPLAY)
-			rc = load_trace(s, sc->file, msg, msg_len);
-		else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY)
+		if (spec->type == SIM_TRAFFIC_REPLAY) {
+			tr->replays = true;
+			if ((rc = load_trace(s, sc->file, msg, msg_len)) == RL_OK)
+				rc = replay_range(s, sc->file, msg, msg_len);
+		} else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY) {
 			rc = make_zipf(s);
+		}
 		if (rc == RL_ENOMEM)
 			snprintf(msg, msg_len, "out of memory");
 		if (rc) {
@@ -319,11 +364,16 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 		s->round_end_ns = add_sat(*t, 2 * w);
 		return *t < sp->stop_ns;
 	case SIM_TRAFFIC_REPLAY:
-		while ((size_t)n < s->trace_len && s->trace_ns[n] < sp->start_ns)
-			n = s->n++;
-		if ((size_t)n >= s->trace_len || s->trace_ns[n] >= sp->stop_ns)
-			return false;
-		*t = s->trace_ns[n];
+		/* q_i, the running largest time; the lines before trace_first only raise it */
+		for (;; n = s->n++) {
+			if ((size_t)n >= s->trace_end)
+				return false;
+			if (s->trace_ns[n] > s->t_ns)
+				s->t_ns = s->trace_ns[n];
+			if ((size_t)n >= s->trace_first)
+				break;
+		}
+		*t = s->t_ns;
 		*key = s->trace_key[n];
 		*cost = s->trace_cost[n];
 		return true;
@@ -343,7 +393,7 @@ static void restart(struct sim_traffic *tr)
 		sim_rng_seed(&s->rng, tr->seed, i);
 		sim_rng_seed(&s->cost_rng, tr->seed, SIM_MAX_TRAFFIC + i);
 		s->n = 0;
-		s->t_ns = sp->start_ns;
+		s->t_ns = sp->type == SIM_TRAFFIC_REPLAY ? -1 : sp->start_ns;
 		s->on = true;
 		s->switch_ns = add_sat(sp->start_ns, sim_rng_exp_ns(&s->rng, (double)sp->on_ns));
 		if (sp->type == SIM_TRAFFIC_BOUNDARY) {
@@ -435,6 +485,7 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 	int rc = RL_OK;
 	uint32_t since = 0;
 	double last = tr->progress ? wall_s() : 0;
+	bool own_times = tr->replays && !d->in_order;
 
 	sim_queue_init(&q);
 	restart(tr);
@@ -446,9 +497,16 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 		bool want = ev.kind == SIM_EV_PROBE || (sp->client == SIM_CLIENT_POLITE && ev.attempt < sp->max_retries);
 		int64_t retry_ns = 0;
 
+		int64_t at = ev.t_ns;
+		if (own_times && ev.kind == SIM_EV_ARRIVAL && sp->type == SIM_TRAFFIC_REPLAY) {
+			/* a replayed line's own time: its source's last arrival, until the next is scheduled */
+			const struct sim_source *s = &tr->src[ev.source];
+			at = s->trace_ns[s->n - 1];
+		}
+
 		if (ev.kind == SIM_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
 			break;
-		int verdict = d->decide(d->ctx, ev.t_ns, ev.key, ev.cost, want ? &retry_ns : NULL);
+		int verdict = d->decide(d->ctx, at, ev.key, ev.cost, want ? &retry_ns : NULL);
 		if (verdict < 0) {
 			rc = verdict;
 			break;

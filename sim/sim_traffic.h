@@ -7,6 +7,14 @@
  * adversary probes again at once when admitted and at now + retry_after_ns
  * when not, which is greedy at every ns without stepping through them.
  *
+ * A replay source's lines are requests in the order they reach the
+ * limiter (trace_line.h): line i is an event at q_i = max(q_(i-1), t_i),
+ * so the queue keeps file order, and the decider is handed the line's own
+ * time t_i, which a limiter clamps to the key's last seen time. The lines
+ * with q_i before the source's start or at or after its stop (the
+ * duration) are left out, and counted: trace_first and trace_len -
+ * trace_end of them.
+ *
  * Sources own disjoint key ranges; key ids are dense, 0 .. nkeys - 1.
  * Every source draws from its own PRNG stream (seed, source index), so
  * the offered traffic of a source without feedback is the same whatever
@@ -44,10 +52,11 @@ struct sim_source {
 	int64_t switch_ns; /* onoff: when the state flips, ns */
 	int64_t window;    /* boundary: the current attack's window index k */
 	int64_t round_end_ns; /* adversary: end of the current round, ns */
-	int64_t *trace_ns; /* replay: times, ns */
+	int64_t *trace_ns; /* replay: each line's own time, ns, in file order */
 	uint32_t *trace_key; /* replay: key ids relative to key_base */
 	uint32_t *trace_cost; /* replay: each line's COST, units; 0 = the source's cost */
 	size_t trace_len;
+	size_t trace_first, trace_end; /* replay: the lines replayed, [first, end) */
 };
 
 /*
@@ -72,6 +81,7 @@ struct sim_traffic {
 	struct sim_source src[SIM_MAX_TRAFFIC];
 	uint32_t nkeys;          /* keys over all sources */
 	bool progress;           /* report progress of long runs on stderr */
+	bool replays;            /* a source replays a trace: a decider's time may go back */
 	struct sim_clients polite; /* the last run's polite clients */
 };
 
@@ -84,16 +94,24 @@ struct sim_traffic {
 struct sim_decider {
 	int (*decide)(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns);
 	void *ctx;
+	/* true: t_ns never goes backwards (a replayed line is handed its event's
+	 * time q_i, not its own): for a decider that refuses a clock going back */
+	bool in_order;
 };
 
 /*
  * RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces):
- * RL_EINVAL for a bad trace, RL_EIO when reading it failed (never taken
- * for its end), RL_ENOMEM.
+ * RL_EINVAL for a bad trace, an empty one, or one of whose lines none
+ * falls in the source's [start, stop) (times far past the duration:
+ * absolute times),
+ * RL_EIO when reading it failed (never taken for its end), RL_ENOMEM.
  */
 int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, uint64_t seed,
 			  char *msg, size_t msg_len);
 void sim_traffic_destroy(struct sim_traffic *tr);
+
+/* The lines of a replay source left out (0 for other sources). */
+size_t sim_source_left_out(const struct sim_source *s);
 
 /* The source that owns key. */
 const struct sim_source *sim_traffic_source_of(const struct sim_traffic *tr, uint32_t key);

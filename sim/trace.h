@@ -27,6 +27,7 @@ struct sim_trace {
 	bool absolute;      /* t_ns are epoch ns (origin_ns is then 0) */
 	bool spread;        /* one tick's requests were spread evenly inside it */
 	bool has_cost;      /* some request carried a cost other than 1 */
+	bool cost_read;     /* costs were read (a cost field, or a trace's COST on some line) */
 	char format[16];    /* what was read: combined, jsonl, csv or trace */
 };
 

@@ -1,7 +1,7 @@
 /*
  * trace_line.c - model: the line is split in place at blanks (sim_split),
  * then T and COST are read as plain decimal digits checked against their
- * bound before each step, so no value past the bound is ever formed.
+ * bound once, after at most 19 significant digits.
  */
 #include "trace_line.h"
 
@@ -11,19 +11,28 @@
 #include "lines.h"
 #include "ratelab/algo.h"
 
-/* Digits only, the value in [0, max]; max >= 9. */
+/*
+ * Digits only, the value in [0, max]. Leading zeros are skipped; at most
+ * 19 digits remain (< 10^19 < 2^64), so the sum cannot wrap before the
+ * one bound check at the end.
+ */
 static bool read_digits(const char *s, int64_t max, int64_t *out)
 {
+	const char *p = s, *first;
 	uint64_t v = 0;
 
-	if (!*s)
+	if (!*p)
 		return false;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(unsigned char)*s - '0';
-		if (d > 9 || v > ((uint64_t)max - d) / 10)
+	while (*p == '0')
+		p++;
+	for (first = p; *p; p++) {
+		unsigned d = (unsigned)(unsigned char)*p - '0';
+		if (d > 9)
 			return false;
 		v = v * 10 + d;
 	}
+	if (p - first > 19 || v > (uint64_t)max)
+		return false;
 	*out = (int64_t)v;
 	return true;
 }

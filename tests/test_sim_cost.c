@@ -157,7 +157,7 @@ static void run_seen(const char *cost_line, struct seen *s)
 		 cost_line);
 	load(ini, &sc);
 	s->n = 0;
-	struct sim_decider d = { record, s };
+	struct sim_decider d = { record, s, false };
 	assert_int_equal(sim_traffic_create(&tr, &sc, 7, msg, sizeof(msg)), RL_OK);
 	assert_int_equal(sim_traffic_run(&tr, &d, "dist"), RL_OK);
 	sim_traffic_destroy(&tr);
@@ -247,7 +247,7 @@ static void bad_costs_refused(void **unused)
 			fail_msg("'%s': message '%s' lacks ':8:' or 'cost'", bad[i], msg);
 	}
 
-	/* a trace line's bad COST: its file and line */
+	/* a trace line's bad COST: its file and line, the line quoted (trace_line.h) */
 	char tpath[] = "/tmp/test_sim_cost_trace_XXXXXX";
 	write_tmp(tpath, "0 a 2\n5 b 0\n");
 	snprintf(ini, sizeof(ini),
@@ -258,7 +258,7 @@ static void bad_costs_refused(void **unused)
 	struct sim_traffic tr;
 	assert_int_equal(sim_traffic_create(&tr, &sc, 1, msg, sizeof(msg)), RL_EINVAL);
 	char want[128];
-	snprintf(want, sizeof(want), "%s:2: cost '0'", tpath);
+	snprintf(want, sizeof(want), "%s:2: '5 b 0': cost '0' is not an integer in [1, 1000000000]", tpath);
 	if (!strstr(msg, want))
 		fail_msg("trace error '%s' lacks '%s'", msg, want);
 	unlink(tpath);

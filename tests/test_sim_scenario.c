@@ -73,7 +73,7 @@ static int64_t run_traffic(const struct sim_scenario *sc)
 	struct sim_traffic tr;
 	char msg[700];
 	int64_t seen = 0;
-	struct sim_decider d = { admit_all, &seen };
+	struct sim_decider d = { admit_all, &seen, false };
 
 	assert_int_equal(sim_traffic_create(&tr, sc, sc->seed, msg, sizeof(msg)), RL_OK);
 	assert_int_equal(sim_traffic_run(&tr, &d, sc->name), RL_OK);
@@ -89,15 +89,14 @@ static void boundary_every_times_window_overflow_refused(void **unused)
 		"[traffic a]\ntype = boundary\nevery = 1000000\n", 7, "every * window exceeds");
 }
 
-/* every is a boundary key; other sources with a large one never multiply it by W. */
-static void every_on_other_sources_is_harmless(void **unused)
+/* every is a boundary key: another source would ignore it, so it is refused on its line. */
+static void every_on_other_sources_refused(void **unused)
 {
 	(void)unused;
-	struct sim_scenario sc;
 
-	loaded("[scenario]\nlimit = 1\nwindow = 3h\nduration = 30h\n"
-	       "[traffic a]\ntype = constant\nevery = 1000000\n", &sc);
-	assert_int_equal(run_traffic(&sc), 10);
+	refused("s.ini", "[scenario]\nlimit = 1\nwindow = 3h\nduration = 30h\n"
+		"[traffic a]\ntype = constant\nevery = 1000000\n", 7,
+		"[traffic a]: 'every' does not apply to type constant (only to boundary)");
 }
 
 /* Spans near the largest allowed: attacks of 2 requests at k = every, 2 every, ... while kW - gap < duration. */
@@ -289,7 +288,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(boundary_every_times_window_overflow_refused),
-		cmocka_unit_test(every_on_other_sources_is_harmless),
+		cmocka_unit_test(every_on_other_sources_refused),
 		cmocka_unit_test(boundary_at_the_largest_span_runs),
 		cmocka_unit_test(work_cap_refuses_endless_runs),
 		cmocka_unit_test(work_cap_refuses_too_many_keys),

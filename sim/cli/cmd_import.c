@@ -2,7 +2,8 @@
  * cmd_import.c - `ratelab import [--format F] [OPTIONS] [LOG ...]`: reads
  * access logs (or traces) through the importer (import.h) and writes the
  * trace, one line 'T KEY [COST]' per request in time order, to standard
- * output; COST on every line when some request costs more than 1.
+ * output; COST on every line when costs were read (--cost-field, or a
+ * trace's COST on some line).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ static const char usage[] =
 	"their order), T in ns since the first request. Stderr names the format when\n"
 	"it was detected, the time resolution, each bad line (the first 5, as\n"
 	"FILE:LINE) and ends 'skipped K of N lines'.\n"
-	"  --format F       auto (the default: detected from the first line), combined\n"
+	"  --format F       auto (the default: detected from the first lines), combined\n"
 	"                   (nginx/Apache combined or common: HOST IDENT USER [TIME]\n"
 	"                   \"REQUEST\" STATUS BYTES ...), jsonl (one JSON object per\n"
 	"                   line), csv (a header line, then records; RFC 4180 quoting),\n"
@@ -30,7 +31,8 @@ static const char usage[] =
 	"                   (2026-10-10T13:55:36.123+02:00) or a number of --time-unit\n"
 	"  --key-field F    jsonl, csv: the field of the key (default key)\n"
 	"  --cost-field F   the field of the request's cost, an integer in [1, 10^9]\n"
-	"                   (default: every request costs 1); combined: bytes\n"
+	"                   (default: every request costs 1); combined: bytes. COST\n"
+	"                   is written on every line when costs were read\n"
 	"  --time-unit U    s, ms, us or ns: the unit of numeric times (a number is\n"
 	"                   refused without it); a fraction is allowed down to 1 ns\n"
 	"  --absolute       T in ns since 1970-01-01 UTC instead of since the first request\n"
@@ -78,27 +80,34 @@ static int write_trace(const struct sim_trace *t)
 		fputs("ratelab import: out of memory\n", stderr);
 		return CLI_EXIT_FAIL;
 	}
+	char last[24]; /* the last time's digits and a blank: many requests share a time */
+	size_t last_len = 0;
+	int64_t last_t = -1;
+
 	for (size_t k = 0; k < t->nkeys; k++)
 		len[k] = strlen(t->key_name[k]);
 	for (size_t i = 0; i < t->n; i++) {
 		size_t kl = len[t->key[i]];
+		if (t->t_ns[i] != last_t) {
+			last_t = t->t_ns[i];
+			last_len = (size_t)(put_u64(last, (uint64_t)last_t) - last);
+			last[last_len++] = ' ';
+		}
 		if ((size_t)(buf + OUT_BUF - p) < kl + 48) {
 			fwrite(buf, 1, (size_t)(p - buf), stdout);
 			p = buf;
 		}
+		memcpy(p, last, last_len);
+		p += last_len;
 		if (kl + 48 > OUT_BUF) { /* a key too long for the buffer: written on its own */
-			p = put_u64(p, (uint64_t)t->t_ns[i]);
-			*p++ = ' ';
 			fwrite(buf, 1, (size_t)(p - buf), stdout);
 			fwrite(t->key_name[t->key[i]], 1, kl, stdout);
 			p = buf;
 		} else {
-			p = put_u64(p, (uint64_t)t->t_ns[i]);
-			*p++ = ' ';
 			memcpy(p, t->key_name[t->key[i]], kl);
 			p += kl;
 		}
-		if (t->has_cost) {
+		if (t->cost_read) {
 			*p++ = ' ';
 			p = put_u64(p, t->cost[i]);
 		}

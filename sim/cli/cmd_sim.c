@@ -5,6 +5,10 @@
  * writes DIR/summary.csv, DIR/breaker.csv, DIR/diverged.csv and DIR/series/. Every scenario
  * file is read and checked before anything runs or is written. With
  * --no-timing the output is a pure function of the scenarios and the seed.
+ * Without --out, DIR is a directory made afresh in the working directory
+ * (ratelab-sim-YYYYMMDD-HHMMSS, -2, -3 ... when taken); into an existing
+ * DIR, a run first removes what a previous run wrote there (the three
+ * CSV files and series/'s CSV files), so no stale series outlives it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,11 +37,13 @@ static const char usage[] =
 	"\n"
 	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
 	"algorithm against the exact sliding-log reference, and the circuit breaker.\n"
-	"  --out DIR     output directory (default results/sim): summary.csv,\n"
+	"  --out DIR     output directory (default: a new directory in the working\n"
+	"                directory, ratelab-sim-YYYYMMDD-HHMMSS[-N]): summary.csv,\n"
 	"                breaker.csv, diverged.csv (vs an independent sliding_log),\n"
 	"                series/<scenario>__<algo>.csv (t_ns,admitted,rejected\n"
 	"                per bucket), series/breaker_<scenario>.csv (t_ns,state);\n"
-	"                each series starts with '# seed=S scenario=NAME algo=A'\n"
+	"                each series starts with '# seed=S scenario=NAME algo=A'.\n"
+	"                A run replaces what an earlier run wrote into DIR\n"
 	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
 	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
 	"  --quiet       no progress lines on stderr\n"
@@ -122,7 +129,7 @@ static int parse_opts(int argc, char **argv, struct sim_opts *so)
 	}
 	if (a.value[O_DECIDER_NAME]) {
 		if (!valid_peer_name(a.value[O_DECIDER_NAME]))
-			return cli_usage_error("sim", "--decider-name '%s': 1 to 32 of a-z, 0-9 and _",
+			return cli_usage_error("sim", "--decider-name %s: 1 to 32 of a-z, 0-9 and _",
 					       cli_quote(a.value[O_DECIDER_NAME]));
 		snprintf(so->decider_algo, sizeof(so->decider_algo), "peer_%s", a.value[O_DECIDER_NAME]);
 	}
@@ -225,6 +232,79 @@ static int mkdir_p(const char *path)
 	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/*
+ * A directory of its own in the working directory, made now (mkdir is
+ * atomic: a name taken, even by a run started in the same second, is
+ * skipped). Its name into buf; 0, or -1 with errno.
+ */
+static int fresh_dir(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		return -1;
+	for (int n = 1; n <= 1000; n++) {
+		if (n == 1)
+			snprintf(buf, len, "ratelab-sim-%s", stamp);
+		else
+			snprintf(buf, len, "ratelab-sim-%s-%d", stamp, n);
+		if (mkdir(buf, 0777) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/*
+ * Removes what a run writes into dir (the CSV files at its top and in
+ * series/), so that the run about to write there replaces the last one
+ * entirely; other files are left alone. 0, or -1 with the path in failed.
+ */
+static int remove_outputs(const char *dir, char *failed, size_t len)
+{
+	static const char *const top[] = { "summary.csv", "breaker.csv", "diverged.csv" };
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, top[i]);
+		if (unlink(path) != 0 && errno != ENOENT) {
+			int err = errno;
+			snprintf(failed, len, "%s", path);
+			errno = err;
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/series", dir);
+	if (!(d = opendir(path))) {
+		int err = errno;
+		if (err == ENOENT || err == ENOTDIR)
+			return 0;
+		snprintf(failed, len, "%s", path);
+		errno = err;
+		return -1;
+	}
+	for (errno = 0; (e = readdir(d)); errno = 0) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".csv") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/series/%s", dir, e->d_name);
+		if (unlink(path) != 0 && errno != ENOENT)
+			break;
+	}
+	int err = e || errno ? errno : 0;
+	if (err)
+		snprintf(failed, len, "%s", path);
+	closedir(d);
+	errno = err;
+	return err ? -1 : 0;
+}
+
 static FILE *open_out(const char *dir, const char *name, const char *header)
 {
 	char path[PATH_MAX];
@@ -283,6 +363,39 @@ static void write_clients(FILE *f, const struct sim_clients *c)
 		fputs(",,", f);
 }
 
+/* The replayed lines left out over all sources: outside their [start, stop). */
+static size_t left_out(const struct sim_traffic *tr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tr->nsources; i++)
+		n += sim_source_left_out(&tr->src[i]);
+	return n;
+}
+
+/* Says on stderr, per replay source, how many of its trace's lines are left out and why. */
+static void warn_left_out(const struct sim_traffic *tr)
+{
+	for (size_t i = 0; i < tr->nsources; i++) {
+		const struct sim_source *s = &tr->src[i];
+		size_t before = s->trace_first, after = s->trace_len - s->trace_end;
+
+		if (!sim_source_left_out(s))
+			continue;
+		fflush(stdout);
+		fprintf(stderr, "ratelab sim: %s: [traffic %s]: left out %zu of the %zu requests of the trace %s:",
+			tr->sc->name, s->spec->name, before + after, s->trace_len, cli_quote(s->spec->file));
+		if (after)
+			fprintf(stderr, " %zu at or past %s (%lld ns)", after,
+				s->spec->stop_ns < tr->sc->duration_ns ? "its stop" : "the duration",
+				(long long)s->spec->stop_ns);
+		if (before)
+			fprintf(stderr, "%s %zu before its start (%lld ns)", after ? "," : "", before,
+				(long long)s->spec->start_ns);
+		fputc('\n', stderr);
+	}
+}
+
 struct outputs {
 	const struct sim_opts *so;
 	FILE *summary, *breaker, *diverged;
@@ -309,7 +422,7 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 	} else if (rc == RL_OK) {
 		rc = sim_child_start(&child, o->so->decider, sc, o->so->decider_timeout_ns, msg, sizeof(msg));
 		if (rc == RL_OK) {
-			struct sim_decider d = { sim_child_decide, child };
+			struct sim_decider d = { sim_child_decide, child, false };
 			rc = sim_run_external(tr, &d, aname, &h, &r);
 			int end = sim_child_finish(child, msg, sizeof(msg));
 			rc = rc ? rc : end;
@@ -361,10 +474,14 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
 		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
-		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)\n", sc->name, aname,
+		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)", sc->name, aname,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
 		       pct(r.false_allows, r.requests), pct(r.false_rejects, r.requests),
 		       (long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
+		size_t left = left_out(tr);
+		if (left)
+			printf(" left_out=%zu", left);
+		putchar('\n');
 		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, aname);
 		if ((f = open_series(o->so->out, name, sc->name, aname, seed, "t_ns,admitted,rejected\n"))) {
 			for (size_t b = 0; b < nb; b++)
@@ -422,6 +539,7 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 		return cli_usage_error("sim", "%s", msg);
 	sc->seed = seed;
 	tr.progress = !o->so->quiet;
+	warn_left_out(&tr);
 	if (o->so->decider)
 		status = run_algo(o, &tr, NULL, seed); /* only the decider: its rows alone */
 	for (size_t i = 0; i < n && status == CLI_EXIT_OK && !o->so->decider; i++)
@@ -475,7 +593,7 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 
 int cli_cmd_sim(int argc, char **argv)
 {
-	struct sim_opts so = { .out = "results/sim", .timing = true, .decider_algo = "peer_decider",
+	struct sim_opts so = { .timing = true, .decider_algo = "peer_decider",
 			       .decider_timeout_ns = 10000000000LL }; /* 10 s */
 	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
@@ -497,7 +615,20 @@ int cli_cmd_sim(int argc, char **argv)
 		return status;
 	}
 
-	char series[PATH_MAX];
+	char series[PATH_MAX], fresh[64], failed[PATH_MAX];
+	if (!so.out && fresh_dir(fresh, sizeof(fresh)) != 0) {
+		fprintf(stderr, "ratelab sim: cannot create an output directory in the working directory: %s\n",
+			strerror(errno));
+		free(scs);
+		return CLI_EXIT_FAIL;
+	}
+	if (!so.out)
+		so.out = fresh;
+	else if (remove_outputs(so.out, failed, sizeof(failed)) != 0) {
+		fprintf(stderr, "ratelab sim: cannot remove the previous run's %s: %s\n", failed, strerror(errno));
+		free(scs);
+		return CLI_EXIT_FAIL;
+	}
 	snprintf(series, sizeof(series), "%s/series", so.out);
 	struct outputs o = { .so = &so };
 	if (mkdir_p(series) != 0) {

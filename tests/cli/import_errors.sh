@@ -35,7 +35,7 @@ ratelab import: $tmp/a.log:5: '10.0.0.1 - - [10/Oct/2026:13:55:10 +0000] \"GET /
 ratelab import: $tmp/a.log:6: '10.0.0.1 - - [10/Oct/2026:13:55:10 +0000] \"GET / HTTP/1.1\" 2'...(63 bytes): expected a 3-digit status after the request
 ratelab import: (further bad lines are counted, not shown)
 ratelab import: format combined (detected from $tmp/a.log:1)
-ratelab import: time resolution 1s: the requests of one 1s tick arrive at one instant (--spread spreads them evenly inside it)
+ratelab import: time resolution 1s: the requests of one tick share one instant (--spread spreads them evenly inside it)
 ratelab import: skipped 7 of 10 lines"
 [ "$(cat "$tmp/err")" = "$want" ] || fail "bad_lines: stderr
 --- got:
@@ -53,6 +53,23 @@ out=$("$ratelab" import "$tmp/ctl.log" 2>"$tmp/err")
 grep -qF "$tmp/ctl.log:2: 'bad\\x01line\\there\\\\': expected" "$tmp/err" || fail "control bytes: $(cat "$tmp/err")"
 [ "$out" = '0 10.0.0.1
 1000000000 10.0.0.2%7F' ] || fail "control byte in a key: $out"
+
+# a rotated log opening with the end of a line cut short: the format is
+# detected from the next line, and the cut line counted as bad
+out=$({ printf 'compatible; bot/2.1)"\n'; good 1 10; good 2 11; } | "$ratelab" import 2>"$tmp/err")
+[ "$out" = '0 10.0.0.1
+1000000000 10.0.0.2' ] || fail "cut first line: $out"
+grep -qF "stdin:1: 'compatible; bot/2.1)\"': expected 'HOST IDENT USER" "$tmp/err" &&
+	grep -qF 'format combined (detected from stdin:2)' "$tmp/err" && grep -qF 'skipped 1 of 3 lines' "$tmp/err" ||
+	fail "cut first line: $(cat "$tmp/err")"
+# five lines of no known format: an error naming the first
+run_bad undetectable_5 'what
+is
+this
+log
+format
+10.0.0.1 - - [10/Oct/2026:13:55:10 +0000] "GET / HTTP/1.1" 200 1' '' import -- \
+	"stdin:1: cannot tell the log's format from its first 5 lines" "the first: 'what'" 'give --format'
 
 # --strict: the first bad line, exit 2, nothing on stdout
 run_bad strict "$(cat "$tmp/a.log")" '' import --strict -- \
@@ -105,7 +122,7 @@ run_bad field_on_trace '0 a' '' import --time-field t -- "--time-field does not 
 run_bad flag_value "$log" '' import --spread=maybe -- "option --spread is a flag: its value 'maybe' is not yes, no, true, false, 1 or 0"
 run_bad unknown_option "$log" '' import --keys ip -- "unknown option or argument '--keys'"
 run_bad twice "$log" '' import --key ip --key user -- 'option --key given twice'
-run_bad missing_file '' '' import /nonexistent/x.log -- "cannot open /nonexistent/x.log: No such file or directory"
+run_bad missing_file '' '' import /nonexistent/x.log -- "cannot open '/nonexistent/x.log': No such file or directory"
 run_bad numeric_no_unit '{"time":1700000000,"key":"a"}' '' import -- \
 	"stdin:1: time '1700000000' is a number: give its unit with --time-unit s, ms, us or ns"
 run_bad csv_no_column 'when,who
@@ -113,6 +130,11 @@ run_bad csv_no_column 'when,who
 run_bad undetectable 'hello world again
 ' '' import -- "stdin:1: cannot tell the log's format from 'hello world again'" 'give --format'
 run_bad trace_bad_time 'x a' '' import --format trace --strict -- "stdin:1: 'x a': time 'x' is not an integer number of ns"
+
+# --spread inside the range's last tick, with --absolute: past the range, refused
+edge='1.1.1.1 - - [02/Oct/2096:07:06:40 +0000] "GET / HTTP/1.1" 200 1'
+run_bad spread_past_range "$edge
+$edge" '' import --absolute --spread -- '--spread moves the last request past 4000000000000000000 ns'
 
 # --help: the options, exit 0
 "$ratelab" import --help >"$tmp/help" || fail "--help: exit $?"

@@ -78,6 +78,10 @@ imp combined_bytes "$tmp/c.log" '0 ::ffff:10.0.0.3 7
 3000000000 10.0.0.2 1' 'ratelab import: skipped 1 of 5 lines' --cost-field bytes
 has combined_bytes "stdin:3: '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] \"POST /a HTTP/1.1\"'...(74 bytes): cost '-' is not an integer in [1, 1000000000]"
 
+# a request ending in an escaped backslash: the quote right after it closes it
+printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET /a\\\\" 200 1 "-" "-"\n' >"$tmp/bs.log"
+imp combined_backslash "$tmp/bs.log" '0 /a\\' 'ratelab import: skipped 0 of 1 lines' --key path
+
 # -- JSON lines: BOM, CRLF, nested values skipped (a '}' inside a string),
 # escapes decoded (a key's blank written %20), fractions and offsets, the
 # first member of a name counted, unknown members ignored.
@@ -122,6 +126,13 @@ imp csv_spread "$tmp/c.csv" '0 a%20"quoted",%20b
 500000000 2001:db8::2
 1000000000 10.0.0.1' 'ratelab import: skipped 0 of 3 lines' --time-field when --key-field client --spread --format csv
 
+# several CSV files: each opens with its own header (the columns may move)
+printf 'key,time\nb,2026-10-10T13:55:38Z\n' >"$tmp/2.csv"
+printf 'time,key\n2026-10-10T13:55:37Z,a\n' >"$tmp/1.csv"
+out=$("$ratelab" import --format csv "$tmp/2.csv" "$tmp/1.csv" 2>"$tmp/err")
+[ "$out" = '0 a
+1000000000 b' ] || fail "csv_files: $out ($(cat "$tmp/err"))"
+
 # -- trace: made relative to its first request and sorted stably; comments
 # and blank lines skipped; costs kept; --absolute keeps the times.
 printf '# a trace\n7 a\n5 b 2\n\n5 c\n9 a 3\n' >"$tmp/t.trace"
@@ -135,13 +146,21 @@ imp trace_absolute "$tmp/t.trace" '5 b 2
 5 c 1
 7 a 1
 9 a 3' 'ratelab import: skipped 0 of 4 lines' --absolute --format trace
-# a trace of unit costs is written without them
+# COST is written on every line when some line had one, and never when none had
 printf '3 x 1\n1 y\n' >"$tmp/u.trace"
-imp trace_unit_cost "$tmp/u.trace" '0 y
+imp trace_unit_cost "$tmp/u.trace" '0 y 1
+2 x 1' 'ratelab import: skipped 0 of 2 lines'
+printf '3 x\n1 y\n' >"$tmp/n.trace"
+imp trace_no_cost "$tmp/n.trace" '0 y
 2 x' 'ratelab import: skipped 0 of 2 lines'
 
 # empty input: no trace, said
 imp empty /dev/null '' 'ratelab import: skipped 0 of 0 lines'
+
+# importing an imported trace changes nothing
+"$ratelab" import --spread <"$tmp/c.log" 2>/dev/null >"$tmp/once"
+"$ratelab" import <"$tmp/once" 2>/dev/null >"$tmp/twice"
+cmp -s "$tmp/once" "$tmp/twice" || fail "import of an imported trace: $(diff "$tmp/once" "$tmp/twice")"
 
 # the trace is what replay reads
 "$ratelab" import <"$tmp/c.log" 2>/dev/null | "$ratelab" replay --algo sliding_log --limit 1 --window 2s >"$tmp/v" 2>"$tmp/err" ||
