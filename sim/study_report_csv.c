@@ -38,8 +38,11 @@ static int read_all(struct sr_csv *t, size_t *len, FILE *err)
 	FILE *f = fopen(t->path, "rb");
 	if (!f) {
 		int e = errno;
-		fprintf(err, SR_WHO "%s: %s%s\n", t->path, strerror(e),
+		struct sr_buf q = {0};
+		sr_quote_path(&q, t->path);
+		fprintf(err, SR_WHO "cannot open %s: %s%s\n", q.p ? q.p : "", strerror(e),
 			e == ENOENT ? " (not a study directory, or a study that did not finish)" : "");
+		sr_buf_free(&q);
 		return e == ENOENT || e == ENOTDIR ? SR_BAD : SR_FAIL;
 	}
 	size_t cap = 1 << 16, n = 0;
@@ -137,7 +140,7 @@ int sr_csv_read(struct sr_csv *t, const char *dir, const char *name, FILE *err)
 		long line = 1;
 		for (char *q = p; *q; q++)
 			line += *q == '\n';
-		return bad_at(t, line, err, "a NUL byte");
+		return bad_at(t, line, err, "holds a NUL byte");
 	}
 	if (p == end)
 		return bad_at(t, 1, err, "empty: no header line");

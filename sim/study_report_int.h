@@ -38,7 +38,7 @@ void sr_put(struct sr_buf *b, const char *s, size_t n);
 void sr_puts(struct sr_buf *b, const char *s);
 void sr_printf(struct sr_buf *b, const char *fmt, ...) RL_PRINTF(2, 3);
 void sr_buf_free(struct sr_buf *b);
-/* Writes b to path (replacing it): SR_OK, or SR_FAIL after a message. */
+/* Writes b to PATH.part, then renames it to path: SR_OK, or SR_FAIL after a message. */
 int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err);
 
 /* ---- escapes. Bytes that are not valid UTF-8, and control bytes, become
@@ -53,6 +53,8 @@ void sr_html(struct sr_buf *b, const char *s);
 void sr_gp(struct sr_buf *b, const char *s, size_t max);
 /* For a message: like cli_quote, at most 60 bytes of s, then "...(N bytes)"; in quotes. */
 void sr_quote(struct sr_buf *b, const char *s);
+/* The same for a path: never cut, so the file's name stays. */
+void sr_quote_path(struct sr_buf *b, const char *s);
 /* RFC 4648 base64 of data[0..n). */
 void sr_base64(struct sr_buf *b, const unsigned char *data, size_t n);
 

@@ -14,10 +14,13 @@
 #include "study_report_int.h"
 #include "theory.h"
 
-/* A share as a percentage: three significant digits, whole numbers from 100%. */
+/* A share as a percentage: three significant digits, whole numbers from 100%;
+ * below one in a million, only that (a closed form's 1e-116 means nothing more). */
 static void percent(char *buf, size_t cap, double p)
 {
-	if (p >= 1)
+	if (p > 0 && p < 1e-6)
+		snprintf(buf, cap, "< 0.0001%%");
+	else if (p >= 1)
 		snprintf(buf, cap, "%.0f%%", p * 100);
 	else
 		snprintf(buf, cap, "%.3g%%", p * 100);

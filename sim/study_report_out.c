@@ -117,7 +117,7 @@ static int html_img(struct sr_buf *o, const char *dir, const struct sr_block *b,
 static void html_table(struct sr_buf *o, const struct sr_block *b)
 {
 	size_t rows = table_rows(b);
-	sr_puts(o, "<table>\n");
+	sr_puts(o, "<div class=\"wide\"><table>\n");
 	for (size_t r = 0; r < rows; r++) {
 		sr_puts(o, r == 0 ? "<thead><tr>" : "<tr>");
 		for (size_t c = 0; c < b->ncols; c++) {
@@ -128,13 +128,13 @@ static void html_table(struct sr_buf *o, const struct sr_block *b)
 		}
 		sr_puts(o, r == 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n");
 	}
-	sr_puts(o, "</tbody></table>\n");
+	sr_puts(o, "</tbody></table></div>\n");
 }
 
 static const char style[] =
 	"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;"
 	"padding:0 1em;color:#222;line-height:1.45}"
-	"table{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
+	"div.wide{overflow-x:auto}table{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
 	"th,td{border:1px solid #bbb;padding:0.25em 0.6em;text-align:left}"
 	"th{background:#eef2f7}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
 	"figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #ddd}"

@@ -167,8 +167,22 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 				sep = ", ";
 			}
 		}
-		sr_printf(gp, "' at %llu,%llu offset 0.8,0.8\n", (unsigned long long)w->excess_admitted,
-			  (unsigned long long)w->good_keys_hurt);
+		/* labels of neighbouring points stagger upwards in turn, by their order along x,
+		 * so that close points do not print over each other */
+		size_t rank = 0;
+		for (size_t j = 0; j < r->nrows; j++) {
+			const struct sr_row *o = &s->row[r->rows[j]];
+			bool distinct_first = true;
+			for (size_t k = 0; k < j && distinct_first; k++) {
+				const struct sr_row *q = &s->row[r->rows[k]];
+				distinct_first = !(q->excess_admitted == o->excess_admitted &&
+						   q->good_keys_hurt == o->good_keys_hurt);
+			}
+			rank += distinct_first && (o->excess_admitted < w->excess_admitted ||
+						   (o->excess_admitted == w->excess_admitted && j < i));
+		}
+		sr_printf(gp, "' at %llu,%llu offset 0.8,%.1f\n", (unsigned long long)w->excess_admitted,
+			  (unsigned long long)w->good_keys_hurt, 0.8 + 1.3 * (double)(rank % 3));
 	}
 	sr_printf(gp, "plot 'hurt_%zu.dat' using 1:2 with points pt 7 ps 1.6 lc rgb '#1f5fa8'\n", ri + 1);
 	return add_chart(ch, SR_CHART_HURT, ri, file, &title, err);
@@ -321,6 +335,8 @@ static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
 		if (null < 0 || e < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
 		execl(gnuplot, "gnuplot", "-d", "plots.gp", (char *)NULL);
+		static const char why[] = "(it could not be executed)\n";
+		(void)!write(2, why, sizeof(why) - 1); /* nothing to do if even this fails */
 		_exit(127);
 	}
 	int status;
@@ -344,10 +360,18 @@ static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
 		return SR_OK;
 	char path[SR_PATH_MAX], text[2048];
 	sr_path(path, tmp, "gnuplot.err");
+	/* its last lines: gnuplot stops at the first error, after any warnings */
 	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-	if (f)
+	size_t n = 0;
+	if (f) {
+		long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : 0;
+		if (size > (long)sizeof(text) - 1)
+			fseek(f, size - (long)sizeof(text) + 1, SEEK_SET);
+		else
+			rewind(f);
+		n = fread(text, 1, sizeof(text) - 1, f);
 		fclose(f);
+	}
 	text[n] = '\0';
 	struct sr_buf q = {0};
 	/* line by line, each escaped, indented under the message */

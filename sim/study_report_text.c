@@ -234,6 +234,13 @@ void sr_quote(struct sr_buf *b, const char *s)
 	sr_put(b, "'", 1);
 }
 
+void sr_quote_path(struct sr_buf *b, const char *s)
+{
+	sr_put(b, "'", 1);
+	escape(b, s, SIZE_MAX, ESC_MSG);
+	sr_put(b, "'", 1);
+}
+
 void sr_base64(struct sr_buf *b, const unsigned char *d, size_t n)
 {
 	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #include "study_report.h"
+#include "study_report_int.h"
+#include "test_rng.h"
 #include "theory.h"
 
 /* ---- the fixture: two rules; the first with a tie for the least excess
@@ -69,13 +71,15 @@ static const char fx_meta[] =
 	"trace_bytes,80000\n"
 	"ratelab_version,test\n";
 
-/* a hurt within-rule key whose name is HTML and Markdown, and one with a comma, quotes and a newline */
+/* hurt within-rule keys whose names are HTML and Markdown; hold a comma, quotes and a newline;
+ * hold a byte that is not UTF-8 and a control byte */
 static const char fx_clients[] =
 	"rule,algo,key,requests,admitted,within_rule\n"
 	"10/1s,token_bucket,10.0.0.9,900,500,0\n"
 	"10/1s,token_bucket,<script>alert(1)</script>|k,80,75,1\n"
 	"10/1s,token_bucket,\"a,\"\"b\"\"\nc\",60,58,1\n"
-	"10/1s,token_bucket,(other),3960,3767,38\n"
+	"10/1s,token_bucket,x\xffy\x01z,50,49,1\n"
+	"10/1s,token_bucket,(other),3910,3718,37\n"
 	"10/1s,gcra,10.0.0.9,900,450,0\n"
 	"60/1m:b120,sliding_log,10.0.0.9,900,880,0\n"
 	"60/1m:b120,sliding_log,(other),4100,4090,45\n";
@@ -313,9 +317,10 @@ static void test_report_content(void **state)
 	/* the hurt within-rule keys, escaped; the key outside the rule is not listed */
 	assert_has(md, "| token_bucket | \\<script\\>alert(1)\\</script\\>\\|k | 80 | 75 | 5 |");
 	assert_has(md, "| token_bucket | a,\"b\"\\nc | 60 | 58 | 2 |");
+	assert_has(md, "| token_bucket | x\\xffy\\x01z | 50 | 49 | 1 |");
 	assert_lacks(md, "| token_bucket | 10.0.0.9 | 900 |");
 	assert_lacks(md, "<script>");
-	assert_has(md, "- token_bucket: 2 of 40 within-rule keys hurt, 7 of their requests refused; listed in clients.csv: 2");
+	assert_has(md, "- token_bucket: 2 of 40 within-rule keys hurt, 7 of their requests refused; listed in clients.csv: 3");
 
 	/* the theory line: at 5000 / 50 / (99 + 1) s = 1 request/s per key */
 	for (size_t i = 0; i < NFX; i++) {
@@ -331,7 +336,12 @@ static void test_report_content(void **state)
 			snprintf(row, sizeof(row), "| peer_x\\|y | a decider: none | %.3g%% | - |", measured * 100);
 		else {
 			assert_true(sim_theory_reject(fx[i].algo, limit, window, burst, 1.0, &p));
-			snprintf(row, sizeof(row), "| %s | %.3g%% | %.3g%% | %+.3g points |", fx[i].algo, p * 100,
+			char th[32];
+			if (p > 0 && p < 1e-6)
+				snprintf(th, sizeof(th), "\\< 0.0001%%"); /* "<" escaped in Markdown */
+			else
+				snprintf(th, sizeof(th), "%.3g%%", p * 100);
+			snprintf(row, sizeof(row), "| %s | %s | %.3g%% | %+.3g points |", fx[i].algo, th,
 				 measured * 100, (measured - p) * 100);
 		}
 		assert_has(md, row);
@@ -379,6 +389,9 @@ static void test_report_content(void **state)
 	assert_int_equal(imgs, NCHARTS);
 	assert_has(html, "&lt;script&gt;alert(1)&lt;/script&gt;|k");
 	assert_has(html, "a,&quot;b&quot;\\nc");
+	assert_has(html, "x\\xffy\\x01z");
+	assert_lacks(html, "\xff");
+	assert_lacks(md, "\xff");
 	assert_lacks(html, "<script");
 	assert_lacks(html, "http://");
 	assert_lacks(html, "https://");
@@ -495,8 +508,9 @@ static void test_report_relative_path_costs(void **state)
 	fixture(dir, sizeof(dir), "relative");
 	const char *c = strstr(fx_meta, "cost,no\n");
 	assert_non_null(c);
-	char meta[sizeof(fx_meta) + 1];
-	snprintf(meta, sizeof(meta), "%.*scost,yes\n%s", (int)(c - fx_meta), fx_meta, c + strlen("cost,no\n"));
+	char meta[sizeof(fx_meta) + 16];
+	int len = snprintf(meta, sizeof(meta), "%.*scost,yes\n%s", (int)(c - fx_meta), fx_meta, c + strlen("cost,no\n"));
+	assert_true(len > 0 && (size_t)len < sizeof(meta));
 	write_text(dir, "meta.csv", meta);
 	char bin[300], link[400];
 	snprintf(bin, sizeof(bin), "%s/relbin", tmp_root);
@@ -608,15 +622,90 @@ static void test_malformed(void **state)
 	fixture(dir, sizeof(dir), "badnul");
 	write_file(dir, "traffic.csv", "second,requests\n0,5\n1,\0\n", 24);
 	assert_int_equal(run_report(dir, &msg), 2);
-	assert_has(msg, "/traffic.csv:3: a NUL byte");
+	assert_has(msg, "/traffic.csv:3: holds a NUL byte");
 	free(msg);
 	fixture(dir, sizeof(dir), "badmissing");
 	char path[300];
 	snprintf(path, sizeof(path), "%s/refused.csv", dir);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(run_report(dir, &msg), 2);
-	assert_has(msg, "/refused.csv: No such file or directory");
+	assert_has(msg, "/refused.csv': No such file or directory");
 	free(msg);
+}
+
+/* ---- the CSV reader against its model: random tables of awkward fields (',', '"', CR,
+ * LF, empty, UTF-8), written by RFC 4180 with either line ending, quoted when they must
+ * be and at random otherwise, read back field for field */
+static void test_csv_roundtrip(void **state)
+{
+	(void)state;
+	static const char *const bits[] = {"a", ",", "\"", "\r", "\n", "\r\n", " ", "\xc3\xa9", "b|c", "0"};
+	uint64_t seed = t_seed_from_env(20261202), rng = seed;
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/csv", tmp_root);
+	assert_int_equal(mkdir(dir, 0777), 0);
+	for (int iter = 0; iter < 300; iter++) {
+		size_t ncols = 1 + t_splitmix(&rng) % 4, nrows = t_splitmix(&rng) % 6;
+		bool crlf = t_splitmix(&rng) % 2, final_eol = t_splitmix(&rng) % 4 != 0;
+		char want[7][4][32];
+		char text[4096];
+		size_t n = 0;
+		long want_line[7];
+		for (size_t r = 0; r <= nrows; r++) {
+			want_line[r] = 1;
+			for (size_t k = 0; k < n; k++)
+				want_line[r] += text[k] == '\n';
+			for (size_t c = 0; c < ncols; c++) {
+				char *f = want[r][c];
+				f[0] = '\0';
+				if (r == 0)
+					snprintf(f, 32, "c%zu", c);
+				else
+					for (uint64_t k = t_splitmix(&rng) % 4; k > 0; k--)
+						strcat(f, bits[t_splitmix(&rng) % 10]);
+				bool must = strpbrk(f, ",\"\r\n") || (ncols == 1 && !*f);
+				bool quote = must || t_splitmix(&rng) % 3 == 0;
+				if (c)
+					text[n++] = ',';
+				if (quote)
+					text[n++] = '"';
+				for (const char *p = f; *p; p++) {
+					if (*p == '"')
+						text[n++] = '"';
+					text[n++] = *p;
+				}
+				if (quote)
+					text[n++] = '"';
+			}
+			if (r < nrows || final_eol)
+				n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", crlf ? "\r\n" : "\n");
+		}
+		write_file(dir, "t.csv", text, n);
+		struct sr_csv t;
+		char *msg;
+		size_t len;
+		FILE *err = open_memstream(&msg, &len);
+		int rc = sr_csv_read(&t, dir, "t.csv", err);
+		fclose(err);
+		if (rc != 0)
+			fail_msg("seed %llu, table %d: refused: %s", (unsigned long long)seed, iter, msg);
+		free(msg);
+		if (t.ncols != ncols || t.nrows != nrows)
+			fail_msg("seed %llu, table %d: %zu x %zu read, %zu x %zu written", (unsigned long long)seed, iter,
+				 t.nrows, t.ncols, nrows, ncols);
+		for (size_t r = 1; r <= nrows; r++)
+			if (t.line[r - 1] != want_line[r])
+				fail_msg("seed %llu, table %d, row %zu: line %ld read, %ld written", (unsigned long long)seed,
+					 iter, r, t.line[r - 1], want_line[r]);
+		for (size_t r = 0; r <= nrows; r++)
+			for (size_t c = 0; c < ncols; c++) {
+				const char *got = r ? t.cell[r - 1][c] : t.col[c];
+				if (strcmp(got, want[r][c]) != 0)
+					fail_msg("seed %llu, table %d, row %zu, column %zu: read [%s], written [%s]",
+						 (unsigned long long)seed, iter, r, c, got, want[r][c]);
+			}
+		sr_csv_free(&t);
+	}
 }
 
 /* ---- report.html in headless Chromium: every chart decoded */
@@ -722,6 +811,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_long_traffic),
 		cmocka_unit_test(test_report_relative_path_costs),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_csv_roundtrip),
 	};
 	const struct CMUnitTest html[] = {
 		cmocka_unit_test(test_report_html_chromium),
