@@ -411,7 +411,10 @@ int cli_cmd_study(int argc, char **argv)
 		sim_study_free(&s);
 		return status;
 	}
-	struct sim_import_opts io = { .format = c.format, .key = c.key, .spread = c.spread, .cmd = "study" };
+	/* times as the source has them (epoch ns for a log): fixed windows then align as a
+	 * deployed limiter's would, and a trace is decided as replay and sim decide it */
+	struct sim_import_opts io = { .format = c.format, .key = c.key, .spread = c.spread, .absolute = true,
+				      .cmd = "study" };
 	if ((status = sim_import(&io, &c.trace, 1, &t, stderr)))
 		return status;
 	if (t.n == 0) {

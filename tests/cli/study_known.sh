@@ -6,8 +6,9 @@
 # leaves out 0, but the sliding counter's estimate refuses it) and abuser
 # (1, 11, 11, 12 s: the exact log refuses the one at 12 s). Also: the files
 # and their headers, the row order, RFC 4180 quoting of a key, the (other)
-# row, a decider beside the built-ins giving gcra's figures, and a second
-# study replacing the first whole. $1 is the binary.
+# row, a decider beside the built-ins giving gcra's figures, the error
+# families equal to `ratelab sim`'s on the same trace as a replay scenario,
+# and a second study replacing the first whole. $1 is the binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 
 s=1000000000
@@ -100,6 +101,23 @@ for r in 2/10s 3/10s:b5; do
 	[ "$(grep "^$r,peer_self_gcra," "$tmp/d/study.csv" | cut -d, -f15)" = "" ] || fail "a decider's bytes_per_key is not measured"
 done
 [ "$(grep -c ',peer_self_gcra,' "$tmp/d/clients.csv")" -eq 10 ] || fail "decider rows in clients.csv"
+
+# -- the error families are sim's (sim_run.h) on the same requests: a replay scenario of the sample trace
+sample=$(cd "$(dirname "$0")/../../sim/scenarios/traces" && pwd)/sample.trace
+printf '[scenario]\nname = r\nlimit = 7\nwindow = 1s\nburst = 9\n\n[traffic trace]\ntype = replay\nfile = %s\n' \
+	"$sample" >"$tmp/r.ini"
+"$ratelab" sim --no-timing --quiet --out "$tmp/sim" "$tmp/r.ini" >/dev/null 2>"$tmp/err" || fail "sim exited $?: $(cat "$tmp/err")"
+"$ratelab" study --trace "$sample" --rules 7/1s:b9 --quiet --out "$tmp/vs" 2>"$tmp/err" || fail "study of the sample exited $?"
+# requests, admitted, over-N admissions (sim's false allows), false rejects, max in W, diverged, and
+# the excess admitted (sim's diverged allows: admitted where the independent sliding log refuses)
+want=$(join -t, <(awk -F, 'NR > 1 { print $2 "," $7 "," $8 "," $9 "," $11 "," $14 }' "$tmp/sim/summary.csv" | sort) \
+	<(awk -F, 'NR > 1 { print $2 "," $5 + $7 "," $5 }' "$tmp/sim/diverged.csv" | sort))
+got=$(awk -F, 'NR > 1 { print $2 "," $3 "," $4 "," $10 "," $12 "," $16 "," $13 "," $9 }' "$tmp/vs/study.csv" | sort)
+[ "$(echo "$got" | wc -l)" -eq 6 ] && [ "$got" = "$want" ] || fail "study vs sim
+--- study:
+$got
+--- sim:
+$want"
 
 # -- a second study into the same directory replaces the first whole
 touch "$tmp/o/plots/stale.png"
