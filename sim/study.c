@@ -172,7 +172,9 @@ static void run_phase(struct study_ctx *c, size_t from, size_t to)
 		pthread_join(th[i], NULL);
 }
 
-/* Key ids ranked: units requested descending, then key bytes ascending. */
+/* Key ids ranked: units requested descending, then key bytes ascending.
+ * qsort takes no context: the ranking reads these, set by prepare, which
+ * runs on the calling thread before any worker starts. */
 static const struct sim_trace *rank_trace;
 static const int64_t *rank_units;
 

@@ -42,7 +42,8 @@
  * Concurrency: sim_study_run shares the trace read-only between its
  * worker threads; deciders run one after another on the calling thread
  * once the workers are done (a child process is never forked while other
- * threads run).
+ * threads run). One sim_study_run at a time per process: its key ranking
+ * uses qsort, which takes no context.
  */
 #ifndef RATELAB_SIM_STUDY_H
 #define RATELAB_SIM_STUDY_H
