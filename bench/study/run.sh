@@ -12,6 +12,7 @@ results=$2
 quick=$3
 if [ "$quick" = 1 ]; then n=1000000 keys=10000; else n=10000000 keys=100000; fi
 rules=10/1s,60/1m,1000/1h
+mkdir -p "$results/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "  study at scale: $n requests over $keys keys, rules $rules"
