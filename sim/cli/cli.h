@@ -48,7 +48,7 @@ struct cli_option {
 	enum cli_opt_kind kind;
 };
 
-#define CLI_MAX_OPTS 16
+#define CLI_MAX_OPTS 24
 #define CLI_MAX_POS 256
 
 struct cli_args {

@@ -24,8 +24,8 @@
 #define MAX_ALGOS 32
 
 static const char usage[] =
-	"usage: ratelab study --trace FILE [--format F] [--key K] [--spread] --rules R[,R...]\n"
-	"                     [--algos LIST]\n"
+	"usage: ratelab study --trace FILE [--format F] [--key K] [--time-field F] [--key-field F]\n"
+	"                     [--cost-field F] [--time-unit U] [--spread] --rules R[,R...] [--algos LIST]\n"
 	"                     [--decider CMD [--decider CMD ...]] [--decider-name N[,N...]]\n"
 	"                     [--decider-timeout D] [--jobs J] [--shard I/K] [--quiet] --out DIR\n"
 	"       ratelab study --merge DIR [DIR ...] --out DIR\n"
@@ -41,6 +41,9 @@ static const char usage[] =
 	"                   read as `ratelab import` reads it\n"
 	"  --format F       combined, jsonl, csv or trace (default: detected)\n"
 	"  --key K          combined logs: ip (default), user, path or ip+path\n"
+	"  --time-field F, --key-field F, --cost-field F, --time-unit U\n"
+	"                   as `ratelab import` takes them (jsonl, csv; a cost field\n"
+	"                   makes every figure count units)\n"
 	"  --spread         a log's requests of one tick placed evenly inside it\n"
 	"                   (as `ratelab import --spread`; meta.csv says which)\n"
 	"  --rules R,...    N/W with W a duration (10/1s, 60/1m, 1000/1h), or\n"
@@ -60,13 +63,15 @@ static const char usage[] =
 	"  --quiet          no progress lines on stderr\n";
 
 enum {
-	O_TRACE, O_FORMAT, O_KEY, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
+	O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD, O_TIME_UNIT, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
 	O_MERGE, O_QUIET, O_COUNT
 };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_TRACE] = { "trace", CLI_VALUE },	      [O_FORMAT] = { "format", CLI_VALUE },
 	[O_KEY] = { "key", CLI_VALUE },		      [O_SPREAD] = { "spread", CLI_FLAG },
+	[O_TIME_FIELD] = { "time-field", CLI_VALUE }, [O_KEY_FIELD] = { "key-field", CLI_VALUE },
+	[O_COST_FIELD] = { "cost-field", CLI_VALUE }, [O_TIME_UNIT] = { "time-unit", CLI_VALUE },
 	[O_RULES] = { "rules", CLI_VALUE },	      [O_ALGOS] = { "algos", CLI_VALUE },
 	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE }, [O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
 	[O_JOBS] = { "jobs", CLI_VALUE },	      [O_SHARD] = { "shard", CLI_VALUE },
@@ -79,8 +84,9 @@ struct study_cmd {
 	const struct rl_algo *algos[MAX_ALGOS];
 	struct sim_study_decider deciders[MAX_DECIDERS];
 	struct sim_study_opts o;
-	const char *trace, *format, *key, *out;
-	bool merge, spread;
+	const char *trace, *out;
+	struct sim_import_opts io; /* how the trace or log is read */
+	bool merge;
 	const char *dirs[CLI_MAX_POS];
 	size_t ndirs;
 };
@@ -300,7 +306,8 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 	if (!(c->out = a.value[O_OUT]))
 		return cli_usage_error("study", "--out DIR is required");
 	if (c->merge) {
-		static const int only_study[] = { O_TRACE, O_FORMAT, O_KEY, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME,
+		static const int only_study[] = { O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD,
+						  O_TIME_UNIT, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME,
 						  O_DECIDER_TIMEOUT, O_JOBS, O_SHARD };
 		for (size_t i = 0; i < sizeof(only_study) / sizeof(only_study[0]); i++)
 			if (a.value[only_study[i]])
@@ -319,9 +326,14 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 				       cli_quote(a.pos[0]));
 	if (!(c->trace = a.value[O_TRACE]))
 		return cli_usage_error("study", "--trace FILE is required (or --merge DIR ...)");
-	c->format = a.value[O_FORMAT];
-	c->key = a.value[O_KEY];
-	c->spread = a.value[O_SPREAD] != NULL;
+	/* times as the source has them (epoch ns for a log): fixed windows then align as a
+	 * deployed limiter's would, and a trace is decided as replay and sim decide it */
+	c->io = (struct sim_import_opts){
+		.format = a.value[O_FORMAT], .key = a.value[O_KEY], .time_field = a.value[O_TIME_FIELD],
+		.key_field = a.value[O_KEY_FIELD], .cost_field = a.value[O_COST_FIELD],
+		.time_unit = a.value[O_TIME_UNIT], .spread = a.value[O_SPREAD] != NULL, .absolute = true,
+		.cmd = "study",
+	};
 	if (!a.value[O_RULES])
 		return cli_usage_error("study", "--rules R[,R...] is required (e.g. --rules 10/1s,60/1m)");
 	if ((status = parse_rules(a.value[O_RULES], c)) || (status = parse_algos(a.value[O_ALGOS], c)))
@@ -411,11 +423,7 @@ int cli_cmd_study(int argc, char **argv)
 		sim_study_free(&s);
 		return status;
 	}
-	/* times as the source has them (epoch ns for a log): fixed windows then align as a
-	 * deployed limiter's would, and a trace is decided as replay and sim decide it */
-	struct sim_import_opts io = { .format = c.format, .key = c.key, .spread = c.spread, .absolute = true,
-				      .cmd = "study" };
-	if ((status = sim_import(&io, &c.trace, 1, &t, stderr)))
+	if ((status = sim_import(&c.io, &c.trace, 1, &t, stderr)))
 		return status;
 	if (t.n == 0) {
 		sim_trace_free(&t);

@@ -88,6 +88,18 @@ grep -qx '5/1s,gcra,"a,b",3,3,1' "$tmp/q/clients.csv" || fail "key a,b not quote
 grep -qx '5/1s,gcra,"q""x",1,1,1' "$tmp/q/clients.csv" || fail "key q\"x not quoted"
 grep -qx 'cost,yes' "$tmp/q/meta.csv" || fail "meta.csv: cost,yes"
 
+# -- a JSON lines log read with import's field options, at its own times: u1's 3 + 2 units at
+# 1.9 s and 2.1 s exceed 4/1s (the log refuses the 2), though fixed_window's windows [1, 2)
+# and [2, 3) admit them
+printf '{"ts": 1900, "user": "u1", "tokens": 3}\n{"ts": 2000, "user": "u2", "tokens": 1}\n{"ts": 2100, "user": "u1", "tokens": 2}\n' \
+	>"$tmp/j.jsonl"
+"$ratelab" study --trace "$tmp/j.jsonl" --format jsonl --time-field ts --key-field user --cost-field tokens \
+	--time-unit ms --rules 4/1s --algos sliding_log,fixed_window --quiet --out "$tmp/j" 2>"$tmp/err" ||
+	fail "jsonl study exited $?: $(cat "$tmp/err")"
+[ "$(cut -d, -f1-9 "$tmp/j/study.csv" | tail -n +2)" = "4/1s,fixed_window,6,6,1,0,0,2,2
+4/1s,sliding_log,6,4,1,0,0,2,0" ] || fail "jsonl study: $(cut -d, -f1-9 "$tmp/j/study.csv")"
+grep -qx 'format,jsonl' "$tmp/j/meta.csv" || fail "meta.csv: format,jsonl"
+
 # -- a decider beside the built-ins: `ratelab replay --algo gcra --explain` gives gcra's figures
 dec="'$ratelab' replay --algo gcra --limit \$RATELAB_LIMIT --window \${RATELAB_WINDOW_NS}ns --burst \$RATELAB_BURST --explain"
 "$ratelab" study --trace "$tmp/known.trace" --rules 2/10s,3/10s:b5 --algos gcra --decider "$dec" \
