@@ -183,6 +183,9 @@ std::string fleet_section(const Inputs &in);
 // exits 1, naming each, when a point is more than SIM_THEORY_MAX_GAP
 // standard errors off its closed form, or when the runs are missing.
 std::string theory_section(const Inputs &in);
+// "Study at scale" (report_study.cc): reads bench/study_scale.csv
+// (bench/study/run.sh); "not run" without it.
+std::string study_scale_section(const Inputs &in);
 
 // The peers (report_peers.cc): their section of the report (ns/op and bytes
 // per key against the nearest algorithm, accuracy on the same runs, nginx's

@@ -868,6 +868,7 @@ std::string full_report(const Inputs &in)
 	o << peers_section(in);
 	o << fleet_section(in);
 	o << theory_section(in);
+	o << study_scale_section(in);
 	return o.str();
 }
 

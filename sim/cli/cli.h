@@ -29,6 +29,7 @@ int cli_cmd_sim(int argc, char **argv);
 int cli_cmd_fleet(int argc, char **argv);
 int cli_cmd_import(int argc, char **argv);
 int cli_cmd_theory(int argc, char **argv);
+int cli_cmd_study(int argc, char **argv);
 
 /*
  * Options. Each command describes its options in a table and parses argv
@@ -47,7 +48,7 @@ struct cli_option {
 	enum cli_opt_kind kind;
 };
 
-#define CLI_MAX_OPTS 16
+#define CLI_MAX_OPTS 24
 #define CLI_MAX_POS 256
 
 struct cli_args {

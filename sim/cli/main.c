@@ -19,6 +19,7 @@ static const struct {
 	{ "sim", cli_cmd_sim, "simulate scenarios; measure each algorithm's error vs the exact log" },
 	{ "fleet", cli_cmd_fleet, "simulate k nodes with local shares synced every S (local plus global)" },
 	{ "theory", cli_cmd_theory, "each algorithm's rejection probability for Poisson traffic (closed forms)" },
+	{ "study", cli_cmd_study, "every algorithm and rule on one trace or log, judged by its clients" },
 };
 
 static void usage(FILE *f)

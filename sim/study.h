@@ -1,0 +1,190 @@
+/*
+ * study.h - `ratelab study`: every chosen algorithm and external decider,
+ * under every chosen rule, on one recorded trace (trace.h), judged from the
+ * clients' side.
+ *
+ * Definitions, per rule (N units per W) and algorithm. Everything counts
+ * units: a request of cost c is c units (at c = 1, requests). Keys are
+ * independent, so each key's requests are decided in trace order with a
+ * fresh state per key.
+ *   excess        the requests the exact sliding log (rl_sliding_log,
+ *                 admit iff admitted units in (t - W, t] + c <= N), fed
+ *                 every request of the key and keeping its own state,
+ *                 refuses: excess_requests; excess_admitted counts those
+ *                 this algorithm admitted;
+ *   within rule   a key whose own requests never exceed N units in any
+ *                 window (t - W, t], i.e. one the exact sliding log admits
+ *                 whole: good_keys; good_keys_hurt those the algorithm
+ *                 refused any request of; good_requests_rejected their
+ *                 refused units;
+ *   over_n_admissions, false_rejects, max_in_w: sim_run.h's false allows,
+ *                 false rejects and max_in_window (each decision judged on
+ *                 the algorithm's own admitted history in (t - W, t]),
+ *                 counted in units; max_in_w_over_n = max_in_w / N;
+ *   diverged      units on which the algorithm's verdict differs from the
+ *                 exact sliding log's above (sim_run.h's diverged_allows +
+ *                 diverged_rejects);
+ *   ns_per_check  a timed loop of the algorithm alone (fresh states, no
+ *                 measurement around it, the thread's CPU time) over the
+ *                 shard's first requests (1M by default); for a decider,
+ *                 the wall time of its run per decision, its round trip
+ *                 included;
+ *   bytes_per_key the algorithm's state_size plus the mean over keys of
+ *                 the most heap each key's state held (sim_run.h's state
+ *                 bytes); not measured for a decider (its memory is its own).
+ *
+ * Sharding: a key belongs to shard sim_study_key_hash(bytes) % K. The
+ * hash is 64-bit FNV-1a of the key's bytes (offset basis
+ * 14695981039346656037, prime 1099511628211): fixed, seed-free, the same
+ * on every machine, so any K processes given the same trace split its
+ * keys without talking to each other.
+ *
+ * Concurrency: sim_study_run shares the trace read-only between its
+ * worker threads; deciders run one after another on the calling thread
+ * once the workers are done (a child process is never forked while other
+ * threads run). One sim_study_run at a time per process: its key ranking
+ * uses qsort, which takes no context.
+ */
+#ifndef RATELAB_SIM_STUDY_H
+#define RATELAB_SIM_STUDY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ratelab/algo.h"
+#include "trace.h"
+
+#define SIM_STUDY_TOP 1000        /* keys listed by name in clients.csv */
+#define SIM_STUDY_TRAFFIC_KEYS 5  /* heaviest keys given a column in traffic.csv */
+#define SIM_STUDY_BUCKETS 5       /* refused.csv's buckets of the share refused */
+#define SIM_STUDY_RULE_MAX 64     /* a rule's text, NUL included */
+#define SIM_STUDY_NAME_MAX 48     /* an algorithm's or decider's name, NUL included */
+
+/* A rule as the user wrote it ("60/1m:b120") and what it means. */
+struct sim_study_rule {
+	char text[SIM_STUDY_RULE_MAX];
+	struct rl_rule rule;
+};
+
+/* An external decider (sim_decider.h's protocol), named in the tables. */
+struct sim_study_decider {
+	const char *cmd;
+	char name[SIM_STUDY_NAME_MAX];
+	int64_t timeout_ns;
+};
+
+struct sim_study_opts {
+	const struct sim_study_rule *rules;
+	size_t nrules;
+	const struct rl_algo *const *algos;
+	size_t nalgos;
+	const struct sim_study_decider *deciders;
+	size_t ndeciders;
+	unsigned jobs;          /* worker threads, >= 1 */
+	uint32_t shard, nshards; /* this shard of nshards (0 of 1: every key) */
+	size_t timing_requests; /* the ns_per_check loop's length (0: 1M, at most the trace) */
+	bool quiet;             /* no progress lines on err */
+};
+
+/* One (rule, algorithm or decider) row of study.csv; units throughout. */
+struct sim_study_row {
+	int64_t requests, admitted;
+	int64_t good_keys, good_keys_hurt, good_requests_rejected;
+	int64_t excess_requests, excess_admitted;
+	int64_t over_n_admissions, false_rejects, diverged;
+	int64_t max_in_w;
+	int64_t keys;            /* keys with at least one request */
+	int64_t state_bytes;     /* the algorithm's state_size; -1: a decider (not measured) */
+	int64_t heap_bytes;      /* sum over keys of the most heap the key's state held */
+	double ns_per_check;     /* timing: not deterministic */
+	/* keys whose share of units refused is 0, (0, 0.01], (0.01, 0.1], (0.1, 0.5], (0.5, 1] */
+	int64_t refused[SIM_STUDY_BUCKETS];
+};
+
+/* One of the heaviest keys: clients.csv's rows and, for the first few, a traffic.csv column. */
+struct sim_study_key {
+	char *name;
+	int64_t requests;        /* units */
+	int64_t *admitted;       /* per row, units */
+	unsigned char *within;   /* per rule: 1 within the rule */
+	int64_t *per_second;     /* the first SIM_STUDY_TRAFFIC_KEYS keys: units per second */
+};
+
+/*
+ * A study's results: what the five CSV files hold, whether computed
+ * (sim_study_run) or merged from shards (study_merge.h). Rows are
+ * rule-major: row r * nnames + a is rule r with names[a], the built-in
+ * algorithms first, then the deciders.
+ */
+struct sim_study {
+	/* meta.csv */
+	char *trace;             /* the trace's path as given */
+	char format[16];
+	int64_t requests;        /* requests studied (a count, not units) */
+	int64_t keys;            /* keys studied */
+	int64_t span_ns;         /* last request time - first, the whole trace's */
+	int64_t resolution_ns;
+	bool spread, cost;
+	unsigned jobs;
+	char shard[48];          /* "I/K", "all", or what a merge combined */
+	double elapsed_s;
+	int64_t peak_rss_bytes;
+	int64_t trace_bytes;     /* the in-memory trace: requests and key names */
+	/* the tables */
+	size_t nrules;
+	struct sim_study_rule *rules;
+	size_t nnames;
+	char (*names)[SIM_STUDY_NAME_MAX];
+	struct sim_study_row *rows;
+	size_t ntop;             /* heaviest keys, by units requested desc, key bytes asc */
+	struct sim_study_key *top;
+	size_t nseconds;         /* traffic.csv: second 0 .. span_ns / 1s */
+	int64_t *per_second;     /* units per second of trace time, every studied key */
+};
+
+/* 64-bit FNV-1a of the key's bytes (above). */
+uint64_t sim_study_key_hash(const char *key, size_t len);
+
+/*
+ * Parses a rule "N/W" or "N/W:bB" (N, B integers; W a duration with its
+ * unit, parse.h) into out; the burst defaults to N. False with the reason
+ * in msg (naming the part at fault, the text not quoted: "the window W is
+ * not a duration ...").
+ */
+bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *msg, size_t msg_len);
+
+/*
+ * Runs the study of trace t into s (zeroed by it; meta fields other than
+ * those taken from the trace and the options are the caller's). Returns
+ * RL_OK, or a negative rl_status with a message in msg (RL_ENOMEM, or
+ * RL_EINVAL when a decider failed). err receives progress lines unless
+ * o->quiet.
+ */
+int sim_study_run(struct sim_study *s, const struct sim_trace *t, const struct sim_study_opts *o, FILE *err,
+		  char *msg, size_t msg_len);
+
+/* Frees what s owns and zeroes it; a zeroed study is valid and empty. */
+void sim_study_free(struct sim_study *s);
+
+/*
+ * Writes study.csv, clients.csv, traffic.csv, refused.csv and meta.csv
+ * into the existing directory dir. 0, or -1 with a message on err.
+ */
+int sim_study_write(const struct sim_study *s, const char *dir, FILE *err);
+
+/*
+ * Reads a study directory's CSV files back (study_read.c). 0, or -1 with
+ * "FILE:LINE: reason" in msg.
+ */
+int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_len);
+
+/*
+ * Combines the studies of every shard I/K of one trace, one directory
+ * each, into out: what the unsharded study holds, timing and meta aside
+ * (study_merge.c). 0, or -1 with the reason in msg.
+ */
+int sim_study_merge(struct sim_study *out, const char *const *dirs, size_t n, char *msg, size_t msg_len);
+
+#endif

@@ -1,0 +1,412 @@
+/*
+ * study_read.c - reads a study directory's five CSV files (as
+ * sim_study_write writes them) back into a struct sim_study, for
+ * `ratelab study --merge`. RFC 4180 records: a quoted field may hold ',',
+ * '"' (doubled) and line breaks. Anything not as written is refused with
+ * FILE:LINE and the reason: a merge never guesses.
+ */
+#include "study.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ratelab/parse.h"
+
+#define MAX_FIELDS 32
+
+struct csv {
+	char path[PATH_MAX];
+	char *buf;
+	size_t len, pos;
+	long line;     /* the line the last record began on */
+	long next_line;
+	char *f[MAX_FIELDS];
+	int nf;
+};
+
+struct reader {
+	struct csv c;
+	char *msg;
+	size_t msg_len;
+};
+
+static int bad(struct reader *rd, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(rd->msg, rd->msg_len, "%s:%ld: %s", rd->c.path, rd->c.line, why);
+	return -1;
+}
+
+static int csv_open(struct reader *rd, const char *dir, const char *name)
+{
+	struct csv *c = &rd->c;
+	FILE *f;
+	long size;
+
+	free(c->buf);
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s/%s", dir, name);
+	c->next_line = 1;
+	if (!(f = fopen(c->path, "rb"))) {
+		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", c->path, strerror(errno));
+		return -1;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+	    !(c->buf = malloc((size_t)size + 1)) || fread(c->buf, 1, (size_t)size, f) != (size_t)size) {
+		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", c->path,
+			 c->buf ? strerror(errno) : "out of memory");
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	c->len = (size_t)size;
+	c->buf[c->len] = '\0';
+	return 0;
+}
+
+/* The next record into c->f (fields unescaped in place): 1, 0 at the end, -1 malformed. */
+static int csv_next(struct reader *rd)
+{
+	struct csv *c = &rd->c;
+	char *w;
+
+	c->nf = 0;
+	c->line = c->next_line;
+	if (c->pos >= c->len)
+		return 0;
+	for (;;) {
+		if (c->nf == MAX_FIELDS)
+			return bad(rd, "more than %d fields", MAX_FIELDS);
+		char *r = c->buf + c->pos;
+		c->f[c->nf++] = w = r;
+		if (*r == '"') {
+			for (r++;; r++) {
+				if (r >= c->buf + c->len)
+					return bad(rd, "a quoted field is not closed");
+				if (*r == '"' && r[1] == '"')
+					r++;
+				else if (*r == '"')
+					break;
+				c->next_line += *r == '\n';
+				*w++ = *r;
+			}
+			r++;
+		} else {
+			for (; *r && *r != ',' && *r != '\n' && *r != '\r' && *r != '"'; r++)
+				*w++ = *r;
+			if (*r == '"')
+				return bad(rd, "a '\"' inside an unquoted field");
+		}
+		char end = *r;
+		*w = '\0';
+		c->pos = (size_t)(r - c->buf) + (end != '\0');
+		if (end == ',')
+			continue;
+		if (end == '\r') {
+			if (c->buf[c->pos] != '\n')
+				return bad(rd, "a CR not followed by LF");
+			c->pos++;
+		} else if (end != '\n' && end != '\0') {
+			return bad(rd, "text after a closing quote");
+		}
+		c->next_line++;
+		return 1;
+	}
+}
+
+static int expect_header(struct reader *rd, const char *dir, const char *name, const char *header)
+{
+	char got[1024] = "";
+
+	if (csv_open(rd, dir, name))
+		return -1;
+	if (csv_next(rd) != 1)
+		return bad(rd, "no header");
+	for (int i = 0; i < rd->c.nf; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? "," : "", rd->c.f[i]);
+	if (strcmp(got, header) != 0)
+		return bad(rd, "the header is not '%s'", header);
+	return 0;
+}
+
+static int num(struct reader *rd, const char *text, const char *what, int64_t *out)
+{
+	if (!rl_parse_i64(text, out) || *out < 0)
+		return bad(rd, "%s '%.40s' is not a non-negative integer", what, text);
+	return 0;
+}
+
+static int real(struct reader *rd, const char *text, const char *what, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(text, &end);
+	if (!*text || *end || errno || !(*out >= 0))
+		return bad(rd, "%s '%.40s' is not a non-negative number", what, text);
+	return 0;
+}
+
+/* meta.csv: the fields a merge keeps or checks. */
+static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, char *rules, char *algos, size_t len)
+{
+	if (expect_header(rd, dir, "meta.csv", "name,value"))
+		return -1;
+	int rc;
+	rules[0] = algos[0] = '\0';
+	while ((rc = csv_next(rd)) == 1) {
+		const char *k = rd->c.f[0], *v = rd->c.nf == 2 ? rd->c.f[1] : NULL;
+		int64_t x = 0;
+		if (!v)
+			return bad(rd, "a row is not NAME,VALUE");
+		bool is_int = !strcmp(k, "requests") || !strcmp(k, "keys") || !strcmp(k, "span_ns") ||
+			      !strcmp(k, "resolution_ns") || !strcmp(k, "jobs") || !strcmp(k, "peak_rss_bytes") ||
+			      !strcmp(k, "trace_bytes");
+		if (is_int && num(rd, v, k, &x))
+			return -1;
+		if (!strcmp(k, "trace") && !(s->trace = strdup(v)))
+			return bad(rd, "out of memory");
+		if (!strcmp(k, "format"))
+			snprintf(s->format, sizeof(s->format), "%s", v);
+		s->requests = !strcmp(k, "requests") ? x : s->requests;
+		s->keys = !strcmp(k, "keys") ? x : s->keys;
+		s->span_ns = !strcmp(k, "span_ns") ? x : s->span_ns;
+		s->resolution_ns = !strcmp(k, "resolution_ns") ? x : s->resolution_ns;
+		s->jobs = !strcmp(k, "jobs") ? (unsigned)x : s->jobs;
+		s->peak_rss_bytes = !strcmp(k, "peak_rss_bytes") ? x : s->peak_rss_bytes;
+		s->trace_bytes = !strcmp(k, "trace_bytes") ? x : s->trace_bytes;
+		if (!strcmp(k, "spread"))
+			s->spread = !strcmp(v, "yes");
+		if (!strcmp(k, "cost"))
+			s->cost = !strcmp(v, "yes");
+		if (!strcmp(k, "shard"))
+			snprintf(s->shard, sizeof(s->shard), "%s", v);
+		if (!strcmp(k, "rules"))
+			snprintf(rules, len, "%s", v);
+		if (!strcmp(k, "algos"))
+			snprintf(algos, len, "%s", v);
+		if (!strcmp(k, "elapsed_s") && real(rd, v, k, &s->elapsed_s))
+			return -1;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* Splits the comma lists of meta.csv into the study's rules and names. */
+static int lists(struct reader *rd, struct sim_study *s, char *rules, char *algos)
+{
+	size_t nr = 1, na = 1;
+
+	for (char *p = rules; *p; p++)
+		nr += *p == ',';
+	for (char *p = algos; *p; p++)
+		na += *p == ',';
+	if (!*rules || !*algos)
+		return bad(rd, "no rules or no algos row");
+	s->rules = calloc(nr, sizeof(*s->rules));
+	s->names = calloc(na, sizeof(*s->names));
+	if (!s->rules || !s->names)
+		return bad(rd, "out of memory");
+	char why[256];
+	for (char *save, *t = strtok_r(rules, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (!sim_study_rule_parse(t, &s->rules[s->nrules++], why, sizeof(why)))
+			return bad(rd, "rule '%.60s': %s", t, why);
+	for (char *save, *t = strtok_r(algos, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		snprintf(s->names[s->nnames++], sizeof(s->names[0]), "%s", t);
+	return 0;
+}
+
+/* The row of the record's rule and algo fields, which must be the next in order. */
+static int row_of(struct reader *rd, const struct sim_study *s, size_t want, size_t *col)
+{
+	size_t r = want / s->nnames, a = want % s->nnames;
+
+	if (r >= s->nrules)
+		return bad(rd, "more rows than rules x algorithms");
+	if (strcmp(rd->c.f[0], s->rules[r].text) || strcmp(rd->c.f[1], s->names[a]))
+		return bad(rd, "expected the row of rule '%s', algo '%s'", s->rules[r].text, s->names[a]);
+	*col = want;
+	return 0;
+}
+
+static int read_rows(struct reader *rd, const char *dir, struct sim_study *s)
+{
+	static const char header[] =
+		"rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
+		"excess_admitted,over_n_admissions,max_in_w_over_n,false_rejects,diverged,ns_per_check,"
+		"bytes_per_key,max_in_w,keys,heap_bytes";
+	size_t n = 0, col;
+	int rc;
+
+	if (!(s->rows = calloc(s->nrules * s->nnames, sizeof(*s->rows))))
+		return bad(rd, "out of memory");
+	if (expect_header(rd, dir, "study.csv", header))
+		return -1;
+	while ((rc = csv_next(rd)) == 1) {
+		char **f = rd->c.f;
+		if (rd->c.nf != 18)
+			return bad(rd, "%d fields, expected 18", rd->c.nf);
+		if (row_of(rd, s, n++, &col))
+			return -1;
+		struct sim_study_row *w = &s->rows[col];
+		int64_t *ints[] = { &w->requests, &w->admitted, &w->good_keys, &w->good_keys_hurt,
+				    &w->good_requests_rejected, &w->excess_requests, &w->excess_admitted,
+				    &w->over_n_admissions };
+		for (int i = 0; i < 8; i++)
+			if (num(rd, f[2 + i], "a count", ints[i]))
+				return -1;
+		if (num(rd, f[11], "false_rejects", &w->false_rejects) || num(rd, f[12], "diverged", &w->diverged) ||
+		    real(rd, f[13], "ns_per_check", &w->ns_per_check) || num(rd, f[15], "max_in_w", &w->max_in_w) ||
+		    num(rd, f[16], "keys", &w->keys) || num(rd, f[17], "heap_bytes", &w->heap_bytes))
+			return -1;
+		const struct rl_algo *algo = rl_algo_find(s->names[col % s->nnames]);
+		w->state_bytes = !*f[14] ? -1 : algo ? (int64_t)algo->state_size : 0;
+	}
+	if (rc < 0)
+		return -1;
+	return n == s->nrules * s->nnames ? 0 : bad(rd, "%zu rows, expected %zu", n, s->nrules * s->nnames);
+}
+
+static int read_refused(struct reader *rd, const char *dir, struct sim_study *s)
+{
+	size_t n = 0, col;
+	int rc;
+
+	if (expect_header(rd, dir, "refused.csv", "rule,algo,share_lo,share_hi,keys"))
+		return -1;
+	while ((rc = csv_next(rd)) == 1) {
+		if (rd->c.nf != 5)
+			return bad(rd, "%d fields, expected 5", rd->c.nf);
+		if (row_of(rd, s, n / SIM_STUDY_BUCKETS, &col) ||
+		    num(rd, rd->c.f[4], "keys", &s->rows[col].refused[n % SIM_STUDY_BUCKETS]))
+			return -1;
+		n++;
+	}
+	if (rc < 0)
+		return -1;
+	return n == s->nrules * s->nnames * SIM_STUDY_BUCKETS ? 0 : bad(rd, "%zu rows, expected %zu", n,
+									 s->nrules * s->nnames * SIM_STUDY_BUCKETS);
+}
+
+/* clients.csv: per (rule, algo), in study.csv's order, min(SIM_STUDY_TOP, keys) keys then (other). */
+static int read_clients(struct reader *rd, const char *dir, struct sim_study *s)
+{
+	size_t nrows = s->nrules * s->nnames, group = 0, j = 0, col;
+	size_t ntop = s->keys < SIM_STUDY_TOP ? (size_t)s->keys : SIM_STUDY_TOP;
+	int rc;
+
+	if (!(s->top = calloc(ntop ? ntop : 1, sizeof(*s->top))))
+		return bad(rd, "out of memory");
+	s->ntop = ntop;
+	for (size_t k = 0; k < ntop; k++)
+		if (!(s->top[k].admitted = calloc(nrows, sizeof(int64_t))) || !(s->top[k].within = calloc(s->nrules, 1)))
+			return bad(rd, "out of memory");
+	if (expect_header(rd, dir, "clients.csv", "rule,algo,key,requests,admitted,within_rule"))
+		return -1;
+	while ((rc = csv_next(rd)) == 1) {
+		char **f = rd->c.f;
+		int64_t req, adm, within;
+		if (rd->c.nf != 6)
+			return bad(rd, "%d fields, expected 6", rd->c.nf);
+		if (row_of(rd, s, group, &col) || num(rd, f[3], "requests", &req) || num(rd, f[4], "admitted", &adm) ||
+		    num(rd, f[5], "within_rule", &within))
+			return -1;
+		if (j == ntop) { /* the group's (other) row */
+			if (strcmp(f[2], "(other)"))
+				return bad(rd, "expected the (other) row after %zu keys", ntop);
+			group++;
+			j = 0;
+			continue;
+		}
+		struct sim_study_key *k = &s->top[j];
+		if (group == 0) {
+			if (!(k->name = strdup(f[2])))
+				return bad(rd, "out of memory");
+			k->requests = req;
+		} else if (strcmp(f[2], k->name) || req != k->requests) {
+			return bad(rd, "key '%.60s' is not the key %zu of the first group", f[2], j + 1);
+		}
+		if (within > 1)
+			return bad(rd, "within_rule %lld is not 0 or 1", (long long)within);
+		k->admitted[col] = adm;
+		k->within[col / s->nnames] = (unsigned char)within;
+		j++;
+	}
+	if (rc < 0)
+		return -1;
+	return group == nrows && j == 0 ? 0 : bad(rd, "%zu groups, expected %zu", group, nrows);
+}
+
+static int read_traffic(struct reader *rd, const char *dir, struct sim_study *s)
+{
+	size_t nk = s->ntop < SIM_STUDY_TRAFFIC_KEYS ? s->ntop : SIM_STUDY_TRAFFIC_KEYS, cap = 0;
+	int rc;
+
+	if (csv_open(rd, dir, "traffic.csv"))
+		return -1;
+	if (csv_next(rd) != 1 || rd->c.nf != (int)nk + 2 || strcmp(rd->c.f[0], "second") ||
+	    strcmp(rd->c.f[1], "requests"))
+		return bad(rd, "the header is not second,requests and the %zu heaviest keys", nk);
+	for (size_t j = 0; j < nk; j++)
+		if (strcmp(rd->c.f[2 + j], s->top[j].name))
+			return bad(rd, "column %zu is not the key '%.60s'", j + 3, s->top[j].name);
+	while ((rc = csv_next(rd)) == 1) {
+		int64_t sec;
+		if (rd->c.nf != (int)nk + 2)
+			return bad(rd, "%d fields, expected %zu", rd->c.nf, nk + 2);
+		if (num(rd, rd->c.f[0], "second", &sec))
+			return -1;
+		if ((size_t)sec != s->nseconds)
+			return bad(rd, "second %lld, expected %zu", (long long)sec, s->nseconds);
+		if (s->nseconds == cap) {
+			cap = cap ? 2 * cap : 1024;
+			int64_t *g = realloc(s->per_second, cap * sizeof(*g));
+			if (!g)
+				return bad(rd, "out of memory");
+			s->per_second = g;
+			for (size_t j = 0; j < nk; j++) {
+				if (!(g = realloc(s->top[j].per_second, cap * sizeof(*g))))
+					return bad(rd, "out of memory");
+				s->top[j].per_second = g;
+			}
+		}
+		if (num(rd, rd->c.f[1], "requests", &s->per_second[s->nseconds]))
+			return -1;
+		for (size_t j = 0; j < nk; j++)
+			if (num(rd, rd->c.f[2 + j], "requests", &s->top[j].per_second[s->nseconds]))
+				return -1;
+		s->nseconds++;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_len)
+{
+	struct reader rd = { .msg = msg, .msg_len = msg_len };
+	char rules[8192], algos[8192];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = read_meta(&rd, dir, s, rules, algos, sizeof(rules));
+	if (!rc)
+		rc = lists(&rd, s, rules, algos);
+	if (!rc)
+		rc = read_rows(&rd, dir, s);
+	if (!rc)
+		rc = read_refused(&rd, dir, s);
+	if (!rc)
+		rc = read_clients(&rd, dir, s);
+	if (!rc)
+		rc = read_traffic(&rd, dir, s);
+	free(rd.c.buf);
+	if (rc)
+		sim_study_free(s);
+	return rc;
+}

@@ -1,0 +1,209 @@
+/*
+ * study_write.c - a study's five CSV files (study.h, README "ratelab
+ * study"). Fields are RFC 4180: a field holding ',', '"', CR or LF is
+ * quoted, its '"' doubled. Every figure is an integer except the ratios and
+ * timings, written with fixed decimals, so equal studies give equal bytes.
+ */
+#include "study.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ratelab/version.h"
+
+static const char study_header[] =
+	"rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
+	"excess_admitted,over_n_admissions,max_in_w_over_n,false_rejects,diverged,ns_per_check,"
+	"bytes_per_key,max_in_w,keys,heap_bytes\n";
+
+/* The refused.csv buckets' bounds, as written. */
+static const char *const bucket_lo[SIM_STUDY_BUCKETS] = { "0", "0", "0.01", "0.1", "0.5" };
+static const char *const bucket_hi[SIM_STUDY_BUCKETS] = { "0", "0.01", "0.1", "0.5", "1" };
+
+static void sim_study_csv_field(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static FILE *open_out(const char *dir, const char *name, FILE *err)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "w")))
+		fprintf(err, "ratelab study: cannot write '%s': %s\n", path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *dir, const char *name, FILE *err)
+{
+	if (ferror(f) | (fclose(f) != 0)) {
+		fprintf(err, "ratelab study: writing '%s/%s' failed: %s\n", dir, name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void rule_algo(FILE *f, const struct sim_study *s, size_t r, size_t a)
+{
+	sim_study_csv_field(f, s->rules[r].text);
+	fputc(',', f);
+	sim_study_csv_field(f, s->names[a]);
+}
+
+static void write_study(FILE *f, const struct sim_study *s)
+{
+	fputs(study_header, f);
+	for (size_t r = 0; r < s->nrules; r++)
+		for (size_t a = 0; a < s->nnames; a++) {
+			const struct sim_study_row *w = &s->rows[r * s->nnames + a];
+			rule_algo(f, s, r, a);
+			fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%lld,%lld,%.1f,", (long long)w->requests,
+				(long long)w->admitted, (long long)w->good_keys, (long long)w->good_keys_hurt,
+				(long long)w->good_requests_rejected, (long long)w->excess_requests,
+				(long long)w->excess_admitted, (long long)w->over_n_admissions,
+				(double)w->max_in_w / (double)s->rules[r].rule.limit, (long long)w->false_rejects,
+				(long long)w->diverged, w->ns_per_check);
+			/* a decider's memory is its own: not measured, left empty */
+			if (w->state_bytes >= 0)
+				fprintf(f, "%.1f", (double)w->state_bytes +
+							   (w->keys ? (double)w->heap_bytes / (double)w->keys : 0));
+			fprintf(f, ",%lld,%lld,%lld\n", (long long)w->max_in_w, (long long)w->keys,
+				(long long)w->heap_bytes);
+		}
+}
+
+static void write_clients(FILE *f, const struct sim_study *s)
+{
+	fputs("rule,algo,key,requests,admitted,within_rule\n", f);
+	for (size_t r = 0; r < s->nrules; r++)
+		for (size_t a = 0; a < s->nnames; a++) {
+			size_t col = r * s->nnames + a;
+			const struct sim_study_row *w = &s->rows[col];
+			int64_t req = 0, adm = 0, within = 0;
+			for (size_t j = 0; j < s->ntop; j++) {
+				const struct sim_study_key *k = &s->top[j];
+				rule_algo(f, s, r, a);
+				fputc(',', f);
+				sim_study_csv_field(f, k->name);
+				fprintf(f, ",%lld,%lld,%d\n", (long long)k->requests, (long long)k->admitted[col],
+					k->within[r]);
+				req += k->requests;
+				adm += k->admitted[col];
+				within += k->within[r];
+			}
+			/* (other): the rest summed; within_rule counts its within-rule keys */
+			rule_algo(f, s, r, a);
+			fprintf(f, ",(other),%lld,%lld,%lld\n", (long long)(w->requests - req),
+				(long long)(w->admitted - adm), (long long)(w->good_keys - within));
+		}
+}
+
+static void write_traffic(FILE *f, const struct sim_study *s)
+{
+	size_t nk = s->ntop < SIM_STUDY_TRAFFIC_KEYS ? s->ntop : SIM_STUDY_TRAFFIC_KEYS;
+
+	fputs("second,requests", f);
+	for (size_t j = 0; j < nk; j++) {
+		fputc(',', f);
+		sim_study_csv_field(f, s->top[j].name);
+	}
+	fputc('\n', f);
+	for (size_t sec = 0; sec < s->nseconds; sec++) {
+		fprintf(f, "%zu,%lld", sec, (long long)s->per_second[sec]);
+		for (size_t j = 0; j < nk; j++)
+			fprintf(f, ",%lld", (long long)s->top[j].per_second[sec]);
+		fputc('\n', f);
+	}
+}
+
+static void write_refused(FILE *f, const struct sim_study *s)
+{
+	fputs("rule,algo,share_lo,share_hi,keys\n", f);
+	for (size_t r = 0; r < s->nrules; r++)
+		for (size_t a = 0; a < s->nnames; a++)
+			for (size_t b = 0; b < SIM_STUDY_BUCKETS; b++) {
+				rule_algo(f, s, r, a);
+				fprintf(f, ",%s,%s,%lld\n", bucket_lo[b], bucket_hi[b],
+					(long long)s->rows[r * s->nnames + a].refused[b]);
+			}
+}
+
+static void meta_row(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "%s,", name);
+	sim_study_csv_field(f, value);
+	fputc('\n', f);
+}
+
+static void meta_int(FILE *f, const char *name, long long v)
+{
+	fprintf(f, "%s,%lld\n", name, v);
+}
+
+/* names joined by ',' into buf (a list of rules or algorithms) */
+static const char *joined(char *buf, size_t len, const struct sim_study *s, bool rules)
+{
+	size_t n = 0, count = rules ? s->nrules : s->nnames;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < count && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", rules ? s->rules[i].text : s->names[i]);
+	return buf;
+}
+
+static void write_meta(FILE *f, const struct sim_study *s)
+{
+	char buf[8192];
+
+	fputs("name,value\n", f);
+	meta_row(f, "trace", s->trace ? s->trace : "");
+	meta_row(f, "format", s->format);
+	meta_int(f, "requests", s->requests);
+	meta_int(f, "keys", s->keys);
+	meta_int(f, "span_ns", s->span_ns);
+	meta_int(f, "resolution_ns", s->resolution_ns);
+	meta_row(f, "spread", s->spread ? "yes" : "no");
+	meta_row(f, "cost", s->cost ? "yes" : "no");
+	meta_row(f, "rules", joined(buf, sizeof(buf), s, true));
+	meta_row(f, "algos", joined(buf, sizeof(buf), s, false));
+	meta_int(f, "jobs", s->jobs);
+	meta_row(f, "shard", s->shard);
+	fprintf(f, "elapsed_s,%.3f\n", s->elapsed_s);
+	meta_int(f, "peak_rss_bytes", s->peak_rss_bytes);
+	meta_int(f, "trace_bytes", s->trace_bytes);
+	meta_row(f, "ratelab_version", rl_version());
+}
+
+int sim_study_write(const struct sim_study *s, const char *dir, FILE *err)
+{
+	static const struct {
+		const char *name;
+		void (*write)(FILE *f, const struct sim_study *s);
+	} files[] = {
+		{ "study.csv", write_study },	{ "clients.csv", write_clients }, { "traffic.csv", write_traffic },
+		{ "refused.csv", write_refused }, { "meta.csv", write_meta },
+	};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = open_out(dir, files[i].name, err);
+		if (!f)
+			return -1;
+		files[i].write(f, s);
+		if (close_out(f, dir, files[i].name, err))
+			return -1;
+	}
+	return 0;
+}
