@@ -229,6 +229,17 @@ static void replicate_set(RedisModuleCtx *ctx, RedisModuleString *name, const un
 		RedisModule_Replicate(ctx, "SET", "sb", name, v, RLM_HEADER + len);
 }
 
+/* v >= 0 in decimal, ending at end; returns where the digits start. */
+static char *decimal(uint64_t v, char *end)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+/* The scripts' reply: the verdict as an integer, the answer's four fields
+ * (never negative) as decimal strings. */
 static int reply_decision(RedisModuleCtx *ctx, int rc, const struct rl_decision *d)
 {
 	const int64_t v[4] = { d->remaining, d->retry_after_ns, d->reset_ns, d->delay_ns };
@@ -237,8 +248,8 @@ static int reply_decision(RedisModuleCtx *ctx, int rc, const struct rl_decision 
 	RedisModule_ReplyWithArray(ctx, 5);
 	RedisModule_ReplyWithLongLong(ctx, rc == RL_ALLOWED);
 	for (int i = 0; i < 4; i++) {
-		int n = snprintf(buf, sizeof(buf), "%lld", (long long)v[i]);
-		RedisModule_ReplyWithStringBuffer(ctx, buf, (size_t)n);
+		char *p = decimal((uint64_t)(v[i] > 0 ? v[i] : 0), buf + sizeof(buf));
+		RedisModule_ReplyWithStringBuffer(ctx, p, (size_t)(buf + sizeof(buf) - p));
 	}
 	return REDISMODULE_OK;
 }
