@@ -12,9 +12,9 @@ local CLOSED, OPEN, HALF_OPEN = 0, 1, 2
 local fields = { 'last', 'state', 'opened', 'total' }
 local err, v = read('breaker', unpack(fields))
 if err then return err end
-local X = wide(fields, v)
+local X = wide(fields, v, nh, nl, costn)
 local num, str, cmp, sub, now, st = X.num, X.str, X.cmp, X.sub, X.now, X.st
-local lkey = KEYS[2]
+local key, lkey, grace = KEYS[1], KEYS[2], ARGV[5] + 0
 if not st['last'] then redis.call('DEL', lkey) end
 local last, opened = X.field('last'), X.field('opened')
 local state, total = tonumber(st['state'] or '0'), tonumber(st['total'] or '0')

@@ -5,48 +5,49 @@
 local ALG = 'fixed_window'
 local err, v = read(ALG, 'last', 'end', 'count')
 if err then return err end
-local count = tonumber(v[4] or '0')
 local limit = n
 
-local function slow()
-	local X = wide({ 'last', 'end', 'count' }, v)
-	local add, sub, cmp, divmod, str, ZERO = X.add, X.sub, X.cmp, X.divmod, X.str, X.ZERO
-	local last, wend = X.field('last'), X.field('end')
-	local now = X.max(X.now, last)
-	if cmp(now, wend) >= 0 then
-		local _, r = divmod(now, X.w)
-		wend = add(sub(now, r), X.w)
-		count = 0
+repeat
+	local count = tonumber(v[4] or '0')
+	local lh, ll = split(v[2])
+	local clamped = lh > nh or (lh == nh and ll > nl)
+	if clamped then nh, nl = lh, ll end
+	local eh, el = split(v[3])
+	local wend = v[3] or '0'
+	if not (eh > nh or (eh == nh and el > nl)) then
+		local r = tmod(nh, nl, w)
+		if not r then break end
+		eh, el = norm(nh, nl - r + w)
+		wend, count = dec(eh, el), 0
 	end
-	local verdict = count + costn <= limit and 1 or 0
-	if verdict == 1 then count = count + costn end
-	local to_end = sub(wend, now)
-	local retry = ZERO
-	if verdict == 0 then retry = costn > limit and X.INT64_MAX or to_end end
-	return X.finish(ALG, verdict, X.small(limit - count), retry, count > 0 and to_end or ZERO, ZERO,
-		{ 'last', str(now), 'end', str(wend), 'count', tostring(count) }, nil, costn > limit)
-end
+	local to_end = (eh - nh) * E9 + (el - nl)
+	if to_end >= LIMIT then break end
+	local remaining = limit - count
+	if costn > limit then
+		return answer(0, remaining > 0 and remaining or 0, NEVER, count > 0 and to_end or 0, 0)
+	end
+	local verdict, retry = 0, to_end
+	if costn <= remaining then verdict, retry, count = 1, 0, count + costn end
+	local reset = count > 0 and to_end or 0
+	store(ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'count', tostring(count))
+	remaining = limit - count
+	return answer(verdict, remaining > 0 and remaining or 0, retry, reset, 0)
+until true
 
-local lh, ll = split(v[2])
-local clamped = later(lh, ll, nh, nl)
-if clamped then nh, nl = lh, ll end
-local eh, el = split(v[3])
-local wend = v[3] or '0'
-if not later(eh, el, nh, nl) then
-	local r = tmod(nh, nl, w)
-	if not r then return slow() end
-	eh, el = norm(nh, nl - r + w)
-	wend, count = dec(eh, el), 0
+local X = wide({ 'last', 'end', 'count' }, v, nh, nl, costn)
+local add, sub, cmp, divmod, str, ZERO = X.add, X.sub, X.cmp, X.divmod, X.str, X.ZERO
+local count = tonumber(v[4] or '0')
+local last, wend = X.field('last'), X.field('end')
+local now = X.max(X.now, last)
+if cmp(now, wend) >= 0 then
+	local _, r = divmod(now, X.w)
+	wend = add(sub(now, r), X.w)
+	count = 0
 end
-local to_end = diff(eh, el, nh, nl)
-if to_end >= LIMIT then return slow() end
-local remaining = limit - count
-if costn > limit then
-	return answer(0, remaining > 0 and remaining or 0, NEVER, count > 0 and to_end or 0, 0)
-end
-local verdict, retry = 0, to_end
-if costn <= remaining then verdict, retry, count = 1, 0, count + costn end
-local reset = count > 0 and to_end or 0
-store(ALG, reset, 'last', now_string(clamped, v[2]), 'end', wend, 'count', tostring(count))
-remaining = limit - count
-return answer(verdict, remaining > 0 and remaining or 0, retry, reset, 0)
+local verdict = count + costn <= limit and 1 or 0
+if verdict == 1 then count = count + costn end
+local to_end = sub(wend, now)
+local retry = ZERO
+if verdict == 0 then retry = costn > limit and X.INT64_MAX or to_end end
+return X.finish(ALG, verdict, X.small(limit - count), retry, count > 0 and to_end or ZERO, ZERO,
+	{ 'last', str(now), 'end', str(wend), 'count', tostring(count) }, nil, costn > limit)

@@ -6,49 +6,49 @@
 local ALG = 'leaky_bucket'
 local err, v = read(ALG, 'last', 'due')
 if err then return err end
+local b = A[4] + 0
 
-local function slow()
-	local X = wide({ 'last', 'due' }, v)
-	local add, sub, mul, cmp, divmod, ceil_div, str = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div, X.str
-	local ZERO, ONE = X.ZERO, X.ONE
-	local level, at, now = X.load_level()
-	local n, w, b, cost = X.n, X.w, X.b, X.cost
-	local queued = level
-	local bw = mul(b, w)
-	local lastu = mul(w, X.small(costn - 1))
-	local fits = costn == 1 or cmp(cost, b) <= 0
-	local verdict = (cmp(add(level, lastu), bw) <= 0 and fits) and 1 or 0
-	if verdict == 1 then level = add(level, add(lastu, w)) end
-	local remaining = cmp(level, bw) <= 0 and add(divmod(sub(bw, level), w), ONE) or ZERO
-	local retry = ZERO
-	if verdict == 0 then
-		retry = not fits and X.INT64_MAX or ceil_div(sub(add(level, lastu), bw), n)
+repeat
+	local bw = b * w
+	if bw + w >= LIMIT then break end
+	local lh, ll = split(v[2])
+	local clamped = lh > nh or (lh == nh and ll > nl)
+	if clamped then nh, nl = lh, ll end
+	local dh, dl = split(v[3])
+	local ah, al = n * nh, n * nl
+	local level = (dh - ah) * E9 + (dl - al)
+	if level < 0 then level = 0 elseif level >= LIMIT then break end
+	if costn ~= 1 and costn > b then
+		return answer(0, level <= bw and fdiv(bw - level, w) + 1 or 0, NEVER, fceil(level, n), 0)
 	end
-	local delay = verdict == 1 and ceil_div(queued, n) or ZERO
-	return X.finish(ALG, verdict, remaining, retry, ceil_div(level, n), delay,
-		{ 'last', str(now), 'due', str(add(at, level)) }, nil, not fits)
-end
+	local lastu = w * (costn - 1)
+	local verdict, retry, delay = 0, 0, 0
+	if level + lastu <= bw then
+		verdict, delay = 1, fceil(level, n)
+		level = level + lastu + w
+	else
+		retry = fceil(level + lastu - bw, n)
+	end
+	local reset = fceil(level, n)
+	store(ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'due', dec(norm(ah, al + level)))
+	return answer(verdict, level <= bw and fdiv(bw - level, w) + 1 or 0, retry, reset, delay)
+until true
 
-local bw = b * w
-if bw + w >= LIMIT then return slow() end
-local lh, ll = split(v[2])
-local clamped = later(lh, ll, nh, nl)
-if clamped then nh, nl = lh, ll end
-local dh, dl = split(v[3])
-local ah, al = n * nh, n * nl
-local level = diff(dh, dl, ah, al)
-if level < 0 then level = 0 elseif level >= LIMIT then return slow() end
-if costn ~= 1 and costn > b then
-	return answer(0, level <= bw and fdiv(bw - level, w) + 1 or 0, NEVER, fceil(level, n), 0)
+local X = wide({ 'last', 'due' }, v, nh, nl, costn)
+local add, sub, mul, cmp, divmod, ceil_div, str = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div, X.str
+local ZERO, ONE = X.ZERO, X.ONE
+local level, at, now = X.load_level()
+local queued = level
+local bw = mul(X.b, X.w)
+local lastu = mul(X.w, X.small(costn - 1))
+local fits = costn == 1 or cmp(X.cost, X.b) <= 0
+local verdict = (cmp(add(level, lastu), bw) <= 0 and fits) and 1 or 0
+if verdict == 1 then level = add(level, add(lastu, X.w)) end
+local remaining = cmp(level, bw) <= 0 and add(divmod(sub(bw, level), X.w), ONE) or ZERO
+local retry = ZERO
+if verdict == 0 then
+	retry = not fits and X.INT64_MAX or ceil_div(sub(add(level, lastu), bw), X.n)
 end
-local lastu = w * (costn - 1)
-local verdict, retry, delay = 0, 0, 0
-if level + lastu <= bw then
-	verdict, delay = 1, fceil(level, n)
-	level = level + lastu + w
-else
-	retry = fceil(level + lastu - bw, n)
-end
-local reset = fceil(level, n)
-store(ALG, reset, 'last', now_string(clamped, v[2]), 'due', dec(norm(ah, al + level)))
-return answer(verdict, level <= bw and fdiv(bw - level, w) + 1 or 0, retry, reset, delay)
+local delay = verdict == 1 and ceil_div(queued, X.n) or ZERO
+return X.finish(ALG, verdict, remaining, retry, ceil_div(level, X.n), delay,
+	{ 'last', str(now), 'due', str(add(at, level)) }, nil, not fits)

@@ -15,9 +15,11 @@
 --
 -- The wide track, wide(), is for the rules and states the fast track cannot
 -- hold (a product of the rule above 2^51, a gap of a month or more): each
--- algorithm's script checks its values and calls its own slow() on the
--- wide track, which has the same model in limbs (below), and then the
--- state is the same strings either way.
+-- algorithm's script runs its fast track in a block it leaves (break) at
+-- the first value out of bounds, before writing anything, for its wide
+-- track, the same model in limbs (below); the state is the same strings
+-- either way. Every function is made before the arguments' locals, and
+-- none per value: making a closure costs, more so with many upvalues.
 local E9, LIMIT = 1000000000, 2251799813685248 -- ns per s; 2^51, the fast track's bound
 local NEVER = -1                                -- an answer of INT64_MAX ns
 local floor, fmod, fmt, ssub = math.floor, math.fmod, string.format, string.sub
@@ -39,13 +41,6 @@ local function dec(h, l)
 	if h == 0 then return fmt('%.0f', l) end
 	return fmt('%.0f%09.0f', h, l)
 end
-
--- a - b of two pairs: exact when below 2^53 in magnitude, else of the right
--- sign and at least 2^53 in magnitude ((ah - bh) * 10^9 is exact below
--- 4.6 * 10^18, and its rounding, like every rounding, is monotone).
-local function diff(ah, al, bh, bl) return (ah - bh) * E9 + (al - bl) end
-
-local function later(ah, al, bh, bl) return ah > bh or (ah == bh and al > bl) end
 
 -- floor(x / y) and x mod y for integers 0 <= x < 2^52, 0 < y < 2^52: the
 -- rounded quotient is at most one off, and the remainder tells.
@@ -84,34 +79,10 @@ local function tmod(h, l, w)
 	return fmod(r * 1000 + d3, w)
 end
 
--- Arguments: ARGV[1] the time in ns, or '' for Redis's TIME; ARGV[2..4]
--- N, W, B (validated by the client; W as a Lua number is exact below
--- 2^53, which is all the fast track uses); ARGV[5] the TTL grace, ms;
--- ARGV[6] the request's cost in units, 1..10^9 (the algorithms' scripts).
-local key, A = KEYS[1], ARGV
-local nh, nl
-if A[1] == '' then
-	local t = redis.call('TIME')
-	nh, nl = t[1] + 0, t[2] * 1000
-else
-	nh, nl = split(A[1])
-end
-if nh > 4000000000 or (nh == 4000000000 and nl > 0) then return redis.error_reply('ratelab: time out of range') end
-local n, w, b, grace = A[2] + 0, A[3] + 0, A[4] + 0, A[5] + 0
-local costn = tonumber(A[6]) or 1
-
--- The decimal string of now, clamped to last (its string): the argument
--- itself when it is one, canonical (no leading zero), as the client sends.
-local function now_string(clamped, last)
-	if clamped then return last end
-	local s = A[1]
-	if s ~= '' and (#s == 1 or string.byte(s) ~= 48) then return s end
-	return dec(nh, nl)
-end
-
 -- The key's fields, read once (v[1] the algorithm, v[i + 1] field i's
 -- string or false), after checking that the key holds this algorithm's state.
 local function read(alg, ...)
+	local key = KEYS[1]
 	local v = redis.call('HMGET', key, 'alg', ...)
 	if v[1] and v[1] ~= alg then
 		return redis.error_reply('ratelab: key ' .. key .. ' holds ' .. tostring(v[1]) .. ' state, not ' .. alg)
@@ -133,7 +104,7 @@ end
 -- quota (reset, ns, rounded up to ms) plus the grace, or drops the key when
 -- that is 0; returns the TTL (ms).
 local function store(alg, reset, ...)
-	local ttl = fceil(reset, 1000000) + grace
+	local key, ttl = KEYS[1], fceil(reset, 1000000) + ARGV[5]
 	if ttl > 0 then
 		redis.call('HSET', key, 'alg', alg, ...)
 		redis.call('PEXPIRE', key, ttl)
@@ -143,9 +114,11 @@ local function store(alg, reset, ...)
 	return ttl
 end
 
--- The wide track: the limb arithmetic, the arguments as limbs, and the
--- state and answer in them, for v read by read(alg, fields...).
-local function wide(fields, v)
+-- The wide track: the limb arithmetic, the arguments as limbs (now: the
+-- pair (nh, nl)), and the state and answer in them, for v read by
+-- read(alg, fields...).
+local function wide(fields, v, nh, nl, costn)
+	local key, grace = KEYS[1], ARGV[5] + 0
 	-- Numbers: a value is an array of base-10^7 limbs, least significant first,
 	-- with no leading zero limb (zero is the empty array). A limb product is
 	-- below 10^14 < 2^53 and a column sum of a product below 2^53, so every
@@ -366,3 +339,25 @@ local function wide(fields, v)
 		sat = sat, now = now,
 		n = num(ARGV[2]), w = num(ARGV[3]), b = num(ARGV[4]), cost = cost }
 end
+
+-- Arguments: ARGV[1] the time in ns, or '' for Redis's TIME; ARGV[2..4]
+-- N, W, B (validated by the client; W as a Lua number is exact below
+-- 2^53, which is all the fast track uses; B read by the scripts that use
+-- it); ARGV[5] the TTL grace, ms (read by store()); ARGV[6] the request's
+-- cost in units, 1..10^9 (the algorithms' scripts).
+local A = ARGV
+local nh, nl
+if A[1] == '' then
+	local t = redis.call('TIME')
+	nh, nl = t[1] + 0, t[2] * 1000
+else
+	nh, nl = split(A[1])
+end
+if nh > 4000000000 or (nh == 4000000000 and nl > 0) then return redis.error_reply('ratelab: time out of range') end
+local n, w = A[2] + 0, A[3] + 0
+local costn = tonumber(A[6]) or 1
+
+-- The decimal string of now when the argument is one, canonical (no
+-- leading zero, as the client sends it), else nil (dec() makes it).
+local now_s = A[1]
+if now_s == '' or (#now_s > 1 and string.byte(now_s) == 48) then now_s = nil end

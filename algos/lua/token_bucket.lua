@@ -5,44 +5,44 @@
 local ALG = 'token_bucket'
 local err, v = read(ALG, 'last', 'due')
 if err then return err end
+local b = A[4] + 0
 
-local function slow()
-	local X = wide({ 'last', 'due' }, v)
-	local add, sub, mul, cmp, divmod, ceil_div, str = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div, X.str
-	local level, at, now = X.load_level()
-	local n, w, b, cost = X.n, X.w, X.b, X.cost
-	local bw, take = mul(b, w), mul(w, cost)
-	local verdict = cmp(add(level, take), bw) <= 0 and 1 or 0
-	if verdict == 1 then level = add(level, take) end
-	local retry = X.ZERO
-	if verdict == 0 then
-		-- c > B never passes; else the smallest d with level - d * N + c * W <= B * W
-		retry = cmp(take, bw) > 0 and X.INT64_MAX or ceil_div(sub(add(level, take), bw), n)
+repeat
+	local bw = b * w
+	if bw >= LIMIT then break end
+	local lh, ll = split(v[2])
+	local clamped = lh > nh or (lh == nh and ll > nl)
+	if clamped then nh, nl = lh, ll end
+	-- N * now as the pair (ah, al), al not carried: level = due - N * now
+	local dh, dl = split(v[3])
+	local ah, al = n * nh, n * nl
+	local level = (dh - ah) * E9 + (dl - al)
+	if level < 0 then level = 0 elseif level > bw then break end
+	local take = w * costn -- rounded only when above 2^53, and then still above B * W
+	if take > bw then
+		return answer(0, fdiv(bw - level, w), NEVER, fceil(level, n), 0)
 	end
-	return X.finish(ALG, verdict, divmod(sub(bw, level), w), retry, ceil_div(level, n), X.ZERO,
-		{ 'last', str(now), 'due', str(add(at, level)) }, nil, cmp(cost, b) > 0)
-end
+	local verdict, retry = 0, 0
+	if level + take <= bw then
+		verdict, level = 1, level + take
+	else
+		retry = fceil(level + take - bw, n)
+	end
+	local reset = fceil(level, n)
+	store(ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'due', dec(norm(ah, al + level)))
+	return answer(verdict, fdiv(bw - level, w), retry, reset, 0)
+until true
 
-local bw = b * w
-if bw >= LIMIT then return slow() end
-local lh, ll = split(v[2])
-local clamped = later(lh, ll, nh, nl)
-if clamped then nh, nl = lh, ll end
--- N * now as the pair (ah, al), al not carried: level = due - N * now
-local dh, dl = split(v[3])
-local ah, al = n * nh, n * nl
-local level = diff(dh, dl, ah, al)
-if level < 0 then level = 0 elseif level > bw then return slow() end
-local take = w * costn -- rounded only when above 2^53, and then still above B * W
-if take > bw then
-	return answer(0, fdiv(bw - level, w), NEVER, fceil(level, n), 0)
+local X = wide({ 'last', 'due' }, v, nh, nl, costn)
+local add, sub, mul, cmp, divmod, ceil_div, str = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div, X.str
+local level, at, now = X.load_level()
+local bw, take = mul(X.b, X.w), mul(X.w, X.cost)
+local verdict = cmp(add(level, take), bw) <= 0 and 1 or 0
+if verdict == 1 then level = add(level, take) end
+local retry = X.ZERO
+if verdict == 0 then
+	-- c > B never passes; else the smallest d with level - d * N + c * W <= B * W
+	retry = cmp(take, bw) > 0 and X.INT64_MAX or ceil_div(sub(add(level, take), bw), X.n)
 end
-local verdict, retry = 0, 0
-if level + take <= bw then
-	verdict, level = 1, level + take
-else
-	retry = fceil(level + take - bw, n)
-end
-local reset = fceil(level, n)
-store(ALG, reset, 'last', now_string(clamped, v[2]), 'due', dec(norm(ah, al + level)))
-return answer(verdict, fdiv(bw - level, w), retry, reset, 0)
+return X.finish(ALG, verdict, divmod(sub(bw, level), X.w), retry, ceil_div(level, X.n), X.ZERO,
+	{ 'last', str(now), 'due', str(add(at, level)) }, nil, cmp(X.cost, X.b) > 0)
