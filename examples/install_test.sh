@@ -22,6 +22,11 @@ libdir=$(dirname "$(dirname "$pc")")
 so=$(ls "$libdir"/libratelab.so.*.*.* 2>/dev/null) && [ -n "$so" ] || fail "no libratelab.so.X.Y.Z"
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 [ "$soname" = "libratelab.so.0" ] || fail "SONAME '$soname', want libratelab.so.0"
+# the Redis module: beside the libraries, exporting only its entry point
+mod=$libdir/ratelab/ratelab.so
+[ -e "$mod" ] || fail "no Redis module $mod"
+[ "$(nm -D --defined-only "$mod" | awk '{ print $3 }')" = "RedisModule_OnLoad" ] ||
+	fail "$mod exports more than RedisModule_OnLoad: $(nm -D --defined-only "$mod" | head -5)"
 "$prefix/bin/ratelab" --version | grep -qx 'ratelab 0\.1\.0' || fail "installed ratelab --version"
 [ -e "$prefix/share/ratelab/scenarios/constant.ini" ] || fail "the scenarios were not installed"
 (cd "$prefix/share/ratelab/scenarios" && "$prefix/bin/ratelab" sim --quiet --no-timing --out "$tmp/sim" replay.ini >/dev/null) ||

@@ -10,6 +10,11 @@
  * node counts as up once it answers as itself (INFO's process_id), not as
  * another test's server that took the port first.
  * Needs POSIX 2008 (fork, kill, mkdtemp): _POSIX_C_SOURCE >= 200809L.
+ *
+ * Built with RH_MODULE defined (the path of ratelab.so), every server
+ * loads the module; RH_PRELOAD (a sanitizer runtime, for an instrumented
+ * module, or "") is then preloaded into the servers. h->extra: more
+ * arguments for every server started after rh_init (NULL-terminated).
  */
 #ifndef RATELAB_TEST_REDIS_HARNESS_H
 #define RATELAB_TEST_REDIS_HARNESS_H
@@ -32,6 +37,13 @@
 
 enum { RH_MAX_NODES = 8 };
 
+/* Whether the servers load ratelab.so, so the backend must use it. */
+#ifdef RH_MODULE
+#define RH_WANT_MODULE true
+#else
+#define RH_WANT_MODULE false
+#endif
+
 struct rh_node {
 	pid_t pid;
 	int port, bus_port;
@@ -41,6 +53,7 @@ struct rh_node {
 struct rh {
 	char dir[64];
 	int n;
+	const char *extra[8];
 	struct rh_node nodes[RH_MAX_NODES];
 };
 
@@ -170,13 +183,23 @@ static inline bool rh_launch(struct rh *h, int i, bool cluster)
 	snprintf(port, sizeof(port), "%d", nd->port);
 	snprintf(bus, sizeof(bus), "%d", nd->bus_port);
 	snprintf(conf, sizeof(conf), "nodes-%d.conf", nd->port);
-	char *plain[] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-			  "--appendonly", "no", "--dir", h->dir, NULL };
-	char *clus[] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-			 "--appendonly", "no", "--dir", h->dir, "--cluster-enabled", "yes",
-			 "--cluster-port", bus, "--cluster-config-file", conf,
-			 "--cluster-node-timeout", "5000", NULL };
-	nd->pid = rh_spawn(h, cluster ? clus : plain);
+	char *argv[40] = { "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+			   "--appendonly", "no", "--dir", h->dir };
+	int a = 11;
+	if (cluster) {
+		char *clus[] = { "--cluster-enabled", "yes", "--cluster-port", bus, "--cluster-config-file", conf,
+				 "--cluster-node-timeout", "5000" };
+		memcpy(argv + a, clus, sizeof(clus));
+		a += 8;
+	}
+#ifdef RH_MODULE
+	argv[a++] = "--loadmodule";
+	argv[a++] = RH_MODULE;
+#endif
+	for (int e = 0; h->extra[e] && a < 39; e++)
+		argv[a++] = (char *)h->extra[e];
+	argv[a] = NULL;
+	nd->pid = rh_spawn(h, argv);
 	if (nd->pid < 0)
 		return false;
 	double deadline = rh_now_s() + 10;
@@ -257,6 +280,13 @@ static inline void rh_stop(struct rh *h)
 
 static inline bool rh_init(struct rh *h)
 {
+#if defined(RH_MODULE) && defined(RH_PRELOAD)
+	/* the servers (not this process, already started) get the runtime */
+	if (RH_PRELOAD[0]) {
+		setenv("LD_PRELOAD", RH_PRELOAD, 1);
+		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+	}
+#endif
 	memset(h, 0, sizeof(*h));
 	snprintf(h->dir, sizeof(h->dir), "/tmp/rl-redis-XXXXXX");
 	return mkdtemp(h->dir) != NULL;

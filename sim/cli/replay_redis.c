@@ -7,7 +7,9 @@
  * --redis-prefix is a fresh replay. The trace's times are logical, so the
  * keys' TTL grace is a day of wall time. When Redis did not decide every
  * line (a fallback, a reconnection, an error), one line on stderr at the
- * end gives the backend's counters, and the last failure.
+ * end gives the backend's counters, and the last failure. Once a server
+ * answered, stderr says which decided: "ratelab replay: redis: using
+ * module ratelab" (the server has ratelab.so) or "... using scripts".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +181,10 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 		/* the counters, when Redis did not decide everything */
 		struct rl_redis_stats st;
 		rl_redis_stats(x.r, &st);
+		/* which decided: the module or the scripts (once a server answered) */
+		fflush(stdout);
+		if (st.decided || st.errors)
+			fprintf(stderr, "ratelab replay: redis: using %s\n", st.module ? "module ratelab" : "scripts");
 		if (st.fallbacks || st.reconnects || st.errors) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab replay: redis %s: decided=%llu fallbacks=%llu reconnects=%llu errors=%llu\n",

@@ -5,7 +5,9 @@
 # processes started together on one key admit exactly N in all; bad
 # options are usage errors; a wrong-type key is a clear error (exit 1);
 # with no server every line is the tier's policy and stderr counts the
-# fallbacks. $1 is the ratelab binary.
+# fallbacks; stderr says whether the module or the scripts decided (the
+# server loads ratelab.so when RL_REDIS_MODULE is its path, lib/redis.sh).
+# $1 is the ratelab binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 source "$(dirname "$0")/lib/redis.sh"
 start_redis
@@ -37,7 +39,8 @@ for algo in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_coun
 				--redis-batch $batch <"$tmp/trace" >"$tmp/got" 2>"$tmp/err" || fail "$algo $rule batch $batch: exit $?"
 			cmp -s "$tmp/want" "$tmp/got" || fail "$algo $rule batch $batch: output differs from in-process
 $(diff "$tmp/want" "$tmp/got" | head -5)"
-			[ -s "$tmp/err" ] && fail "$algo $rule batch $batch: stderr not empty: $(cat "$tmp/err")"
+			[ "$(cat "$tmp/err")" = "ratelab replay: redis: $REDIS_MODE" ] ||
+				fail "$algo $rule batch $batch: stderr is not the one line 'ratelab replay: redis: $REDIS_MODE': $(cat "$tmp/err")"
 		done
 	done
 done

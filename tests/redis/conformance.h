@@ -23,6 +23,7 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 #include "ratelab/redis.h"
+#include "../redis_harness.h"
 #include "../test_rng.h"
 
 static int g_port;
@@ -55,6 +56,17 @@ static struct rl_redis *connect_to(int port, int64_t grace_ms)
 
 	assert_int_equal(rl_redis_create(&r, &cfg, msg, sizeof(msg)), RL_OK);
 	return r;
+}
+
+/* The backend decided with the module exactly when the servers load it. */
+static void expect_mode(const struct rl_redis *r)
+{
+	struct rl_redis_stats st;
+
+	rl_redis_stats(r, &st);
+	if (st.module != RH_WANT_MODULE)
+		fail_msg("the backend used the %s, the servers %s ratelab.so", st.module ? "module" : "scripts",
+			 RH_WANT_MODULE ? "load" : "do not load");
 }
 
 #define NKEYS 3
@@ -166,6 +178,7 @@ static void conform_at(const struct rl_algo *algo, struct rl_rule rule, uint64_t
 		}
 		done += m;
 	}
+	expect_mode(r);
 	for (int k = 0; k < NKEYS; k++) {
 		rl_limiter_release(&lim, st[k]);
 		free(st[k]);
@@ -255,6 +268,7 @@ static void test_breaker_conformance(void **state)
 		}
 		rl_breaker_destroy(&b);
 	}
+	expect_mode(r);
 	rl_redis_destroy(r);
 }
 

@@ -69,6 +69,10 @@ static void *run(void *arg)
 		}
 		done += m;
 	}
+	struct rl_redis_stats st;
+	rl_redis_stats(r, &st);
+	if (st.module != RH_WANT_MODULE)
+		wk->other++; /* the module (or the scripts) where the server has the other */
 	rl_redis_destroy(r);
 	return NULL;
 }

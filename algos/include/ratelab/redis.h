@@ -72,6 +72,17 @@
  * every ms until the budget, then the policy. The other algorithms name one
  * key and decide exactly throughout a migration.
  *
+ * Module: when the server has ratelab.so loaded (algos/redis/module: the
+ * library's own algorithms inside Redis), probed once per connection with
+ * COMMAND INFO ratelab.check, every decision is one RATELAB.CHECK (the
+ * breaker RATELAB.BREAKER) instead of a script: the same answers, the same
+ * TTLs, but the key's state is one string (sliding_log's runs included),
+ * so a key written by the scripts (a hash) is an error to the module and
+ * the other way round. rl_redis_stats tells which is in use;
+ * scripts_only, or RATELAB_REDIS_SCRIPTS=1 in the environment, keeps to
+ * the scripts. In a cluster every master must load the module when the
+ * seed node has it.
+ *
  * Concurrency: one struct rl_redis is one connection (or one set of
  * per-node connections), for one thread at a time; threads each create
  * their own.
@@ -108,6 +119,7 @@ struct rl_redis_config {
 	int64_t backoff_max_ms;     /* longest wait, backoff_min_ms..600000; 0: 1000 */
 	int64_t ttl_grace_ms;       /* added to every key's TTL, 0..10^12 */
 	const char *prefix;         /* key prefix, at most 64 bytes, no '{'; NULL: "rl:" */
+	bool scripts_only;          /* the scripts even where the server has the module */
 };
 
 struct rl_redis_rule {
@@ -138,6 +150,7 @@ struct rl_redis_stats {
 	uint64_t reconnects;  /* connections made again after one was lost */
 	uint64_t round_trips; /* pipelined exchanges with Redis */
 	bool connected;
+	bool module;          /* decisions by the module (RATELAB.CHECK), not the scripts */
 };
 
 struct rl_redis;

@@ -52,6 +52,8 @@ struct rl_redis {
 	int64_t retry_at_ms;               /* monotonic ms before which we do not reconnect */
 	int64_t backoff_ms;                /* the next wait after a failure */
 	bool lost;                         /* a connection failed since the last success */
+	bool scripts_only;                 /* never the module (config, RATELAB_REDIS_SCRIPTS=1) */
+	bool module;                       /* this connection's server has ratelab.so */
 	struct rl_redis_stats st;
 	char err[ERR_MAX];
 };
@@ -130,6 +132,8 @@ int rl_redis_create(struct rl_redis **out, const struct rl_redis_config *cfg, ch
 	r->backoff_min_ms = r->backoff_ms = bmin;
 	r->backoff_max_ms = bmax;
 	r->grace_ms = cfg->ttl_grace_ms;
+	const char *env = getenv("RATELAB_REDIS_SCRIPTS");
+	r->scripts_only = cfg->scripts_only || (env && strcmp(env, "1") == 0);
 	*out = r;
 	return RL_OK;
 }
@@ -148,6 +152,7 @@ void rl_redis_stats(const struct rl_redis *r, struct rl_redis_stats *out)
 {
 	*out = r->st;
 	out->connected = r->c != NULL || r->rc != NULL;
+	out->module = r->module;
 	if (r->rc) {
 		struct rl_rcluster_stats cs;
 		rl_rcluster_get_stats(r->rc, &cs);
@@ -253,6 +258,29 @@ static bool load_scripts(struct rl_redis *r, int64_t deadline)
 }
 
 /*
+ * Whether the server has the module (COMMAND INFO knows ratelab.check):
+ * sets r->module, false when the connection failed.
+ */
+static bool probe_module(struct rl_redis *r, int64_t deadline)
+{
+	r->module = false;
+	if (r->scripts_only)
+		return true;
+	if (!budget(r, deadline))
+		return false;
+	redisReply *rep = redisCommand(r->c, "COMMAND INFO ratelab.check");
+	if (!rep) {
+		drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
+		return false;
+	}
+	r->module = rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 &&
+		    rep->element[0]->type == REDIS_REPLY_ARRAY;
+	freeReplyObject(rep);
+	r->st.round_trips++;
+	return true;
+}
+
+/*
  * On a cluster node (CLUSTER INFO answers, where a plain server answers an
  * error), replaces the connection by a slot router seeded with this node.
  */
@@ -300,7 +328,7 @@ static bool ensure(struct rl_redis *r, int64_t deadline)
 		drop(r, r->c ? r->c->errstr : "cannot allocate a connection");
 		return false;
 	}
-	if (!load_scripts(r, deadline) || !to_cluster(r, deadline))
+	if (!probe_module(r, deadline) || (!r->module && !load_scripts(r, deadline)) || !to_cluster(r, deadline))
 		return false;
 	if (r->lost)
 		r->st.reconnects++;
@@ -359,6 +387,47 @@ static void build(const struct rl_redis *r, struct rl_redis_cmd *c, const char *
 		c->argv[a] = c->num[i], c->len[a++] = strlen(c->num[i]);
 	c->argv[a] = last, c->len[a++] = strlen(last);
 	c->argc = a;
+	c->key = 3;
+}
+
+/*
+ * The module's command: RATELAB.CHECK PREFIX{key} algo N W B cost now
+ * grace or RATELAB.BREAKER PREFIX{key} now limit window open_for grace
+ * action (now '*': Redis's clock), in c's buffers.
+ */
+static void build_module(const struct rl_redis *r, struct rl_redis_cmd *c, bool breaker, const char *key,
+			 size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3, const char *last)
+{
+	size_t p = strlen(r->prefix);
+	int a = 0;
+
+	memcpy(c->keys[0], r->prefix, p);
+	c->keys[0][p] = '{';
+	memcpy(c->keys[0] + p + 1, key, key_len);
+	c->keys[0][p + 1 + key_len] = '}';
+	snprintf(c->num[0], sizeof(c->num[0]), now == RL_REDIS_NOW ? "*" : "%lld", (long long)now);
+	snprintf(c->num[1], sizeof(c->num[1]), "%lld", (long long)p1);
+	snprintf(c->num[2], sizeof(c->num[2]), "%lld", (long long)p2);
+	snprintf(c->num[3], sizeof(c->num[3]), "%lld", (long long)p3);
+	snprintf(c->num[4], sizeof(c->num[4]), "%lld", (long long)r->grace_ms);
+	c->argv[a] = breaker ? "RATELAB.BREAKER" : "RATELAB.CHECK", c->len[a] = strlen(c->argv[a]), a++;
+	c->argv[a] = c->keys[0], c->len[a++] = p + 2 + key_len;
+	if (breaker)
+		c->argv[a] = c->num[0], c->len[a] = strlen(c->num[0]), a++;
+	else
+		c->argv[a] = last, c->len[a] = strlen(last), a++; /* the algorithm */
+	for (int i = 1; i < 4; i++)
+		c->argv[a] = c->num[i], c->len[a] = strlen(c->num[i]), a++;
+	if (breaker) {
+		c->argv[a] = c->num[4], c->len[a] = strlen(c->num[4]), a++;
+		c->argv[a] = last, c->len[a] = strlen(last), a++; /* the action */
+	} else {
+		c->argv[a] = c->num[5], c->len[a] = strlen(c->num[5]), a++; /* the cost */
+		c->argv[a] = c->num[0], c->len[a] = strlen(c->num[0]), a++;
+		c->argv[a] = c->num[4], c->len[a] = strlen(c->num[4]), a++;
+	}
+	c->argc = a;
+	c->key = 1;
 }
 
 static int64_t parse_i64(const redisReply *e)
@@ -428,6 +497,11 @@ void rl_redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *
 	const struct rl_rule *rule = &q->rule->lim->rule;
 
 	snprintf(c->num[5], sizeof(c->num[5]), "%lld", (long long)(q->cost ? q->cost : 1));
+	if (r->module) {
+		build_module(r, c, false, q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst,
+			     q->rule->lim->algo->name);
+		return;
+	}
 	build(r, c, r->sha[script_of(q->rule->lim->algo)], q->rule->lim->algo == &rl_sliding_log_algo ? 2 : 1,
 	      q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst, c->num[5]);
 }
@@ -439,7 +513,7 @@ static int cluster_eval(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 	c->len[0] = 4;
 	c->argv[1] = rl_redis_scripts[script];
 	c->len[1] = strlen(rl_redis_scripts[script]);
-	return rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+	return rl_rcluster_command(r->rc, c->argv[c->key], c->len[c->key], c->argc, c->argv, c->len, rep);
 }
 
 static bool tryagain(const redisReply *rep)
@@ -458,7 +532,7 @@ static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
 			redisReply **rep)
 {
 	for (;;) {
-		int rc = rl_rcluster_command(r->rc, c->argv[3], c->len[3], c->argc, c->argv, c->len, rep);
+		int rc = rl_rcluster_command(r->rc, c->argv[c->key], c->len[c->key], c->argc, c->argv, c->len, rep);
 		r->st.round_trips++;
 		if (rc != RL_OK)
 			return rc;
@@ -499,7 +573,7 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 	}
 	for (size_t i = 0; i < m; i++) {
 		rl_redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
-		cr[i] = (struct rl_rcluster_req){ cmds[i].argv[3], cmds[i].len[3], cmds[i].argc, cmds[i].argv, cmds[i].len };
+		cr[i] = (struct rl_rcluster_req){ cmds[i].argv[cmds[i].key], cmds[i].len[cmds[i].key], cmds[i].argc, cmds[i].argv, cmds[i].len };
 	}
 	rl_rcluster_batch(r->rc, m, cr, reps);
 	r->st.round_trips++;
@@ -674,8 +748,12 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 		if (!ensure(r, deadline) || (!r->rc && !budget(r, deadline)))
 			break;
 		/* ARGV[6]: what to do */
-		build(r, c, r->sha[RL_REDIS_SCRIPT_BREAKER], 2, key, key_len, now, b->limit, b->window,
-		      b->open_for, record ? "handle" : "state");
+		if (r->module)
+			build_module(r, c, true, key, key_len, now, b->limit, b->window, b->open_for,
+				     record ? "handle" : "state");
+		else
+			build(r, c, r->sha[RL_REDIS_SCRIPT_BREAKER], 2, key, key_len, now, b->limit, b->window,
+			      b->open_for, record ? "handle" : "state");
 		redisReply *rep = NULL;
 		if (r->rc) {
 			if (cluster_call(r, c, RL_REDIS_SCRIPT_BREAKER, deadline, &rep) != RL_OK) {

@@ -15,6 +15,7 @@ struct rl_redis_cmd {
 	char keys[2][64 + RL_REDIS_KEY_MAX + 8];
 	char num[6][24];
 	int argc;
+	int key; /* argv[key] is the Redis key, which Redis Cluster routes by */
 	const char *argv[11];
 	size_t len[11];
 };

@@ -1,0 +1,439 @@
+/*
+ * module.c - ratelab.so, the Redis module: the library's own algorithms
+ * deciding inside Redis, so that a decision is the in-process one by
+ * construction (the scripts of algos/lua compute the same in Lua).
+ *
+ *   RATELAB.CHECK key algo limit window_ns burst cost now_ns [grace_ms]
+ *     one request of cost units at now_ns (an integer in
+ *     [0, RL_TIME_MAX_NS], or * for the server's clock, CLOCK_REALTIME
+ *     in ns, read once per call); replies as the scripts do:
+ *     [verdict (integer 1 or 0), remaining, retry_after_ns, reset_ns,
+ *     delay_ns (decimal bulk strings)].
+ *   RATELAB.BREAKER key now limit window open_for grace_ms handle|state
+ *     the breaker (breaker.h), the breaker script's arguments in its
+ *     order; replies [rc, state before]: rc 1 admitted, 0 rejected or
+ *     (state) done, -4 (RL_EORDER) a time before the key's last.
+ *
+ * State: the key's value is a plain string, state_bytes.h's layout; an
+ * absent key is a fresh one. A key holding anything else is an error that
+ * names it, and nothing is written. TTL, as the scripts set it: after a
+ * check, the time back to full quota (reset_ns) rounded up to ms, plus
+ * grace_ms (default 0, at most 10^12); a TTL of 0 deletes the key. A cost
+ * that can never be admitted changes nothing (not even the TTL). The
+ * breaker's key lives for grace_ms after each call (0: no expiry).
+ *
+ * Replication: every write is propagated as its effect, SET key bytes
+ * PXAT expiry (or SET key bytes without expiry, or DEL key): replicas and
+ * the AOF hold the same bytes and expiry as the master, whatever their
+ * clock and whether or not they load the module.
+ *
+ * Concurrency: Redis runs commands one at a time on its main thread; the
+ * limiter cache below is used from that thread only.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ratelab/algo.h"
+#include "ratelab/breaker.h"
+#include "ratelab/status.h"
+#include "rm_api.h"
+#include "state_bytes.h"
+
+#define RLM_EXPORT __attribute__((visibility("default")))
+
+enum { MSG_MAX = 600, CACHE_SLOTS = 16, KEY_SHOWN = 200 };
+#define GRACE_MAX_MS 1000000000000LL
+#define NS_PER_MS 1000000LL
+
+/*
+ * Limiters already derived from their rule (rl_limiter_init divides in 128
+ * bits): a direct-mapped cache by rule, so that a hot rule is derived
+ * once. A slot holds the last limiter whose rule hashed there.
+ */
+static struct rl_limiter cache[CACHE_SLOTS];
+
+static const struct rl_limiter *limiter_for(const struct rl_algo *algo, const struct rl_rule *rule,
+					    char *msg, size_t msg_len)
+{
+	uint64_t h = (uint64_t)rule->limit * 0x9e3779b97f4a7c15ull ^ (uint64_t)rule->window_ns * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)rule->burst * 0x165667b19e3779f9ull ^ (uint64_t)(uintptr_t)algo;
+	struct rl_limiter *slot = &cache[(h ^ h >> 29) % CACHE_SLOTS];
+
+	if (slot->algo == algo && slot->rule.limit == rule->limit && slot->rule.window_ns == rule->window_ns &&
+	    slot->rule.burst == rule->burst)
+		return slot;
+	struct rl_limiter lim;
+	if (rl_limiter_init(&lim, algo, rule, msg, msg_len) != RL_OK)
+		return NULL;
+	*slot = lim;
+	return slot;
+}
+
+/* Replies with the error fmt makes: "ratelab: ..." as the scripts' errors, or "WRONGTYPE ratelab: ...". */
+__attribute__((format(printf, 2, 3))) static int fail(RedisModuleCtx *ctx, const char *fmt, ...)
+{
+	char msg[MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return RedisModule_ReplyWithError(ctx, msg);
+}
+
+/* The argument as an integer in [lo, hi], else an error reply naming it. */
+static bool arg_int(RedisModuleCtx *ctx, RedisModuleString *s, const char *what, long long lo, long long hi,
+		    long long *v)
+{
+	if (RedisModule_StringToLongLong(s, v) == REDISMODULE_OK && *v >= lo && *v <= hi)
+		return true;
+	size_t len;
+	const char *p = RedisModule_StringPtrLen(s, &len);
+	fail(ctx, "ratelab: %s '%.*s' is not an integer in [%lld, %lld]", what, (int)(len < 64 ? len : 64), p,
+	     lo, hi);
+	return false;
+}
+
+/* now_ns: an integer in [0, RL_TIME_MAX_NS], or * for the server's clock. */
+static bool arg_now(RedisModuleCtx *ctx, RedisModuleString *s, int64_t *now)
+{
+	size_t len;
+	const char *p = RedisModule_StringPtrLen(s, &len);
+	long long v;
+
+	if (len == 1 && p[0] == '*') {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		*now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		return true;
+	}
+	if (RedisModule_StringToLongLong(s, &v) != REDISMODULE_OK) {
+		fail(ctx, "ratelab: now_ns '%.*s' is not an integer or *", (int)(len < 64 ? len : 64), p);
+		return false;
+	}
+	if (v < 0 || v > RL_TIME_MAX_NS) {
+		fail(ctx, "ratelab: time out of range");
+		return false;
+	}
+	*now = v;
+	return true;
+}
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case REDISMODULE_KEYTYPE_LIST:
+		return "a list";
+	case REDISMODULE_KEYTYPE_HASH:
+		return "a hash";
+	case REDISMODULE_KEYTYPE_SET:
+		return "a set";
+	case REDISMODULE_KEYTYPE_ZSET:
+		return "a sorted set";
+	case REDISMODULE_KEYTYPE_STREAM:
+		return "a stream";
+	default:
+		return "a value of a module type";
+	}
+}
+
+/*
+ * The key's stored body for state id want: *body and *len (NULL and 0 for
+ * an absent key), true; or false after an error reply naming what the key
+ * holds instead.
+ */
+static bool stored(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name, int want,
+		   const unsigned char **body, size_t *len)
+{
+	size_t klen, vlen = 0;
+	const char *kname = RedisModule_StringPtrLen(name, &klen);
+	int type = RedisModule_KeyType(key);
+	int shown = (int)(klen < KEY_SHOWN ? klen : KEY_SHOWN);
+
+	*body = NULL;
+	*len = 0;
+	if (type == REDISMODULE_KEYTYPE_EMPTY)
+		return true;
+	if (type != REDISMODULE_KEYTYPE_STRING) {
+		fail(ctx, "WRONGTYPE ratelab: key '%.*s' holds %s, not ratelab state", shown, kname, type_name(type));
+		return false;
+	}
+	const unsigned char *v = (const unsigned char *)RedisModule_StringDMA(key, &vlen, REDISMODULE_READ);
+	int id = rlm_header_id(v, vlen);
+	if (id < 0) {
+		fail(ctx, "WRONGTYPE ratelab: key '%.*s' holds a string of %zu bytes that is not ratelab state", shown,
+		     kname, vlen);
+		return false;
+	}
+	if (id != want) {
+		const char *held = rlm_id_name(id);
+		fail(ctx, "ratelab: key %.*s holds %s%s state, not %s", shown, kname, held ? held : "unknown",
+		     held ? "" : " (a newer ratelab's?)", rlm_id_name(want));
+		return false;
+	}
+	*body = v + RLM_HEADER;
+	*len = vlen - RLM_HEADER;
+	return true;
+}
+
+static void bad_shape(RedisModuleCtx *ctx, RedisModuleString *name, int id, size_t len, int rc)
+{
+	size_t klen;
+	const char *kname = RedisModule_StringPtrLen(name, &klen);
+
+	if (rc == -2)
+		fail(ctx, "ratelab: out of memory");
+	else
+		fail(ctx, "WRONGTYPE ratelab: key '%.*s' holds %zu bytes of %s state, which is not a state's shape",
+		     (int)(klen < KEY_SHOWN ? klen : KEY_SHOWN), kname, len, rlm_id_name(id));
+}
+
+/*
+ * Makes the key's value the header for id and len body bytes, expiring at
+ * at_ms (Unix ms; 0: never); returns the body to fill, or NULL. The caller
+ * fills it, then calls replicate_set.
+ */
+static unsigned char *store(RedisModuleKey *key, int id, size_t len, long long at_ms)
+{
+	size_t got;
+
+	if (RedisModule_StringTruncate(key, RLM_HEADER + len) != REDISMODULE_OK)
+		return NULL;
+	unsigned char *v = (unsigned char *)RedisModule_StringDMA(key, &got, REDISMODULE_WRITE);
+	if (!v || got != RLM_HEADER + len)
+		return NULL;
+	rlm_header_put(v, id);
+	if (at_ms)
+		RedisModule_SetAbsExpire(key, at_ms);
+	else
+		RedisModule_SetExpire(key, REDISMODULE_NO_EXPIRE);
+	return v + RLM_HEADER;
+}
+
+/* The write's effect, for replicas and the AOF: SET key value [PXAT at_ms]. */
+static void replicate_set(RedisModuleCtx *ctx, RedisModuleString *name, const unsigned char *body, size_t len,
+			  long long at_ms)
+{
+	const char *v = (const char *)body - RLM_HEADER;
+
+	if (at_ms)
+		RedisModule_Replicate(ctx, "SET", "sbcl", name, v, RLM_HEADER + len, "PXAT", at_ms);
+	else
+		RedisModule_Replicate(ctx, "SET", "sb", name, v, RLM_HEADER + len);
+}
+
+/* v >= 0 in decimal, ending at end; returns where the digits start. */
+static char *decimal(uint64_t v, char *end)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+/* The scripts' reply: the verdict as an integer, the answer's four fields
+ * (never negative) as decimal strings. */
+static int reply_decision(RedisModuleCtx *ctx, int rc, const struct rl_decision *d)
+{
+	const int64_t v[4] = { d->remaining, d->retry_after_ns, d->reset_ns, d->delay_ns };
+	char buf[24];
+
+	RedisModule_ReplyWithArray(ctx, 5);
+	RedisModule_ReplyWithLongLong(ctx, rc == RL_ALLOWED);
+	for (int i = 0; i < 4; i++) {
+		char *p = decimal((uint64_t)(v[i] > 0 ? v[i] : 0), buf + sizeof(buf));
+		RedisModule_ReplyWithStringBuffer(ctx, p, (size_t)(buf + sizeof(buf) - p));
+	}
+	return REDISMODULE_OK;
+}
+
+/* Writes state back with the scripts' TTL (or deletes the key) and replicates that. */
+static bool write_back(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name, const struct rl_algo *algo,
+		       int id, const void *state, int64_t reset_ns, long long grace_ms)
+{
+	long long ttl = reset_ns / NS_PER_MS + (reset_ns % NS_PER_MS != 0) + grace_ms;
+
+	if (ttl <= 0) {
+		if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
+			RedisModule_DeleteKey(key);
+			RedisModule_Replicate(ctx, "DEL", "s", name);
+		}
+		return true;
+	}
+	size_t len = rlm_state_len(algo, state);
+	long long at = RedisModule_Milliseconds() + ttl;
+	unsigned char *body = store(key, id, len, at);
+	if (!body)
+		return false;
+	rlm_state_put(algo, state, body);
+	replicate_set(ctx, name, body, len, at);
+	return true;
+}
+
+/*
+ * Whether cost can never be admitted under lim (algo.h: such a request
+ * changes no state, so the scripts write nothing): a fresh key, whose
+ * full quota is there, rejects it. Asked only of a rejection whose retry
+ * saturated, which a cost beyond reach always gives.
+ */
+static bool never(const struct rl_limiter *lim, int64_t now, int64_t cost)
+{
+	_Alignas(16) unsigned char fresh[RL_ALGO_MAX_STATE] = { 0 };
+	int rc = lim->algo->check(lim, fresh, now, cost, NULL);
+
+	rl_limiter_release(lim, fresh);
+	return rc == RL_REJECTED;
+}
+
+/* RATELAB.CHECK key algo limit window_ns burst cost now_ns [grace_ms] */
+static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+	long long n, w, b, cost, grace = 0;
+	int64_t now;
+	char msg[MSG_MAX - 32];
+
+	if (argc != 8 && argc != 9)
+		return RedisModule_WrongArity(ctx);
+	size_t alen;
+	const char *aname = RedisModule_StringPtrLen(argv[2], &alen);
+	char name[32];
+	const struct rl_algo *algo = NULL;
+	if (alen < sizeof(name)) {
+		memcpy(name, aname, alen);
+		name[alen] = '\0';
+		algo = rl_algo_find(name);
+	}
+	int id = algo ? rlm_id_of(algo) : -1;
+	if (id < 0 || (algo->release && algo != &rl_sliding_log_algo))
+		return fail(ctx, "ratelab: unknown algorithm '%.*s' (one of: %s)", (int)(alen < 64 ? alen : 64),
+			    aname, rl_algo_names());
+	if (!arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &n) ||
+	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
+	    !arg_int(ctx, argv[5], "burst", 1, RL_BURST_MAX, &b) ||
+	    !arg_int(ctx, argv[6], "cost", 1, RL_COST_MAX, &cost) || !arg_now(ctx, argv[7], &now) ||
+	    (argc == 9 && !arg_int(ctx, argv[8], "grace_ms", 0, GRACE_MAX_MS, &grace)))
+		return REDISMODULE_OK;
+	const struct rl_rule rule = { n, w, b };
+	const struct rl_limiter *lim = limiter_for(algo, &rule, msg, sizeof(msg));
+	if (!lim)
+		return fail(ctx, "ratelab: %s", msg);
+
+	RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+	const unsigned char *body;
+	size_t len;
+	_Alignas(16) unsigned char state[RL_ALGO_MAX_STATE] = { 0 };
+
+	if (!stored(ctx, key, argv[1], id, &body, &len))
+		goto out;
+	if (body) {
+		int got = rlm_state_get(algo, body, len, state);
+		if (got) {
+			bad_shape(ctx, argv[1], id, len, got);
+			goto out;
+		}
+	}
+	struct rl_decision d = { 0 };
+	int verdict = algo->check(lim, state, now, cost, &d);
+	if (verdict < 0)
+		fail(ctx, "ratelab: %s", rl_strerror(verdict));
+	else if (verdict == RL_REJECTED && d.retry_after_ns == RL_DURATION_MAX_NS && never(lim, now, cost))
+		reply_decision(ctx, verdict, &d); /* nothing changed, nothing written */
+	else if (!write_back(ctx, key, argv[1], algo, id, state, d.reset_ns, grace))
+		fail(ctx, "ratelab: cannot write the key's state");
+	else
+		reply_decision(ctx, verdict, &d);
+	rl_limiter_release(lim, state);
+out:
+	RedisModule_CloseKey(key);
+	return REDISMODULE_OK;
+}
+
+/* RATELAB.BREAKER key now limit window open_for grace_ms handle|state */
+static int cmd_breaker(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+	long long limit, window, open_for, grace;
+	int64_t now;
+	char msg[MSG_MAX - 32];
+
+	if (argc != 8)
+		return RedisModule_WrongArity(ctx);
+	size_t alen;
+	const char *action = RedisModule_StringPtrLen(argv[7], &alen);
+	bool handle = alen == 6 && memcmp(action, "handle", 6) == 0;
+	if (!handle && !(alen == 5 && memcmp(action, "state", 5) == 0))
+		return fail(ctx, "ratelab: breaker action '%.*s' is not handle or state",
+			    (int)(alen < 64 ? alen : 64), action);
+	if (!arg_now(ctx, argv[2], &now) || !arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &limit) ||
+	    !arg_int(ctx, argv[4], "window", 1, RL_TIME_MAX_NS, &window) ||
+	    !arg_int(ctx, argv[5], "open time", 1, RL_TIME_MAX_NS, &open_for) ||
+	    !arg_int(ctx, argv[6], "grace_ms", 0, GRACE_MAX_MS, &grace))
+		return REDISMODULE_OK;
+	struct rl_breaker br;
+	if (rl_breaker_init(&br, limit, window, open_for, msg, sizeof(msg)) != RL_OK)
+		return fail(ctx, "ratelab: %s", msg);
+
+	RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+	const unsigned char *body;
+	size_t len;
+
+	if (!stored(ctx, key, argv[1], RLM_BREAKER_ID, &body, &len))
+		goto out;
+	if (body) {
+		int got = rlm_breaker_get(&br, body, len);
+		if (got) {
+			bad_shape(ctx, argv[1], RLM_BREAKER_ID, len, got);
+			goto out;
+		}
+	}
+	enum rl_breaker_state stored_state = br.state, before = br.state;
+	int rc = handle ? rl_breaker_handle(&br, now, &before) : rl_breaker_state_at(&br, now, &before);
+	if (rc == RL_EORDER) {
+		RedisModule_ReplyWithArray(ctx, 2);
+		RedisModule_ReplyWithLongLong(ctx, RL_EORDER);
+		RedisModule_ReplyWithLongLong(ctx, stored_state);
+	} else if (rc < 0) {
+		fail(ctx, "ratelab: %s", rl_strerror(rc));
+	} else {
+		long long at = grace ? RedisModule_Milliseconds() + grace : 0;
+		size_t blen = rlm_breaker_len(&br);
+		unsigned char *out = store(key, RLM_BREAKER_ID, blen, at);
+		if (!out) {
+			fail(ctx, "ratelab: cannot write the key's state");
+		} else {
+			rlm_breaker_put(&br, out);
+			replicate_set(ctx, argv[1], out, blen, at);
+			RedisModule_ReplyWithArray(ctx, 2);
+			RedisModule_ReplyWithLongLong(ctx, rc);
+			RedisModule_ReplyWithLongLong(ctx, before);
+		}
+	}
+out:
+	rl_breaker_destroy(&br);
+	RedisModule_CloseKey(key);
+	return REDISMODULE_OK;
+}
+
+RLM_EXPORT int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+	if (rm_api_init(ctx, "ratelab", 1) != REDISMODULE_OK)
+		return REDISMODULE_ERR;
+	if (argc > 0) {
+		size_t len;
+		const char *a = RedisModule_StringPtrLen(argv[0], &len);
+		RedisModule_Log(ctx, "warning", "ratelab: MODULE LOAD takes no arguments, got '%.*s'",
+				(int)(len < 64 ? len : 64), a);
+		return REDISMODULE_ERR;
+	}
+	/* one key, the first argument: Redis Cluster routes by it */
+	if (RedisModule_CreateCommand(ctx, "ratelab.check", cmd_check, "write deny-oom", 1, 1, 1) != REDISMODULE_OK ||
+	    RedisModule_CreateCommand(ctx, "ratelab.breaker", cmd_breaker, "write deny-oom", 1, 1, 1) != REDISMODULE_OK)
+		return REDISMODULE_ERR;
+	return REDISMODULE_OK;
+}

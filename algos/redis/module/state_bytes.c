@@ -1,0 +1,168 @@
+/*
+ * state_bytes.c - the byte form of a key's state (state_bytes.h). Plain
+ * states are copied as they are; sliding_log's and the breaker's rings of
+ * runs are written oldest run first and rebuilt into a fresh ring of the
+ * least power of two (at least 4) that holds them, as the library's own
+ * rings are shaped.
+ */
+#include "state_bytes.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ratelab/sliding_log.h"
+
+enum { BREAKER_FIXED = 20, LOG_FIXED = 8, MIN_CAP = 4 };
+
+int rlm_id_of(const struct rl_algo *algo)
+{
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+
+	for (size_t i = 0; i < count; i++)
+		if (all[i] == algo)
+			return (int)i;
+	return -1;
+}
+
+const char *rlm_id_name(int id)
+{
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+
+	if (id == RLM_BREAKER_ID)
+		return "breaker";
+	return id >= 0 && (size_t)id < count ? all[id]->name : NULL;
+}
+
+int rlm_header_id(const unsigned char *buf, size_t len)
+{
+	if (len < RLM_HEADER || buf[0] != 'r' || buf[1] != 'l' || buf[2] != RLM_VERSION)
+		return -1;
+	return buf[3];
+}
+
+void rlm_header_put(unsigned char *out, int id)
+{
+	out[0] = 'r';
+	out[1] = 'l';
+	out[2] = RLM_VERSION;
+	out[3] = (unsigned char)id;
+}
+
+/* The runs of body (len bytes, a whole number of runs) into log. */
+static int runs_get(struct rl_runlog *log, const unsigned char *body, size_t len)
+{
+	size_t n = len / RLM_RUN;
+	uint64_t total = 0;
+	int64_t prev = -1;
+
+	if (len % RLM_RUN || n > UINT32_MAX / 2)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int64_t at;
+		uint32_t count;
+		memcpy(&at, body + i * RLM_RUN, 8);
+		memcpy(&count, body + i * RLM_RUN + 8, 4);
+		total += count;
+		if (at <= prev || at > RL_TIME_MAX_NS || count == 0 || total > UINT32_MAX)
+			return -1;
+		prev = at;
+	}
+	*log = (struct rl_runlog){ 0 };
+	if (n == 0)
+		return 0;
+	uint32_t cap = MIN_CAP;
+	while (cap < n)
+		cap *= 2;
+	log->runs = malloc((size_t)cap * sizeof(*log->runs));
+	if (!log->runs)
+		return -2;
+	for (size_t i = 0; i < n; i++) {
+		log->runs[i] = (struct rl_run){ 0 };
+		memcpy(&log->runs[i].at, body + i * RLM_RUN, 8);
+		memcpy(&log->runs[i].count, body + i * RLM_RUN + 8, 4);
+	}
+	log->cap = cap;
+	log->len = (uint32_t)n;
+	log->total = (uint32_t)total;
+	return 0;
+}
+
+static void runs_put(const struct rl_runlog *log, unsigned char *out)
+{
+	for (uint32_t i = 0; i < log->len; i++) {
+		const struct rl_run *r = &log->runs[(log->head + i) & (log->cap - 1)];
+		memcpy(out + (size_t)i * RLM_RUN, &r->at, 8);
+		memcpy(out + (size_t)i * RLM_RUN + 8, &r->count, 4);
+	}
+}
+
+int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t len, void *state)
+{
+	if (!algo->release) {
+		if (len != algo->state_size)
+			return -1;
+		memcpy(state, body, len);
+		return 0;
+	}
+	if (algo != &rl_sliding_log_algo || len < LOG_FIXED)
+		return -1;
+	struct rl_sliding_log *sl = state;
+	memcpy(&sl->last_ns, body, 8);
+	if (sl->last_ns < 0 || sl->last_ns > RL_TIME_MAX_NS)
+		return -1;
+	return runs_get(&sl->log, body + LOG_FIXED, len - LOG_FIXED);
+}
+
+size_t rlm_state_len(const struct rl_algo *algo, const void *state)
+{
+	if (!algo->release)
+		return algo->state_size;
+	if (algo != &rl_sliding_log_algo)
+		return 0;
+	return LOG_FIXED + (size_t)((const struct rl_sliding_log *)state)->log.len * RLM_RUN;
+}
+
+void rlm_state_put(const struct rl_algo *algo, const void *state, unsigned char *out)
+{
+	if (!algo->release) {
+		memcpy(out, state, algo->state_size);
+		return;
+	}
+	const struct rl_sliding_log *sl = state;
+	memcpy(out, &sl->last_ns, 8);
+	runs_put(&sl->log, out + LOG_FIXED);
+}
+
+int rlm_breaker_get(struct rl_breaker *b, const unsigned char *body, size_t len)
+{
+	uint32_t state;
+
+	if (len < BREAKER_FIXED)
+		return -1;
+	memcpy(&b->last, body, 8);
+	memcpy(&b->opened_at, body + 8, 8);
+	memcpy(&state, body + 16, 4);
+	if (b->last < 0 || b->last > RL_TIME_MAX_NS || b->opened_at < 0 || b->opened_at > b->last ||
+	    state > RL_BREAKER_HALF_OPEN)
+		return -1;
+	b->state = (enum rl_breaker_state)state;
+	return runs_get(&b->admitted, body + BREAKER_FIXED, len - BREAKER_FIXED);
+}
+
+size_t rlm_breaker_len(const struct rl_breaker *b)
+{
+	return BREAKER_FIXED + (size_t)b->admitted.len * RLM_RUN;
+}
+
+void rlm_breaker_put(const struct rl_breaker *b, unsigned char *out)
+{
+	uint32_t state = (uint32_t)b->state;
+
+	memcpy(out, &b->last, 8);
+	memcpy(out + 8, &b->opened_at, 8);
+	memcpy(out + 16, &state, 4);
+	runs_put(&b->admitted, out + BREAKER_FIXED);
+}
