@@ -21,8 +21,11 @@
  * to 4) replayed through the subject and compared decision by decision
  * with the in-process algorithm of the same rule: the decisions whose
  * verdict differs, those where any field (remaining, retry_after_ns,
- * reset_ns, delay_ns) differs, and the first such as an example. Writes one
- * JSON object to stdout.
+ * reset_ns, delay_ns) differs, and the first such as an example. Last,
+ * where a script's server time goes: the CPU cost of each primitive a
+ * script is made of (a redis.call of each command the scripts use, string
+ * and number conversions, a closure, a table), each timed in a loop inside
+ * one EVAL. Writes one JSON object to stdout.
  *
  *   ratelab_redis_bench PORT SECONDS_PER_RUN PLAIN_LUA CEIL_1 CEIL_10 CEIL_100
  *
@@ -345,6 +348,54 @@ static void exactness(struct bench *b, struct subject *s, int64_t t0)
 	printf("}");
 }
 
+/*
+ * Where a script's time goes: each primitive run PROBE_LOOP times inside one
+ * EVAL (KEYS[1] a string key, KEYS[2] a hash key, ARGV[1] an epoch-ns
+ * time), the server's CPU (INFO cpu) per iteration in ns, the empty loop's
+ * subtracted. Prints the "costs" array.
+ */
+static void probes(struct bench *b, int64_t t)
+{
+	static const char *const what[][2] = {
+		{ "GET of a string key", "redis.call('GET', KEYS[1])" },
+		{ "SET of a string key with PX", "redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)" },
+		{ "HMGET of 3 fields", "redis.call('HMGET', KEYS[2], 'alg', 'last', 'tat')" },
+		{ "HSET of 3 fields", "redis.call('HSET', KEYS[2], 'alg', 'gcra', 'last', ARGV[1], 'tat', ARGV[1])" },
+		{ "PEXPIRE", "redis.call('PEXPIRE', KEYS[2], 60000)" },
+		{ "a 19-digit string to a number (s + 0)", "local x = ARGV[1] + 0" },
+		{ "a number to a string (string.format '%.0f')", "local s = string.format('%.0f', i)" },
+		{ "a closure made (one upvalue)", "local f = function() return i end" },
+		{ "a table of 5", "local v = { i, 'a', 'b', 'c', 'd' }" },
+	};
+	enum { PROBE_LOOP = 20000 };
+	char tbuf[24], script[512];
+	double base = 0;
+
+	snprintf(tbuf, sizeof(tbuf), "%lld", (long long)t);
+	printf(",\n \"costs\": [");
+	for (int i = -1; i < (int)(sizeof(what) / sizeof(what[0])); i++) {
+		snprintf(script, sizeof(script), "for i = 1, %d do %s end return 1", PROBE_LOOP, i < 0 ? "" : what[i][1]);
+		redisReply *c0 = cmd(b, "INFO %s", "cpu");
+		redisReply *rep = redisCommand(b->c, "EVAL %s 2 probe:s probe:h %s", script, tbuf);
+		redisReply *c1 = cmd(b, "INFO %s", "cpu");
+		double cpu0 = info_field(c0->str, "used_cpu_user:") + info_field(c0->str, "used_cpu_sys:");
+		double cpu1 = info_field(c1->str, "used_cpu_user:") + info_field(c1->str, "used_cpu_sys:");
+		double ns = (cpu1 - cpu0) * 1e9 / PROBE_LOOP;
+		if (rep)
+			freeReplyObject(rep);
+		freeReplyObject(c0);
+		freeReplyObject(c1);
+		if (i < 0) {
+			base = ns;
+			continue;
+		}
+		printf("%s\n  {\"what\": ", i ? "," : "");
+		json_str(what[i][0]);
+		printf(", \"ns\": %.0f}", ns - base);
+	}
+	printf("\n ]");
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -436,7 +487,9 @@ int main(int argc, char **argv)
 		exactness(&b, s, t0);
 		printf("}");
 	}
-	printf("\n ]}\n");
+	printf("\n ]");
+	probes(&b, t);
+	printf("}\n");
 	rl_redis_destroy(b.r);
 	redisFree(b.c);
 	return 0;
