@@ -142,7 +142,7 @@ void redis_section(std::ostringstream &o, const Inputs &in)
 		     "`HSET`, `PEXPIRE`) cost " << fmt(mine, 0) << " ns against the plain script's `GET` and `SET PX`, "
 		  << fmt(theirs, 0) << " ns; and it reads the stored times and writes them and its answer as exact "
 		     "decimal strings (an admitted gcra decision: 10 strings to numbers and 3 numbers to strings, against "
-		     "the plain script's 5 and 1) where the plain script rounds its doubles.\n\n";
+		     "the plain script's 6 and 1) where the plain script rounds its doubles.\n\n";
 	}
 
 	o << "Exactness: one seeded trace (3 keys, epoch-ns times, steps around the emission interval, a tenth "
