@@ -9,9 +9,7 @@ local limit = n
 
 repeat
 	local count = tonumber(v[4] or '0')
-	local lh, ll = split(v[2])
-	local clamped = lh > nh or (lh == nh and ll > nl)
-	if clamped then nh, nl = lh, ll end
+	local clamped = clamp(v[2])
 	local eh, el = split(v[3])
 	local wend = v[3] or '0'
 	if not (eh > nh or (eh == nh and el > nl)) then
@@ -29,7 +27,7 @@ repeat
 	local verdict, retry = 0, to_end
 	if costn <= remaining then verdict, retry, count = 1, 0, count + costn end
 	local reset = count > 0 and to_end or 0
-	store(ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'count', tostring(count))
+	store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'count', tostring(count))
 	remaining = limit - count
 	return answer(verdict, remaining > 0 and remaining or 0, retry, reset, 0)
 until true

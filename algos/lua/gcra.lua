@@ -13,9 +13,7 @@ repeat
 	local t = fceil(w, n)
 	local tol = (b - 1) * t
 	if tol >= LIMIT then break end
-	local lh, ll = split(v[2])
-	local clamped = lh > nh or (lh == nh and ll > nl)
-	if clamped then nh, nl = lh, ll end
+	local clamped = clamp(v[2])
 	local th, tl = split(v[3])
 	local debt = (th - nh) * E9 + (tl - nl) -- exact, or beyond 2^53 with its sign
 	if debt < 0 then debt = 0 elseif debt >= LIMIT then break end
@@ -31,7 +29,7 @@ repeat
 	else
 		retry = debt - (tol - lastu)
 	end
-	store(ALG, debt, 'last', clamped and v[2] or now_s or dec(nh, nl), 'tat', tat)
+	store(v[1] and true or ALG, debt, 'last', clamped and v[2] or now_s or dec(nh, nl), 'tat', tat)
 	return answer(verdict, debt <= tol and fdiv(tol - debt, t) + 1 or 0, retry, debt, 0)
 until true
 

@@ -11,9 +11,7 @@ local b = A[4] + 0
 repeat
 	local bw = b * w
 	if bw + w >= LIMIT then break end
-	local lh, ll = split(v[2])
-	local clamped = lh > nh or (lh == nh and ll > nl)
-	if clamped then nh, nl = lh, ll end
+	local clamped = clamp(v[2])
 	local dh, dl = split(v[3])
 	local ah, al = n * nh, n * nl
 	local level = (dh - ah) * E9 + (dl - al)
@@ -30,7 +28,7 @@ repeat
 		retry = fceil(level + lastu - bw, n)
 	end
 	local reset = fceil(level, n)
-	store(ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'due', dec(norm(ah, al + level)))
+	store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'due', dec(norm(ah, al + level)))
 	return answer(verdict, level <= bw and fdiv(bw - level, w) + 1 or 0, retry, reset, delay)
 until true
 

@@ -25,16 +25,16 @@ local NEVER = -1                                -- an answer of INT64_MAX ns
 local floor, fmod, fmt, ssub = math.floor, math.fmod, string.format, string.sub
 
 -- A decimal string of digits (or false: 0) as (value div 10^9, value mod
--- 10^9); hi is exact below 2^53 (a longer string gives hi >= 2^53). Below
+-- 10^9) and its double; hi is exact below 2^53 (a longer string gives hi >= 2^53). Below
 -- 10^21 the string's double is within 2^16 of the value, so hi is its
 -- rounded quotient; above, the leading digits are read on their own.
 local function split(s)
 	if not s then return 0, 0 end
 	local x = s + 0
-	if x < E9 then return 0, x end
+	if x < E9 then return 0, x, x end
 	local l = ssub(s, -9) + 0
-	if x < 1e21 then return floor((x - l) / E9 + 0.5), l end
-	return ssub(s, 1, -10) + 0, l
+	if x < 1e21 then return floor((x - l) / E9 + 0.5), l, x end
+	return ssub(s, 1, -10) + 0, l, x
 end
 
 local function dec(h, l)
@@ -102,10 +102,14 @@ end
 
 -- Stores the state (field, value, ...) with a TTL of the time back to full
 -- quota (reset, ns, rounded up to ms) plus the grace, or drops the key when
--- that is 0; returns the TTL (ms).
+-- that is 0; returns the TTL (ms). alg: the algorithm's name, or true when
+-- the key holds its state already (its alg field is not written again).
 local function store(alg, reset, ...)
 	local key, ttl = KEYS[1], fceil(reset, 1000000) + ARGV[5]
-	if ttl > 0 then
+	if ttl > 0 and alg == true then
+		redis.call('HSET', key, ...)
+		redis.call('PEXPIRE', key, ttl)
+	elseif ttl > 0 then
 		redis.call('HSET', key, 'alg', alg, ...)
 		redis.call('PEXPIRE', key, ttl)
 	else
@@ -346,12 +350,13 @@ end
 -- it); ARGV[5] the TTL grace, ms (read by store()); ARGV[6] the request's
 -- cost in units, 1..10^9 (the algorithms' scripts).
 local A = ARGV
-local nh, nl
+local nh, nl, nx -- now: (div 10^9, mod 10^9) and its double
 if A[1] == '' then
 	local t = redis.call('TIME')
 	nh, nl = t[1] + 0, t[2] * 1000
+	nx = nh * E9 + nl
 else
-	nh, nl = split(A[1])
+	nh, nl, nx = split(A[1])
 end
 if nh > 4000000000 or (nh == 4000000000 and nl > 0) then return redis.error_reply('ratelab: time out of range') end
 local n, w = A[2] + 0, A[3] + 0
@@ -361,3 +366,16 @@ local costn = tonumber(A[6]) or 1
 -- leading zero, as the client sends it), else nil (dec() makes it).
 local now_s = A[1]
 if now_s == '' or (#now_s > 1 and string.byte(now_s) == 48) then now_s = nil end
+
+-- Clamps now to s, the stored last-seen time (or false): true when s is
+-- later. The doubles of two times up to 4 * 10^18 are each within 256 of
+-- the time, so one 1024 below now's is earlier without reading it exactly.
+local function clamp(s)
+	if not s or s + 0 < nx - 1024 then return false end
+	local h, l = split(s)
+	if h > nh or (h == nh and l > nl) then
+		nh, nl = h, l
+		return true
+	end
+	return false
+end

@@ -12,9 +12,7 @@ repeat
 	local quota = n * w
 	if quota >= LIMIT then break end
 	local prev, curr = tonumber(v[4] or '0'), tonumber(v[5] or '0')
-	local lh, ll = split(v[2])
-	local clamped = lh > nh or (lh == nh and ll > nl)
-	if clamped then nh, nl = lh, ll end
+	local clamped = clamp(v[2])
 	local eh, el = split(v[3])
 	local wend = v[3] or '0'
 	local e
@@ -71,7 +69,7 @@ repeat
 		reset = to_end + least_offset(curr, w)
 	end
 	if costn <= limit then
-		store(ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'prev', tostring(prev),
+		store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'prev', tostring(prev),
 			'curr', tostring(curr))
 	end
 	return answer(verdict, remaining, retry, reset, 0)

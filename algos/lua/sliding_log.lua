@@ -17,9 +17,7 @@ local frozen = costn > limit
 
 repeat
 	if w >= LIMIT then break end
-	local lh, ll = split(v[2])
-	local clamped = lh > nh or (lh == nh and ll > nl)
-	if clamped then nh, nl = lh, ll end
+	local clamped = clamp(v[2])
 	local now = clamped and v[2] or now_s or dec(nh, nl)
 
 	-- A run's time as a pair and its units.
@@ -42,7 +40,8 @@ repeat
 	local tail -- the newest run, when it is known
 	if total + costn <= limit then
 		verdict = 1
-		tail = total > 0 and redis.call('LINDEX', lkey, -1)
+		-- the newest run is at most last, so it is at now only if last is now
+		tail = total > 0 and now == v[2] and redis.call('LINDEX', lkey, -1)
 		local h, l, c
 		if tail then h, l, c = run(tail) end
 		if tail and h == nh and l == nl then
@@ -75,7 +74,7 @@ repeat
 	local remaining = limit - total
 	if remaining < 0 then remaining = 0 end
 	if frozen then return answer(verdict, remaining, retry, reset, 0) end
-	local ttl = store(ALG, reset, 'last', now, 'total', tostring(total))
+	local ttl = store(v[1] and true or ALG, reset, 'last', now, 'total', tostring(total))
 	if ttl > 0 then
 		redis.call('PEXPIRE', lkey, ttl)
 	else

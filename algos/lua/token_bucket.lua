@@ -10,9 +10,7 @@ local b = A[4] + 0
 repeat
 	local bw = b * w
 	if bw >= LIMIT then break end
-	local lh, ll = split(v[2])
-	local clamped = lh > nh or (lh == nh and ll > nl)
-	if clamped then nh, nl = lh, ll end
+	local clamped = clamp(v[2])
 	-- N * now as the pair (ah, al), al not carried: level = due - N * now
 	local dh, dl = split(v[3])
 	local ah, al = n * nh, n * nl
@@ -29,7 +27,7 @@ repeat
 		retry = fceil(level + take - bw, n)
 	end
 	local reset = fceil(level, n)
-	store(ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'due', dec(norm(ah, al + level)))
+	store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'due', dec(norm(ah, al + level)))
 	return answer(verdict, fdiv(bw - level, w), retry, reset, 0)
 until true
 
