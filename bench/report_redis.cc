@@ -76,6 +76,10 @@ void redis_section(std::ostringstream &o, const Inputs &in)
 		return;
 	}
 	nlohmann::json j = nlohmann::json::parse(f);
+	if (!j.contains("subjects")) {
+		o << "Redis: not run by this version (results/bench/redis.json is of an older bench; `make bench`).\n\n";
+		return;
+	}
 	nlohmann::json subjects = j.at("subjects");
 	std::ifstream rf(in.results + "/bench/redis_rlf.json");
 	bool rlf = static_cast<bool>(rf);
