@@ -90,14 +90,11 @@ local function read(alg, ...)
 	return nil, v
 end
 
-local function out(x)
-	if x == 0 then return '0' elseif x == NEVER then return '9223372036854775807' end
-	return fmt('%.0f', x)
-end
-
 -- The answer of the fast track: numbers below 2^52, NEVER for INT64_MAX.
 local function answer(verdict, remaining, retry, reset, delay)
-	return { verdict, out(remaining), out(retry), out(reset), out(delay) }
+	return { verdict, remaining == 0 and '0' or fmt('%.0f', remaining),
+		retry == 0 and '0' or retry == NEVER and '9223372036854775807' or fmt('%.0f', retry),
+		reset == 0 and '0' or fmt('%.0f', reset), delay == 0 and '0' or fmt('%.0f', delay) }
 end
 
 -- Stores the state (field, value, ...) with a TTL of the time back to full
