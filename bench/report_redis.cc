@@ -98,7 +98,7 @@ void redis_section(std::ostringstream &o, const Inputs &in)
 	     "(one round trip each); rate-limiter-flexible has k `consume()` calls pending on its ioredis "
 	     "connection. *Server us*: `INFO commandstats` usec per call of the decision's command (`EVALSHA`, "
 	     "whose time includes the calls its script makes; `RATELAB.CHECK`), measured at 100 in flight, "
-	     "the median of 3 runs with the subjects interleaved; *CPU us*: the server's `used_cpu_user + "
+	     "the median of 5 runs with the subjects interleaved; *CPU us*: the server's `used_cpu_user + "
 	     "used_cpu_sys` over the same runs per decision (all its work for a decision: reading, parsing and "
 	     "answering the command too). On a busy machine the first counts the time the server waited for a "
 	     "core in the middle of a script; the second does not. *Ratio*: to the plain GCRA script's "

@@ -43,7 +43,7 @@
 
 #include "ratelab/redis.h"
 
-enum { KEYS = 1000, MEM_KEYS = 200, MAX_BATCH = 100, ROUNDS = 3, TRACE = 3000, TRACE_KEYS = 3 };
+enum { KEYS = 1000, MEM_KEYS = 200, MAX_BATCH = 100, ROUNDS = 5, TRACE = 3000, TRACE_KEYS = 3 };
 enum kind { SCRIPT, PLAIN, MODULE };
 
 static const char *const kind_name[] = { "script", "plain", "module" };

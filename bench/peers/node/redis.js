@@ -9,7 +9,7 @@
 // Speed: points 1000 per duration 1 s (the rule of ratelab's runs), 1000
 // keys, k = 1, 10 and 100 consume() calls in flight for SECONDS each:
 // decisions per second and each call's round trip p50/p99 (us). Server time
-// per decision at k = 100 (median of 3 runs): INFO commandstats, the
+// per decision at k = 100 (median of 5 runs): INFO commandstats, the
 // EVALSHA (and EVAL) calls' usec per call, and the server's CPU (INFO cpu)
 // per decision. Bytes per key: MEMORY USAGE of 200 keys after one call.
 //
@@ -164,7 +164,7 @@ async function main() {
   const ioredis = require('ioredis/package.json').version;
   const server = [];
   const cpu = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     const r = await run(100, secs / 2);
     server.push(r.serverUs);
     cpu.push(r.cpuUs);
