@@ -12,6 +12,7 @@ repeat
 	local quota = n * w
 	if quota >= LIMIT then break end
 	local prev, curr = tonumber(v[4] or '0'), tonumber(v[5] or '0')
+	local prev_s = v[4] or '0' -- prev's string, kept unless a new window starts
 	local clamped = clamp(v[2])
 	local eh, el = split(v[3])
 	local wend = v[3] or '0'
@@ -20,7 +21,7 @@ repeat
 		local r = tmod(nh, nl, w)
 		if not r then break end
 		local sh, sl = norm(nh, nl - r)
-		prev = (sh == eh and sl == el) and curr or 0
+		if sh == eh and sl == el then prev, prev_s = curr, v[5] or '0' else prev, prev_s = 0, '0' end
 		curr, e = 0, r
 		eh, el = norm(sh, sl + w)
 		wend = dec(eh, el)
@@ -69,7 +70,7 @@ repeat
 		reset = to_end + least_offset(curr, w)
 	end
 	if costn <= limit then
-		store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'prev', tostring(prev),
+		store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'prev', prev_s,
 			'curr', tostring(curr))
 	end
 	return answer(verdict, remaining, retry, reset, 0)
