@@ -1,21 +1,23 @@
-# redis.gp - the Redis backend: decisions per second of one client against
-# the pipeline depth (1, 10, 100), every algorithm's script beside
+# redis.gp - the Redis section: decisions per second of one client against
+# the requests in flight (1, 10, 100) on one redis-server, every subject of
+# the run (ratelab's scripts, the module's RATELAB.CHECK when loaded, the
+# plain GCRA script, rate-limiter-flexible's RateLimiterRedis) beside
 # redis-benchmark's ceiling for a trivial EVALSHA (data: redis.csv, written
 # by the report; empty when Redis was not run, and then no chart).
 # gnuplot -e "data='DIR'; out='DIR'" plots/redis.gp
 if (system("[ -s '".data."/redis.csv' ] && echo 1 || echo 0") + 0 == 1) {
-    set terminal pngcairo noenhanced size 1000,650 font "DejaVu Sans,11"
+    set terminal pngcairo noenhanced size 1100,700 font "DejaVu Sans,11"
     load 'plots/style.gp'
     set output out.'/redis.png'
     set datafile separator ","
-    set title "Redis backend: one client, decisions per second against the pipeline depth"
+    set title "Redis: one client, decisions per second against the requests in flight, one server, one run"
     set logscale xy
     set grid
     set key outside right
-    set xlabel "requests per round trip (pipelined EVALSHA)"
+    set xlabel "requests in flight (pipelined batch; pending calls for rate-limiter-flexible)"
     set ylabel "decisions per second"
     set xrange [0.8:130]
     ncol = int(system("head -1 '".data."/redis.csv' | awk -F, '{print NF}'"))
     plot data.'/redis.csv' using 1:2 skip 1 with linespoints lw 3 dt 2 lc rgb "black" title "ceiling: trivial script", \
-         for [i=3:ncol] data.'/redis.csv' using 1:i with linespoints lt (i - 2) title columnheader(i)
+         for [i=3:ncol] data.'/redis.csv' using 1:i with linespoints lw 2 lt (i - 2) dt (i > 10 ? 3 : 1) title columnheader(i)
 }

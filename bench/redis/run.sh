@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# bench/redis/run.sh BUILD RESULTS QUICK - the Redis backend's step of `make
-# bench`: starts a redis-server on a free loopback port, measures
-# redis-benchmark's EVALSHA ceiling for a trivial script (one client,
-# pipeline 1, 10, 100) and then ratelab_redis_bench (the same client
-# count and pipelines, every algorithm), into RESULTS/bench/redis.json;
-# stops the server. Without redis-server or the Redis backend it says so
-# and writes nothing (the report then says "not run").
+# bench/redis/run.sh BUILD RESULTS QUICK - the Redis section's step of `make
+# bench`: starts one redis-server on a free loopback port (with ratelab.so
+# loaded when the build has the module), measures redis-benchmark's
+# EVALSHA ceiling for a trivial script (one client, pipeline 1, 10, 100),
+# then, on that server in that run, ratelab_redis_bench (every
+# algorithm's script, the module's RATELAB.CHECK when loaded, the plain
+# GCRA script bench/redis/plain_gcra.lua) into RESULTS/bench/redis.json,
+# and rate-limiter-flexible's RateLimiterRedis (bench/peers/node/redis.js,
+# when `make deps` installed it) into RESULTS/bench/redis_rlf.json; stops
+# the server. Without redis-server or the Redis backend it says so and
+# writes nothing (the report then says "not run").
 set -euo pipefail
 BUILD=$1 RESULTS=$2 QUICK=$3
-cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab_redis_bench >/dev/null 2>&1 || true
+cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab_redis_bench ratelab >/dev/null 2>&1 || true
+# the module, when this tree has it (algos/redis/module)
+cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab_module >/dev/null 2>&1 || true
+rm -f "$RESULTS/bench/redis.json" "$RESULTS/bench/redis_rlf.json"
 if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null ||
 	[ ! -x "$BUILD/ratelab_redis_bench" ]; then
 	echo "  redis: not run (redis-server, redis-benchmark or the Redis backend missing: make deps)"
-	rm -f "$RESULTS/bench/redis.json"
 	exit 0
 fi
+module=$(find "$BUILD" -name ratelab.so -type f -print -quit 2>/dev/null || true)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 dir=$(mktemp -d)
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" >"$dir/log" 2>&1 &
+redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+	${module:+--loadmodule "$(realpath "$module")"} >"$dir/log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.01; done
@@ -28,6 +36,18 @@ for p in 1 10 100; do
 	ceil+=("$(redis-benchmark -p "$port" -c 1 -n "$n" -P "$p" --csv evalsha "$sha" 0 |
 		awk -F'"' 'NR == 2 { print $4 }')")
 done
-"$BUILD/ratelab_redis_bench" "$port" "$secs" "${ceil[@]}" >"$RESULTS/bench/redis.json.tmp"
+# the scripts even though the server has the module: both are measured
+RATELAB_REDIS_SCRIPTS=1 "$BUILD/ratelab_redis_bench" "$port" "$secs" bench/redis/plain_gcra.lua "${ceil[@]}" \
+	>"$RESULTS/bench/redis.json.tmp"
 mv "$RESULTS/bench/redis.json.tmp" "$RESULTS/bench/redis.json"
-echo "  redis: $RESULTS/bench/redis.json (redis-server $(redis-server --version | awk '{print $3}'))"
+echo "  redis: $RESULTS/bench/redis.json (redis-server $(redis-server --version | awk '{print $3}')," \
+	"module: ${module:-not built})"
+node_dir=bench/peers/node
+if command -v node >/dev/null && [ -e "$node_dir/node_modules/ioredis/package.json" ] &&
+	[ -e "$node_dir/node_modules/rate-limiter-flexible/package.json" ]; then
+	node "$node_dir/redis.js" "$port" "$secs" "$(realpath "$BUILD/ratelab")" >"$RESULTS/bench/redis_rlf.json.tmp"
+	mv "$RESULTS/bench/redis_rlf.json.tmp" "$RESULTS/bench/redis_rlf.json"
+	echo "  redis: $RESULTS/bench/redis_rlf.json (rate-limiter-flexible)"
+else
+	echo "  redis: rate-limiter-flexible not run (node, or its packages: make deps)"
+fi

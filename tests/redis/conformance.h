@@ -103,8 +103,13 @@ static int64_t next_time(uint64_t *s, int64_t t, int64_t w, int64_t n)
 	return t < 0 ? 0 : t > RL_TIME_MAX_NS ? RL_TIME_MAX_NS : t;
 }
 
-/* weighted: a third of the requests carry a cost > 1 (up to N + 1 or B + 1, or up to 10^9). */
-static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s, long caseno, bool weighted)
+/*
+ * weighted: a third of the requests carry a cost > 1 (up to N + 1 or B + 1,
+ * or up to 10^9). The trace starts at t0, or (t0 < 0) near the end of time
+ * or anywhere in its first half.
+ */
+static void conform_at(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s, long caseno, bool weighted,
+		       int64_t t0)
 {
 	struct rl_limiter lim;
 	char msg[160];
@@ -115,7 +120,9 @@ static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s
 	struct rl_redis_rule rr = { &lim, false, 0 };
 	void *st[NKEYS];
 	char keys[NKEYS][32];
-	int64_t t = below(s, 3) == 0 ? RL_TIME_MAX_NS - below(s, 4 * rule.window_ns + 1) : below(s, RL_TIME_MAX_NS / 2);
+	int64_t t = t0 >= 0 ? t0
+		    : below(s, 3) == 0 ? RL_TIME_MAX_NS - below(s, 4 * rule.window_ns + 1)
+				       : below(s, RL_TIME_MAX_NS / 2);
 
 	if (t < 0)
 		t = 0;
@@ -177,6 +184,11 @@ static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s
 		free(st[k]);
 	}
 	rl_redis_destroy(r);
+}
+
+static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s, long caseno, bool weighted)
+{
+	conform_at(algo, rule, s, caseno, weighted, -1);
 }
 
 static const struct rl_rule fixed_rules[] = {

@@ -55,6 +55,45 @@ static int64_t pttl(const char *key)
 	return v;
 }
 
+/*
+ * The scripts compute on Lua numbers while every value stays below 2^51
+ * (times as pairs of 10^9) and on limbs beyond: rules on both sides of
+ * each bound (B * W, (B + 1) * W, (B - 1) * ceil(W / N), N * W and W at
+ * 2^51; W at 9007199 and 9 * 10^12, where the window's start takes one,
+ * three or no 10^3 steps), traces starting just below 2^53 (crossing it),
+ * at an epoch-ns time, just below the end of time and at 0, the steps up
+ * to 4 W (gaps beyond 2^51 ns for the wide rules), compared with the
+ * in-process algorithms as the conformance suite does.
+ */
+static void test_track_edges(void **state)
+{
+	(void)state;
+	const int64_t L = (int64_t)1 << 51;
+	const struct rl_rule rules[] = {
+		{ 1, L / 2 - 1, 3 }, { 1, L / 2, 3 },       /* gcra: (B - 1) * T below, at 2^51 */
+		{ 1, L / 4 - 1, 4 }, { 1, L / 4, 4 },       /* token_bucket: B * W */
+		{ 1, L / 5 - 1, 4 }, { 1, L / 5, 4 },       /* leaky_bucket: (B + 1) * W */
+		{ 4, L / 4 - 1, 1 }, { 4, L / 4, 1 },       /* sliding_counter: N * W */
+		{ 3, L - 1, 1 }, { 3, L, 1 },               /* sliding_log, gcra's T: W */
+		{ 5, 9007199, 5 }, { 5, 9007200, 5 },       /* a window's start: one step, three */
+		{ 2, 8999999999999, 2 }, { 2, 9000000000000, 2 },
+		{ 1000, 1000000000, 1000 }, { 999983, 999999999999999989LL, 999999937 },
+	};
+	const int64_t starts[] = { ((int64_t)1 << 53) - 3000000000000000LL, 1764700000123456789LL,
+				   RL_TIME_MAX_NS - 5 * L, 0 };
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	uint64_t s = g_seed ^ 0xed6e5ull;
+	long caseno = 100000;
+
+	flushall();
+	for (size_t a = 0; a < count; a++)
+		for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+			conform_at(all[a], rules[i], &s, caseno++, i % 2, starts[(a + i) % 4]);
+			conform_at(all[a], rules[i], &s, caseno++, i % 2 == 0, starts[(a + i + 1) % 4]);
+		}
+}
+
 /* TTL = reset_ns rounded up to ms, plus the grace; 0 deletes the key. */
 static void test_ttl_is_time_to_full_quota(void **state)
 {
@@ -227,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conformance),
 		cmocka_unit_test(test_breaker_conformance),
+		cmocka_unit_test(test_track_edges),
 		cmocka_unit_test(test_ttl_is_time_to_full_quota),
 		cmocka_unit_test(test_wrong_type_is_an_error),
 		cmocka_unit_test(test_noscript_reloads),

@@ -6,15 +6,19 @@
 -- admits one probe and closes with a window holding only it. Answers
 -- {rc, state before}: rc 1 admitted, 0 rejected or (state) done, -4 a time
 -- before the last one (RL_EORDER). The keys live for the grace (ms; 0:
--- no expiry), since the breaker's unit of time is the caller's.
+-- no expiry), since the breaker's unit of time is the caller's. It runs on
+-- the wide track: its times are the caller's, of any unit.
 local CLOSED, OPEN, HALF_OPEN = 0, 1, 2
-local err, st = load('breaker', { 'last', 'state', 'opened', 'total' })
+local fields = { 'last', 'state', 'opened', 'total' }
+local err, v = read('breaker', unpack(fields))
 if err then return err end
-local lkey = KEYS[2]
+local X = wide(fields, v, nh, nl, costn)
+local num, str, cmp, sub, now, st = X.num, X.str, X.cmp, X.sub, X.now, X.st
+local key, lkey, grace = KEYS[1], KEYS[2], ARGV[5] + 0
 if not st['last'] then redis.call('DEL', lkey) end
-local last, opened = field(st, 'last'), field(st, 'opened')
+local last, opened = X.field('last'), X.field('opened')
 local state, total = tonumber(st['state'] or '0'), tonumber(st['total'] or '0')
-local limit, window, open_for = tonum(n), w, b
+local limit, window, open_for = X.tonum(X.n), X.w, X.b
 
 local function run(s)
 	local i = string.find(s, ':', 1, true)

@@ -12,15 +12,18 @@
  * would. The scripts decide exactly as the in-process algorithms (algo.h):
  * the same verdict, remaining, retry_after_ns, reset_ns and delay_ns for
  * every rule, request cost (rl_limiter_check_n) (W up to 10^18 ns, times up to 4 * 10^18 ns). Lua
- * 5.1 numbers are doubles, exact only below 2^53, so the scripts never
- * compute with a value as a Lua number: they hold every integer as an
- * array of base-10^7 limbs (each limb product below 10^14 < 2^53) and do
- * schoolbook addition, subtraction and multiplication on them, and division
- * by estimating the quotient from the leading digits (shrunk so it never
- * overshoots) and correcting; values cross the wire as decimal strings.
- * Operands of at most two limbs (below 10^14) are computed as doubles
- * directly, each result provably below 2^53 (a product is checked against
- * 2^53 first, a quotient corrected by its remainder): the common case.
+ * 5.1 numbers are doubles, exact only below 2^53, so the scripts work on
+ * two tracks. The fast one computes on Lua numbers while every value it
+ * keeps is below 2^51 (so that sums stay below 2^53, products are checked,
+ * quotients corrected by their remainder), with times, and N * time, held
+ * as pairs (value div 10^9, value mod 10^9): the rules need only the gaps
+ * between now and the stored instants, exact as doubles up to 2^53 ns.
+ * A rule or state beyond (a product of the rule above 2^51, a gap of a
+ * month or more) takes the wide track: every integer an array of base-10^7
+ * limbs (each limb product below 10^14 < 2^53), schoolbook addition,
+ * subtraction and multiplication, and division by estimating the quotient
+ * from the leading digits (shrunk so it never overshoots) and correcting.
+ * Both write the same state; values cross the wire as decimal strings.
  * Counts (at most 10^6 units), costs (at most 10^9) and the TTL in ms
  * stay plain numbers.
  *
