@@ -82,7 +82,7 @@ static int reference_pass(struct study_ctx *c, size_t r)
 			RL_PREFETCH_WRITE(&st[t->key[i + PREFETCH]]);
 		if (!sh->in[k])
 			continue;
-		int v = rl_sliding_log_check_n(&ref, &st[k], t->t_ns[i], t->cost[i], NULL);
+		int v = rl_limiter_check_n(&ref, &st[k], t->t_ns[i], t->cost[i], NULL);
 		if (v < 0) {
 			rc = v;
 		} else if (!v) {

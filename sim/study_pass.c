@@ -80,14 +80,14 @@ static RL_ALWAYS_INLINE int judge(struct judge *j, size_t i, uint32_t k, int64_t
 	struct rl_runlog *log = &kj->track;
 	bool excess = j->excess[i / 64] >> (i % 64) & 1;
 
-	if (rl_runlog_expire_one(log, t - j->window_ns))
+	if (rl__runlog_expire_one(log, t - j->window_ns))
 		rl_runlog_expire(log, t - j->window_ns);
 	bool exact = (int64_t)log->total + c <= j->limit;
 	if (v) {
 		kj->adm += c;
 		if ((int64_t)log->total + c > UINT32_MAX)
 			return RL_EFULL; /* more units admitted in one window than a run log counts */
-		if (!rl_runlog_push_fits(log, t, (uint32_t)c)) {
+		if (!rl__runlog_push_fits(log, t, (uint32_t)c)) {
 			int rc = rl_runlog_push_n(log, t, (uint32_t)c);
 			if (rc)
 				return rc;

@@ -23,7 +23,7 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 #include "ratelab/redis.h"
-#include "../redis_harness.h"
+#include "redis_harness.h"
 #include "../test_rng.h"
 
 static int g_port;
