@@ -37,7 +37,9 @@ named() { sed -n 's/^perf: REGRESSION: //p' "$1" | sort; }
 # must agree: junit (failing cases), bmf (value above base x (1 + threshold)),
 # summary (regression rows). $2: the base's figures (JSON), $3: the threshold %.
 formats() {
-	xmllint --noout --schema "$schemas/junit.xsd" "$1/perf-junit.xml" 2>&1 || fail "perf-junit.xml does not validate"
+	# xmllint says "FILE validates" on stderr when it does: kept out of the list.
+	local err
+	err=$(xmllint --noout --schema "$schemas/junit.xsd" "$1/perf-junit.xml" 2>&1) || fail "perf-junit.xml does not validate: $err"
 	$PY - "$1" "$schemas" "$2" "$3" <<'PYEOF'
 import json, sys, re, jsonschema
 import xml.etree.ElementTree as ET
