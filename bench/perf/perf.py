@@ -272,7 +272,8 @@ def library_flags(build):
                     skip = False
                 elif a in ("-o", "-c", "-MT", "-MF", "-I", "-isystem"):
                     skip = True
-                elif a.startswith(("-I", "-isystem", "/", "-MD")) or a == c["file"]:
+                elif a.startswith(("-I", "-isystem", "/", "-MD", "-DRL_PERF_")) or a == c["file"]:
+                    # -DRL_PERF_*: the gate's own build options, as in build_options
                     continue
                 else:
                     keep.append(a)
