@@ -71,7 +71,7 @@ void machine(std::ostringstream &o, const Inputs &in)
 	static const char *const keys[][2] = {
 		{"cpu", "CPU"}, {"cores", "cores"}, {"memory", "memory"}, {"kernel", "kernel"},
 		{"os", "OS"}, {"compiler", "compiler"}, {"cmake", "CMake"}, {"benchmark", "Google Benchmark"},
-		{"glibc", "glibc"}, {"inih", "inih"}, {"gnuplot", "gnuplot"}, {"nlohmann_json", "nlohmann-json"},
+		{"glibc", "glibc"}, {"gnuplot", "gnuplot"}, {"nlohmann_json", "nlohmann-json"},
 		{"commit", "ratelab commit"}, {"date", "run started"}};
 	for (auto &kv : keys)
 		o << "- " << kv[1] << ": " << env_value(in, kv[0]) << "\n";

@@ -173,7 +173,6 @@ cpu_line() {
 	echo "benchmark=$(pkgver libbenchmark-dev) (Debian libbenchmark-dev)"
 	echo "glibc=$(ldd --version | head -1 | awk '{print $NF}')"
 	echo "gnuplot=$(gnuplot --version)"
-	echo "inih=$(pkgver libinih-dev)"
 	echo "nlohmann_json=$(pkgver nlohmann-json3-dev)"
 	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo n/a)"
 	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"

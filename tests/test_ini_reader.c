@@ -1,6 +1,6 @@
 /*
  * test_ini_reader.c - the INI line reader shared by the tier config and
- * the scenario loader (algos/src/ini_reader.h), driven as inih drives it:
+ * the scenario loader (algos/src/ini_reader.h), driven as rl__ini_parse drives it:
  * exact line counts, whole lines up to the buffer, refusals of long lines,
  * NUL bytes, indentation and bad headers naming their line, the BOM, read
  * errors told from the end of the file, and the stop flag.
@@ -16,7 +16,7 @@
 
 #include "ini_reader.h"
 
-#define NUM 200 /* inih's INI_MAX_LINE */
+#define NUM 200 /* a small buffer: the refusals are the same at RL_INI_LINE_MAX */
 
 struct seen {
 	char names[8][64];
@@ -77,7 +77,7 @@ static void counts_lines_and_reports_sections(void **u)
 	assert_string_equal(out[6], "y = 2\n"); /* the last line, without its newline in the file */
 }
 
-/* 199 characters fit inih's buffer whole; 200 are refused, not split into two lines. */
+/* 199 characters fit a 200-byte buffer whole; 200 are refused, not split into two lines. */
 static void long_lines(void **u)
 {
 	char text[600];
@@ -89,7 +89,7 @@ static void long_lines(void **u)
 	memset(text, 'a', 199);
 	memcpy(text + 199, "\nb\n", 3);
 	assert_int_equal(read_all(text, 202, &r, &s, out), 2);
-	assert_int_equal(strlen(out[0]), 199); /* no room for the newline: inih needs none */
+	assert_int_equal(strlen(out[0]), 199); /* no room for the newline: the parser needs none */
 	assert_string_equal(out[1], "b\n");
 
 	memset(&r, 0, sizeof(r));
@@ -112,7 +112,7 @@ static void refusals_name_their_line(void **u)
 		{ "a = 1\nb = x\0y\n", 14, 2, "NUL byte in the line" },
 		{ "[s]\n  key = 1\n", 14, 2, "indented line" },
 		{ "[s]\n\t[t]\n", 9, 2, "indented line" },
-		/* fuzz_scenario's finding: inih skips \v and \f as it skips spaces */
+		/* fuzz_scenario's finding: the parser skips \v and \f as it skips spaces */
 		{ "[s]\n\v[t]\n", 9, 2, "indented line" },
 		{ "[s]\n\fk = 1\n", 11, 2, "indented line" },
 		{ "; c\n\n[s\n", 8, 3, "section header without ']'" },

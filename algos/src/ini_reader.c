@@ -2,7 +2,7 @@
  * ini_reader.c - model: getc up to the newline into the caller's buffer,
  * noting what a buffer-sized fgets would hide (overflow, NUL bytes) and
  * refusing it; one call is one physical line, so lineno is exact. The
- * parser splits each line read as inih's defaults do. Invariant: every
+ * parser splits each line read as the common INI dialect does. Invariant: every
  * line parsed was read whole, and after a refusal or a read error no
  * further line is returned.
  */
@@ -78,9 +78,9 @@ char *rl__ini_read_line(char *str, int num, void *stream)
 		n -= 3;
 	}
 	str[n] = '\0';
-	/* inih skips every isspace() byte before a line's text (\v and \f
-	 * too), so all of them count as indentation: a "\v[traffic x]" header
-	 * would otherwise reach inih without passing through section(). */
+	/* The parser skips every isspace() byte before a line's text (\v and
+	 * \f too), so all of them count as indentation: a "\v[traffic x]"
+	 * header would otherwise reach it without passing through section(). */
 	size_t indent = 0;
 	while (str[indent] && isspace((unsigned char)str[indent]))
 		indent++;

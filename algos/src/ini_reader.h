@@ -7,11 +7,12 @@
  * naming the line and stopping the parse: a line longer than the buffer
  * (num - 1 characters, its newline not counted), a NUL
  * byte (C strings would cut the line short silently), an indented key or
- * section (inih would read it as the continuation of the previous value),
+ * section (an INI reader that continues values over lines would take it
+ * for the previous value's continuation),
  * a section header without ']' or with text after it (a comment may
  * follow), and a read error (told apart from the end of the file). A
  * UTF-8 byte order mark on line 1 is skipped. Each section header is
- * reported to on_section, with its name trimmed, before inih sees the line,
+ * reported to on_section, with its name trimmed, before the parser sees the line,
  * so even a section holding no key is seen with its line.
  */
 #ifndef RATELAB_INI_READER_H
@@ -45,8 +46,9 @@ char *rl__ini_read_line(char *str, int num, void *stream);
 typedef int rl__ini_handler(void *user, const char *section, const char *name, const char *value);
 
 /*
- * Parses r's lines (rl__ini_read_line, lines up to RL_INI_LINE_MAX) as inih
- * does with its defaults: "[section]" headers; "name = value" or
+ * Parses r's lines (rl__ini_read_line, lines up to RL_INI_LINE_MAX) in the
+ * common INI dialect (inih's defaults, which ratelab used before):
+ * "[section]" headers; "name = value" or
  * "name: value", name and value trimmed; whole-line comments starting with
  * ';' or '#'; a ';' after whitespace starts a comment at the line's end;
  * blank lines skipped. Returns 0, the number of the first line in error
