@@ -58,7 +58,7 @@ echo "bench: $MODE run; results in $RESULTS/"
 step 1 "build (Release, -DRL_BENCH=ON) in $BUILD"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRL_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit ratelab_report \
-	ratelab_study_gen
+	ratelab_study_gen access_log
 
 step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim"
 rm -rf "$RESULTS/sim"
@@ -139,6 +139,8 @@ bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (benc
 bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
 bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab import's lines per second
 bash bench/study/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab study at scale (bench/study/run.sh)
+echo "  the README's study of the sample log -> $RESULTS/study-example"
+bash examples/study_example.sh "$BUILD" "$RESULTS/study-example"
 
 step 5 "report -> $RESULTS/REPORT.md"
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
