@@ -1,1 +1,1 @@
-history_cols = 34
+history_cols = 40
