@@ -31,13 +31,13 @@ void sim_rng_seed(struct sim_rng *r, uint64_t seed, uint64_t stream)
 
 uint64_t sim_rng_below(struct sim_rng *r, uint64_t n)
 {
-	rl_u128 m = (rl_u128)sim_rng_next(r) * n;
+	rl__u128 m = (rl__u128)sim_rng_next(r) * n;
 	uint64_t low = (uint64_t)m;
 
 	if (low < n) {
 		uint64_t floor = (0 - n) % n; /* 2^64 mod n */
 		while (low < floor) {
-			m = (rl_u128)sim_rng_next(r) * n;
+			m = (rl__u128)sim_rng_next(r) * n;
 			low = (uint64_t)m;
 		}
 	}

@@ -573,7 +573,7 @@ static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
 		return fail(p, t->line, "[traffic %s]: gap must be shorter than the window", t->name);
 	/* the engine steps boundary attacks by every * W ns; past RL_TIME_MAX_NS it would overflow */
 	int64_t span;
-	if (t->type == SIM_TRAFFIC_BOUNDARY && (rl_mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
+	if (t->type == SIM_TRAFFIC_BOUNDARY && (rl__mul_overflow(t->every, w, &span) || span > RL_TIME_MAX_NS))
 		return fail(p, t->line, "[traffic %s]: every * window exceeds %lld ns", t->name,
 			    (long long)RL_TIME_MAX_NS);
 	return 1;
@@ -587,31 +587,31 @@ static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
  * largest the estimate stays below 10^38 < 2^128.
  * Replay traces are already bounded by their file.
  */
-static rl_u128 requests_of(const struct sim_scenario *sc, const struct sim_traffic_spec *t, int64_t load_pct)
+static rl__u128 requests_of(const struct sim_scenario *sc, const struct sim_traffic_spec *t, int64_t load_pct)
 {
 	const struct rl_rule *r = &sc->rule;
-	rl_u128 active = (rl_u128)(t->stop_ns - t->start_ns), n;
+	rl__u128 active = (rl__u128)(t->stop_ns - t->start_ns), n;
 
 	switch (t->type) {
 	case SIM_TRAFFIC_BOUNDARY:
-		n = (rl_u128)2 * (rl_u128)t->count * (rl_u128)t->keys *
-		    (active / ((rl_u128)t->every * (rl_u128)r->window_ns) + 1);
+		n = (rl__u128)2 * (rl__u128)t->count * (rl__u128)t->keys *
+		    (active / ((rl__u128)t->every * (rl__u128)r->window_ns) + 1);
 		break;
 	case SIM_TRAFFIC_ADVERSARY:
-		n = (rl_u128)t->rounds * 2 * ((rl_u128)r->burst + 2 * (rl_u128)r->limit);
+		n = (rl__u128)t->rounds * 2 * ((rl__u128)r->burst + 2 * (rl__u128)r->limit);
 		break;
 	case SIM_TRAFFIC_REPLAY:
 		n = 0;
 		break;
 	default:
-		n = (rl_u128)t->keys * (rl_u128)r->limit * (rl_u128)load_pct * active /
-		    ((rl_u128)100 * (rl_u128)r->window_ns);
+		n = (rl__u128)t->keys * (rl__u128)r->limit * (rl__u128)load_pct * active /
+		    ((rl__u128)100 * (rl__u128)r->window_ns);
 		if (t->type == SIM_TRAFFIC_DIURNAL)
-			n = n * (rl_u128)(100 + t->amplitude_pct) / 100;
+			n = n * (rl__u128)(100 + t->amplitude_pct) / 100;
 		break;
 	}
 	if (t->client != SIM_CLIENT_NONE)
-		n *= (rl_u128)(1 + t->max_retries);
+		n *= (rl__u128)(1 + t->max_retries);
 	return n;
 }
 
@@ -619,7 +619,7 @@ static rl_u128 requests_of(const struct sim_scenario *sc, const struct sim_traff
 static int check_work(struct parse *p)
 {
 	const struct sim_scenario *sc = p->sc;
-	rl_u128 requests = 0;
+	rl__u128 requests = 0;
 	int64_t keys = 0, load_pct;
 
 	for (size_t i = 0; i < sc->ntraffic; i++) {
@@ -628,15 +628,15 @@ static int check_work(struct parse *p)
 		for (size_t j = 0; j < sc->nsweep; j++)
 			if (sc->sweep_pct[j] > load_pct)
 				load_pct = sc->sweep_pct[j];
-		rl_u128 n = requests_of(sc, t, load_pct);
+		rl__u128 n = requests_of(sc, t, load_pct);
 		/* clamped, so eight sources cannot wrap the sum */
-		requests += n > (rl_u128)SIM_MAX_REQUESTS ? (rl_u128)SIM_MAX_REQUESTS + 1 : n;
+		requests += n > (rl__u128)SIM_MAX_REQUESTS ? (rl__u128)SIM_MAX_REQUESTS + 1 : n;
 		keys += t->keys;
 	}
 	if (keys > SIM_MAX_KEYS_ALL)
 		return fail(p, p->scenario_line, "[scenario]: %lld keys in all, more than %lld", (long long)keys,
 			    (long long)SIM_MAX_KEYS_ALL);
-	if (requests > (rl_u128)SIM_MAX_REQUESTS)
+	if (requests > (rl__u128)SIM_MAX_REQUESTS)
 		return fail(p, p->scenario_line, "[scenario]: about %.3g requests per run, more than %lld "
 			    "(lower limit, load, keys or duration, or raise window)", (double)requests,
 			    (long long)SIM_MAX_REQUESTS);

@@ -351,7 +351,7 @@ static bool next_arrival(struct sim_source *s, const struct sim_scenario *sc, in
 		if (n && i == 0)
 			s->window += sp->every;
 		/* saturated: INT64_MAX - gap (gap < W <= RL_TIME_MAX_NS) is past every stop time */
-		if (rl_mul_overflow(s->window, w, &edge))
+		if (rl__mul_overflow(s->window, w, &edge))
 			edge = INT64_MAX;
 		*t = edge - (i < per_side ? sp->gap_ns : 0);
 		*key = (uint32_t)(i % s->nkeys);
@@ -407,9 +407,9 @@ static void restart(struct sim_traffic *tr)
 		}
 		s->round_end_ns = 0;
 		s->step_den = (uint64_t)sp->keys * (uint64_t)sc->rule.limit * (uint64_t)sp->load_pct;
-		rl_u128 q = (rl_u128)sc->rule.window_ns * 100 / s->step_den;
-		s->step_q = q > (rl_u128)RL_TIME_MAX_NS ? RL_TIME_MAX_NS : (int64_t)q;
-		s->step_r = (uint64_t)((rl_u128)sc->rule.window_ns * 100 % s->step_den);
+		rl__u128 q = (rl__u128)sc->rule.window_ns * 100 / s->step_den;
+		s->step_q = q > (rl__u128)RL_TIME_MAX_NS ? RL_TIME_MAX_NS : (int64_t)q;
+		s->step_r = (uint64_t)((rl__u128)sc->rule.window_ns * 100 % s->step_den);
 		s->off_ns = 0;
 		s->off_frac = 0;
 		s->next_key = 0;
@@ -519,7 +519,7 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 			if (now - last >= 1.0) {
 				last = now;
 				fprintf(stderr, "ratelab sim: %s: %lld%% of virtual time\n", label,
-					(long long)((rl_u128)ev.t_ns * 100 / (rl_u128)tr->sc->duration_ns));
+					(long long)((rl__u128)ev.t_ns * 100 / (rl__u128)tr->sc->duration_ns));
 			}
 		}
 	}

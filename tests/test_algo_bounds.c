@@ -43,7 +43,7 @@ _Static_assert(sizeof(struct rl_sliding_counter) == 24, "sliding_counter state i
 _Static_assert(sizeof(struct rl_sliding_log) == 32, "sliding_log state is 32 bytes + its log");
 _Static_assert(sizeof(struct rl_runlog) == 24, "a run log is 24 bytes");
 _Static_assert(sizeof(struct rl_decision) == 32, "a decision is four int64");
-_Static_assert(sizeof(rl_u128) == 16, "128-bit arithmetic is available");
+_Static_assert(sizeof(rl__u128) == 16, "128-bit arithmetic is available");
 
 
 static struct rl_decision last_d;
@@ -521,7 +521,7 @@ static void extremes_fresh_key(void **u)
 
 /* Sets an rl_level (level.h) to hold level, in 1/W-request units, at its
  * last seen time. */
-static void set_level(const struct fx *f, int64_t last_ns, rl_u128 level)
+static void set_level(const struct fx *f, int64_t last_ns, rl__u128 level)
 {
 	struct rl_level *l = f->st;
 
@@ -534,7 +534,7 @@ static void extremes_full_buckets(void **u)
 {
 	(void)u;
 	struct fx f;
-	const rl_u128 bw = (rl_u128)1000000000 * (rl_u128)E18; /* B * W = 10^27 */
+	const rl__u128 bw = (rl__u128)1000000000 * (rl__u128)E18; /* B * W = 10^27 */
 
 	/* an empty token bucket at the extremes: the next token in W/N,
 	 * the whole bucket in 10^27 / N ns, past int64: saturated */
@@ -560,7 +560,7 @@ static void extremes_full_buckets(void **u)
 	fx_free(&f);
 
 	fx_init(&f, "leaky_bucket", 1, E18, 1000000000);
-	set_level(&f, TMAX, bw + (rl_u128)E18);
+	set_level(&f, TMAX, bw + (rl__u128)E18);
 	EXPECT(&f, TMAX, 0, 0, E18, RL_DURATION_MAX_NS);
 	fx_free(&f);
 

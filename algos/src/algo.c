@@ -56,7 +56,7 @@ int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int
 {
 	const struct rl_algo *algo = lim->algo;
 
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 	if (algo->reset_ns)
 		return algo->reset_ns(lim, state, now_ns);

@@ -43,7 +43,7 @@ void rl_breaker_destroy(struct rl_breaker *b)
 /* RL_ERANGE or RL_EORDER for a time the breaker refuses, else RL_OK. */
 static int time_ok(const struct rl_breaker *b, int64_t now)
 {
-	if (!rl_time_ok(now))
+	if (!rl__time_ok(now))
 		return RL_ERANGE;
 	return now < b->last ? RL_EORDER : RL_OK;
 }

@@ -31,7 +31,7 @@
 #endif
 
 /* Unsigned 128-bit arithmetic: products such as limit * window_ns. */
-__extension__ typedef unsigned __int128 rl_u128;
+__extension__ typedef unsigned __int128 rl__u128;
 
 /*
  * The full product of two 64-bit words. The empty asm hides b's value
@@ -39,12 +39,12 @@ __extension__ typedef unsigned __int128 rl_u128;
  * range check before may widen it as a signed value and multiply the high
  * word too (sar, imul, add beside the mul); without the range it is one mul.
  */
-static inline rl_u128 rl_mul_wide(uint64_t a, uint64_t b)
+static inline rl__u128 rl__mul_wide(uint64_t a, uint64_t b)
 {
 #if defined(__GNUC__)
 	__asm__("" : "+r"(b));
 #endif
-	return (rl_u128)a * b;
+	return (rl__u128)a * b;
 }
 
 /*
@@ -53,7 +53,7 @@ static inline rl_u128 rl_mul_wide(uint64_t a, uint64_t b)
  * movzbl, neg) where the strict compare's borrow is the all-ones mask
  * itself (cmp, sbb): a bound passed through here keeps its strict compare.
  */
-static inline uint64_t rl_opaque_u64(uint64_t v)
+static inline uint64_t rl__opaque_u64(uint64_t v)
 {
 	__asm__("" : "+r"(v));
 	return v;
@@ -69,7 +69,7 @@ static inline uint64_t rl_opaque_u64(uint64_t v)
 #define RL_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
 
 /* a * b into *out; true when the product overflows int64_t. */
-static inline bool rl_mul_overflow(int64_t a, int64_t b, int64_t *out)
+static inline bool rl__mul_overflow(int64_t a, int64_t b, int64_t *out)
 {
 	return __builtin_mul_overflow(a, b, out);
 }
@@ -80,7 +80,7 @@ static inline bool rl_mul_overflow(int64_t a, int64_t b, int64_t *out)
  * header, plus the one-word size header before it); elsewhere the asked
  * bytes, a lower bound.
  */
-static inline size_t rl_malloc_held(const void *p, size_t asked)
+static inline size_t rl__malloc_held(const void *p, size_t asked)
 {
 #if defined(__GLIBC__)
 	(void)asked;
@@ -94,7 +94,7 @@ static inline size_t rl_malloc_held(const void *p, size_t asked)
  * A secret 64-bit seed from the system's random source: getrandom() on
  * glibc, else /dev/urandom. False when none could be had.
  */
-static inline bool rl_random_seed(uint64_t *out)
+static inline bool rl__random_seed(uint64_t *out)
 {
 #if defined(__GLIBC__)
 	return getrandom(out, sizeof(*out), 0) == (ssize_t)sizeof(*out);
@@ -113,7 +113,7 @@ static inline bool rl_random_seed(uint64_t *out)
  * 16-bit mask: no branch per word, so a key's position does not feed the
  * predictor. Elsewhere the plain loop, same answer.
  */
-static inline unsigned rl_match_u32x16(const uint32_t *v, uint32_t x)
+static inline unsigned rl__match_u32x16(const uint32_t *v, uint32_t x)
 {
 #if defined(__SSE2__)
 	__m128i k = _mm_set1_epi32((int)x);
@@ -134,12 +134,12 @@ static inline unsigned rl_match_u32x16(const uint32_t *v, uint32_t x)
 }
 
 /*
- * rl_match_u32x16 in two 256-bit compares, for a function compiled with
- * RL_TARGET_AVX2 and called only where rl_has_avx2(): each compare's eight
+ * rl__match_u32x16 in two 256-bit compares, for a function compiled with
+ * RL_TARGET_AVX2 and called only where rl__has_avx2(): each compare's eight
  * results read as one sign bit per word (vmovmskps), fewer instructions
  * than SSE2's (whose unaligned loads cannot fold into its compares).
  * RL_TARGET_AVX2 also enables BMI1, which every AVX2 processor has (and
- * rl_has_avx2 checks): the compiler then knows that tzcnt's result needs no
+ * rl__has_avx2 checks): the compiler then knows that tzcnt's result needs no
  * widening into an index. (BMI2's mulx is left out: it makes the hash no
  * shorter.)
  * RL_NO_AVX2 builds without it (the tests of the SSE2 path).
@@ -148,7 +148,7 @@ static inline unsigned rl_match_u32x16(const uint32_t *v, uint32_t x)
 #include <immintrin.h>
 #define RL_HAVE_AVX2_PATH 1
 #define RL_TARGET_AVX2 __attribute__((target("avx2,bmi")))
-static RL_ALWAYS_INLINE RL_TARGET_AVX2 unsigned rl_match_u32x16_avx2(const uint32_t *v, uint32_t x)
+static RL_ALWAYS_INLINE RL_TARGET_AVX2 unsigned rl__match_u32x16_avx2(const uint32_t *v, uint32_t x)
 {
 	__m256i k = _mm256_set1_epi32((int)x);
 	const __m256i *p = (const __m256i *)(const void *)v;
@@ -161,14 +161,14 @@ static RL_ALWAYS_INLINE RL_TARGET_AVX2 unsigned rl_match_u32x16_avx2(const uint3
 }
 
 /* True when this CPU (and its OS) runs RL_TARGET_AVX2 code. */
-static inline bool rl_has_avx2(void)
+static inline bool rl__has_avx2(void)
 {
 	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
 }
 #endif
 
 /* The index of the lowest set bit of m != 0. */
-static inline int rl_lowest_bit(unsigned m)
+static inline int rl__lowest_bit(unsigned m)
 {
 #if defined(__GNUC__)
 	return __builtin_ctz(m);
@@ -186,38 +186,38 @@ static inline int rl_lowest_bit(unsigned m)
 /*
  * A 16-byte compare-and-swap, where the machine has one: on x86-64 the
  * cmpxchg16b instruction (every x86-64 CPU but the very first; asked of
- * cpuid once, rl_cas16_supported). *p = desired iff *p == *expected, else
+ * cpuid once, rl__cas16_supported). *p = desired iff *p == *expected, else
  * *expected = *p; true iff swapped. p is 16-byte aligned. Elsewhere
  * RL_HAVE_CAS16 is 0 and callers keep their lock.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define RL_HAVE_CAS16 1
-static inline bool rl_cas16_supported(void)
+static inline bool rl__cas16_supported(void)
 {
 	unsigned a, b, c, d;
 
 	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_CMPXCHG16B);
 }
 
-/* For a caller of rl_cas16 that wants it inlined (only such a caller can). */
+/* For a caller of rl__cas16 that wants it inlined (only such a caller can). */
 #define RL_TARGET_CX16 __attribute__((target("cx16")))
 
-static inline RL_TARGET_CX16 bool rl_cas16(rl_u128 *p, rl_u128 *expected, rl_u128 desired)
+static inline RL_TARGET_CX16 bool rl__cas16(rl__u128 *p, rl__u128 *expected, rl__u128 desired)
 {
-	rl_u128 seen = __sync_val_compare_and_swap(p, *expected, desired);
+	rl__u128 seen = __sync_val_compare_and_swap(p, *expected, desired);
 	bool swapped = seen == *expected;
 
 	*expected = seen;
 	return swapped;
 }
 
-/* A guess of *p for rl_cas16: each 8-byte half read atomically, the pair maybe torn. */
-static inline rl_u128 rl_load16_guess(const rl_u128 *p)
+/* A guess of *p for rl__cas16: each 8-byte half read atomically, the pair maybe torn. */
+static inline rl__u128 rl__load16_guess(const rl__u128 *p)
 {
 	const uint64_t *h = (const uint64_t *)(const void *)p;
 	uint64_t lo = __atomic_load_n(&h[0], __ATOMIC_RELAXED), hi = __atomic_load_n(&h[1], __ATOMIC_RELAXED);
 
-	return ((rl_u128)hi << 64) | lo;
+	return ((rl__u128)hi << 64) | lo;
 }
 #else
 #define RL_HAVE_CAS16 0

@@ -27,13 +27,13 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	const struct rl_fixed_window *st = state;
 
 	(void)lim;
-	return st->count == 0 || rl_clamp(now_ns, st->last_ns) >= st->end_ns;
+	return st->count == 0 || rl__clamp(now_ns, st->last_ns) >= st->end_ns;
 }
 
 /* At most N in each aligned window the interval meets. */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count((rl_u128)lim->rule.limit * rl_windows_met(span_ns, lim->rule.window_ns));
+	return rl__sat_count((rl__u128)lim->rule.limit * rl__windows_met(span_ns, lim->rule.window_ns));
 }
 
 const struct rl_algo rl_fixed_window_algo = {

@@ -17,12 +17,12 @@
 static RL_ALWAYS_INLINE int rl__fixed_window_decide(const struct rl_limiter *lim, struct rl_fixed_window *st,
 						   int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
+	if (!rl__cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
+	int64_t now = rl__clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 
 #ifdef RL_PERF_PLANT

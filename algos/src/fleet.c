@@ -69,10 +69,10 @@ int rl_fleet_check(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t
 {
 	if (cost < 1 || cost > RL_COST_MAX)
 		return RL_EINVAL;
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 	int64_t w = enter(lg, st, now);
 	int verdict = cost <= st->share ? RL_ALLOWED : RL_REJECTED;
 
@@ -95,7 +95,7 @@ int rl_fleet_check(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t
 bool rl_fleet_sync_take(const struct rl_fleet *lg, struct rl_fleet_state *st, int64_t now_ns,
 		     int64_t *window, int64_t *mine)
 {
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 
 	if (st->epoch == 0 || st->epoch != now / lg->window_ns + 1)
 		return false;

@@ -24,21 +24,21 @@ static inline bool never_fits(const struct rl_limiter *lim, int64_t cost)
 {
 	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
 
-	return (rl_u128)((uint64_t)cost - 1) * (uint64_t)p->emission_ns > (uint64_t)p->tolerance_ns;
+	return (rl__u128)((uint64_t)cost - 1) * (uint64_t)p->emission_ns > (uint64_t)p->tolerance_ns;
 }
 
 RL__FIXED_STATE_OPS(struct rl_gcra, rl__gcra_decide, never_fits, rl__gcra_verdict, RL_NOINLINE)
 
 #if RL_HAVE_CAS16
-_Static_assert(sizeof(struct rl_gcra) == sizeof(rl_u128), "a gcra state is one 16-byte word");
+_Static_assert(sizeof(struct rl_gcra) == sizeof(rl__u128), "a gcra state is one 16-byte word");
 
-/* rl__gcra_decide() inlined on a copy held in registers, and rl_cas16 inlined (the
+/* rl__gcra_decide() inlined on a copy held in registers, and rl__cas16 inlined (the
  * reason for RL_TARGET_CX16): the retry loop is one function, with no
  * store and reload of the state between the read and the swap. */
-RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
+RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl__u128 *word, int64_t now_ns,
 				       struct rl_decision *out)
 {
-	rl_u128 seen = rl_load16_guess(word), next;
+	rl__u128 seen = rl__load16_guess(word), next;
 	struct rl_gcra st;
 	struct rl_decision dec;
 	int rc;
@@ -49,7 +49,7 @@ RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *w
 		if (rc < 0)
 			return rc;
 		memcpy(&next, &st, sizeof(next));
-	} while (!rl_cas16(word, &seen, next));
+	} while (!rl__cas16(word, &seen, next));
 	if (out)
 		*out = dec;
 	return rc;
@@ -60,9 +60,9 @@ RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *w
 static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
 {
 	struct rl__gcra_priv *p = (struct rl__gcra_priv *)(void *)lim->priv.bytes;
-	rl_u128 n = (rl_u128)lim->rule.limit, w = (rl_u128)lim->rule.window_ns, b = (rl_u128)lim->rule.burst;
-	int64_t t = (int64_t)rl_ceil_div(w, n);
-	rl_u128 tolerance = (b - 1) * (rl_u128)t, horizon = (rl_u128)(RL_GCRA_HORIZON_NS - t);
+	rl__u128 n = (rl__u128)lim->rule.limit, w = (rl__u128)lim->rule.window_ns, b = (rl__u128)lim->rule.burst;
+	int64_t t = (int64_t)rl__ceil_div(w, n);
+	rl__u128 tolerance = (b - 1) * (rl__u128)t, horizon = (rl__u128)(RL_GCRA_HORIZON_NS - t);
 
 	(void)msg;
 	(void)msg_len;
@@ -76,7 +76,7 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 	const struct rl_gcra *st = state;
 
 	(void)lim;
-	return st->tat_ns <= rl_clamp(now_ns, st->last_ns);
+	return st->tat_ns <= rl__clamp(now_ns, st->last_ns);
 }
 
 /*
@@ -88,7 +88,7 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
 	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
 
-	return rl_sat_count(1 + ((rl_u128)span_ns + p->tolerance_ns) / (rl_u128)p->emission_ns);
+	return rl__sat_count(1 + ((rl__u128)span_ns + p->tolerance_ns) / (rl__u128)p->emission_ns);
 }
 
 const struct rl_algo rl_gcra_algo = {

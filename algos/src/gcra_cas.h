@@ -1,7 +1,7 @@
 /*
  * gcra_cas.h - gcra on a state shared by threads without a lock, where the
  * machine has a 16-byte compare-and-swap (compat.h's RL_HAVE_CAS16 and
- * rl_cas16_supported()); private to the library, for rl_limit's unnamed
+ * rl__cas16_supported()); private to the library, for rl_limit's unnamed
  * key (limit.c).
  */
 #ifndef RATELAB_GCRA_CAS_H
@@ -23,7 +23,7 @@
  * taken for a state. Lock-free: some check always completes. out (may be
  * NULL) receives the successful attempt's answer.
  */
-int rl__gcra_check_cas16(const struct rl_limiter *lim, rl_u128 *word, int64_t now_ns,
+int rl__gcra_check_cas16(const struct rl_limiter *lim, rl__u128 *word, int64_t now_ns,
 			struct rl_decision *out);
 #endif
 

@@ -26,13 +26,13 @@ static inline const struct rl__gcra_priv *rl__gcra_priv(const struct rl_limiter 
 static RL_ALWAYS_INLINE void rl__gcra_explain(int64_t debt, int64_t tol, int64_t t, int64_t cost,
 					      int verdict, struct rl_decision *out)
 {
-	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
+	rl__u128 last = (rl__u128)(uint64_t)(cost - 1) * (uint64_t)t;
 
 	/* units still possible at now: debt + k * T <= tol + T */
 	out->remaining = debt <= tol ? (tol - debt) / t + 1 : 0;
 	if (verdict)
 		out->retry_after_ns = 0;
-	else if (last > (rl_u128)tol) /* (c - 1) * T > tau: never */
+	else if (last > (rl__u128)tol) /* (c - 1) * T > tau: never */
 		out->retry_after_ns = RL_DURATION_MAX_NS;
 	else /* the smallest d with debt - d + (c - 1) * T <= tau */
 		out->retry_after_ns = debt - (tol - (int64_t)last);
@@ -48,22 +48,22 @@ static RL_ALWAYS_INLINE void rl__gcra_explain(int64_t debt, int64_t tol, int64_t
 static RL_ALWAYS_INLINE int rl__gcra_decide(const struct rl_limiter *lim, struct rl_gcra *st, int64_t now_ns,
 					   int64_t cost, struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
+	if (!rl__cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
+	int64_t now = rl__clamp_record(&st->last_ns, now_ns);
 	int64_t t = rl__gcra_priv(lim)->emission_ns;
 	int64_t tat = st->tat_ns > now ? st->tat_ns : now;
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
 	int64_t debt = tat - now;
 	int64_t tol = rl__gcra_priv(lim)->tolerance_ns;
 	/* the request's units after its first, as emission time: up to 10^27 ns */
-	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)t;
+	rl__u128 last = (rl__u128)(uint64_t)(cost - 1) * (uint64_t)t;
 	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
 	 * non-negative int64 is exact in uint64 (the other half is then void) */
-	int verdict = (last <= (rl_u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
+	int verdict = (last <= (rl__u128)tol) & ((uint64_t)debt + (uint64_t)last <= (uint64_t)tol);
 
 	/* debt + c * T <= tau + T when admitted: no overflow. Branch-free: over
 	 * many keys the verdicts follow no pattern a predictor could learn. */

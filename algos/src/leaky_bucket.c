@@ -18,22 +18,22 @@
 #include "leaky_bucket_ops.h"
 
 /* The answer's divisions, out of line so that the verdict-only path stays small. */
-static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 queued,
+static RL_NOINLINE void explain(const struct rl_limiter *lim, rl__u128 queued,
 					      int64_t cost, int verdict, struct rl_decision *out)
 {
-	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
-	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * w; /* the last unit's place in the request */
-	rl_u128 level = verdict ? queued + last + w : queued; /* after the decision */
+	rl__u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
+	rl__u128 last = (rl__u128)(uint64_t)(cost - 1) * w; /* the last unit's place in the request */
+	rl__u128 level = verdict ? queued + last + w : queued; /* after the decision */
 
-	out->remaining = level <= rl_wide_get(rl__level_priv(lim)->burst_w) ? (int64_t)((rl_wide_get(rl__level_priv(lim)->burst_w) - level) / w) + 1 : 0;
+	out->remaining = level <= rl__wide_get(rl__level_priv(lim)->burst_w) ? (int64_t)((rl__wide_get(rl__level_priv(lim)->burst_w) - level) / w) + 1 : 0;
 	if (verdict)
 		out->retry_after_ns = 0;
 	else if (cost > lim->rule.burst)
 		out->retry_after_ns = RL_DURATION_MAX_NS;
 	else /* the smallest d with level - d * N + (c - 1) * W <= B * W */
-		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + last - rl_wide_get(rl__level_priv(lim)->burst_w), n));
-	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
-	out->delay_ns = verdict ? rl_sat_ns(rl_ceil_div(queued, n)) : 0;
+		out->retry_after_ns = rl__sat_ns(rl__ceil_div(level + last - rl__wide_get(rl__level_priv(lim)->burst_w), n));
+	out->reset_ns = rl__sat_ns(rl__ceil_div(level, n));
+	out->delay_ns = verdict ? rl__sat_ns(rl__ceil_div(queued, n)) : 0;
 }
 
 /*
@@ -45,15 +45,15 @@ static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
+	if (!rl__cost_ok(cost))
 		return RL_EINVAL;
 
 	/* level + (c - 1) * W <= B * W (level_ops.h) */
 	struct rl__level_step step = rl__leaky_bucket_step(lim, st, now_ns, cost);
 	/* queued: the wait before the request's first unit, times N */
-	rl_u128 queued = step.before;
+	rl__u128 queued = step.before;
 	int verdict = (int)(step.admitted & 1);
 
 	if (out)
@@ -81,8 +81,8 @@ static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns
  */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count((rl_u128)lim->rule.burst + 1 +
-			    (rl_u128)lim->rule.limit * (rl_u128)span_ns / (rl_u128)lim->rule.window_ns);
+	return rl__sat_count((rl__u128)lim->rule.burst + 1 +
+			    (rl__u128)lim->rule.limit * (rl__u128)span_ns / (rl__u128)lim->rule.window_ns);
 }
 
 const struct rl_algo rl_leaky_bucket_algo = {

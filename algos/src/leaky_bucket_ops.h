@@ -14,8 +14,8 @@
 static RL_ALWAYS_INLINE struct rl__level_step rl__leaky_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
 								   int64_t now_ns, int64_t cost)
 {
-	rl_u128 w = (uint64_t)lim->rule.window_ns;
-	rl_u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
+	rl__u128 w = (uint64_t)lim->rule.window_ns;
+	rl__u128 last = w * (uint64_t)(cost - 1); /* the last unit's place in the request */
 
 	return rl__level_check(lim, st, now_ns, last, last + w, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
 }
@@ -23,7 +23,7 @@ static RL_ALWAYS_INLINE struct rl__level_step rl__leaky_bucket_step(const struct
 /* The cost-1 verdict without an answer (algo.h's verdict op). */
 static RL_ALWAYS_INLINE int rl__leaky_bucket_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return rl_time_ok(now_ns) ? (int)(rl__leaky_bucket_step(lim, st, now_ns, 1).admitted & 1) : RL_ERANGE;
+	return rl__time_ok(now_ns) ? (int)(rl__leaky_bucket_step(lim, st, now_ns, 1).admitted & 1) : RL_ERANGE;
 }
 
 #endif

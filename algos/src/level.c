@@ -9,15 +9,15 @@
 int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
 {
 	struct rl__level_priv *p = (struct rl__level_priv *)(void *)lim->priv.bytes;
-	rl_u128 n = (rl_u128)lim->rule.limit, w = (rl_u128)lim->rule.window_ns, b = (rl_u128)lim->rule.burst;
-	rl_u128 deepest = (b + 1) * w, drain = rl_ceil_div(deepest, n), no_drain = (rl_u128)RL_TIME_MAX_NS + 1;
+	rl__u128 n = (rl__u128)lim->rule.limit, w = (rl__u128)lim->rule.window_ns, b = (rl__u128)lim->rule.burst;
+	rl__u128 deepest = (b + 1) * w, drain = rl__ceil_div(deepest, n), no_drain = (rl__u128)RL_TIME_MAX_NS + 1;
 
 	(void)msg;
 	(void)msg_len;
 	*p = (struct rl__level_priv){
-		.burst_w = rl_wide_make(b * w),
+		.burst_w = rl__wide_make(b * w),
 		.drain_ns = (int64_t)(drain < no_drain ? drain : no_drain),
-		.narrow = deepest < (rl_u128)1 << 63,
+		.narrow = deepest < (rl__u128)1 << 63,
 	};
 	return RL_OK;
 }
@@ -28,15 +28,15 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
  * at most RL_COST_MAX * W < 2^90.
  */
 struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-					 rl_u128 x, rl_u128 take, uint64_t ok)
+					 rl__u128 x, rl__u128 take, uint64_t ok)
 {
-	int64_t now = rl_clamp(now_ns, st->last_ns);
-	rl_u128 drained = (rl_u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
-	rl_u128 level = rl__level_load(st);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+	rl__u128 drained = (rl__u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	rl__u128 level = rl__level_load(st);
 	struct rl__level_step step = { 0, level > drained ? level - drained : 0 };
 
-	step.admitted = -(uint64_t)(step.before + x <= rl_wide_get(rl__level_priv(lim)->burst_w)) & ok;
-	rl_u128 after = step.admitted ? step.before + take : step.before;
+	step.admitted = -(uint64_t)(step.before + x <= rl__wide_get(rl__level_priv(lim)->burst_w)) & ok;
+	rl__u128 after = step.admitted ? step.before + take : step.before;
 	st->last_ns = now;
 	st->level_lo = (uint64_t)after;
 	st->level_hi = (uint32_t)(after >> 64);

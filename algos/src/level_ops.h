@@ -44,12 +44,12 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len);
  * at now before the request, in 1/W request. */
 struct rl__level_step {
 	uint64_t admitted;
-	rl_u128 before;
+	rl__u128 before;
 };
 
-static inline rl_u128 rl__level_load(const struct rl_level *st)
+static inline rl__u128 rl__level_load(const struct rl_level *st)
 {
-	return ((rl_u128)st->level_hi << 64) | st->level_lo;
+	return ((rl__u128)st->level_hi << 64) | st->level_lo;
 }
 
 /* ns since the last seen time, at most D: the level drained is it times N. */
@@ -64,7 +64,7 @@ static inline uint64_t rl__level_idle_ns(const struct rl_limiter *lim, int64_t n
 
 /* The check of a wide limiter, in 128 bits, out of line (level.c). */
 struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
-					 rl_u128 x, rl_u128 take, uint64_t ok);
+					 rl__u128 x, rl__u128 take, uint64_t ok);
 
 /*
  * The check: ok is all ones when the request may be admitted at all (its
@@ -76,18 +76,18 @@ struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct 
  * wraps only when ok is zero, which clears the verdict).
  */
 static RL_ALWAYS_INLINE struct rl__level_step
-rl__level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, rl_u128 x, rl_u128 take,
+rl__level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, rl__u128 x, rl__u128 take,
 	       uint64_t ok)
 {
 	if (!rl__level_priv(lim)->narrow)
 		return rl__level_check_wide(lim, st, now_ns, x, take, ok);
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 	uint64_t drained = rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
 	uint64_t level = st->level_lo;
 	uint64_t before = level > drained ? level - drained : 0;
 	/* before + x <= B * W as before < B * W - x + 1: the borrow is the mask */
-	uint64_t room = rl_opaque_u64((uint64_t)rl_wide_get(rl__level_priv(lim)->burst_w) - (uint64_t)x + 1);
+	uint64_t room = rl__opaque_u64((uint64_t)rl__wide_get(rl__level_priv(lim)->burst_w) - (uint64_t)x + 1);
 	uint64_t admitted = -(uint64_t)(before < room) & ok;
 
 	st->last_ns = now;
@@ -99,10 +99,10 @@ rl__level_check(const struct rl_limiter *lim, struct rl_level *st, int64_t now_n
 static inline bool rl__level_empty(const struct rl_limiter *lim, const struct rl_level *st,
 				  int64_t now_ns)
 {
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 
 	return rl__level_load(st) <=
-	       (rl_u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	       (rl__u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
 }
 
 #endif

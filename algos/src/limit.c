@@ -136,12 +136,12 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 		return fail(ENOMEM, "cannot make a mutex");
 	}
 	/* A seed nobody outside knows keeps key collisions at their random odds. */
-	if (!rl_random_seed(&l->seed))
+	if (!rl__random_seed(&l->seed))
 		l->seed = (uint64_t)rl_now_ns() ^ (uint64_t)(uintptr_t)l;
 	atomic_init(&l->store, NULL);
 	l->verdict = a->verdict;
 #if RL_HAVE_CAS16
-	l->lock_free = rl__lock_free_route(a) && rl_cas16_supported();
+	l->lock_free = rl__lock_free_route(a) && rl__cas16_supported();
 #endif
 	l->allow = allow_route(a);
 	return l;
@@ -160,7 +160,7 @@ int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *ou
 		return RL_EINVAL;
 #if RL_HAVE_CAS16
 	if (l->lock_free) /* gcra_cas.h */
-		return rl__gcra_check_cas16(&l->limiter, (rl_u128 *)(void *)l->state, now_ns, out);
+		return rl__gcra_check_cas16(&l->limiter, (rl__u128 *)(void *)l->state, now_ns, out);
 #endif
 	if (!out && l->allow)
 		return l->allow(l, now_ns);

@@ -160,14 +160,14 @@ int rl_registry_check(struct rl_registry *r, const char *client, size_t len, int
 int rl_registry_check_n(struct rl_registry *r, const char *client, size_t len, int64_t now_ns,
 			int64_t cost, struct rl_answer *ans)
 {
-	if (!r || !ans || (!client && len) || !rl_cost_ok(cost))
+	if (!r || !ans || (!client && len) || !rl__cost_ok(cost))
 		return RL_EINVAL;
 
 	const struct rl_tier *t = rl_registry_resolve(r, client, len);
 
 	/* an error leaves no verdict that reads as allowed */
 	*ans = (struct rl_answer){ .verdict = RL_REJECTED, .tier = t };
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 	if (t->unlimited)
 		return ans->verdict = RL_ALLOWED;

@@ -470,7 +470,7 @@ static bool finish(struct parse *p)
 		return fail(p, p->rd.lineno, "cannot create a mutex");
 	}
 	r->lock_ok = true;
-	if (!rl_random_seed(&r->seed)) {
+	if (!rl__random_seed(&r->seed)) {
 		p->nomem = true;
 		return fail(p, p->rd.lineno, "cannot seed the key hash: %s", strerror(errno));
 	}

@@ -80,7 +80,7 @@ int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units)
 
 size_t rl_runlog_heap_bytes(const struct rl_runlog *log)
 {
-	return log->runs ? rl_malloc_held(log->runs, (size_t)log->cap * sizeof(*log->runs)) : 0;
+	return log->runs ? rl__malloc_held(log->runs, (size_t)log->cap * sizeof(*log->runs)) : 0;
 }
 
 void rl_runlog_free(struct rl_runlog *log)

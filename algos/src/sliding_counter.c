@@ -18,12 +18,12 @@
  * The least offset e' into a window whose weighted previous count is c such
  * that c * (W - e') <= room - 1, i.e. c * (W - e') < room. (0 when c == 0.)
  */
-static int64_t least_offset(int64_t w, uint32_t c, rl_u128 room)
+static int64_t least_offset(int64_t w, uint32_t c, rl__u128 room)
 {
 	if (c == 0)
 		return 0;
-	rl_u128 span = (room - 1) / c; /* largest admissible W - e' */
-	return span >= (rl_u128)w ? 0 : w - (int64_t)span;
+	rl__u128 span = (room - 1) / c; /* largest admissible W - e' */
+	return span >= (rl__u128)w ? 0 : w - (int64_t)span;
 }
 
 /*
@@ -38,9 +38,9 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim,
 	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
 	int64_t to_end = st->end_ns - now;
 	/* the weighted count after the decision */
-	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
+	rl__u128 used = (rl__u128)st->prev * (uint64_t)(w - e) + (rl__u128)st->curr * (uint64_t)w;
 
-	out->remaining = used < rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? (int64_t)rl_ceil_div(rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) - used, (rl_u128)w) : 0;
+	out->remaining = used < rl__wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? (int64_t)rl__ceil_div(rl__wide_get(rl__sliding_counter_priv(lim)->quota_nw) - used, (rl__u128)w) : 0;
 	out->delay_ns = 0;
 	out->retry_after_ns = 0;
 	if (!verdict && cost > n) {
@@ -51,19 +51,19 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim,
 		int64_t at = w;
 		if ((int64_t)st->curr + cost <= n)
 			at = least_offset(w, st->prev,
-					  (rl_u128)(n - st->curr - cost + 1) * (uint64_t)w);
+					  (rl__u128)(n - st->curr - cost + 1) * (uint64_t)w);
 		/* ...else early in the next, where curr becomes the weighted count. */
 		out->retry_after_ns =
 			at < w ? at - e
-			       : to_end + least_offset(w, st->curr, (rl_u128)(n - cost + 1) * (uint64_t)w);
+			       : to_end + least_offset(w, st->curr, (rl__u128)(n - cost + 1) * (uint64_t)w);
 	}
 	/* Full quota is back once the weighted count is below one unit (W). */
-	if (used < (rl_u128)w)
+	if (used < (rl__u128)w)
 		out->reset_ns = 0;
 	else if (st->curr == 0)
-		out->reset_ns = least_offset(w, st->prev, (rl_u128)w) - e;
+		out->reset_ns = least_offset(w, st->prev, (rl__u128)w) - e;
 	else
-		out->reset_ns = to_end + least_offset(w, st->curr, (rl_u128)w);
+		out->reset_ns = to_end + least_offset(w, st->curr, (rl__u128)w);
 }
 
 /*
@@ -75,18 +75,18 @@ static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
+	if (!rl__cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
+	int64_t now = rl__clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 	int64_t e = rl__sliding_counter_advance(w, st, now);
-	rl_u128 used = (rl_u128)st->prev * (uint64_t)(w - e) + (rl_u128)st->curr * (uint64_t)w;
+	rl__u128 used = (rl__u128)st->prev * (uint64_t)(w - e) + (rl__u128)st->curr * (uint64_t)w;
 	/* the request's units after its first: up to 10^27 */
-	rl_u128 last = (rl_u128)(uint64_t)(cost - 1) * (uint64_t)w;
-	int verdict = used + last < rl_wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? RL_ALLOWED : RL_REJECTED;
+	rl__u128 last = (rl__u128)(uint64_t)(cost - 1) * (uint64_t)w;
+	int verdict = used + last < rl__wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
 	/* curr + c <= N when admitted; no branch: over many keys the verdicts
 	 * follow no pattern a predictor could learn */
@@ -124,14 +124,14 @@ static int init_op(struct rl_limiter *lim, char *msg, size_t msg_len)
 
 	(void)msg;
 	(void)msg_len;
-	p->quota_nw = rl_wide_make((rl_u128)lim->rule.limit * (rl_u128)lim->rule.window_ns);
+	p->quota_nw = rl__wide_make((rl__u128)lim->rule.limit * (rl__u128)lim->rule.window_ns);
 	return RL_OK;
 }
 
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_sliding_counter *st = state;
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 
 	if (now < st->end_ns)
 		return st->prev == 0 && st->curr == 0;
@@ -141,7 +141,7 @@ static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now
 /* prev * (W - e) >= 0, so curr stays <= N: at most N in each aligned window the interval meets. */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count((rl_u128)lim->rule.limit * rl_windows_met(span_ns, lim->rule.window_ns));
+	return rl__sat_count((rl__u128)lim->rule.limit * rl__windows_met(span_ns, lim->rule.window_ns));
 }
 
 const struct rl_algo rl_sliding_counter_algo = {

@@ -44,10 +44,10 @@ static RL_ALWAYS_INLINE int rl__sliding_counter_verdict_narrow(const struct rl_l
 {
 	struct rl_sliding_counter *st = state;
 
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 
-	int64_t now = rl_clamp_record(&st->last_ns, now_ns);
+	int64_t now = rl__clamp_record(&st->last_ns, now_ns);
 	int64_t w = lim->rule.window_ns;
 
 	(void)rl__sliding_counter_advance(w, st, now);

@@ -42,12 +42,12 @@ static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
+	if (!rl__cost_ok(cost))
 		return RL_EINVAL;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
 	struct rl_runlog *log = &st->log;
 
@@ -91,14 +91,14 @@ size_t rl_sliding_log_heap_bytes(const struct rl_sliding_log *st)
 static int never(const struct rl_limiter *lim, const struct rl_sliding_log *st, int64_t now_ns,
 		 int64_t cost, struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
+	if (!rl__cost_ok(cost))
 		return RL_EINVAL;
 	if (!out)
 		return RL_REJECTED;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns), w = lim->rule.window_ns;
+	int64_t now = rl__clamp(now_ns, st->last_ns), w = lim->rule.window_ns;
 	const struct rl_runlog *log = &st->log;
 	int64_t in_window = log->total;
 
@@ -199,7 +199,7 @@ static int check_heap_op(const struct rl_limiter *lim, void *state, int64_t now_
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_sliding_log *st = state;
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 
 	return st->log.len == 0 || rl_runlog_newest(&st->log)->at <= now - lim->rule.window_ns;
 }
@@ -214,7 +214,7 @@ static void release_op(void *state)
 /* At most N in each of the floor(span / W) + 1 half-open pieces of length W that tile the interval. */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count((rl_u128)lim->rule.limit * ((rl_u128)span_ns / (rl_u128)lim->rule.window_ns + 1));
+	return rl__sat_count((rl__u128)lim->rule.limit * ((rl__u128)span_ns / (rl__u128)lim->rule.window_ns + 1));
 }
 
 static size_t heap_op(const void *state)
@@ -228,7 +228,7 @@ static size_t heap_op(const void *state)
 static int64_t reset_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_sliding_log *st = state;
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 	int64_t left = st->log.len ? rl_runlog_newest(&st->log)->at + lim->rule.window_ns - now : 0;
 
 	return left > 0 ? left : 0;

@@ -41,10 +41,10 @@ static RL_ALWAYS_INLINE int rl__sliding_log_hand_on(const struct rl_limiter *lim
 static RL_ALWAYS_INLINE int rl__sliding_log_fast(const struct rl_limiter *lim, struct rl_sliding_log *st,
 						int64_t now_ns, rl_verdict_fn *rest)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 	int64_t horizon = now - lim->rule.window_ns;
 	struct rl_runlog *log = &st->log;
 

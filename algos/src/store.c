@@ -99,7 +99,7 @@ struct where {
 
 static uint64_t mum(uint64_t a, uint64_t b)
 {
-	rl_u128 r = (rl_u128)a * b;
+	rl__u128 r = (rl__u128)a * b;
 	return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
@@ -193,7 +193,7 @@ uint64_t rl_store_hash(const void *key, size_t len, uint64_t seed)
 /* Index in [0, n) from the high bits of x (Lemire's multiply-shift). */
 static size_t reduce(uint64_t x, size_t n)
 {
-	return (size_t)(((rl_u128)x * n) >> 64);
+	return (size_t)(((rl__u128)x * n) >> 64);
 }
 
 /*
@@ -262,7 +262,7 @@ _Static_assert(SLOTS == 16, "find compares the 16 tags at once");
 /* The slots holding tag, bit i for slot i (one SIMD compare of the 16 tags, compat.h). */
 static unsigned match(const struct bucket *b, uint32_t tag)
 {
-	return rl_match_u32x16(b->tags, tag);
+	return rl__match_u32x16(b->tags, tag);
 }
 
 /* The slot holding tag, or -1. */
@@ -270,7 +270,7 @@ static int find(const struct bucket *b, uint32_t tag)
 {
 	unsigned m = match(b, tag);
 
-	return m ? rl_lowest_bit(m) : -1;
+	return m ? rl__lowest_bit(m) : -1;
 }
 
 /* A state's heap as the allocator holds it, overhead included. */
@@ -502,7 +502,7 @@ static int free_slot(struct rl_store *s, struct where w, bool may_move, struct b
 
 	*into = f1 ? b1 : b2;
 	if (f1 | f2)
-		return rl_lowest_bit(f1 ? f1 : f2);
+		return rl__lowest_bit(f1 ? f1 : f2);
 	return may_move ? make_room(s, w, into) : -1;
 }
 
@@ -728,8 +728,8 @@ static RL_ALWAYS_INLINE int verdict_in(struct rl_store *s, struct bucket *b, uns
 				       int64_t now_ns)
 {
 	if (mask)
-		return s->verdict(&s->lim, state_at(s, b, rl_lowest_bit(mask)), now_ns);
-	return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
+		return s->verdict(&s->lim, state_at(s, b, rl__lowest_bit(mask)), now_ns);
+	return rl__time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 }
 
 /*
@@ -778,7 +778,7 @@ static RL_NOINLINE RL_TARGET_AVX2 int cached_second_avx2(struct rl_store *s, uin
 	struct where w = locate(s, h);
 	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
 
-	return second_verdict(s, b2, rl_match_u32x16_avx2(b2->tags, w.tag), rl_match_u32x16_avx2(b1->tags, 0), h,
+	return second_verdict(s, b2, rl__match_u32x16_avx2(b2->tags, w.tag), rl__match_u32x16_avx2(b1->tags, 0), h,
 			      now_ns);
 }
 
@@ -789,7 +789,7 @@ static RL_NOINLINE RL_TARGET_AVX2 int check_cached_verdict_avx2(struct rl_store 
 	uint32_t tag;
 	struct bucket *b1 = first_bucket(s, h, &tag);
 
-	return verdict_or_second(s, b1, rl_match_u32x16_avx2(b1->tags, tag), h, now_ns, cached_second_avx2);
+	return verdict_or_second(s, b1, rl__match_u32x16_avx2(b1->tags, tag), h, now_ns, cached_second_avx2);
 }
 #endif
 
@@ -839,12 +839,12 @@ static RL_ALWAYS_INLINE int locked_verdict(struct rl_store *s, const void *key, 
 	int rc;
 
 	if (!rl__spin_take(&b1->lock))
-		return rl_time_ok(now_ns) ? first_contended(s, h, now_ns, 1, NULL) : RL_ERANGE;
+		return rl__time_ok(now_ns) ? first_contended(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	if (!(m = match(b1, tag))) {
 		rl__spin_unlock(&b1->lock);
-		return rl_time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
+		return rl__time_ok(now_ns) ? check_second(s, h, now_ns, 1, NULL) : RL_ERANGE;
 	}
-	rc = verdict(&s->lim, state_at(s, b1, rl_lowest_bit(m)), now_ns, s->verdict);
+	rc = verdict(&s->lim, state_at(s, b1, rl__lowest_bit(m)), now_ns, s->verdict);
 	rl__spin_unlock(&b1->lock);
 	return rc;
 }
@@ -889,7 +889,7 @@ static cached_verdict_fn *cached_verdict_route(const struct rl_store *s)
 	if (!s->one_thread)
 		return locked_verdict_route(s->lim.algo);
 #ifdef RL_HAVE_AVX2_PATH
-	if (rl_has_avx2())
+	if (rl__has_avx2())
 		return check_cached_verdict_avx2;
 #endif
 	return check_cached_verdict;
@@ -928,12 +928,12 @@ static RL_NOINLINE int check_first(struct rl_store *s, const void *key, size_t k
 static RL_ALWAYS_INLINE int check(struct rl_store *s, const void *key, size_t key_len,
 				  int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if (!s || (!key && key_len) || !rl_cost_ok(cost))
+	if (!s || (!key && key_len) || !rl__cost_ok(cost))
 		return RL_EINVAL;
 	/* the route tests the time where it needs it: the verdict does (algo.h) */
 	if (s->cached_verdict && key_len <= 16 && cost == 1 && !out)
 		return s->cached_verdict(s, key, key_len, now_ns);
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 	if (!s->fast || key_len > 16)
 		return check_key(s, key, key_len, now_ns, out, cost);
@@ -1033,5 +1033,5 @@ void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 
 int rl_store_random_seed(uint64_t *seed)
 {
-	return rl_random_seed(seed) ? RL_OK : RL_EIO;
+	return rl__random_seed(seed) ? RL_OK : RL_EIO;
 }

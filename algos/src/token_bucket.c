@@ -14,20 +14,20 @@
 
 /* The answer's divisions, out of line so that the verdict-only path stays small;
  * level is the level after the decision. */
-static RL_NOINLINE void explain(const struct rl_limiter *lim, rl_u128 level,
+static RL_NOINLINE void explain(const struct rl_limiter *lim, rl__u128 level,
 					      int64_t cost, int verdict, struct rl_decision *out)
 {
-	rl_u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
-	rl_u128 take = w * (uint64_t)cost;
+	rl__u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
+	rl__u128 take = w * (uint64_t)cost;
 
-	out->remaining = (int64_t)((rl_wide_get(rl__level_priv(lim)->burst_w) - level) / w);
+	out->remaining = (int64_t)((rl__wide_get(rl__level_priv(lim)->burst_w) - level) / w);
 	if (verdict)
 		out->retry_after_ns = 0;
-	else if (take > rl_wide_get(rl__level_priv(lim)->burst_w)) /* c > B: never */
+	else if (take > rl__wide_get(rl__level_priv(lim)->burst_w)) /* c > B: never */
 		out->retry_after_ns = RL_DURATION_MAX_NS;
 	else /* the smallest d with level - d * N + c * W <= B * W */
-		out->retry_after_ns = rl_sat_ns(rl_ceil_div(level + take - rl_wide_get(rl__level_priv(lim)->burst_w), n));
-	out->reset_ns = rl_sat_ns(rl_ceil_div(level, n));
+		out->retry_after_ns = rl__sat_ns(rl__ceil_div(level + take - rl__wide_get(rl__level_priv(lim)->burst_w), n));
+	out->reset_ns = rl__sat_ns(rl__ceil_div(level, n));
 	out->delay_ns = 0;
 }
 
@@ -40,9 +40,9 @@ static RL_ALWAYS_INLINE int
 decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_t cost,
        struct rl_decision *out)
 {
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
-	if (!rl_cost_ok(cost))
+	if (!rl__cost_ok(cost))
 		return RL_EINVAL;
 
 	/* level + c * W <= B * W (level_ops.h) */
@@ -50,7 +50,7 @@ decide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns, int64_
 	int verdict = (int)(step.admitted & 1);
 
 	if (out)
-		explain(lim, verdict ? step.before + (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost : step.before,
+		explain(lim, verdict ? step.before + (rl__u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost : step.before,
 			cost, verdict, out);
 	return verdict;
 }
@@ -71,8 +71,8 @@ static bool idle_op(const struct rl_limiter *lim, const void *st, int64_t now_ns
 /* B tokens at a, N * span / W refilled during [a, a + span]. */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count((rl_u128)lim->rule.burst +
-			    (rl_u128)lim->rule.limit * (rl_u128)span_ns / (rl_u128)lim->rule.window_ns);
+	return rl__sat_count((rl__u128)lim->rule.burst +
+			    (rl__u128)lim->rule.limit * (rl__u128)span_ns / (rl__u128)lim->rule.window_ns);
 }
 
 const struct rl_algo rl_token_bucket_algo = {

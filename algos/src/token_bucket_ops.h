@@ -14,7 +14,7 @@
 static RL_ALWAYS_INLINE struct rl__level_step rl__token_bucket_step(const struct rl_limiter *lim, struct rl_level *st,
 								   int64_t now_ns, int64_t cost)
 {
-	rl_u128 take = (rl_u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
+	rl__u128 take = (rl__u128)(uint64_t)lim->rule.window_ns * (uint64_t)cost;
 
 	return rl__level_check(lim, st, now_ns, take, take, -(uint64_t)(cost == 1 || cost <= lim->rule.burst));
 }
@@ -22,7 +22,7 @@ static RL_ALWAYS_INLINE struct rl__level_step rl__token_bucket_step(const struct
 /* The cost-1 verdict without an answer (algo.h's verdict op). */
 static RL_ALWAYS_INLINE int rl__token_bucket_verdict(const struct rl_limiter *lim, void *st, int64_t now_ns)
 {
-	return rl_time_ok(now_ns) ? (int)(rl__token_bucket_step(lim, st, now_ns, 1).admitted & 1) : RL_ERANGE;
+	return rl__time_ok(now_ns) ? (int)(rl__token_bucket_step(lim, st, now_ns, 1).admitted & 1) : RL_ERANGE;
 }
 
 #endif

@@ -40,6 +40,10 @@
 #include "lookup_algo.h"
 #ifdef RL_PERF_REDIS
 #include "redis_argv.h"
+#ifdef RL_PERF_REDIS_PUBLIC_PREFIX /* a tree from before its private names took rl__ (perf-compare) */
+#define rl__redis_cmd rl_redis_cmd
+#define rl__redis_request_argv rl_redis_request_argv
+#endif
 #endif
 
 /* The rule of bench/common.h: N = 100 per W = 1 s, B = N. */
@@ -308,7 +312,7 @@ static int op_limit_key(struct perf_ctx *c, long i)
  * (the handle never connects). Built when the tree has the backend.
  */
 static struct rl_redis *perf_redis;
-static struct rl_redis_cmd perf_cmd;
+static struct rl__redis_cmd perf_cmd;
 static struct rl_redis_rule perf_rule;
 
 static int setup_redis_argv(struct perf_ctx *c, const struct perf_entry *e)
@@ -326,7 +330,7 @@ static int op_redis_argv(struct perf_ctx *c, long i)
 {
 	struct rl_redis_req q = { &perf_rule, "user:0000012345", 15, c->now_ns += 7, 1 + i % 3 };
 
-	rl_redis_request_argv(perf_redis, &q, &perf_cmd);
+	rl__redis_request_argv(perf_redis, &q, &perf_cmd);
 	return perf_cmd.argc;
 }
 #define REDIS_ENTRY { "redis/gcra/argv", 20000, NULL, "the Redis backend's EVALSHA argv for one request (no network)", setup_redis_argv, op_redis_argv, &rl_gcra_algo, 0 },

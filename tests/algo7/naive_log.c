@@ -37,11 +37,11 @@ static int check_op(const struct rl_limiter *lim, void *state, int64_t now_ns, i
 {
 	struct rl_naive_log *st = state;
 
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 	if (cost < 1 || cost > RL_COST_MAX)
 		return RL_EINVAL;
-	int64_t now = rl_clamp(now_ns, st->last_ns), w = lim->rule.window_ns, n = lim->rule.limit;
+	int64_t now = rl__clamp(now_ns, st->last_ns), w = lim->rule.window_ns, n = lim->rule.limit;
 
 	expire(st, now - w);
 	int verdict = (int64_t)st->len + cost <= n ? RL_ALLOWED : RL_REJECTED;
@@ -75,7 +75,7 @@ static int check_op(const struct rl_limiter *lim, void *state, int64_t now_ns, i
 static bool idle_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_naive_log *st = state;
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 
 	return !st->len || st->times[st->len - 1] <= now - lim->rule.window_ns;
 }
@@ -92,13 +92,13 @@ static size_t heap_op(const void *state)
 {
 	const struct rl_naive_log *st = state;
 
-	return st->times ? rl_malloc_held(st->times, (size_t)st->cap * sizeof(st->times[0])) : 0;
+	return st->times ? rl__malloc_held(st->times, (size_t)st->cap * sizeof(st->times[0])) : 0;
 }
 
 static int64_t reset_op(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
 	const struct rl_naive_log *st = state;
-	int64_t now = rl_clamp(now_ns, st->last_ns);
+	int64_t now = rl__clamp(now_ns, st->last_ns);
 	int64_t left = st->len ? st->times[st->len - 1] + lim->rule.window_ns - now : 0;
 
 	return left > 0 ? left : 0;
@@ -107,7 +107,7 @@ static int64_t reset_op(const struct rl_limiter *lim, const void *state, int64_t
 /* The exact window's bound: N units in each of the floor(span / W) + 1 pieces of length W. */
 static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 {
-	return rl_sat_count((rl_u128)lim->rule.limit * ((rl_u128)span_ns / (rl_u128)lim->rule.window_ns + 1));
+	return rl__sat_count((rl__u128)lim->rule.limit * ((rl__u128)span_ns / (rl__u128)lim->rule.window_ns + 1));
 }
 
 const struct rl_algo rl_naive_log_algo = {

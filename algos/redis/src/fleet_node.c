@@ -310,7 +310,7 @@ int rl_fleet_node_sync(struct rl_fleet_node *n, int64_t now_ns, bool *failed)
 {
 	if (failed)
 		*failed = false;
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_EINVAL;
 	n->stats.syncs++;
 	n->synced_once = true;
@@ -392,7 +392,7 @@ int rl_fleet_node_check(struct rl_fleet_node *n, const char *key, size_t key_len
 {
 	int status = RL_OK;
 
-	if (!rl_time_ok(now_ns))
+	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 	if (!n->synced_once || now_ns >= n->next_sync_ns) {
 		status = rl_fleet_node_sync(n, now_ns, NULL);

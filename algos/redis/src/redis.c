@@ -38,7 +38,7 @@
 #include "redis_scripts.h"
 
 enum { PREFIX_MAX = 64, HOST_MAX = 255, ERR_MAX = 640 };
-_Static_assert(sizeof(((struct rl_redis_cmd *)0)->keys[0]) >= PREFIX_MAX + RL_REDIS_KEY_MAX + 4,
+_Static_assert(sizeof(((struct rl__redis_cmd *)0)->keys[0]) >= PREFIX_MAX + RL_REDIS_KEY_MAX + 4,
 	       "a command's key buffers hold PREFIX{KEY}:l");
 
 struct rl_redis {
@@ -390,7 +390,7 @@ int rl_redis_supports(const struct rl_algo *algo, char *msg, size_t msg_len)
  * migration serves it on whichever node holds it, where two keys of which
  * one is absent get TRYAGAIN until the migration ends.
  */
-static void build(const struct rl_redis *r, struct rl_redis_cmd *c, const char *sha, int nkeys,
+static void build(const struct rl_redis *r, struct rl__redis_cmd *c, const char *sha, int nkeys,
 		  const char *key, size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3,
 		  const char *last)
 {
@@ -429,7 +429,7 @@ static void build(const struct rl_redis *r, struct rl_redis_cmd *c, const char *
  * grace or RATELAB.BREAKER PREFIX{key} now limit window open_for grace
  * action (now '*': Redis's clock), in c's buffers.
  */
-static void build_module(const struct rl_redis *r, struct rl_redis_cmd *c, bool breaker, const char *key,
+static void build_module(const struct rl_redis *r, struct rl__redis_cmd *c, bool breaker, const char *key,
 			 size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3, const char *last)
 {
 	size_t p = strlen(r->prefix);
@@ -514,7 +514,7 @@ static int check_req(const struct rl_redis_req *q)
 	if (!q->rule || !q->rule->lim || !q->key || q->key_len == 0 || q->key_len > RL_REDIS_KEY_MAX ||
 	    script_of(q->rule->lim->algo) < 0 || q->rule->timeout_ms < 0 || q->rule->timeout_ms > 60000)
 		return RL_EINVAL;
-	if (q->now_ns != RL_REDIS_NOW && !rl_time_ok(q->now_ns))
+	if (q->now_ns != RL_REDIS_NOW && !rl__time_ok(q->now_ns))
 		return RL_ERANGE;
 	if (q->cost < 0 || q->cost > RL_COST_MAX)
 		return RL_EINVAL;
@@ -526,7 +526,7 @@ static int check_req(const struct rl_redis_req *q)
  * those answered NOSCRIPT are left in idx for another round (returned
  * count). On a broken connection every pending request falls back.
  */
-void rl_redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl_redis_cmd *c)
+void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl__redis_cmd *c)
 {
 	const struct rl_rule *rule = &q->rule->lim->rule;
 
@@ -543,7 +543,7 @@ void rl_redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *
 }
 
 /* Through the cluster router: c as EVAL with the script's text (for a node that lacks it). */
-static int cluster_eval(struct rl_redis *r, struct rl_redis_cmd *c, int script, redisReply **rep)
+static int cluster_eval(struct rl_redis *r, struct rl__redis_cmd *c, int script, redisReply **rep)
 {
 	c->argv[0] = "EVAL";
 	c->len[0] = 4;
@@ -564,7 +564,7 @@ static bool tryagain(const redisReply *rep)
  * keys moved) until the deadline. RL_OK and *rep, or the router's failure
  * or the deadline (*rep NULL).
  */
-static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, int64_t deadline,
+static int cluster_call(struct rl_redis *r, struct rl__redis_cmd *c, int script, int64_t deadline,
 			redisReply **rep)
 {
 	for (;;) {
@@ -595,7 +595,7 @@ static int cluster_call(struct rl_redis *r, struct rl_redis_cmd *c, int script, 
  * (node down, timeout, too many redirections) falls back.
  */
 static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *reqs, const size_t *idx,
-			       size_t m, struct rl_redis_answer *ans, struct rl_redis_cmd *cmds, int64_t deadline)
+			       size_t m, struct rl_redis_answer *ans, struct rl__redis_cmd *cmds, int64_t deadline)
 {
 	struct rl__rcluster_req *cr = malloc(m * sizeof(*cr));
 	redisReply **reps = calloc(m, sizeof(*reps));
@@ -608,7 +608,7 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 		return 0;
 	}
 	for (size_t i = 0; i < m; i++) {
-		rl_redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
+		rl__redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
 		cr[i] = (struct rl__rcluster_req){ cmds[i].argv[cmds[i].key], cmds[i].len[cmds[i].key], cmds[i].argc, cmds[i].argv, cmds[i].len };
 	}
 	rl__rcluster_batch(r->rc, m, cr, reps);
@@ -634,7 +634,7 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 }
 
 static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size_t *idx, size_t m,
-		       struct rl_redis_answer *ans, int64_t deadline, struct rl_redis_cmd *cmds)
+		       struct rl_redis_answer *ans, int64_t deadline, struct rl__redis_cmd *cmds)
 {
 	size_t again = 0, i = 0;
 
@@ -645,7 +645,7 @@ static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size
 	if (!budget(r, deadline))
 		goto fail;
 	for (i = 0; i < m; i++) {
-		rl_redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
+		rl__redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
 		if (redisAppendCommandArgv(r->c, cmds[i].argc, cmds[i].argv, cmds[i].len) != REDIS_OK) {
 			drop(r, "cannot queue a command");
 			i = 0;
@@ -682,7 +682,7 @@ int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, si
 		return RL_OK;
 
 	size_t *idx = malloc(n * sizeof(*idx));
-	struct rl_redis_cmd *cmds = malloc(n * sizeof(*cmds));
+	struct rl__redis_cmd *cmds = malloc(n * sizeof(*cmds));
 	if (!idx || !cmds) {
 		free(idx);
 		free(cmds);
@@ -769,10 +769,10 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 	if (!r || !b || !key || !before || key_len == 0 || key_len > RL_REDIS_KEY_MAX ||
 	    rl_redis_breaker_validate(b, NULL, 0))
 		return RL_EINVAL;
-	if (!rl_time_ok(now))
+	if (!rl__time_ok(now))
 		return RL_ERANGE;
 
-	struct rl_redis_cmd *c = malloc(sizeof(*c));
+	struct rl__redis_cmd *c = malloc(sizeof(*c));
 	if (!c)
 		return RL_ENOMEM;
 	int64_t deadline = mono_ms() + or_default(b->timeout_ms, r->command_ms);

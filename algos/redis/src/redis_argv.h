@@ -11,7 +11,7 @@
 #include "ratelab/redis.h"
 
 /* The arguments of one EVALSHA, in buffers of its own (keys: prefix, braces, key, ":l"). */
-struct rl_redis_cmd {
+struct rl__redis_cmd {
 	char keys[2][64 + RL_REDIS_KEY_MAX + 8];
 	char num[6][24];
 	int argc;
@@ -26,6 +26,6 @@ struct rl_redis_cmd {
  * r's key prefix and TTL grace; c->argv points into c and into r's script
  * SHA1s (empty until r has connected).
  */
-void rl_redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl_redis_cmd *c);
+void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl__redis_cmd *c);
 
 #endif
