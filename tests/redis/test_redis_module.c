@@ -231,6 +231,45 @@ static void test_foreign_keys(void **state)
 	rl_redis_destroy(r);
 }
 
+/*
+ * A stored state names its algorithm by an id derived from the name, not by
+ * the algorithm's place in the ops list (which a fork's added algorithm would
+ * shift): the header's bytes for each algorithm, the ids computed apart from
+ * the module (FNV-1a 32 of the name, h ^= h >> 16, h ^= h >> 8, low 7 bits).
+ */
+static void test_stored_ids(void **state)
+{
+	static const struct {
+		const char *algo;
+		unsigned char id;
+	} want[] = { { "token_bucket", 5 },  { "gcra", 52 },	     { "leaky_bucket", 61 },
+		     { "fixed_window", 88 }, { "sliding_log", 114 }, { "sliding_counter", 123 } };
+	(void)state;
+	flushall();
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		freeReplyObject(cmd(g_port, "RATELAB.CHECK k%s %s 5 1000000000 5 1 7 600000", want[i].algo, want[i].algo));
+		redisReply *rep = cmd(g_port, "GET k%s", want[i].algo);
+		assert_int_equal(rep->type, REDIS_REPLY_STRING);
+		assert_true(rep->len >= 4);
+		assert_memory_equal(rep->str, "rl\x02", 3);
+		assert_int_equal((unsigned char)rep->str[3], want[i].id);
+		freeReplyObject(rep);
+	}
+	freeReplyObject(cmd(g_port, "RATELAB.BREAKER kbr 1 1 5 7 0 handle"));
+	redisReply *rep = cmd(g_port, "GET kbr");
+	assert_true(rep->len >= 4 && (unsigned char)rep->str[3] == 0x80);
+	freeReplyObject(rep);
+	/* another version's header is not ratelab state */
+	rep = cmd(g_port, "GET kgcra");
+	char old[64];
+	memcpy(old, rep->str, rep->len);
+	size_t len = rep->len;
+	freeReplyObject(rep);
+	old[2] = 1;
+	freeReplyObject(cmd(g_port, "SET kgcra %b", old, len));
+	expect_error(cmd(g_port, "RATELAB.CHECK kgcra gcra 5 1000000000 5 1 7"), "that is not ratelab state");
+}
+
 static void test_bad_arguments(void **state)
 {
 	(void)state;
@@ -488,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_reply_shape),
 		cmocka_unit_test(test_ttl),
 		cmocka_unit_test(test_foreign_keys),
+		cmocka_unit_test(test_stored_ids),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_module_load_arguments),
 		cmocka_unit_test(test_replica_same_bytes),

@@ -310,10 +310,13 @@ static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 		name[alen] = '\0';
 		algo = rl_algo_find(name);
 	}
-	int id = algo ? rlm_id_of(algo) : -1;
-	if (id < 0 || (algo->release && algo != &rl_sliding_log_algo))
+	if (!algo)
 		return fail(ctx, "ratelab: unknown algorithm '%.*s' (one of: %s)", (int)(alen < 64 ? alen : 64),
 			    aname, rl_algo_names());
+	int id = rlm_id_of(algo);
+	if (id < 0)
+		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
+			    algo->name);
 	if (!arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &n) ||
 	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
 	    !arg_int(ctx, argv[5], "burst", 1, RL_BURST_MAX, &b) ||
@@ -429,6 +432,11 @@ RLM_EXPORT int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv,
 		const char *a = RedisModule_StringPtrLen(argv[0], &len);
 		RedisModule_Log(ctx, "warning", "ratelab: MODULE LOAD takes no arguments, got '%.*s'",
 				(int)(len < 64 ? len : 64), a);
+		return REDISMODULE_ERR;
+	}
+	char msg[128];
+	if (rlm_ids_check(msg, sizeof(msg)) != 0) {
+		RedisModule_Log(ctx, "warning", "ratelab: %s", msg);
 		return REDISMODULE_ERR;
 	}
 	/* one key, the first argument: Redis Cluster routes by it */

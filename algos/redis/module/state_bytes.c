@@ -7,7 +7,9 @@
  */
 #include "state_bytes.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,15 +17,41 @@
 
 enum { BREAKER_FIXED = 20, LOG_FIXED = 8, MIN_CAP = 4 };
 
+static int name_id(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	h ^= h >> 16;
+	h ^= h >> 8;
+	return (int)(h & 0x7F);
+}
+
+/* The one algorithm whose state is not plain bytes and still has a byte form. */
+static bool has_bytes(const struct rl_algo *algo)
+{
+	return !algo->release || algo == &rl_sliding_log_algo;
+}
+
 int rlm_id_of(const struct rl_algo *algo)
+{
+	return has_bytes(algo) ? name_id(algo->name) : -1;
+}
+
+int rlm_ids_check(char *msg, size_t msg_len)
 {
 	size_t count;
 	const struct rl_algo *const *all = rl_algo_all(&count);
 
 	for (size_t i = 0; i < count; i++)
-		if (all[i] == algo)
-			return (int)i;
-	return -1;
+		for (size_t j = 0; j < i; j++)
+			if (name_id(all[i]->name) == name_id(all[j]->name)) {
+				snprintf(msg, msg_len, "algorithms '%s' and '%s' share the stored state id %d: rename one",
+					 all[j]->name, all[i]->name, name_id(all[i]->name));
+				return -1;
+			}
+	return 0;
 }
 
 const char *rlm_id_name(int id)
@@ -33,7 +61,10 @@ const char *rlm_id_name(int id)
 
 	if (id == RLM_BREAKER_ID)
 		return "breaker";
-	return id >= 0 && (size_t)id < count ? all[id]->name : NULL;
+	for (size_t i = 0; i < count; i++)
+		if (name_id(all[i]->name) == id)
+			return all[i]->name;
+	return NULL;
 }
 
 int rlm_header_id(const unsigned char *buf, size_t len)
@@ -107,7 +138,7 @@ int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t 
 		memcpy(state, body, len);
 		return 0;
 	}
-	if (algo != &rl_sliding_log_algo || len < LOG_FIXED)
+	if (!has_bytes(algo) || len < LOG_FIXED)
 		return -1;
 	struct rl_sliding_log *sl = state;
 	memcpy(&sl->last_ns, body, 8);
@@ -120,7 +151,7 @@ size_t rlm_state_len(const struct rl_algo *algo, const void *state)
 {
 	if (!algo->release)
 		return algo->state_size;
-	if (algo != &rl_sliding_log_algo)
+	if (!has_bytes(algo))
 		return 0;
 	return LOG_FIXED + (size_t)((const struct rl_sliding_log *)state)->log.len * RLM_RUN;
 }

@@ -4,8 +4,10 @@
  * string (no module type). Layout, every integer in the host's byte order
  * (little-endian on the platforms Redis runs on):
  *
- *   header   4 bytes: 'r', 'l', RLM_VERSION, the state's id (the
- *            algorithm's index in rl_algo_all(), or RLM_BREAKER_ID)
+ *   header   4 bytes: 'r', 'l', RLM_VERSION, the state's id: its
+ *            algorithm's name hashed into [0, 0x7F] (rlm_id_of), so that
+ *            a stored state keeps its meaning when the ops list is
+ *            reordered or grows; RLM_BREAKER_ID for the breaker
  *   then, for an algorithm whose state is plain bytes (no release op):
  *            its state_size bytes exactly as the library keeps them;
  *   for sliding_log:
@@ -28,10 +30,18 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 
-enum { RLM_HEADER = 4, RLM_VERSION = 1, RLM_BREAKER_ID = 0x80, RLM_RUN = 12 };
+enum { RLM_HEADER = 4, RLM_VERSION = 2, RLM_BREAKER_ID = 0x80, RLM_RUN = 12 };
 
-/* The id stored for algo (its index in rl_algo_all()), or -1. */
+/* The id stored for algo: FNV-1a of its name folded to 7 bits; -1 when
+ * algo's state has no byte form (it owns memory and is not sliding_log). */
 int rlm_id_of(const struct rl_algo *algo);
+
+/*
+ * 0 when every algorithm of rl_algo_all() has its own id; else -1 with the
+ * two names that share one in msg (MODULE LOAD then fails: a fork's new
+ * algorithm would read another's stored states).
+ */
+int rlm_ids_check(char *msg, size_t msg_len);
 
 /* The name of the state id holds ("gcra", "breaker"), or NULL. */
 const char *rlm_id_name(int id);
