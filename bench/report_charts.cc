@@ -6,7 +6,8 @@
 //                  max over the repetitions), over-N admissions % and false
 //                  rejects % (median, min, max over the seeds), bytes per
 //                  key (all-in at 1M keys, else the state's size)
-//   load_sweep.dat per algorithm a block (its name heads it): offered load %,
+//   load_sweep.dat per algorithm the sweep measured a block (its name heads
+//                  it; vars.gp lists them as sweep_algos): offered load %,
 //                  over-N % and false reject % (median, min, max over seeds)
 //   keys.dat       keys, ns/op per algorithm (uniform, median; a peer's own
 //                  keyed map at 1K and 1M keys only), median memory floor
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "bench_names.h"
 #include "report.h"
@@ -88,16 +90,23 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 		  << num(f.false_reject_pct.max) << ' ' << num(bytes) << '\n';
 	}
 
+	// One block per algorithm the sweep measured (a quick run runs a peer on one scenario only).
 	std::ofstream ls = open_out(dir + "/load_sweep.dat");
+	std::string swept;
 	for (const Figures &f : figs) {
-		ls << "\"" << f.algo << "\" over over_min over_max rej rej_min rej_max\n";
+		std::ostringstream block;
+		bool any = false;
 		for (auto &[load, name] : load_sweep(in)) {
 			Stat o = cell_over_seeds(in, name, f.algo, "false_allow_pct");
 			Stat r = cell_over_seeds(in, name, f.algo, "false_reject_pct");
-			ls << load << ' ' << num(o.median) << ' ' << num(o.min) << ' ' << num(o.max) << ' ' << num(r.median)
-			   << ' ' << num(r.min) << ' ' << num(r.max) << '\n';
+			any = any || o.measured() || r.measured();
+			block << load << ' ' << num(o.median) << ' ' << num(o.min) << ' ' << num(o.max) << ' '
+			      << num(r.median) << ' ' << num(r.min) << ' ' << num(r.max) << '\n';
 		}
-		ls << "\n\n";
+		if (!any)
+			continue;
+		swept += (swept.empty() ? "" : " ") + f.algo;
+		ls << "\"" << f.algo << "\" over over_min over_max rej rej_min rej_max\n" << block.str() << "\n\n";
 	}
 
 	std::ofstream k = open_out(dir + "/keys.dat");
@@ -189,7 +198,8 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	  << "population_total = " << num(pop_total) << "\n"
 	  << "breaker_rate = " << num(breaker_limit / breaker_window_s) << "\n"
 	  << "seeds = " << seeds(in).size() << "\n"
-	  << "tradeoff_algos = \"" << placed << "\"\n";
+	  << "tradeoff_algos = \"" << placed << "\"\n"
+	  << "sweep_algos = \"" << swept << "\"\n";
 	v.close();
 	write_peer_chart_data(in, dir);
 }

@@ -14,7 +14,7 @@ set key top left box opaque
 set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
 set multiplot layout 1,2 title sprintf("Load sweep %s... (N = %g per window; median over %d seed(s), bars min-max)", sweep, sweep_limit, seeds)
 set title "(a) over-N admissions"
-plot for [i=0:words(algos)-1] data.'/load_sweep.dat' index i using 1:2:3:4 with yerrorlines lc (i + 1) title columnheader(1)
+plot for [i=0:words(sweep_algos)-1] data.'/load_sweep.dat' index i using 1:2:3:4 with yerrorlines lc (i + 1) title columnheader(1)
 set title "(b) false rejects"
-plot for [i=0:words(algos)-1] data.'/load_sweep.dat' index i using 1:5:6:7 with yerrorlines lc (i + 1) title columnheader(1)
+plot for [i=0:words(sweep_algos)-1] data.'/load_sweep.dat' index i using 1:5:6:7 with yerrorlines lc (i + 1) title columnheader(1)
 unset multiplot
