@@ -435,7 +435,7 @@ RLM_EXPORT int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv,
 		return REDISMODULE_ERR;
 	}
 	char msg[128];
-	if (rlm_ids_check(msg, sizeof(msg)) != 0) {
+	if (rlm_ids_init(msg, sizeof(msg)) != 0) {
 		RedisModule_Log(ctx, "warning", "ratelab: %s", msg);
 		return REDISMODULE_ERR;
 	}

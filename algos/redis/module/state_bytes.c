@@ -39,32 +39,31 @@ int rlm_id_of(const struct rl_algo *algo)
 	return has_bytes(algo) ? name_id(algo->name) : -1;
 }
 
-int rlm_ids_check(char *msg, size_t msg_len)
+/* The algorithm of each id, filled once by rlm_ids_init. */
+static const struct rl_algo *by_id[0x80];
+
+int rlm_ids_init(char *msg, size_t msg_len)
 {
 	size_t count;
 	const struct rl_algo *const *all = rl_algo_all(&count);
 
-	for (size_t i = 0; i < count; i++)
-		for (size_t j = 0; j < i; j++)
-			if (name_id(all[i]->name) == name_id(all[j]->name)) {
-				snprintf(msg, msg_len, "algorithms '%s' and '%s' share the stored state id %d: rename one",
-					 all[j]->name, all[i]->name, name_id(all[i]->name));
-				return -1;
-			}
+	for (size_t i = 0; i < count; i++) {
+		int id = name_id(all[i]->name);
+		if (by_id[id] && by_id[id] != all[i]) {
+			snprintf(msg, msg_len, "algorithms '%s' and '%s' share the stored state id %d: rename one",
+				 by_id[id]->name, all[i]->name, id);
+			return -1;
+		}
+		by_id[id] = all[i];
+	}
 	return 0;
 }
 
 const char *rlm_id_name(int id)
 {
-	size_t count;
-	const struct rl_algo *const *all = rl_algo_all(&count);
-
 	if (id == RLM_BREAKER_ID)
 		return "breaker";
-	for (size_t i = 0; i < count; i++)
-		if (name_id(all[i]->name) == id)
-			return all[i]->name;
-	return NULL;
+	return id >= 0 && id < 0x80 && by_id[id] ? by_id[id]->name : NULL;
 }
 
 int rlm_header_id(const unsigned char *buf, size_t len)

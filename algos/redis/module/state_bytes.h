@@ -37,13 +37,14 @@ enum { RLM_HEADER = 4, RLM_VERSION = 2, RLM_BREAKER_ID = 0x80, RLM_RUN = 12 };
 int rlm_id_of(const struct rl_algo *algo);
 
 /*
- * 0 when every algorithm of rl_algo_all() has its own id; else -1 with the
- * two names that share one in msg (MODULE LOAD then fails: a fork's new
- * algorithm would read another's stored states).
+ * Maps each id to its algorithm, once (MODULE LOAD). 0 when every algorithm
+ * of rl_algo_all() has its own id; else -1 with the two names that share
+ * one in msg (the load then fails: a fork's new algorithm would read
+ * another's stored states).
  */
-int rlm_ids_check(char *msg, size_t msg_len);
+int rlm_ids_init(char *msg, size_t msg_len);
 
-/* The name of the state id holds ("gcra", "breaker"), or NULL. */
+/* The name of the state id holds ("gcra", "breaker"), or NULL (after rlm_ids_init). */
 const char *rlm_id_name(int id);
 
 /*
