@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "ratelab/parse.h"
 #include "ratelab/registry.h"
 #include "test_rng.h"
 
@@ -43,30 +44,6 @@ static const char *write_bytes(const char *bytes, size_t len)
 static const char *write_tmp(const char *text)
 {
 	return write_bytes(text, strlen(text));
-}
-
-/* redis_timeout: the Redis backend's budget per decision, whole ms (bare: ms). */
-static void test_redis_timeout_key(void **unused)
-{
-	static const struct {
-		const char *value;
-		int64_t ms;
-	} ok[] = { { "50", 50 }, { "2s", 2000 }, { "1ms", 1 }, { "60000", 60000 } };
-	char text[200], err[256];
-
-	(void)unused;
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		struct rl_registry *r = NULL;
-		snprintf(text, sizeof(text), "[tier t]\nalgorithm = gcra\nlimit = 5\nwindow = 1s\n"
-			 "redis_timeout = %s\n[defaults]\ntier = t\n", ok[i].value);
-		assert_int_equal(rl_registry_load(&r, write_tmp(text), err, sizeof(err)), RL_OK);
-		assert_int_equal(rl_registry_default(r)->redis_timeout_ms, ok[i].ms);
-		rl_registry_destroy(r);
-	}
-	struct rl_registry *r = NULL;
-	assert_int_equal(rl_registry_load(&r, example, err, sizeof(err)), RL_OK);
-	assert_int_equal(rl_registry_default(r)->redis_timeout_ms, 0);
-	rl_registry_destroy(r);
 }
 
 static void test_example_file(void **unused)
@@ -219,7 +196,10 @@ static const struct {
 	const char *message; /* after "FILE:" */
 } bad[] = {
 	{ "[tier free]\nalgorithm = gcra\nlimt = 10\n", "3: unknown key 'limt' in [tier free] (algorithm, limit, "
-	  "window, burst, unlimited, on_error, max_keys, when_full, redis_timeout)" },
+	  "window, burst, unlimited, on_error, max_keys, when_full)" },
+	/* no extra keys asked for: a backend's key is an unknown one */
+	{ "[tier a]\nredis_timeout = 5\n", "2: unknown key 'redis_timeout' in [tier a] (algorithm, limit, "
+	  "window, burst, unlimited, on_error, max_keys, when_full)" },
 	{ "[tiers]\n", "1: unknown section [tiers] (expected [tier NAME], [clients] or [defaults])" },
 	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000]" },
 	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000]" },
@@ -242,11 +222,6 @@ static const struct {
 	{ "[tier a]\nunlimited = true\nlimit = 5\n[defaults]\ntier = a\n", "1: tier 'a' is unlimited: it takes no "
 	  "algorithm, limit, window, burst, max_keys or when_full" },
 	{ "[tier a]\nlimit = 5\nlimit = 6\n", "3: 'limit' given twice in [tier a]" },
-	{ "[tier a]\nredis_timeout = 0\n", "2: redis_timeout '0' is not a whole number of ms in [1ms, 60s] (bare: ms)" },
-	{ "[tier a]\nredis_timeout = 1500us\n", "2: redis_timeout '1500us' is not a whole number of ms in [1ms, 60s] (bare: ms)" },
-	{ "[tier a]\nredis_timeout = 61s\n", "2: redis_timeout '61s' is not a whole number of ms in [1ms, 60s] (bare: ms)" },
-	{ "[tier a]\nredis_timeout = 5\nredis_timeout = 6\n", "3: 'redis_timeout' given twice in [tier a]" },
-	{ "[tier a]\nunlimited = true\nredis_timeout = 5\n[defaults]\ntier = a\n", "1: tier 'a' is unlimited: it takes no redis_timeout" },
 	{ "limit = 5\n", "1: 'limit' outside any section" },
 	{ "[tier a b]\n", "1: bad tier name 'a b' (1-63 of A-Z a-z 0-9 _ -)" },
 	{ "[tier a\n", "1: section header without ']'" },
@@ -287,6 +262,170 @@ static void test_bad_files(void **unused)
 		if (rc != RL_EINVAL || r != NULL || strcmp(err, want) != 0)
 			fail_msg("case %zu: rc %d\n got: %s\nwant: %s", i, rc, err, want);
 	}
+}
+
+/*
+ * Extra tier keys (rl_registry_load_with), a table of the test's own: weight,
+ * an integer in [1, 100], and zone, whose parser gives no message.
+ */
+static int parse_weight(const struct rl_tier_key *key, const char *value, int64_t *out, char *msg,
+			size_t msg_len)
+{
+	if (rl_parse_i64(value, out) && *out >= 1 && *out <= 100)
+		return RL_OK;
+	snprintf(msg, msg_len, "%s '%s' is not an integer in [1, 100]", key->name, value);
+	return RL_EINVAL;
+}
+
+static int parse_zone(const struct rl_tier_key *key, const char *value, int64_t *out, char *msg,
+		      size_t msg_len)
+{
+	(void)key;
+	(void)msg;
+	(void)msg_len;
+	return rl_parse_i64(value, out) ? RL_OK : RL_EINVAL;
+}
+
+static const struct rl_tier_key extra[] = {
+	{ "weight", "weight_units", parse_weight },
+	{ "zone", NULL, parse_zone },
+};
+#define NEXTRA (sizeof(extra) / sizeof(extra[0]))
+
+/* A given key's value reaches rl_tier_ext by its place; a key not given reads unset, 0. */
+static void test_extra_keys(void **unused)
+{
+	static const char text[] = "[tier a]\nalgorithm = gcra\nlimit = 5\nwindow = 1s\nweight = 7\n"
+				   "[tier b]\nzone = -3 ; inline comment\nalgorithm = gcra\nlimit = 5\nwindow = 1s\n"
+				   "[tier c]\nunlimited = true\n[defaults]\ntier = a\n";
+	struct rl_registry *r = NULL;
+	char err[256];
+	int64_t v = 99;
+
+	(void)unused;
+	const char *path = write_tmp(text);
+	assert_int_equal(rl_registry_load_with(&r, path, extra, NEXTRA, err, sizeof(err)), RL_OK);
+	unlink(path);
+	assert_string_equal(err, "");
+	const struct rl_tier *a = rl_registry_tier_at(r, 0), *b = rl_registry_tier_at(r, 1),
+			     *c = rl_registry_tier_at(r, 2);
+	assert_true(rl_tier_ext(a, 0, &v));
+	assert_int_equal(v, 7);
+	assert_false(rl_tier_ext(a, 1, &v));
+	assert_int_equal(v, 0);
+	assert_false(rl_tier_ext(b, 0, &v));
+	assert_int_equal(v, 0);
+	assert_true(rl_tier_ext(b, 1, &v));
+	assert_int_equal(v, -3);
+	assert_true(rl_tier_ext(b, 1, NULL));
+	for (size_t i = 0; i < NEXTRA; i++) {
+		v = 99;
+		assert_false(rl_tier_ext(c, i, &v));
+		assert_int_equal(v, 0);
+	}
+	/* past the table, and past any table */
+	assert_false(rl_tier_ext(a, NEXTRA, &v));
+	assert_false(rl_tier_ext(a, RL_TIER_EXT_MAX, &v));
+	assert_int_equal(v, 0);
+	/* the built-in keys as without extra keys */
+	assert_int_equal(a->limiter.rule.limit, 5);
+	assert_int_equal(b->limiter.rule.burst, 5);
+	assert_int_equal(rl_registry_check(r, "x", 1, 0, &(struct rl_answer){ 0 }), RL_ALLOWED);
+	rl_registry_destroy(r);
+
+	/* loaded without them, a file that uses none loads the same */
+	assert_int_equal(rl_registry_load(&r, example, err, sizeof(err)), RL_OK);
+	for (size_t i = 0; i < rl_registry_tier_count(r); i++)
+		assert_false(rl_tier_ext(rl_registry_tier_at(r, i), 0, NULL));
+	rl_registry_destroy(r);
+}
+
+/* Extra keys follow the built-in keys' rules, with the same messages. */
+static void test_extra_key_mistakes(void **unused)
+{
+	static const struct {
+		const char *text;
+		const char *message; /* after "FILE:" */
+	} cases[] = {
+		{ "[tier a]\nlimt = 10\n", "2: unknown key 'limt' in [tier a] (algorithm, limit, window, burst, "
+		  "unlimited, on_error, max_keys, when_full, weight, zone)" },
+		{ "[tier a]\nweight = 5\nweight = 6\n", "3: 'weight' given twice in [tier a]" },
+		{ "[tier a]\nzone = 1\nzone = x\n", "3: 'zone' given twice in [tier a]" },
+		{ "[tier a]\nweight = 0\n", "2: weight '0' is not an integer in [1, 100]" },
+		{ "[tier a]\nweight = 5x\n", "2: weight '5x' is not an integer in [1, 100]" },
+		{ "[tier a]\nzone = east\n", "2: zone 'east' is not a valid value" },
+		{ "[tier a]\nunlimited = true\nzone = 5\n[defaults]\ntier = a\n",
+		  "1: tier 'a' is unlimited: it takes no weight or zone" },
+		{ "[tier a]\nweight = 5\nunlimited = true\n[defaults]\ntier = a\n",
+		  "1: tier 'a' is unlimited: it takes no weight or zone" },
+		/* the built-in keys' refusal first */
+		{ "[tier a]\nunlimited = true\nweight = 5\nlimit = 5\n[defaults]\ntier = a\n",
+		  "1: tier 'a' is unlimited: it takes no algorithm, limit, window, burst, max_keys or when_full" },
+		/* a line's problem before the tier's */
+		{ "[tier a]\nunlimited = true\nweight = 5\n[tier b]\nweight = 500\n",
+		  "5: weight '500' is not an integer in [1, 100]" },
+	};
+	char err[512], want[512];
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rl_registry *r = (struct rl_registry *)&want; /* must be reset to NULL */
+		const char *path = write_tmp(cases[i].text);
+		int rc = rl_registry_load_with(&r, path, extra, NEXTRA, err, sizeof(err));
+
+		snprintf(want, sizeof(want), "%s:%s", path, cases[i].message);
+		unlink(path);
+		if (rc != RL_EINVAL || r != NULL || strcmp(err, want) != 0)
+			fail_msg("case %zu: rc %d\n got: %s\nwant: %s", i, rc, err, want);
+	}
+}
+
+/* A bad table of extra keys is the caller's mistake: RL_EINVAL, named, before the file is read. */
+static void test_extra_key_tables(void **unused)
+{
+	static const struct rl_tier_key nine[RL_TIER_EXT_MAX + 1] = {
+		{ "k0", NULL, parse_zone }, { "k1", NULL, parse_zone }, { "k2", NULL, parse_zone },
+		{ "k3", NULL, parse_zone }, { "k4", NULL, parse_zone }, { "k5", NULL, parse_zone },
+		{ "k6", NULL, parse_zone }, { "k7", NULL, parse_zone }, { "k8", NULL, parse_zone },
+	};
+	static const struct {
+		struct rl_tier_key keys[2];
+		const char *message;
+	} cases[] = {
+		{ { { "zone", NULL, parse_zone }, { NULL, NULL, parse_zone } },
+		  "extra tier key 1: no name or no parse function" },
+		{ { { "zone", NULL, NULL }, { "weight", NULL, parse_zone } },
+		  "extra tier key 0: no name or no parse function" },
+		{ { { "zone", NULL, parse_zone }, { "Zone", NULL, parse_zone } },
+		  "extra tier key 1: its name is not 1-31 of a-z 0-9 _" },
+		{ { { "", NULL, parse_zone }, { "zone", NULL, parse_zone } },
+		  "extra tier key 0: its name is not 1-31 of a-z 0-9 _" },
+		{ { { "zone", NULL, parse_zone }, { "a234567890123456789012345678901x", NULL, parse_zone } },
+		  "extra tier key 1: its name is not 1-31 of a-z 0-9 _" },
+		{ { { "zone", NULL, parse_zone }, { "when_full", NULL, parse_zone } },
+		  "extra tier key 1: its name is a built-in key's" },
+		{ { { "zone", NULL, parse_zone }, { "zone", NULL, parse_zone } },
+		  "extra tier key 1: its name is an earlier key's" },
+	};
+	struct rl_registry *r = NULL;
+	char err[256];
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(rl_registry_load_with(&r, example, cases[i].keys, 2, err, sizeof(err)), RL_EINVAL);
+		assert_null(r);
+		assert_string_equal(err, cases[i].message);
+	}
+	assert_int_equal(rl_registry_load_with(&r, example, nine, RL_TIER_EXT_MAX + 1, err, sizeof(err)),
+			 RL_EINVAL);
+	assert_string_equal(err, "extra tier keys: 9, more than 8");
+	assert_int_equal(rl_registry_load_with(&r, example, NULL, 1, err, sizeof(err)), RL_EINVAL);
+	/* the longest name, and as many keys as a load takes */
+	static const struct rl_tier_key longest = { "a234567890123456789012345678901", NULL, parse_zone };
+	assert_int_equal(rl_registry_load_with(&r, example, &longest, 1, err, sizeof(err)), RL_OK);
+	rl_registry_destroy(r);
+	assert_int_equal(rl_registry_load_with(&r, example, nine, RL_TIER_EXT_MAX, err, sizeof(err)), RL_OK);
+	rl_registry_destroy(r);
 }
 
 /* An embedded NUL byte is refused with its line, not silently cut. */
@@ -545,7 +684,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_client_and_error_verdict),
 		cmocka_unit_test(test_example_file),
-		cmocka_unit_test(test_redis_timeout_key),
+		cmocka_unit_test(test_extra_keys),
+		cmocka_unit_test(test_extra_key_mistakes),
+		cmocka_unit_test(test_extra_key_tables),
 		cmocka_unit_test(test_on_error),
 		cmocka_unit_test(test_on_error_decides_without_store),
 		cmocka_unit_test(test_bad_files),

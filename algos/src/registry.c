@@ -107,6 +107,15 @@ void rl_registry_destroy(struct rl_registry *r)
 	free(r);
 }
 
+bool rl_tier_ext(const struct rl_tier *t, size_t i, int64_t *v)
+{
+	bool given = i < RL_TIER_EXT_MAX && (t->ext_given & (UINT32_C(1) << i));
+
+	if (v)
+		*v = given ? t->ext[i] : 0;
+	return given;
+}
+
 size_t rl_registry_tier_count(const struct rl_registry *r)
 {
 	return r->ntiers;

@@ -3,8 +3,10 @@
  * line, by the shared INI reader and parser (ini_reader.h: it counts
  * lines, refuses what it cannot read whole, and reports section headers
  * with their lines), whose handler sets keys from the table of each
- * section's keys. The whole file is checked before anything is built, and any
- * failure frees everything: a registry exists whole or not at all.
+ * section's keys: a tier's built-in keys, then the caller's extra keys
+ * (registry.h), which a tier holds by their place in the caller's table.
+ * The whole file is checked before anything is built, and any failure
+ * frees everything: a registry exists whole or not at all.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -30,7 +32,9 @@ struct parse {
 	size_t err_len;
 	enum section sec;
 	struct rl_registry *r;
-	unsigned *keys; /* per tier: K_* bits set */
+	const struct rl_tier_key *ext; /* the caller's extra keys */
+	size_t n_ext;
+	unsigned *keys; /* per tier: K_* bits set (the extra keys: the tier's ext_given) */
 	size_t tiers_cap, clients_cap;
 	char default_name[RL_TIER_NAME_MAX + 1];
 	long default_line;
@@ -128,9 +132,8 @@ static bool section_line(void *arg, const char *name, long line)
 	return true;
 }
 
-/* The keys of a [tier NAME] section, in tier_keys order: bit 1 << K_x of p->keys. */
-enum { K_ALGORITHM, K_LIMIT, K_WINDOW, K_BURST, K_UNLIMITED, K_ON_ERROR, K_MAX_KEYS, K_WHEN_FULL,
-       K_REDIS_TIMEOUT, K_COUNT };
+/* The built-in keys of a [tier NAME] section, in tier_keys order: bit 1 << K_x of p->keys. */
+enum { K_ALGORITHM, K_LIMIT, K_WINDOW, K_BURST, K_UNLIMITED, K_ON_ERROR, K_MAX_KEYS, K_WHEN_FULL, K_COUNT };
 #define BIT(k) (1u << (k))
 
 /* Each key's setter: true, or false after fail(). */
@@ -219,18 +222,6 @@ static bool set_when_full(struct parse *p, struct rl_tier *t, const char *name, 
 	return i >= 0;
 }
 
-/* The Redis backend's budget per decision (redis.h): whole ms, bare: ms. */
-static bool set_redis_timeout(struct parse *p, struct rl_tier *t, const char *name, const char *value)
-{
-	int64_t v;
-
-	if (!rl_parse_duration(value, 1000000, &v) || v < 1000000 || v > 60000000000LL || v % 1000000)
-		return fail(p, p->rd.lineno, "%s '%s' is not a whole number of ms in [1ms, 60s] (bare: ms)",
-			    name, value);
-	t->redis_timeout_ms = v / 1000000;
-	return true;
-}
-
 static const struct {
 	const char *name;
 	set_fn set;
@@ -239,8 +230,35 @@ static const struct {
 	[K_WINDOW] = { "window", set_window },          [K_BURST] = { "burst", set_burst },
 	[K_UNLIMITED] = { "unlimited", set_unlimited }, [K_ON_ERROR] = { "on_error", set_on_error },
 	[K_MAX_KEYS] = { "max_keys", set_max_keys },    [K_WHEN_FULL] = { "when_full", set_when_full },
-	[K_REDIS_TIMEOUT] = { "redis_timeout", set_redis_timeout },
 };
+
+/* Extra key i of p's table: its value parsed by the key's own function. */
+static bool set_ext(struct parse *p, struct rl_tier *t, size_t i, const char *value)
+{
+	const struct rl_tier_key *key = &p->ext[i];
+	char msg[256] = "";
+	int64_t v = 0;
+
+	if (t->ext_given & (UINT32_C(1) << i))
+		return fail(p, p->rd.lineno, "'%s' given twice in [tier %s]", key->name, t->name);
+	t->ext_given |= UINT32_C(1) << i;
+	if (key->parse(key, value, &v, msg, sizeof(msg)) != RL_OK)
+		return msg[0] ? fail(p, p->rd.lineno, "%s", msg)
+			      : fail(p, p->rd.lineno, "%s '%s' is not a valid value", key->name, value);
+	t->ext[i] = v;
+	return true;
+}
+
+/* The extra keys' names into buf (len bytes): "A, B or C". */
+static void ext_names(const struct parse *p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n_ext; i++) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : i + 1 == p->n_ext ? " or " : ", ",
+			 p->ext[i].name);
+	}
+}
 
 static bool tier_key(struct parse *p, const char *name, const char *value)
 {
@@ -255,10 +273,16 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 		*set |= BIT(k);
 		return tier_keys[k].set(p, t, name, value);
 	}
-	char known[160] = "";
+	for (size_t i = 0; i < p->n_ext; i++)
+		if (strcmp(name, p->ext[i].name) == 0)
+			return set_ext(p, t, i, value);
+	/* every name: the built-in ones, then at most RL_TIER_EXT_MAX extra ones */
+	char known[128 + RL_TIER_EXT_MAX * (RL_TIER_KEY_NAME_MAX + 2)] = "";
 	for (int k = 0; k < K_COUNT; k++)
 		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", k ? ", " : "",
 			 tier_keys[k].name);
+	for (size_t i = 0; i < p->n_ext; i++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), ", %s", p->ext[i].name);
 	return fail(p, p->rd.lineno, "unknown key '%s' in [tier %s] (%s)", name, t->name, known);
 }
 
@@ -412,8 +436,11 @@ static bool finish(struct parse *p)
 				  BIT(K_WHEN_FULL)))
 				return fail(p, t->line, "tier '%s' is unlimited: it takes no algorithm, limit, "
 					    "window, burst, max_keys or when_full", t->name);
-			if (k & BIT(K_REDIS_TIMEOUT))
-				return fail(p, t->line, "tier '%s' is unlimited: it takes no redis_timeout", t->name);
+			if (t->ext_given) {
+				char names[RL_TIER_EXT_MAX * (RL_TIER_KEY_NAME_MAX + 4)];
+				ext_names(p, names, sizeof(names));
+				return fail(p, t->line, "tier '%s' is unlimited: it takes no %s", t->name, names);
+			}
 			continue;
 		}
 		static const int needed[] = { K_ALGORITHM, K_LIMIT, K_WINDOW };
@@ -477,16 +504,57 @@ static bool finish(struct parse *p)
 	return true;
 }
 
+_Static_assert(RL_TIER_KEY_NAME_MAX == 31, "good_ext's message names the longest extra key name");
+_Static_assert(RL_TIER_EXT_MAX <= 32, "a tier's ext_given has a bit per extra key");
+
+/* A caller's table of extra keys: true, or false with the problem in err. */
+static bool good_ext(const struct rl_tier_key *keys, size_t n, char *err, size_t err_len)
+{
+	if (n > RL_TIER_EXT_MAX) {
+		snprintf(err, err_len, "extra tier keys: %zu, more than %d", n, RL_TIER_EXT_MAX);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = keys[i].name;
+		const char *why = NULL;
+		size_t len = name ? strlen(name) : 0;
+		if (!name || !keys[i].parse)
+			why = "no name or no parse function";
+		else if (!len || len > RL_TIER_KEY_NAME_MAX ||
+			 strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != len)
+			why = "its name is not 1-31 of a-z 0-9 _";
+		for (int k = 0; !why && k < K_COUNT; k++)
+			if (strcmp(name, tier_keys[k].name) == 0)
+				why = "its name is a built-in key's";
+		for (size_t j = 0; !why && j < i; j++)
+			if (strcmp(name, keys[j].name) == 0)
+				why = "its name is an earlier key's";
+		if (why) {
+			snprintf(err, err_len, "extra tier key %zu: %s", i, why);
+			return false;
+		}
+	}
+	return true;
+}
+
 int rl_registry_load(struct rl_registry **out, const char *path, char *err, size_t err_len)
 {
-	struct parse p = { .path = path, .err = err, .err_len = err ? err_len : 0 };
+	return rl_registry_load_with(out, path, NULL, 0, err, err_len);
+}
+
+int rl_registry_load_with(struct rl_registry **out, const char *path, const struct rl_tier_key *keys,
+			  size_t nkeys, char *err, size_t err_len)
+{
+	struct parse p = { .path = path, .ext = keys, .n_ext = nkeys, .err = err, .err_len = err ? err_len : 0 };
 	int rc;
 
 	if (p.err_len)
 		err[0] = '\0';
-	if (!out || !path)
+	if (!out || !path || (nkeys && !keys))
 		return RL_EINVAL;
 	*out = NULL;
+	if (!good_ext(keys, nkeys, p.err, p.err_len))
+		return RL_EINVAL;
 	if (!(p.rd.f = fopen(path, "r"))) {
 		snprintf(p.err, p.err_len, "%s: cannot open: %s", path, strerror(errno));
 		return RL_ENOTFOUND;

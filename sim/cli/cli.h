@@ -128,4 +128,13 @@ int cli_output_end(const char *cmd, int status);
 /* Stdout gets a large buffer: the commands stream millions of lines. */
 void cli_stdout_buffered(void);
 
+/*
+ * The extra tier keys (registry.h) of the tier files that check and
+ * replay load (rl_registry_load_with): the Redis backend's table
+ * (rl_redis_tier_keys, alone: its base is 0) when the backend is built
+ * in, else none (*keys NULL). Returns their count.
+ */
+struct rl_tier_key;
+size_t cli_tier_keys(const struct rl_tier_key **keys);
+
 #endif

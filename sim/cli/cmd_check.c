@@ -3,7 +3,8 @@
  * FILE, or "-": standard input)
  * (registry.h) and prints the rules it resolves to, one line per tier,
  * per mapped client and for the default; a bad file gets its
- * "FILE:LINE: problem" message and exit status 2.
+ * "FILE:LINE: problem" message and exit status 2. The file may hold the
+ * extra keys of this build (cli_tier_keys), shown after the built-in ones.
  */
 #include <string.h>
 
@@ -17,7 +18,9 @@ static const char usage[] =
 	"Validates a tiers file (format: examples/tiers.ini; no FILE, or '-': standard\n"
 	"input) and prints, in order, each tier with every key it takes:\n"
 	"  tier NAME algorithm=A limit=N window_ns=W burst=B on_error=E max_keys=K when_full=F\n"
+#ifdef RATELAB_HAVE_REDIS
 	"       redis_timeout_ms=T      (one line; T 0: the Redis connection's own)\n"
+#endif
 	"  tier NAME unlimited on_error=E\n"
 	"  client ID tier=NAME          (sorted by id; ID may be a CIDR range)\n"
 	"  default tier=NAME\n"
@@ -54,8 +57,10 @@ int cli_cmd_check(int argc, char **argv)
 	bool from_stdin = strcmp(config, "-") == 0;
 
 	struct rl_registry *r;
+	const struct rl_tier_key *keys;
+	size_t nkeys = cli_tier_keys(&keys);
 	char err[512];
-	int rc = rl_registry_load(&r, from_stdin ? "/dev/stdin" : config, err, sizeof(err));
+	int rc = rl_registry_load_with(&r, from_stdin ? "/dev/stdin" : config, keys, nkeys, err, sizeof(err));
 	const char *shown = err;
 	if (from_stdin && strncmp(err, "/dev/stdin", 10) == 0) {
 		memcpy(err + 5, "-", 1); /* "/dev/stdin:3: x" -> "-:3: x" */
@@ -78,9 +83,16 @@ int cli_cmd_check(int argc, char **argv)
 		}
 		const struct rl_rule *ru = &t->limiter.rule;
 		printf("tier %s algorithm=%s limit=%lld window_ns=%lld burst=%lld on_error=%s max_keys=%zu "
-		       "when_full=%s redis_timeout_ms=%lld\n", t->name, t->limiter.algo->name, (long long)ru->limit,
+		       "when_full=%s", t->name, t->limiter.algo->name, (long long)ru->limit,
 		       (long long)ru->window_ns, (long long)ru->burst, on_error, t->max_keys,
-		       when_full_name(t->when_full), (long long)t->redis_timeout_ms);
+		       when_full_name(t->when_full));
+		/* every extra key, given or not (0: the key's default) */
+		for (size_t k = 0; k < nkeys; k++) {
+			int64_t v;
+			rl_tier_ext(t, k, &v);
+			printf(" %s=%lld", keys[k].label ? keys[k].label : keys[k].name, (long long)v);
+		}
+		putchar('\n');
 	}
 	for (size_t i = 0; i < rl_registry_client_count(r); i++) {
 		const struct rl_tier *t;

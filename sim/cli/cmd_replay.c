@@ -158,7 +158,9 @@ static int replay_setup(struct cli_replay *rp)
 		char err[512];
 		if (ro->algo || ro->limit || ro->window || ro->burst)
 			return cli_usage_error("replay", "--config replaces --algo, --limit, --window and --burst");
-		int rc = rl_registry_load(&rp->reg, ro->config, err, sizeof(err));
+		const struct rl_tier_key *keys;
+		size_t nkeys = cli_tier_keys(&keys);
+		int rc = rl_registry_load_with(&rp->reg, ro->config, keys, nkeys, err, sizeof(err));
 		if (rc == RL_ENOMEM) {
 			fprintf(stderr, "ratelab replay: %s\n", err);
 			return CLI_EXIT_FAIL;

@@ -135,8 +135,9 @@ static int setup(struct run *x, size_t batch)
 		const struct rl_algo *algo = t ? t->limiter.algo : rp->lim.algo; /* NULL: an unlimited tier */
 		if (algo && rl_redis_supports(algo, msg, sizeof(msg)) != RL_OK)
 			return cli_usage_error("replay", "%s", msg);
+		/* the tiers were loaded with the backend's keys alone (cli_tier_keys): base 0 */
 		x->rules[i] = (struct rl_redis_rule){ t ? &t->limiter : &rp->lim, t && t->fail_closed,
-						      t ? t->redis_timeout_ms : 0 };
+						      t ? rl_redis_tier_timeout_ms(t, 0) : 0 };
 	}
 	return CLI_EXIT_OK;
 }

@@ -16,14 +16,12 @@
  *                          decide (out of memory, RL_EFULL)   (default fail_open)
  *   max_keys  = 1000000    the tier's store cap, 1..2^32       (default 10^6)
  *   when_full = evict      or fail_open, fail_closed (store.h) (default evict)
- *   redis_timeout = 50ms   the Redis backend's budget per decision (redis.h),
- *                          whole ms in [1ms, 60s], bare: ms   (default: the
- *                          connection's); on_error is its policy too
+ *   KEY       = VALUE      an extra key the caller asked for (below)
  *
  *   [tier NAME]
  *   unlimited = true       every request allowed; no algorithm, limit,
- *                          window, burst, max_keys, when_full or
- *                          redis_timeout then
+ *                          window, burst, max_keys, when_full or extra
+ *                          key then
  *
  *   [clients]
  *   TIER = ID ID ...       client ids (any non-blank text, ':' included)
@@ -49,6 +47,17 @@
  * no default, an overlong line, a NUL byte, an indented line) fails the
  * load with one message "FILE:LINE: problem"; a registry is created whole
  * or not at all.
+ *
+ * Extra keys. A part built beside the core, such as a backend keeping the
+ * limiters' state elsewhere, keeps its own per-tier settings in the same
+ * file without the core knowing them: it defines a table of struct
+ * rl_tier_key (its header documents the keys), and its caller passes the
+ * table to rl_registry_load_with. Extra keys follow the built-in keys'
+ * rules: each at most once per tier, none in an unlimited tier, mistakes
+ * reported as "FILE:LINE: problem", and the message for an unknown key
+ * lists them after the built-in ones. Each key's own function parses its
+ * value into an int64_t, which the tier keeps by the key's place in the
+ * table (rl_tier_ext).
  *
  * Stores. A limited tier's store is created on the tier's first check, not
  * at load: loading validates without allocating (a store's table takes
@@ -79,6 +88,10 @@ extern "C" {
 
 #define RL_TIER_NAME_MAX 63
 #define RL_TIER_DEFAULT_MAX_KEYS 1000000
+/* The most extra keys one load takes (rl_registry_load_with). */
+#define RL_TIER_EXT_MAX 8
+/* An extra key's name is 1 to this many of a-z 0-9 _. */
+#define RL_TIER_KEY_NAME_MAX 31
 
 struct rl_tier {
 	char name[RL_TIER_NAME_MAX + 1];
@@ -87,8 +100,28 @@ struct rl_tier {
 	struct rl_limiter limiter; /* unset when unlimited */
 	size_t max_keys;
 	enum rl_when_full when_full;
-	int64_t redis_timeout_ms;  /* redis_timeout, ms; 0: the Redis connection's */
+	/* The extra keys' values, by their place in the load's table: read
+	 * them with rl_tier_ext. Bit i of ext_given: key i was given. */
+	int64_t ext[RL_TIER_EXT_MAX];
+	uint32_t ext_given;
 	long line;                 /* the line of its [tier NAME] */
+};
+
+/*
+ * An extra tier key (rl_registry_load_with): a setting of a part built
+ * beside the core, kept in [tier NAME] sections as KEY = VALUE.
+ */
+struct rl_tier_key {
+	const char *name;  /* 1-RL_TIER_KEY_NAME_MAX of a-z 0-9 _, no built-in key's */
+	const char *label; /* the value's name in a listing, its unit in it
+			    * (ratelab check prints LABEL=V); NULL: name */
+	/*
+	 * value (trimmed, comments removed) into *out: RL_OK, or RL_EINVAL
+	 * with the problem in msg (msg_len >= 1, a longer one cut short),
+	 * which the load reports as "FILE:LINE: msg".
+	 */
+	int (*parse)(const struct rl_tier_key *key, const char *value, int64_t *out, char *msg,
+		     size_t msg_len);
 };
 
 struct rl_registry;
@@ -108,7 +141,25 @@ struct rl_answer {
  * err_len is 0; a message that does not fit is cut short.
  */
 int rl_registry_load(struct rl_registry **out, const char *path, char *err, size_t err_len);
+
+/*
+ * rl_registry_load, the tiers also taking the nkeys extra keys of keys
+ * (NULL when nkeys is 0); rl_registry_load is this with none. RL_EINVAL
+ * too for a bad table (more than RL_TIER_EXT_MAX keys, a NULL name or
+ * parse, a bad name, one name twice or a built-in key's): err then says
+ * what is wrong ("extra tier key I: problem"). keys must outlive the
+ * load only.
+ */
+int rl_registry_load_with(struct rl_registry **out, const char *path, const struct rl_tier_key *keys,
+			  size_t nkeys, char *err, size_t err_len);
 void rl_registry_destroy(struct rl_registry *r);
+
+/*
+ * The value of extra key i (its place in the table the registry was loaded
+ * with) in tier t: true and *v (v may be NULL) when the tier gave it,
+ * else false and *v = 0.
+ */
+bool rl_tier_ext(const struct rl_tier *t, size_t i, int64_t *v);
 
 /* Tiers in file order, one array: tier i is rl_registry_tier_at(r, 0) + i. */
 size_t rl_registry_tier_count(const struct rl_registry *r);

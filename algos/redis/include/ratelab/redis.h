@@ -85,6 +85,18 @@
  * the scripts. In a cluster every master must load the module when the
  * seed node has it.
  *
+ * Tiers: the backend's settings of a tier live in the tier file
+ * (registry.h) as extra keys, those of the table rl_redis_tier_keys, which
+ * the caller passes to rl_registry_load_with:
+ *
+ *   redis_timeout = 50ms   the tier's budget per decision (its rule's
+ *                          timeout_ms), whole ms in [1ms, 60s], bare: ms
+ *                          (default: the connection's command_timeout_ms);
+ *                          the tier's on_error is the rule's policy
+ *
+ * ratelab check shows it as redis_timeout_ms=T (the key's label; T 0: the
+ * connection's own).
+ *
  * Concurrency: one struct rl_redis is one connection (or one set of
  * per-node connections), for one thread at a time; threads each create
  * their own.
@@ -98,6 +110,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
+#include "ratelab/registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -225,6 +238,22 @@ const char *rl_redis_error(const struct rl_redis *r);
 
 /* rl_strerror (RL_EREDIS is in its list, status.h). */
 const char *rl_redis_strerror(int status);
+
+/*
+ * The backend's tier keys (registry.h's extra keys; above, "Tiers"): sets
+ * *keys to the table and returns its length. The table goes to
+ * rl_registry_load_with alone, or copied into a larger one from place
+ * base on (rl_redis_tier_timeout_ms).
+ */
+size_t rl_redis_tier_keys(const struct rl_tier_key **keys);
+
+/*
+ * Tier t's redis_timeout in ms, 1..60000, for its rl_redis_rule's
+ * timeout_ms; 0 (the connection's own) when the tier gives none. base:
+ * the place of rl_redis_tier_keys's first key in the table t's registry
+ * was loaded with (0: that table alone).
+ */
+int64_t rl_redis_tier_timeout_ms(const struct rl_tier *t, size_t base);
 
 #ifdef __cplusplus
 }
