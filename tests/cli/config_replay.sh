@@ -23,4 +23,18 @@ want='1 remaining=9 retry_after_ns=0 reset_ns=100000000 tier=free
 1 tier=internal'
 [ "$out" = "$want" ] || fail "--explain with --config:
 $out"
+
+# redis_timeout is the Redis backend's tier key: replay takes it when the
+# backend is built in (RL_REDIS_BUILT, tests/CMakeLists.txt), in process
+# too, and refuses it as unknown without.
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+printf '[tier r]\nalgorithm = gcra\nlimit = 1\nwindow = 1s\nredis_timeout = 50\n[defaults]\ntier = r\n' >"$tmp"
+out=$(printf '0 a\n0 a\n' | "$ratelab" replay --config "$tmp" 2>&1); rc=$?
+if [ "${RL_REDIS_BUILT:-1}" = 1 ]; then
+	[ $rc -eq 0 ] && [ "$out" = $'1\n0' ] || fail "replay of a tier with redis_timeout: exit $rc: $out"
+else
+	[ $rc -eq 2 ] && [[ $out == *"unknown key 'redis_timeout' in [tier r]"* ]] ||
+		fail "replay of redis_timeout without the Redis backend: exit $rc: $out"
+fi
 echo ok
