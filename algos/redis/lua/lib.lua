@@ -19,10 +19,14 @@
 -- the first value out of bounds, before writing anything, for its wide
 -- track, the same model in limbs (below); the state is the same strings
 -- either way. Every function is made before the arguments' locals, and
--- none per value: making a closure costs, more so with many upvalues.
+-- none per value: making a closure costs, more so with many upvalues, and
+-- Redis makes every one of them again on every call. So the library's
+-- functions are called by their full names (math.floor), not through
+-- local aliases, each of which would be one more upvalue. Numbers become
+-- strings with '%d', exact for every integer below 2^63 and cheaper than
+-- '%.0f', which formats a double.
 local E9, LIMIT = 1000000000, 2251799813685248 -- ns per s; 2^51, the fast track's bound
 local NEVER = -1                                -- an answer of INT64_MAX ns
-local floor, fmod, fmt, ssub = math.floor, math.fmod, string.format, string.sub
 
 -- A decimal string of digits (or false: 0) as (value div 10^9, value mod
 -- 10^9) and its double; hi is exact below 2^53 (a longer string gives hi >= 2^53). Below
@@ -32,20 +36,20 @@ local function split(s)
 	if not s then return 0, 0 end
 	local x = s + 0
 	if x < E9 then return 0, x, x end
-	local l = ssub(s, -9) + 0
-	if x < 1e21 then return floor((x - l) / E9 + 0.5), l, x end
-	return ssub(s, 1, -10) + 0, l, x
+	local l = string.sub(s, -9) + 0
+	if x < 1e21 then return math.floor((x - l) / E9 + 0.5), l, x end
+	return string.sub(s, 1, -10) + 0, l, x
 end
 
 local function dec(h, l)
-	if h == 0 then return fmt('%.0f', l) end
-	return fmt('%.0f%09.0f', h, l)
+	if h == 0 then return string.format('%d', l) end
+	return string.format('%d%09d', h, l)
 end
 
--- floor(x / y) and x mod y for integers 0 <= x < 2^52, 0 < y < 2^52: the
+-- math.floor(x / y) and x mod y for integers 0 <= x < 2^52, 0 < y < 2^52: the
 -- rounded quotient is at most one off, and the remainder tells.
 local function fdiv(x, y)
-	local q = floor(x / y)
+	local q = math.floor(x / y)
 	local r = x - q * y
 	if r < 0 then return q - 1, r + y elseif r >= y then return q + 1, r - y end
 	return q, r
@@ -59,7 +63,7 @@ end
 
 -- The pair (h, x) with lo x (|x| < 2^53 - 10^9) carried into [0, 10^9).
 local function norm(h, x)
-	local q = floor(x / E9)
+	local q = math.floor(x / E9)
 	local r = x - q * E9
 	if r < 0 then q, r = q - 1, r + E9 elseif r >= E9 then q, r = q + 1, r - E9 end
 	return h + q, r
@@ -69,14 +73,14 @@ end
 -- 10^9 as one digit (w <= 9007199) or three of 10^3, so that every partial
 -- remainder times the digit's base stays below 2^53 (fmod is exact).
 local function tmod(h, l, w)
-	local r = fmod(h, w)
-	if w <= 9007199 then return fmod(r * E9 + l, w) end
+	local r = math.fmod(h, w)
+	if w <= 9007199 then return math.fmod(r * E9 + l, w) end
 	if w >= 9000000000000 then return nil end
 	local d1, m = fdiv(l, 1000000)
 	local d2, d3 = fdiv(m, 1000)
-	r = fmod(r * 1000 + d1, w)
-	r = fmod(r * 1000 + d2, w)
-	return fmod(r * 1000 + d3, w)
+	r = math.fmod(r * 1000 + d1, w)
+	r = math.fmod(r * 1000 + d2, w)
+	return math.fmod(r * 1000 + d3, w)
 end
 
 -- The key's fields, read once (v[1] the algorithm, v[i + 1] field i's
@@ -92,9 +96,9 @@ end
 
 -- The answer of the fast track: numbers below 2^52, NEVER for INT64_MAX.
 local function answer(verdict, remaining, retry, reset, delay)
-	return { verdict, remaining == 0 and '0' or fmt('%.0f', remaining),
-		retry == 0 and '0' or retry == NEVER and '9223372036854775807' or fmt('%.0f', retry),
-		reset == 0 and '0' or fmt('%.0f', reset), delay == 0 and '0' or fmt('%.0f', delay) }
+	return { verdict, remaining == 0 and '0' or string.format('%d', remaining),
+		retry == 0 and '0' or retry == NEVER and '9223372036854775807' or string.format('%d', retry),
+		reset == 0 and '0' or string.format('%d', reset), delay == 0 and '0' or string.format('%d', delay) }
 end
 
 -- Stores the state (field, value, ...) with a TTL of the time back to full
@@ -170,7 +174,7 @@ local function wide(fields, v, nh, nl, costn)
 	end
 
 	local function str(a)
-		if #a <= 2 then return string.format('%.0f', (a[2] or 0) * BASE + (a[1] or 0)) end
+		if #a <= 2 then return string.format('%d', (a[2] or 0) * BASE + (a[1] or 0)) end
 		local t = { string.format('%d', a[#a]) }
 		for i = #a - 1, 1, -1 do t[#t + 1] = string.format('%07d', a[i]) end
 		return table.concat(t)
@@ -260,11 +264,11 @@ local function wide(fields, v, nh, nl, costn)
 		return r
 	end
 
-	-- floor(a / b) and a mod b, b > 0.
+	-- math.floor(a / b) and a mod b, b > 0.
 	local function divmod(a, b)
 		local x, y = two(a), two(b)
 		if x and y then
-			-- x / y rounded may be one off floor(x / y); the remainder tells
+			-- x / y rounded may be one off math.floor(x / y); the remainder tells
 			local q = math.floor(x / y)
 			local r = x - q * y
 			if r < 0 then q, r = q - 1, r + y elseif r >= y then q, r = q + 1, r - y end

@@ -23,8 +23,8 @@ repeat
 	-- A run's time as a pair and its units.
 	local function run(s)
 		local i = string.find(s, ':', 1, true)
-		local h, l = split(ssub(s, 1, i - 1))
-		return h, l, tonumber(ssub(s, i + 1))
+		local h, l = split(string.sub(s, 1, i - 1))
+		return h, l, tonumber(string.sub(s, i + 1))
 	end
 
 	-- expired: at <= now - W, i.e. at - now + W <= 0 (at - now is exact or
