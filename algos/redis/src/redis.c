@@ -383,6 +383,26 @@ int rl_redis_supports(const struct rl_algo *algo, char *msg, size_t msg_len)
 }
 
 /*
+ * v >= 0 in decimal into buf (room for 20 digits and a NUL), returning its
+ * length. Every number of every command is written here, on the client's
+ * path per decision, where snprintf would parse its format each time.
+ */
+static size_t put_decimal(char *buf, int64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	uint64_t u = (uint64_t)v;
+
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+/*
  * EVALSHA sha nkeys PREFIX{key} [PREFIX{key}:l] now p1 p2 p3 grace last
  * ('' for now: Redis's TIME; last is the script's ARGV[6]). Only the
  * scripts with a list (sliding_log, the breaker) get the second key: a
@@ -403,14 +423,16 @@ static void build(const struct rl_redis *r, struct rl__redis_cmd *c, const char 
 	c->keys[0][p + 1 + key_len] = '}';
 	memcpy(c->keys[1], c->keys[0], p + 2 + key_len);
 	memcpy(c->keys[1] + p + 2 + key_len, ":l", 2);
+	size_t nlen[5];
+
 	if (now == RL_REDIS_NOW)
-		c->num[0][0] = '\0';
+		c->num[0][0] = '\0', nlen[0] = 0;
 	else
-		snprintf(c->num[0], sizeof(c->num[0]), "%lld", (long long)now);
-	snprintf(c->num[1], sizeof(c->num[1]), "%lld", (long long)p1);
-	snprintf(c->num[2], sizeof(c->num[2]), "%lld", (long long)p2);
-	snprintf(c->num[3], sizeof(c->num[3]), "%lld", (long long)p3);
-	snprintf(c->num[4], sizeof(c->num[4]), "%lld", (long long)r->grace_ms);
+		nlen[0] = put_decimal(c->num[0], now);
+	nlen[1] = put_decimal(c->num[1], p1);
+	nlen[2] = put_decimal(c->num[2], p2);
+	nlen[3] = put_decimal(c->num[3], p3);
+	nlen[4] = put_decimal(c->num[4], r->grace_ms);
 	c->argv[a] = "EVALSHA", c->len[a++] = 7;
 	c->argv[a] = sha, c->len[a++] = 40;
 	c->argv[a] = nkeys == 2 ? "2" : "1", c->len[a++] = 1;
@@ -418,7 +440,7 @@ static void build(const struct rl_redis *r, struct rl__redis_cmd *c, const char 
 	if (nkeys == 2)
 		c->argv[a] = c->keys[1], c->len[a++] = p + 4 + key_len;
 	for (int i = 0; i < 5; i++)
-		c->argv[a] = c->num[i], c->len[a++] = strlen(c->num[i]);
+		c->argv[a] = c->num[i], c->len[a++] = nlen[i];
 	c->argv[a] = last, c->len[a++] = strlen(last);
 	c->argc = a;
 	c->key = 3;
@@ -439,26 +461,31 @@ static void build_module(const struct rl_redis *r, struct rl__redis_cmd *c, bool
 	c->keys[0][p] = '{';
 	memcpy(c->keys[0] + p + 1, key, key_len);
 	c->keys[0][p + 1 + key_len] = '}';
-	snprintf(c->num[0], sizeof(c->num[0]), now == RL_REDIS_NOW ? "*" : "%lld", (long long)now);
-	snprintf(c->num[1], sizeof(c->num[1]), "%lld", (long long)p1);
-	snprintf(c->num[2], sizeof(c->num[2]), "%lld", (long long)p2);
-	snprintf(c->num[3], sizeof(c->num[3]), "%lld", (long long)p3);
-	snprintf(c->num[4], sizeof(c->num[4]), "%lld", (long long)r->grace_ms);
+	size_t nlen[5];
+
+	if (now == RL_REDIS_NOW)
+		memcpy(c->num[0], "*", 2), nlen[0] = 1;
+	else
+		nlen[0] = put_decimal(c->num[0], now);
+	nlen[1] = put_decimal(c->num[1], p1);
+	nlen[2] = put_decimal(c->num[2], p2);
+	nlen[3] = put_decimal(c->num[3], p3);
+	nlen[4] = put_decimal(c->num[4], r->grace_ms);
 	c->argv[a] = breaker ? "RATELAB.BREAKER" : "RATELAB.CHECK", c->len[a] = strlen(c->argv[a]), a++;
 	c->argv[a] = c->keys[0], c->len[a++] = p + 2 + key_len;
 	if (breaker)
-		c->argv[a] = c->num[0], c->len[a] = strlen(c->num[0]), a++;
+		c->argv[a] = c->num[0], c->len[a] = nlen[0], a++;
 	else
 		c->argv[a] = last, c->len[a] = strlen(last), a++; /* the algorithm */
 	for (int i = 1; i < 4; i++)
-		c->argv[a] = c->num[i], c->len[a] = strlen(c->num[i]), a++;
+		c->argv[a] = c->num[i], c->len[a] = nlen[i], a++;
 	if (breaker) {
-		c->argv[a] = c->num[4], c->len[a] = strlen(c->num[4]), a++;
+		c->argv[a] = c->num[4], c->len[a] = nlen[4], a++;
 		c->argv[a] = last, c->len[a] = strlen(last), a++; /* the action */
 	} else {
 		c->argv[a] = c->num[5], c->len[a] = strlen(c->num[5]), a++; /* the cost */
-		c->argv[a] = c->num[0], c->len[a] = strlen(c->num[0]), a++;
-		c->argv[a] = c->num[4], c->len[a] = strlen(c->num[4]), a++;
+		c->argv[a] = c->num[0], c->len[a] = nlen[0], a++;
+		c->argv[a] = c->num[4], c->len[a] = nlen[4], a++;
 	}
 	c->argc = a;
 	c->key = 1;
@@ -530,7 +557,7 @@ void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req 
 {
 	const struct rl_rule *rule = &q->rule->lim->rule;
 
-	snprintf(c->num[5], sizeof(c->num[5]), "%lld", (long long)(q->cost ? q->cost : 1));
+	put_decimal(c->num[5], q->cost ? q->cost : 1);
 	if (r->module) {
 		build_module(r, c, false, q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst,
 			     q->rule->lim->algo->name);
