@@ -402,6 +402,28 @@ static size_t put_decimal(char *buf, int64_t v)
 	return n;
 }
 
+int rl__redis_append(struct redisContext *ctx, int argc, const char *const *argv, const size_t *len)
+{
+	char buf[RL__REDIS_RESP_MAX];
+	size_t n = 0;
+
+	buf[n++] = '*';
+	n += put_decimal(buf + n, argc);
+	buf[n++] = '\r', buf[n++] = '\n';
+	for (int i = 0; i < argc; i++) {
+		/* '$', at most 20 digits and a NUL, CRLF, the bytes, CRLF */
+		if (len[i] > sizeof(buf) - n - 26)
+			return redisAppendCommandArgv(ctx, argc, (const char **)argv, len);
+		buf[n++] = '$';
+		n += put_decimal(buf + n, (int64_t)len[i]);
+		buf[n++] = '\r', buf[n++] = '\n';
+		memcpy(buf + n, argv[i], len[i]);
+		n += len[i];
+		buf[n++] = '\r', buf[n++] = '\n';
+	}
+	return redisAppendFormattedCommand(ctx, buf, n);
+}
+
 /*
  * EVALSHA sha nkeys PREFIX{key} [PREFIX{key}:l] now p1 p2 p3 grace last
  * ('' for now: Redis's TIME; last is the script's ARGV[6]). Only the
@@ -673,7 +695,7 @@ static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size
 		goto fail;
 	for (i = 0; i < m; i++) {
 		rl__redis_request_argv(r, &reqs[idx[i]], &cmds[i]);
-		if (redisAppendCommandArgv(r->c, cmds[i].argc, cmds[i].argv, cmds[i].len) != REDIS_OK) {
+		if (rl__redis_append(r->c, cmds[i].argc, cmds[i].argv, cmds[i].len) != REDIS_OK) {
 			drop(r, "cannot queue a command");
 			i = 0;
 			goto fail;
@@ -826,7 +848,7 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 			}
 		} else {
 			r->st.round_trips++;
-			if (redisAppendCommandArgv(r->c, c->argc, c->argv, c->len) != REDIS_OK ||
+			if (rl__redis_append(r->c, c->argc, c->argv, c->len) != REDIS_OK ||
 			    redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
 				drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
 				break;

@@ -19,6 +19,7 @@
 #include <sys/time.h>
 
 #include "ratelab/status.h"
+#include "redis_argv.h"
 
 enum {
 	HOST_MAX = 256,
@@ -442,8 +443,7 @@ int rl__rcluster_batch(struct rl__rcluster *c, size_t n, const struct rl__rclust
 					break;
 				live[nd] = true;
 			}
-			if (redisAppendCommandArgv(ctx, reqs[i].argc, reqs[i].argv, reqs[i].argvlen) !=
-			    REDIS_OK) {
+			if (rl__redis_append(ctx, reqs[i].argc, reqs[i].argv, reqs[i].argvlen) != REDIS_OK) {
 				node_drop(&c->nodes[nd]);
 				live[nd] = false;
 				keep_first(&status, RL_ENOMEM);
