@@ -14,7 +14,7 @@ if (system("[ -s '".data."/redis.csv' ] && echo 1 || echo 0") + 0 == 1) {
     set logscale xy
     set grid
     set key below
-    set xlabel "requests in flight (pipelined batch; pending calls for rate-limiter-flexible)"
+    set xlabel "requests in flight (commands outstanding on one connection; pending calls for rate-limiter-flexible)"
     set ylabel "decisions per second"
     set xrange [0.8:130]
     ncol = int(system("head -1 '".data."/redis.csv' | awk -F, '{print NF}'"))

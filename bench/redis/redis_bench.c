@@ -1,33 +1,41 @@
 /*
  * redis_bench.c - the Redis backend measured against a local redis-server
  * (bench/redis/run.sh starts it), beside what it is compared with on the
- * same server in the same run: every algorithm's ratelab script (through
- * rl_redis_check_batch), the reference plain GCRA script
- * (bench/redis/plain_gcra.lua: doubles, one GET and one SET), and, when the
- * server has the ratelab module loaded, RATELAB.CHECK for every algorithm.
+ * same server in the same run: every algorithm's ratelab script, the
+ * reference plain GCRA script (bench/redis/plain_gcra.lua: doubles, one GET
+ * and one SET), and, when the server has the ratelab module loaded,
+ * RATELAB.CHECK for every algorithm. A ratelab subject's commands are the
+ * backend's own (rl__redis_request_argv of a backend kept to the scripts,
+ * and of one using the module).
  *
  * For each subject: one client deciding requests on 1000 keys, the time
  * passed by the caller in epoch ns (CLOCK_REALTIME at the start, advancing
- * 1 us per request), in pipelined batches of 1, 10 and 100: decisions per
- * second and the round trip's p50/p99 (us); the server's time per decision
- * (us) at batch 100, from INFO commandstats (the top-level command's usec
- * per call: a script's time includes the calls it makes), and its CPU
- * (used_cpu_user + used_cpu_sys) per decision; both are the median of
- * ROUNDS runs, the subjects interleaved, so that a neighbour's load on the
- * machine falls on all of them alike. Then the bytes one key holds in
- * Redis (MEMORY USAGE of its keys after one admitted request, averaged over
- * 200 keys), and exactness: one seeded trace (3 keys, epoch-ns times, steps
- * around the rule's emission interval, a tenth of the requests of cost 2
- * to 4) replayed through the subject and compared decision by decision
- * with the in-process algorithm of the same rule: the decisions whose
- * verdict differs, those where any field (remaining, retry_after_ns,
- * reset_ns, delay_ns) differs, and the first such as an example. Last,
- * where a script's server time goes: the CPU cost of each primitive a
- * script is made of (a redis.call of each command the scripts use, string
- * and number conversions, a closure, a table), each timed in a loop inside
- * one EVAL. Writes one JSON object to stdout.
+ * 1 us per request), with 1, 10 and 100 requests in flight on one
+ * connection (a request sent for each reply taken, so that the client
+ * makes its next commands while the server works): decisions per second
+ * and the round trip's p50/p99 (us, a request's command made to its reply
+ * taken); the server's time per decision (us) at 100 in flight, from INFO
+ * commandstats (the top-level command's usec per call: a script's time
+ * includes the calls it makes), and its CPU (used_cpu_user + used_cpu_sys)
+ * per decision; both are the median of ROUNDS runs, the subjects
+ * interleaved, so that a neighbour's load on the machine falls on all of
+ * them alike. The same rounds time two stages of a script: the script
+ * "return 1" and lib.lua followed by "return 1" (the functions every
+ * ratelab script makes and its arguments read), called with a script's
+ * arguments. Then the bytes one key holds in Redis (MEMORY USAGE of its
+ * keys after one admitted request, averaged over 200 keys), and exactness:
+ * one seeded trace (3 keys, epoch-ns times, steps around the rule's
+ * emission interval, a tenth of the requests of cost 2 to 4) replayed
+ * through the subject (through rl_redis_check_batch for ratelab's) and
+ * compared decision by decision with the in-process algorithm of the same
+ * rule: the decisions whose verdict differs, those where any field
+ * (remaining, retry_after_ns, reset_ns, delay_ns) differs, and the first
+ * such as an example. Last, the CPU cost of each primitive a script is
+ * made of (a redis.call of each command the scripts use, string and number
+ * conversions, a closure, a table), each timed in a loop inside one EVAL.
+ * Writes one JSON object to stdout.
  *
- *   ratelab_redis_bench PORT SECONDS_PER_RUN PLAIN_LUA CEIL_1 CEIL_10 CEIL_100
+ *   ratelab_redis_bench PORT SECONDS_PER_RUN PLAIN_LUA LIB_LUA CEIL_1 CEIL_10 CEIL_100
  *
  * CEIL_k: redis-benchmark's EVALSHA rate of a trivial script with
  * pipeline k in the same run (one client), copied into the JSON.
@@ -42,6 +50,7 @@
 #include <time.h>
 
 #include "ratelab/redis.h"
+#include "redis_argv.h"
 
 enum { KEYS = 1000, MEM_KEYS = 200, MAX_BATCH = 100, ROUNDS = 5, TRACE = 3000, TRACE_KEYS = 3 };
 enum kind { SCRIPT, PLAIN, MODULE };
@@ -54,14 +63,15 @@ struct subject {
 	const struct rl_algo *algo; /* the in-process algorithm of the same rule */
 	struct rl_limiter lim;
 	struct rl_redis_rule rr;
+	char sha[41]; /* the script a PLAIN subject runs */
 	double server_us[ROUNDS], cpu_us[ROUNDS];
 };
 
 struct bench {
 	redisContext *c;
-	struct rl_redis *r;
-	char sha[41]; /* the plain script's */
-	int run_id;   /* a fresh key prefix per run */
+	struct rl_redis *r;  /* the scripts */
+	struct rl_redis *rm; /* the module, when the server has it (else NULL) */
+	int run_id;          /* a fresh key prefix per run */
 };
 
 static double now_s(void)
@@ -118,33 +128,48 @@ static void take(const redisReply *rep, struct rl_redis_answer *a)
 	a->d.delay_ns = parse_i64(rep->element[4]);
 }
 
-/* One pipelined round trip deciding q[0..n) through s; false on a broken connection. */
+/* One request's command for subject s, as the backend (or the plain script's caller) sends it. */
+static void command(struct bench *b, const struct subject *s, const struct rl_redis_req *q, struct rl__redis_cmd *c)
+{
+	if (s->kind != PLAIN) {
+		rl__redis_request_argv(s->kind == MODULE ? b->rm : b->r, q, c);
+		return;
+	}
+	const struct rl_rule *rule = &s->lim.rule;
+	const int64_t num[5] = { q->now_ns, rule->limit, rule->window_ns, rule->burst, q->cost ? q->cost : 1 };
+
+	c->argc = 0;
+	c->argv[c->argc] = "EVALSHA", c->len[c->argc++] = 7;
+	c->argv[c->argc] = s->sha, c->len[c->argc++] = 40;
+	c->argv[c->argc] = "1", c->len[c->argc++] = 1;
+	c->argv[c->argc] = q->key, c->len[c->argc++] = q->key_len;
+	for (int i = 0; i < 5; i++) {
+		c->len[c->argc] = (size_t)snprintf(c->num[i], sizeof(c->num[i]), "%" PRId64, num[i]);
+		c->argv[c->argc++] = c->num[i];
+		if (i == 3)
+			c->argv[c->argc] = "3600000", c->len[c->argc++] = 7; /* the TTL grace, ms */
+	}
+	c->key = 3;
+}
+
+/* One pipelined round trip deciding q[0..n) through s (keys under prefix); false on a broken connection. */
 static bool decide(struct bench *b, struct subject *s, const char *prefix, struct rl_redis_req *q, size_t n,
 		   struct rl_redis_answer *a)
 {
-	if (s->kind == SCRIPT) {
-		char keys[MAX_BATCH][96];
-		struct rl_redis_req p[MAX_BATCH];
-		for (size_t i = 0; i < n; i++) {
-			p[i] = q[i];
-			p[i].key = keys[i];
-			p[i].key_len = (size_t)snprintf(keys[i], sizeof(keys[i]), "%s%.*s", prefix, (int)q[i].key_len, q[i].key);
-		}
-		return rl_redis_check_batch(b->r, p, n, a) == RL_OK;
-	}
-	const struct rl_rule *rule = &s->lim.rule;
+	char keys[MAX_BATCH][96];
+	struct rl_redis_req p[MAX_BATCH];
+
 	for (size_t i = 0; i < n; i++) {
-		long long t = (long long)q[i].now_ns, cost = (long long)(q[i].cost ? q[i].cost : 1);
-		int rc;
-		if (s->kind == PLAIN)
-			rc = redisAppendCommand(b->c, "EVALSHA %s 1 %s%b %lld %lld %lld %lld 3600000 %lld", b->sha, prefix,
-						q[i].key, q[i].key_len, t, (long long)rule->limit,
-						(long long)rule->window_ns, (long long)rule->burst, cost);
-		else
-			rc = redisAppendCommand(b->c, "RATELAB.CHECK %s%b %s %lld %lld %lld %lld %lld", prefix, q[i].key,
-						q[i].key_len, s->algo->name, (long long)rule->limit,
-						(long long)rule->window_ns, (long long)rule->burst, cost, t);
-		if (rc != REDIS_OK)
+		p[i] = q[i];
+		p[i].key = keys[i];
+		p[i].key_len = (size_t)snprintf(keys[i], sizeof(keys[i]), "%s%.*s", prefix, (int)q[i].key_len, q[i].key);
+	}
+	if (s->kind != PLAIN)
+		return rl_redis_check_batch(s->kind == MODULE ? b->rm : b->r, p, n, a) == RL_OK;
+	for (size_t i = 0; i < n; i++) {
+		struct rl__redis_cmd c;
+		command(b, s, &p[i], &c);
+		if (rl__redis_append(b->c, c.argc, c.argv, c.len) != REDIS_OK)
 			return false;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -197,51 +222,80 @@ static struct server_clock server_clock(struct bench *b, const struct subject *s
 	return k;
 }
 
-/* One run: batches of size batch for about secs seconds on KEYS keys. */
-static void run(struct bench *b, struct subject *s, int batch, double secs, int64_t *t, int round, bool print)
+/*
+ * Appends subject s's command for one request on key (the time advanced
+ * 1 us) to the bench's connection.
+ */
+static void append(struct bench *b, const struct subject *s, const char *key, int64_t *t)
 {
-	static struct rl_redis_req q[MAX_BATCH];
-	static struct rl_redis_answer a[MAX_BATCH];
-	static char keys[KEYS][32];
-	size_t cap = 1 << 20, n = 0, decisions = 0, undecided = 0;
-	double *lat = malloc(cap * sizeof(*lat));
-	char prefix[48];
+	struct rl__redis_cmd c;
 
-	snprintf(prefix, sizeof(prefix), "b%d:%s:", b->run_id++, s->name);
-	for (int k = 0; k < KEYS; k++)
-		snprintf(keys[k], sizeof(keys[k]), "%d", k);
+	*t += 1000;
+	const struct rl_redis_req q = { &s->rr, key, strlen(key), *t, 1 };
+	command(b, s, &q, &c);
+	if (rl__redis_append(b->c, c.argc, c.argv, c.len) != REDIS_OK) {
+		fprintf(stderr, "ratelab_redis_bench: %s: out of memory\n", s->name);
+		exit(1);
+	}
+}
+
+/*
+ * One run of about secs seconds with k requests in flight: k commands
+ * sent, then one more for each reply taken (hiredis writes what is queued
+ * before it waits to read), so the client makes the next commands while
+ * the server works on the earlier ones. The round trip of a request runs
+ * from its command made to its reply taken.
+ */
+static void run(struct bench *b, struct subject *s, int k, double secs, int64_t *t, int round, bool print)
+{
+	static char keys[KEYS][96];
+	size_t cap = 1 << 22, n = 0, sent = 0, undecided = 0;
+	double *lat = malloc(cap * sizeof(*lat)), at[MAX_BATCH];
+
+	if (!lat) {
+		fputs("ratelab_redis_bench: out of memory\n", stderr);
+		exit(1);
+	}
+	for (int i = 0; i < KEYS; i++)
+		snprintf(keys[i], sizeof(keys[i]), "b%d:%s:%d", b->run_id, s->name, i);
+	b->run_id++;
 	freeReplyObject(cmd(b, "CONFIG RESETSTAT%s", ""));
 	struct server_clock k0 = server_clock(b, s);
 	double start = now_s(), end = start + secs, t1 = start;
-	while (t1 < end && lat) {
-		for (int i = 0; i < batch; i++) {
-			const char *key = keys[(decisions + (size_t)i) % KEYS];
-			*t += 1000;
-			q[i] = (struct rl_redis_req){ &s->rr, key, strlen(key), *t, 1 };
-		}
-		double t0 = now_s();
-		if (!decide(b, s, prefix, q, (size_t)batch, a)) {
+	for (; sent < (size_t)k; sent++) {
+		at[sent % (size_t)k] = now_s();
+		append(b, s, keys[sent % KEYS], t);
+	}
+	for (size_t got = 0; got < sent; got++) {
+		redisReply *rep;
+		struct rl_redis_answer a;
+		if (redisGetReply(b->c, (void **)&rep) != REDIS_OK) {
 			fprintf(stderr, "ratelab_redis_bench: %s: the connection broke\n", s->name);
 			exit(1);
 		}
 		t1 = now_s();
-		for (int i = 0; i < batch; i++)
-			undecided += a[i].fallback || a[i].rc < 0;
+		take(rep, &a);
+		freeReplyObject(rep);
+		undecided += a.rc < 0;
 		if (n < cap)
-			lat[n++] = (t1 - t0) * 1e6;
-		decisions += (size_t)batch;
+			lat[n++] = (t1 - at[got % (size_t)k]) * 1e6;
+		if (t1 < end) {
+			at[sent % (size_t)k] = t1;
+			append(b, s, keys[sent % KEYS], t);
+			sent++;
+		}
 	}
 	struct server_clock k1 = server_clock(b, s);
 	double calls = k1.calls - k0.calls;
 	if (round >= 0) {
 		s->server_us[round] = calls > 0 ? (k1.usec - k0.usec) / calls : 0;
-		s->cpu_us[round] = decisions ? (k1.cpu - k0.cpu) * 1e6 / (double)decisions : 0;
+		s->cpu_us[round] = sent ? (k1.cpu - k0.cpu) * 1e6 / (double)sent : 0;
 	}
 	qsort(lat, n, sizeof(*lat), cmp_double);
 	if (print)
 		printf("\"batch_%d\": {\"decisions_per_s\": %.1f, \"round_trips\": %zu, \"p50_us\": %.2f, "
 		       "\"p99_us\": %.2f, \"not_decided\": %zu}, ",
-		       batch, (double)decisions / (t1 - start), n, pct(lat, n, 0.5), pct(lat, n, 0.99), undecided);
+		       k, (double)sent / (t1 - start), n, pct(lat, n, 0.5), pct(lat, n, 0.99), undecided);
 	free(lat);
 }
 
@@ -363,7 +417,7 @@ static void probes(struct bench *b, int64_t t)
 		{ "HSET of 3 fields", "redis.call('HSET', KEYS[2], 'alg', 'gcra', 'last', ARGV[1], 'tat', ARGV[1])" },
 		{ "PEXPIRE", "redis.call('PEXPIRE', KEYS[2], 60000)" },
 		{ "a 19-digit string to a number (s + 0)", "local x = ARGV[1] + 0" },
-		{ "a number to a string (string.format '%.0f')", "local s = string.format('%.0f', i)" },
+		{ "a number to a string (string.format '%d')", "local s = string.format('%d', i)" },
 		{ "a closure made (one upvalue)", "local f = function() return i end" },
 		{ "a table of 5", "local v = { i, 'a', 'b', 'c', 'd' }" },
 	};
@@ -408,6 +462,29 @@ static char *slurp(const char *path)
 	return n ? buf : NULL;
 }
 
+/*
+ * Loads the script made of path's text (none when NULL) and then tail
+ * into the server's script cache, its SHA1 into sha; false after saying
+ * why.
+ */
+static bool load(struct bench *b, const char *path, const char *tail, char sha[41])
+{
+	const char *text = path ? slurp(path) : "";
+	if (!text) {
+		fprintf(stderr, "ratelab_redis_bench: cannot read %s\n", path);
+		return false;
+	}
+	redisReply *rep = redisCommand(b->c, "SCRIPT LOAD %s%s", text, tail);
+	bool ok = rep && rep->type == REDIS_REPLY_STRING && rep->len == 40;
+	if (ok)
+		memcpy(sha, rep->str, 41);
+	else
+		fprintf(stderr, "ratelab_redis_bench: SCRIPT LOAD of %s failed\n", path ? path : tail);
+	if (rep)
+		freeReplyObject(rep);
+	return ok;
+}
+
 static bool has_module(struct bench *b)
 {
 	redisReply *rep = redisCommand(b->c, "COMMAND INFO ratelab.check");
@@ -420,38 +497,42 @@ static bool has_module(struct bench *b)
 
 int main(int argc, char **argv)
 {
-	if (argc != 7) {
-		fputs("usage: ratelab_redis_bench PORT SECONDS PLAIN_LUA CEIL_1 CEIL_10 CEIL_100\n", stderr);
+	if (argc != 8) {
+		fputs("usage: ratelab_redis_bench PORT SECONDS PLAIN_LUA LIB_LUA CEIL_1 CEIL_10 CEIL_100\n", stderr);
 		return 2;
 	}
 	int port = atoi(argv[1]);
 	double secs = atof(argv[2]);
-	const char *plain = slurp(argv[3]);
-	struct rl_redis_config cfg = { .port = port, .command_timeout_ms = 10000, .ttl_grace_ms = 3600000 };
+	struct rl_redis_config cfg = {
+		.port = port, .command_timeout_ms = 10000, .ttl_grace_ms = 3600000, .scripts_only = true
+	};
 	struct timeval tv = { 10, 0 };
-	struct bench b = { redisConnectWithTimeout("127.0.0.1", port, tv), NULL, "", 0 };
+	struct bench b = { redisConnectWithTimeout("127.0.0.1", port, tv), NULL, NULL, 0 };
 	size_t count;
 	const struct rl_algo *const *all = rl_algo_all(&count);
 	struct timespec rt;
-	static struct subject subj[32];
+	static struct subject subj[32], stage[2];
 	size_t ns = 0;
 
-	if (!plain) {
-		fprintf(stderr, "ratelab_redis_bench: cannot read %s\n", argv[3]);
-		return 1;
-	}
 	if (!b.c || b.c->err || rl_redis_create(&b.r, &cfg, NULL, 0)) {
 		fprintf(stderr, "ratelab_redis_bench: cannot connect to 127.0.0.1:%d\n", port);
 		return 1;
 	}
-	redisReply *rep = redisCommand(b.c, "SCRIPT LOAD %s", plain);
-	if (!rep || rep->type != REDIS_REPLY_STRING || rep->len != 40) {
-		fprintf(stderr, "ratelab_redis_bench: SCRIPT LOAD %s failed\n", argv[3]);
+	subj[ns] = (struct subject){ .name = "plain GCRA script", .kind = PLAIN, .algo = &rl_gcra_algo };
+	stage[0] = (struct subject){ .name = "return 1", .kind = PLAIN, .algo = &rl_gcra_algo };
+	stage[1] = (struct subject){ .name = "lib.lua, return 1", .kind = PLAIN, .algo = &rl_gcra_algo };
+	if (!load(&b, argv[3], "", subj[ns].sha) || !load(&b, NULL, "return 1", stage[0].sha) ||
+	    !load(&b, argv[4], "return 1", stage[1].sha))
 		return 1;
-	}
-	memcpy(b.sha, rep->str, 41);
-	freeReplyObject(rep);
+	struct subject plain_subject = subj[ns];
 	bool module = has_module(&b);
+	if (module) {
+		cfg.scripts_only = false;
+		if (rl_redis_create(&b.rm, &cfg, NULL, 0) != RL_OK) {
+			fprintf(stderr, "ratelab_redis_bench: cannot connect to 127.0.0.1:%d\n", port);
+			return 1;
+		}
+	}
 	for (int k = 0; k < (module ? 2 : 1); k++)
 		for (size_t i = 0; i < count; i++) {
 			struct subject *s = &subj[ns++];
@@ -459,21 +540,39 @@ int main(int argc, char **argv)
 			s->kind = k ? MODULE : SCRIPT;
 			s->algo = all[i];
 		}
-	subj[ns++] = (struct subject){ .name = "plain GCRA script", .kind = PLAIN, .algo = &rl_gcra_algo };
-	for (size_t i = 0; i < ns; i++) {
+	subj[ns++] = plain_subject;
+	for (size_t i = 0; i < ns + 2; i++) {
+		struct subject *s = i < ns ? &subj[i] : &stage[i - ns];
 		struct rl_rule rule = { 1000, 1000000000, 1000 }; /* 1000 per second */
-		rl_limiter_init(&subj[i].lim, subj[i].algo, &rule, NULL, 0);
-		subj[i].rr = (struct rl_redis_rule){ &subj[i].lim, false, 0 };
+		rl_limiter_init(&s->lim, s->algo, &rule, NULL, 0);
+		s->rr = (struct rl_redis_rule){ &s->lim, false, 0 };
 	}
 	clock_gettime(CLOCK_REALTIME, &rt);
 	int64_t t = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec, t0 = t;
-	/* the server's time per decision: rounds of batch 100, the subjects interleaved */
+	/* one decision each first: the backends connect (scripts loaded, the module found) on first use */
+	for (size_t i = 0; i < ns; i++) {
+		struct rl_redis_req q = { &subj[i].rr, subj[i].name, strlen(subj[i].name), t, 1 };
+		struct rl_redis_answer a;
+		if (!decide(&b, &subj[i], "warm:", &q, 1, &a) || a.rc < 0) {
+			fprintf(stderr, "ratelab_redis_bench: %s: no decision (%s)\n", subj[i].name,
+				rl_redis_error(subj[i].kind == MODULE ? b.rm : b.r));
+			return 1;
+		}
+	}
+	struct rl_redis_stats st;
+	if (b.rm && (rl_redis_stats(b.rm, &st), !st.module)) {
+		fputs("ratelab_redis_bench: the module's subjects were decided by the scripts\n", stderr);
+		return 1;
+	}
+	/* the server's time per decision: rounds of 100 in flight, the subjects (and stages) interleaved */
 	for (int round = 0; round < ROUNDS; round++)
-		for (size_t i = 0; i < ns; i++)
-			run(&b, &subj[i], 100, secs / 2, &t, round, false);
+		for (size_t i = 0; i < ns + 2; i++)
+			run(&b, i < ns ? &subj[i] : &stage[i - ns], 100, secs / 2, &t, round, false);
 	printf("{\"ceiling_evalsha_per_s\": {\"batch_1\": %s, \"batch_10\": %s, \"batch_100\": %s},\n"
-	       " \"module\": %s, \"rule\": \"1000 per second, burst 1000\",\n \"subjects\": [",
-	       argv[4], argv[5], argv[6], module ? "true" : "false");
+	       " \"module\": %s, \"rule\": \"1000 per second, burst 1000\",\n"
+	       " \"stages_us\": {\"return_1\": %.3f, \"lib\": %.3f},\n \"subjects\": [",
+	       argv[5], argv[6], argv[7], module ? "true" : "false", median(stage[0].server_us, ROUNDS),
+	       median(stage[1].server_us, ROUNDS));
 	for (size_t i = 0; i < ns; i++) {
 		struct subject *s = &subj[i];
 		printf("%s\n  {\"name\": ", i ? "," : "");
@@ -491,6 +590,7 @@ int main(int argc, char **argv)
 	probes(&b, t);
 	printf("}\n");
 	rl_redis_destroy(b.r);
+	rl_redis_destroy(b.rm);
 	redisFree(b.c);
 	return 0;
 }
