@@ -12,4 +12,5 @@ population_total = 1.62877
 breaker_rate = 500
 seeds = 5
 tradeoff_algos = "token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter peer_go_x_time_rate peer_go_juju_ratelimit peer_guava peer_node_rlf"
+sweep_algos = "token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter peer_go_x_time_rate peer_go_juju_ratelimit peer_guava peer_node_rlf"
 peers_run = 1
