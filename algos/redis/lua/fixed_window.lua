@@ -11,12 +11,12 @@ repeat
 	local count = tonumber(v[4] or '0')
 	local clamped = clamp(v[2])
 	local eh, el = split(v[3])
-	local wend = v[3] or '0'
+	local wend, renewed = v[3] or '0', false
 	if not (eh > nh or (eh == nh and el > nl)) then
 		local r = tmod(nh, nl, w)
 		if not r then break end
 		eh, el = norm(nh, nl - r + w)
-		wend, count = dec(eh, el), 0
+		wend, count, renewed = dec(eh, el), 0, true
 	end
 	local to_end = (eh - nh) * E9 + (el - nl)
 	if to_end >= LIMIT then break end
@@ -27,7 +27,12 @@ repeat
 	local verdict, retry = 0, to_end
 	if costn <= remaining then verdict, retry, count = 1, 0, count + costn end
 	local reset = count > 0 and to_end or 0
-	store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'count', tostring(count))
+	local last = clamped and v[2] or now_s or dec(nh, nl)
+	if renewed then -- a new window, or a new key (whose stored end reads as 0)
+		store(v[1] and true or ALG, reset, 'last', last, 'end', wend, 'count', tostring(count))
+	else -- the stored end stays as it is: one field less to write
+		store(true, reset, 'last', last, 'count', tostring(count))
+	end
 	remaining = limit - count
 	return answer(verdict, remaining > 0 and remaining or 0, retry, reset, 0)
 until true

@@ -15,9 +15,10 @@ repeat
 	local prev_s = v[4] or '0' -- prev's string, kept unless a new window starts
 	local clamped = clamp(v[2])
 	local eh, el = split(v[3])
-	local wend = v[3] or '0'
+	local wend, renewed = v[3] or '0', false
 	local e
 	if not (eh > nh or (eh == nh and el > nl)) then
+		renewed = true
 		local r = tmod(nh, nl, w)
 		if not r then break end
 		local sh, sl = norm(nh, nl - r)
@@ -70,8 +71,12 @@ repeat
 		reset = to_end + least_offset(curr, w)
 	end
 	if costn <= limit then
-		store(v[1] and true or ALG, reset, 'last', clamped and v[2] or now_s or dec(nh, nl), 'end', wend, 'prev', prev_s,
-			'curr', tostring(curr))
+		local last = clamped and v[2] or now_s or dec(nh, nl)
+		if renewed then -- a new window, or a new key (whose stored end reads as 0)
+			store(v[1] and true or ALG, reset, 'last', last, 'end', wend, 'prev', prev_s, 'curr', tostring(curr))
+		else -- end and prev stay as they are: two fields less to write
+			store(true, reset, 'last', last, 'curr', tostring(curr))
+		end
 	end
 	return answer(verdict, remaining, retry, reset, 0)
 until true
