@@ -144,7 +144,7 @@ static void command(struct bench *b, const struct subject *s, const struct rl_re
 	c->argv[c->argc] = "1", c->len[c->argc++] = 1;
 	c->argv[c->argc] = q->key, c->len[c->argc++] = q->key_len;
 	for (int i = 0; i < 5; i++) {
-		c->len[c->argc] = (size_t)snprintf(c->num[i], sizeof(c->num[i]), "%" PRId64, num[i]);
+		c->len[c->argc] = rl__redis_decimal(c->num[i], num[i]); /* as the backend writes its numbers */
 		c->argv[c->argc++] = c->num[i];
 		if (i == 3)
 			c->argv[c->argc] = "3600000", c->len[c->argc++] = 7; /* the TTL grace, ms */

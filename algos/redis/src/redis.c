@@ -382,12 +382,7 @@ int rl_redis_supports(const struct rl_algo *algo, char *msg, size_t msg_len)
 	return RL_OK;
 }
 
-/*
- * v >= 0 in decimal into buf (room for 20 digits and a NUL), returning its
- * length. Every number of every command is written here, on the client's
- * path per decision, where snprintf would parse its format each time.
- */
-static size_t put_decimal(char *buf, int64_t v)
+size_t rl__redis_decimal(char *buf, int64_t v)
 {
 	char tmp[20];
 	size_t n = 0;
@@ -408,20 +403,45 @@ int rl__redis_append(struct redisContext *ctx, int argc, const char *const *argv
 	size_t n = 0;
 
 	buf[n++] = '*';
-	n += put_decimal(buf + n, argc);
+	n += rl__redis_decimal(buf + n, argc);
 	buf[n++] = '\r', buf[n++] = '\n';
 	for (int i = 0; i < argc; i++) {
 		/* '$', at most 20 digits and a NUL, CRLF, the bytes, CRLF */
 		if (len[i] > sizeof(buf) - n - 26)
 			return redisAppendCommandArgv(ctx, argc, (const char **)argv, len);
 		buf[n++] = '$';
-		n += put_decimal(buf + n, (int64_t)len[i]);
+		n += rl__redis_decimal(buf + n, (int64_t)len[i]);
 		buf[n++] = '\r', buf[n++] = '\n';
 		memcpy(buf + n, argv[i], len[i]);
 		n += len[i];
 		buf[n++] = '\r', buf[n++] = '\n';
 	}
 	return redisAppendFormattedCommand(ctx, buf, n);
+}
+
+/*
+ * What both commands carry, into c's buffers: keys[0] = PREFIX{key}, and
+ * num[0..4] = now (clock: the text meaning Redis's clock, for
+ * RL_REDIS_NOW), p1, p2, p3 and the TTL grace, their lengths in nlen.
+ */
+static void put_key_and_numbers(const struct rl_redis *r, struct rl__redis_cmd *c, const char *key,
+				size_t key_len, const char *clock, int64_t now, int64_t p1, int64_t p2, int64_t p3,
+				size_t nlen[5])
+{
+	size_t p = strlen(r->prefix);
+
+	memcpy(c->keys[0], r->prefix, p);
+	c->keys[0][p] = '{';
+	memcpy(c->keys[0] + p + 1, key, key_len);
+	c->keys[0][p + 1 + key_len] = '}';
+	if (now == RL_REDIS_NOW)
+		nlen[0] = strlen(clock), memcpy(c->num[0], clock, nlen[0] + 1);
+	else
+		nlen[0] = rl__redis_decimal(c->num[0], now);
+	nlen[1] = rl__redis_decimal(c->num[1], p1);
+	nlen[2] = rl__redis_decimal(c->num[2], p2);
+	nlen[3] = rl__redis_decimal(c->num[3], p3);
+	nlen[4] = rl__redis_decimal(c->num[4], r->grace_ms);
 }
 
 /*
@@ -439,22 +459,11 @@ static void build(const struct rl_redis *r, struct rl__redis_cmd *c, const char 
 	size_t p = strlen(r->prefix);
 	int a = 0;
 
-	memcpy(c->keys[0], r->prefix, p);
-	c->keys[0][p] = '{';
-	memcpy(c->keys[0] + p + 1, key, key_len);
-	c->keys[0][p + 1 + key_len] = '}';
-	memcpy(c->keys[1], c->keys[0], p + 2 + key_len);
-	memcpy(c->keys[1] + p + 2 + key_len, ":l", 2);
 	size_t nlen[5];
 
-	if (now == RL_REDIS_NOW)
-		c->num[0][0] = '\0', nlen[0] = 0;
-	else
-		nlen[0] = put_decimal(c->num[0], now);
-	nlen[1] = put_decimal(c->num[1], p1);
-	nlen[2] = put_decimal(c->num[2], p2);
-	nlen[3] = put_decimal(c->num[3], p3);
-	nlen[4] = put_decimal(c->num[4], r->grace_ms);
+	put_key_and_numbers(r, c, key, key_len, "", now, p1, p2, p3, nlen);
+	memcpy(c->keys[1], c->keys[0], p + 2 + key_len);
+	memcpy(c->keys[1] + p + 2 + key_len, ":l", 2);
 	c->argv[a] = "EVALSHA", c->len[a++] = 7;
 	c->argv[a] = sha, c->len[a++] = 40;
 	c->argv[a] = nkeys == 2 ? "2" : "1", c->len[a++] = 1;
@@ -479,20 +488,9 @@ static void build_module(const struct rl_redis *r, struct rl__redis_cmd *c, bool
 	size_t p = strlen(r->prefix);
 	int a = 0;
 
-	memcpy(c->keys[0], r->prefix, p);
-	c->keys[0][p] = '{';
-	memcpy(c->keys[0] + p + 1, key, key_len);
-	c->keys[0][p + 1 + key_len] = '}';
 	size_t nlen[5];
 
-	if (now == RL_REDIS_NOW)
-		memcpy(c->num[0], "*", 2), nlen[0] = 1;
-	else
-		nlen[0] = put_decimal(c->num[0], now);
-	nlen[1] = put_decimal(c->num[1], p1);
-	nlen[2] = put_decimal(c->num[2], p2);
-	nlen[3] = put_decimal(c->num[3], p3);
-	nlen[4] = put_decimal(c->num[4], r->grace_ms);
+	put_key_and_numbers(r, c, key, key_len, "*", now, p1, p2, p3, nlen);
 	c->argv[a] = breaker ? "RATELAB.BREAKER" : "RATELAB.CHECK", c->len[a] = strlen(c->argv[a]), a++;
 	c->argv[a] = c->keys[0], c->len[a++] = p + 2 + key_len;
 	if (breaker)
@@ -579,7 +577,7 @@ void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req 
 {
 	const struct rl_rule *rule = &q->rule->lim->rule;
 
-	put_decimal(c->num[5], q->cost ? q->cost : 1);
+	rl__redis_decimal(c->num[5], q->cost ? q->cost : 1);
 	if (r->module) {
 		build_module(r, c, false, q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst,
 			     q->rule->lim->algo->name);

@@ -7,6 +7,7 @@
 #define RATELAB_REDIS_ARGV_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ratelab/redis.h"
 
@@ -27,6 +28,13 @@ struct rl__redis_cmd {
  * SHA1s (empty until r has connected).
  */
 void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl__redis_cmd *c);
+
+/*
+ * v >= 0 in decimal into buf (room for 20 digits and a NUL), returning its
+ * length. Every number of every command is written here, on the client's
+ * path per decision, where snprintf would parse its format each time.
+ */
+size_t rl__redis_decimal(char *buf, int64_t v);
 
 /* The largest command rl__redis_append writes in one piece. */
 #define RL__REDIS_RESP_MAX 4096
