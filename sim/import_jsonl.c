@@ -22,15 +22,19 @@ static void ws(struct cursor *c)
 		c->i++;
 }
 
+/* The value of four hex digits, or -1 at the first that is not one. */
 static int hex4(const char *s)
 {
 	int v = 0;
 	for (int k = 0; k < 4; k++) {
 		char h = s[k];
-		v = v * 16 + (h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 :
-			      h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1000000);
+		int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 :
+			h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
 	}
-	return v < 0 ? -1 : v;
+	return v;
 }
 
 static void put_utf8(struct imp_buf *b, unsigned cp)
