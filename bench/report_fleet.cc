@@ -104,7 +104,7 @@ std::string fleet_section(const Inputs &in)
 	const std::string &r0 = c.rows[0][c.col("limit")];
 	std::ostringstream o;
 	o << "## Local plus global (k nodes, local shares, a sync every S)\n\n"
-	  << "`ratelab fleet` (sim/sim_fleet.h, the model of ratelab/fleet.h): " << c.at(0, "keys")
+	  << "`ratelab fleet` (sim/engine/sim_fleet.h, the model of ratelab/fleet.h): " << c.at(0, "keys")
 	  << " keys, each with N = " << r0 << " per " << ms((long long)c.num(0, "window_ns")) << " ms"
 	  << " shared by k nodes, offered " << c.at(0, "load_pct") << " % of N, "
 	  << (long long)(c.num(0, "duration_ns") / 1e9) << " s simulated, seed " << c.at(0, "seed")

@@ -1,11 +1,11 @@
 // report_theory.cc - the report's queueing-theory section: the simulator
-// against the closed forms of sim/theory.h. bench/run.sh runs
+// against the closed forms of sim/engine/theory.h. bench/run.sh runs
 // sim/scenarios/theory/ once per seed into results/sim/theory/seed_S/; this
 // reads each seed's summary.csv (the scenarios' rules) and series (the
 // rejected share per 100 s bucket), and per algorithm, burst and load
 // pools the seeds' buckets (the first of each run dropped: warm-up) into
 // the measured share with its batch-means standard error
-// (sim/batch_means.h), beside its [min-max] over the seeds, the theory and
+// (sim/engine/batch_means.h), beside its [min-max] over the seeds, the theory and
 // the gap in standard errors. A point more than SIM_THEORY_MAX_GAP standard
 // errors off its theory stops the generator (exit 1, each such point named):
 // a generator that fails is better than a report that lies.
@@ -221,7 +221,7 @@ std::string theory_section(const Inputs &in)
 	std::ostringstream o;
 	o << "## The simulator against queueing theory\n\n"
 	  << "For Poisson arrivals on one key, several algorithms are classical queueing systems with a known "
-	     "long-run rejection probability (`sim/theory.h`, also `ratelab theory`): token_bucket and gcra are "
+	     "long-run rejection probability (`sim/engine/theory.h`, also `ratelab theory`): token_bucket and gcra are "
 	     "M/D/1/K with K = B and service time D = W/N (gcra: ⌈W/N⌉ ns), leaky_bucket is M/D/1/K with K = B + 1, "
 	     "sliding_log is the M/D/N/N loss system, Erlang B(N, λW), and fixed_window rejects E[(X − N)⁺]/E[X], "
 	     "X ~ Poisson(λW). sliding_counter has no closed form; it is shown against the fixed window's and the "

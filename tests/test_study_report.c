@@ -1,5 +1,5 @@
 /*
- * test_study_report.c - the study report (sim/study_report.h) from a
+ * test_study_report.c - the study report (sim/report/study_report.h) from a
  * fixture study directory this test writes: REPORT.md's facts, tables,
  * theory line and recommendation (the recommendation computed here from
  * the fixture's table, independently of the report's code); the escaping

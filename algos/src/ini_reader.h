@@ -1,6 +1,6 @@
 /*
  * ini_reader.h - the one reader and parser of ratelab's INI files (tier
- * configs, registry_load.c; simulator scenarios, sim/sim_scenario.c).
+ * configs, registry_load.c; simulator scenarios, sim/engine/sim_scenario.c).
  * Private to ratelab: not an installed header.
  *
  * rl__ini_read_line reads one physical line and counts it; it refuses,

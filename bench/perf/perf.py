@@ -144,7 +144,7 @@ def read_totals(path):
 # The client's environment and path shift its stack, and so which cache sets it
 # touches: every run gets this environment and runs the binary as ./NAME from a
 # directory of fixed path length (measure()), whatever the checkout's path.
-# RATELAB_HASH_SEED fixes the seed replay's key map would draw per run (sim/keymap.h),
+# RATELAB_HASH_SEED fixes the seed replay's key map would draw per run (sim/trace/keymap.h),
 # so its probe sequences, and the counts, repeat.
 CLIENT_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "RATELAB_HASH_SEED": "1"}
 

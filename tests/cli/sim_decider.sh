@@ -1,5 +1,5 @@
 #!/bin/bash
-# ratelab sim --decider: the decider protocol (sim/sim_decider.h, README).
+# ratelab sim --decider: the decider protocol (sim/engine/sim_decider.h, README).
 # Self-drive: `ratelab replay --algo X --explain` as the decider gives, for
 # every algorithm X, the same summary, diverged and series rows as the
 # built-in X (all but the name and the state bytes, which a decider keeps to

@@ -1,6 +1,6 @@
 /*
  * fleet_model.h - the local-plus-global fleet in process, with its store
- * modelled in memory (as sim/sim_fleet.c runs it), and a seeded random
+ * modelled in memory (as sim/engine/sim_fleet.c runs it), and a seeded random
  * trace run through real rl_fleet_nodes and the model side by side: the
  * Redis tests (one server, a cluster) check that both decide alike.
  * Include after <cmocka.h>.
