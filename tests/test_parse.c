@@ -7,10 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "ratelab/parse.h"
+#include "ratelab/rule.h"
+#include "ratelab/status.h"
 
 static void integers(void **u)
 {
@@ -88,12 +91,73 @@ static void duration_digits_as_integers(void **u)
 	assert_false(rl_parse_duration("99999999999999999999999999999999s", 0, &ns));
 }
 
+/* rl_rule_parse: each part at both edges of its range, and the words of
+ * each mistake (every command prints them after its option's name). */
+static void rules(void **u)
+{
+	(void)u;
+	struct rl_rule r;
+	char msg[512];
+	static const struct {
+		const char *text;
+		int64_t n, w, b;
+	} good[] = {
+		{ "10/1s", 10, 1000000000, 10 },
+		{ "1/1ns", 1, 1, 1 },
+		{ "1000000/1000000000000000000ns", 1000000, 1000000000000000000, 1000000 },
+		{ "60/1m:b120", 60, 60000000000, 120 },
+		{ "5/2h:b1", 5, 7200000000000, 1 },
+		{ "5/1s:b1000000000", 5, 1000000000, 1000000000 },
+		{ "007/1s", 7, 1000000000, 7 },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(rl_rule_parse(good[i].text, &r, msg, sizeof(msg)), RL_OK);
+		assert_int_equal(r.limit, good[i].n);
+		assert_int_equal(r.window_ns, good[i].w);
+		assert_int_equal(r.burst, good[i].b);
+	}
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "10", "'10' is not a rule (N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)" },
+		{ "", "'' is not a rule (N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)" },
+		{ "10:b5/1s", "'10:b5/1s' is not a rule (N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)" },
+		{ "0/1s", "'0/1s': the limit '0' is out of range [1, 1000000]" },
+		{ "1000001/1s", "'1000001/1s': the limit '1000001' is out of range [1, 1000000]" },
+		{ "x/1s", "'x/1s': the limit 'x' is not an integer" },
+		{ "10/60", "'10/60': the window '60' has no unit (a duration needs one of ns, us, ms, s, m, h, e.g. 60s)" },
+		{ "10/0s", "'10/0s': the window '0s' is out of range [1ns, 1000000000000000000ns]" },
+		{ "10/1000000000000000001ns",
+		  "'10/1000000000000000001ns': the window '1000000000000000001ns' is out of range [1ns, "
+		  "1000000000000000000ns]" },
+		{ "10/soon", "'10/soon': the window 'soon' is not a duration (an integer with unit ns, us, ms, s, m or h)" },
+		{ "10/1s:5", "'10/1s:5': the burst '5' is not bB (N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)" },
+		{ "10/1s:b0", "'10/1s:b0': the burst '0' is out of range [1, 1000000000]" },
+		{ "10/1s:b1000000001", "'10/1s:b1000000001': the burst '1000000001' is out of range [1, 1000000000]" },
+		{ "10/1s:bx", "'10/1s:bx': the burst 'x' is not an integer" },
+		{ "1\n0/1s", "'1\\n0/1s': the limit '1\\n0' is not an integer" },
+		{ "1\x1b/1s", "'1\\x1b/1s': the limit '1\\x1b' is not an integer" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rl_rule_parse(bad[i].text, &r, msg, sizeof(msg)), RL_EINVAL);
+		assert_string_equal(msg, bad[i].msg);
+	}
+	/* control bytes escaped, a long text cut with its length */
+	assert_int_equal(rl_rule_parse("1\n/1s", &r, msg, sizeof(msg)), RL_EINVAL);
+	char big[300];
+	memset(big, '7', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(rl_rule_parse(big, &r, msg, sizeof(msg)), RL_EINVAL);
+	assert_non_null(strstr(msg, "...(299 bytes) is not a rule"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(integers),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(duration_digits_as_integers),
+		cmocka_unit_test(rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -571,7 +571,7 @@ static void test_malformed(void **state)
 		{"study.csv", study[4], "study.csv:3: admitted 11 is more than requests 10"},
 		{"study.csv", study[5], "study.csv:2: text after a closing '\"'"},
 		{"study.csv", study[6], "study.csv:3: rule and algo given twice (first on line 2)"},
-		{"study.csv", study[7], "study.csv:2: rule '10/1x' is not N/W or N/W:bB"},
+		{"study.csv", study[7], "study.csv:2: rule '10/1x': the window '1x' is not a duration"},
 		{"study.csv", study[8], "study.csv:2: good_keys_hurt 3 is more than good_keys 2"},
 		{"study.csv", study[9], "study.csv:2: ns_per_check '-5' is not a non-negative decimal number"},
 		{"study.csv", study[10], "study.csv:2: a '\"' inside an unquoted field"},

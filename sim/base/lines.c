@@ -68,23 +68,5 @@ int sim_split(char *line, char **tok, int max)
 
 const char *sim_quote(char *buf, const char *text)
 {
-	size_t n = 0, len = strlen(text), i;
-
-	buf[n++] = '\'';
-	for (i = 0; i < len && i < SIM_QUOTE_MAX; i++) {
-		unsigned char c = (unsigned char)text[i];
-		const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-
-		if (esc)
-			n += (size_t)sprintf(buf + n, "%s", esc);
-		else if (c < 0x20 || c == 0x7f)
-			n += (size_t)sprintf(buf + n, "\\x%02x", c);
-		else
-			buf[n++] = (char)c;
-	}
-	buf[n++] = '\'';
-	if (i < len)
-		n += (size_t)sprintf(buf + n, "...(%zu bytes)", len);
-	buf[n] = '\0';
-	return buf;
+	return rl_quote(buf, text);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ratelab/parse.h"
+
 /*
  * Reads the next line that is neither blank (spaces and tabs only) nor a
  * '#' comment; on physical line 1, a leading EF BB BF (the UTF-8
@@ -39,14 +41,10 @@ void sim_lines_free(struct sim_lines *r);
  */
 int sim_split(char *line, char **tok, int max);
 
-/*
- * text made safe to quote in a message, written to buf: between single
- * quotes, control bytes and '\' escaped (\n, \t, \r, \xNN, \\), cut
- * after SIM_QUOTE_MAX bytes of text with "...(N bytes)" (N: text's
- * length). A buf of SIM_QUOTE_SIZE bytes always holds it; returns buf.
- */
-#define SIM_QUOTE_MAX 60
-#define SIM_QUOTE_SIZE (SIM_QUOTE_MAX * 4 + 48)
+/* text quoted for a message as every ratelab message quotes it: rl_quote
+ * (ratelab/parse.h). A buf of SIM_QUOTE_SIZE bytes always holds it. */
+#define SIM_QUOTE_MAX RL_QUOTE_MAX
+#define SIM_QUOTE_SIZE RL_QUOTE_SIZE
 const char *sim_quote(char *buf, const char *text);
 
 #endif

@@ -3,6 +3,8 @@
  */
 #include "cli.h"
 
+#include "ratelab/parse.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -108,41 +110,23 @@ int cli_parse(const char *cmd, int argc, char **argv, const struct cli_option *o
 	return status;
 }
 
-static bool integer_text(const char *s)
-{
-	s += *s == '-';
-	return *s && strspn(s, "0123456789") == strlen(s);
-}
-
 int cli_int(const char *cmd, const char *what, const char *text, int64_t min, int64_t max,
 	    int64_t *out)
 {
-	if (!integer_text(text))
-		return cli_usage_error(cmd, "%s %s is not an integer", what, cli_quote(text));
-	if (!rl_parse_i64(text, out) || *out < min || *out > max)
-		return cli_usage_error(cmd, "%s %s is out of range [%lld, %lld]", what, cli_quote(text),
-				       (long long)min, (long long)max);
+	char why[1024];
+
+	if (!rl_parse_int_in(what, text, min, max, out, why, sizeof(why)))
+		return cli_usage_error(cmd, "%s", why);
 	return CLI_EXIT_OK;
 }
 
 int cli_duration(const char *cmd, const char *what, const char *text, int64_t min_ns,
 		 int64_t max_ns, int64_t *out_ns)
 {
-	static const char *const units[] = { "ns", "us", "ms", "s", "m", "h" };
-	size_t digits = strspn(text, "0123456789");
-	bool unit = false;
+	char why[1024];
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		unit = unit || strcmp(text + digits, units[i]) == 0;
-	if (digits > 0 && !text[digits])
-		return cli_usage_error(cmd, "%s %s has no unit (a duration needs one of ns, us, ms, s, "
-				       "m, h, e.g. %.20ss)", what, cli_quote(text), text);
-	if (digits == 0 || !unit)
-		return cli_usage_error(cmd, "%s %s is not a duration (an integer with unit ns, us, ms, "
-				       "s, m or h)", what, cli_quote(text));
-	if (!rl_parse_duration(text, 0, out_ns) || *out_ns < min_ns || *out_ns > max_ns)
-		return cli_usage_error(cmd, "%s %s is out of range [%lldns, %lldns]", what,
-				       cli_quote(text), (long long)min_ns, (long long)max_ns);
+	if (!rl_parse_duration_in(what, text, min_ns, max_ns, out_ns, why, sizeof(why)))
+		return cli_usage_error(cmd, "%s", why);
 	return CLI_EXIT_OK;
 }
 

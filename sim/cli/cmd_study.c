@@ -132,43 +132,14 @@ static int take_deciders(int *argc, char **argv, struct study_cmd *c)
 	return CLI_EXIT_OK;
 }
 
-/*
- * One rule "N/W" or "N/W:bB", its parts checked by cli_int and cli_duration
- * as `ratelab theory --rule` checks them, so that the same mistake gets the
- * same words, prefixed with the rule it came from.
- */
+/* One rule through the library's one reader (rl_rule_parse), its words
+ * after "--rules: " as every command puts them. */
 static int parse_rule(const char *text, struct sim_study_rule *out)
 {
-	static const char form[] = "(N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)";
-	char buf[SIM_STUDY_RULE_MAX], what[SIM_STUDY_RULE_MAX + 96], why[256];
-	struct rl_rule r;
-	int status;
+	char why[1024];
 
-	if (strlen(text) >= sizeof(buf))
-		return cli_usage_error("study", "--rules: rule %s is too long", cli_quote(text));
-	memcpy(buf, text, strlen(text) + 1);
-	char *window = strchr(buf, '/'), *burst = window ? strchr(window, ':') : NULL, *colon = strchr(buf, ':');
-	if (!window || (colon && colon < window))
-		return cli_usage_error("study", "--rules: %s is not a rule %s", cli_quote(text), form);
-	*window++ = '\0';
-	if (burst) {
-		*burst++ = '\0';
-		if (*burst++ != 'b')
-			return cli_usage_error("study", "--rules: %s: the burst %s is not bB %s", cli_quote(text),
-					       cli_quote(burst - 1), form);
-	}
-	snprintf(what, sizeof(what), "--rules: %s: the limit", cli_quote(text));
-	if ((status = cli_int("study", what, buf, 1, RL_LIMIT_MAX, &r.limit)))
-		return status;
-	snprintf(what, sizeof(what), "--rules: %s: the window", cli_quote(text));
-	if ((status = cli_duration("study", what, window, 1, RL_WINDOW_MAX_NS, &r.window_ns)))
-		return status;
-	r.burst = r.limit;
-	snprintf(what, sizeof(what), "--rules: %s: the burst", cli_quote(text));
-	if (burst && (status = cli_int("study", what, burst, 1, RL_BURST_MAX, &r.burst)))
-		return status;
-	if (rl_rule_validate(&r, why, sizeof(why)) || !sim_study_rule_parse(text, out, why, sizeof(why)))
-		return cli_usage_error("study", "--rules: %s: %s", cli_quote(text), why);
+	if (!sim_study_rule_parse(text, out, why, sizeof(why)))
+		return cli_usage_error("study", "--rules: %s", why);
 	return CLI_EXIT_OK;
 }
 

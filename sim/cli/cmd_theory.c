@@ -40,41 +40,14 @@ static const struct cli_option options[O_COUNT] = {
 	[O_LOAD] = { "load", CLI_VALUE },
 };
 
-/*
- * "N/W" or "N/W:bB" into *rule; the parts checked by cli_int and
- * cli_duration, so a bad number or duration gets the words it gets in
- * every command, prefixed with the rule it came from.
- */
+/* The rule through the library's one reader (rl_rule_parse), its words
+ * after the option's name as every command puts them. */
 static int parse_rule(const char *text, struct rl_rule *rule)
 {
-	char buf[128], what[200];
-	const char *rule_form = "(N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)";
-	int status;
+	char why[1024];
 
-	if (strlen(text) >= sizeof(buf) || !strchr(text, '/'))
-		return cli_usage_error("theory", "--rule %s is not a rule %s", cli_quote(text), rule_form);
-	memcpy(buf, text, strlen(text) + 1);
-	char *window = strchr(buf, '/'), *burst = strchr(buf, ':');
-	*window++ = '\0';
-	if (burst && burst < window)
-		return cli_usage_error("theory", "--rule %s is not a rule %s", cli_quote(text), rule_form);
-	if (burst) {
-		*burst++ = '\0';
-		if (*burst != 'b')
-			return cli_usage_error("theory", "--rule %s: the burst %s is not bB %s", cli_quote(text),
-					       cli_quote(burst), rule_form);
-		burst++;
-	}
-	snprintf(what, sizeof(what), "--rule %s: the limit", cli_quote(text));
-	if ((status = cli_int("theory", what, buf, 1, RL_LIMIT_MAX, &rule->limit)))
-		return status;
-	snprintf(what, sizeof(what), "--rule %s: the window", cli_quote(text));
-	if ((status = cli_duration("theory", what, window, 1, RL_WINDOW_MAX_NS, &rule->window_ns)))
-		return status;
-	rule->burst = rule->limit;
-	snprintf(what, sizeof(what), "--rule %s: the burst", cli_quote(text));
-	if (burst && (status = cli_int("theory", what, burst, 1, RL_BURST_MAX, &rule->burst)))
-		return status;
+	if (rl_rule_parse(text, rule, why, sizeof(why)) != RL_OK)
+		return cli_usage_error("theory", "--rule %s", why);
 	return CLI_EXIT_OK;
 }
 

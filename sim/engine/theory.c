@@ -303,41 +303,90 @@ static bool mdk_block(double rho, uint64_t k, double *out)
 	return true;
 }
 
+/* One algorithm's model: its rejection probability at offered load rho
+ * (lambda W / N), or false when out of range. */
+struct model_args {
+	uint64_t limit, burst; /* N, B (given or N) */
+	int64_t window_ns;
+	double lambda_per_s, rho;
+};
+
+static bool token_bucket_model(const struct model_args *a, double *v)
+{
+	return mdk_block(a->rho, a->burst, v);
+}
+
+static bool gcra_model(const struct model_args *a, double *v)
+{
+	/* T = ceil(W / N) ns; tau = (B - 1) T capped at the horizon (gcra.h) */
+	int64_t t_ns = (int64_t)(((uint64_t)a->window_ns + a->limit - 1) / a->limit);
+	uint64_t cap = (uint64_t)((RL_GCRA_HORIZON_NS - t_ns) / t_ns) + 1;
+
+	return mdk_block(a->lambda_per_s * (double)t_ns / 1e9, a->burst > cap ? cap : a->burst, v);
+}
+
+static bool leaky_bucket_model(const struct model_args *a, double *v)
+{
+	return mdk_block(a->rho, a->burst + 1, v);
+}
+
+static bool sliding_log_model(const struct model_args *a, double *v)
+{
+	*v = erlang_b(a->limit, a->lambda_per_s * (double)a->window_ns / 1e9);
+	return true;
+}
+
+static bool fixed_window_model(const struct model_args *a, double *v)
+{
+	*v = fixed_window_reject(a->limit, a->lambda_per_s * (double)a->window_ns / 1e9);
+	return true;
+}
+
+/* Per algorithm of ratelab: its closed form, or what the report says of it
+ * when it has none. */
+static const struct {
+	const char *algo;
+	bool (*model)(const struct model_args *a, double *v);
+	const char *no_form;
+} models[] = {
+	{ "token_bucket", token_bucket_model, NULL },
+	{ "gcra", gcra_model, NULL },
+	{ "leaky_bucket", leaky_bucket_model, NULL },
+	{ "sliding_log", sliding_log_model, NULL },
+	{ "fixed_window", fixed_window_model, NULL },
+	{ "sliding_counter", NULL, "no closed form (between fixed_window and sliding_log)" },
+};
+
+static int model_of(const char *algo)
+{
+	for (size_t i = 0; algo && i < sizeof(models) / sizeof(models[0]); i++)
+		if (strcmp(models[i].algo, algo) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *sim_theory_no_form(const char *algo)
+{
+	int i = model_of(algo);
+
+	return i >= 0 && models[i].no_form ? models[i].no_form : "no closed form";
+}
+
 bool sim_theory_reject(const char *algo, uint64_t limit, int64_t window_ns, uint64_t burst,
 		       double lambda_per_s, double *p)
 {
-	if (!algo || !p || limit < 1 || limit > (uint64_t)RL_LIMIT_MAX || window_ns < 1 ||
+	int m = model_of(algo);
+
+	if (m < 0 || !models[m].model || !p || limit < 1 || limit > (uint64_t)RL_LIMIT_MAX || window_ns < 1 ||
 	    window_ns > RL_WINDOW_MAX_NS || burst > (uint64_t)RL_BURST_MAX || !(lambda_per_s > 0) ||
 	    !isfinite(lambda_per_s))
 		return false;
-	double w_s = (double)window_ns / 1e9, n = (double)limit;
-	double rho = lambda_per_s * w_s / n; /* offered load, a fraction of N per W */
-	uint64_t b = burst ? burst : limit;
+	struct model_args a = { limit, burst ? burst : limit, window_ns, lambda_per_s,
+				lambda_per_s * ((double)window_ns / 1e9) / (double)limit };
 	double v;
 
-	if (!(rho >= RHO_MIN && rho <= RHO_MAX))
+	if (!(a.rho >= RHO_MIN && a.rho <= RHO_MAX) || !models[m].model(&a, &v))
 		return false;
-	if (strcmp(algo, "token_bucket") == 0) {
-		if (!mdk_block(rho, b, &v))
-			return false;
-	} else if (strcmp(algo, "gcra") == 0) {
-		/* T = ceil(W / N) ns; tau = (B - 1) T capped at the horizon (gcra.h) */
-		int64_t t_ns = (int64_t)(((uint64_t)window_ns + limit - 1) / limit);
-		uint64_t cap = (uint64_t)((RL_GCRA_HORIZON_NS - t_ns) / t_ns) + 1;
-		if (b > cap)
-			b = cap;
-		if (!mdk_block(lambda_per_s * (double)t_ns / 1e9, b, &v))
-			return false;
-	} else if (strcmp(algo, "leaky_bucket") == 0) {
-		if (!mdk_block(rho, b + 1, &v))
-			return false;
-	} else if (strcmp(algo, "sliding_log") == 0) {
-		v = erlang_b(limit, lambda_per_s * w_s);
-	} else if (strcmp(algo, "fixed_window") == 0) {
-		v = fixed_window_reject(limit, lambda_per_s * w_s);
-	} else {
-		return false; /* sliding_counter, or no algorithm of ratelab */
-	}
 	*p = v;
 	return true;
 }

@@ -44,4 +44,8 @@
 bool sim_theory_reject(const char *algo, uint64_t limit, int64_t window_ns, uint64_t burst,
 		       double lambda_per_s, double *p);
 
+/* What a report says of an algorithm without a closed form (sliding_counter:
+ * where it lies; any other name: "no closed form"). */
+const char *sim_theory_no_form(const char *algo);
+
 #endif

@@ -68,10 +68,8 @@ static void build_theory(const struct sr_study *s, struct sr_doc *d)
 				percent(th, sizeof(th), p);
 				snprintf(diff, sizeof(diff), "%+.3g points", (measured - p) * 100);
 			} else {
-				snprintf(th, sizeof(th), "%s", !rl_algo_find(w->algo) ? "a decider: none"
-						       : strcmp(w->algo, "sliding_counter") == 0
-							       ? "no closed form (between fixed_window and sliding_log)"
-							       : "no closed form");
+				snprintf(th, sizeof(th), "%s",
+					 !rl_algo_find(w->algo) ? "a decider: none" : sim_theory_no_form(w->algo));
 				snprintf(diff, sizeof(diff), "-");
 			}
 			sr_cell(d, "%s", w->algo);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "ratelab/parse.h"
+#include "ratelab/rule.h"
+#include "ratelab/status.h"
 #include "study_report_int.h"
 
 static const char *const headline[] = {
@@ -25,29 +27,17 @@ static int oom(FILE *err)
 	return SR_FAIL;
 }
 
-/* "N/W" or "N/W:bB": N >= 1, W a duration with its unit > 0, B >= 1. */
-static bool parse_rule(const char *text, struct sr_rule *r)
+/* A rule's text through the library's one reader (rl_rule_parse); burst 0
+ * when the text gives none (B = N). False with the reason in why. */
+static bool parse_rule(const char *text, struct sr_rule *r, char *why, size_t why_len)
 {
-	char buf[128];
-	if (strlen(text) >= sizeof(buf))
+	struct rl_rule rule;
+
+	if (rl_rule_parse(text, &rule, why, why_len) != RL_OK)
 		return false;
-	strcpy(buf, text);
-	char *slash = strchr(buf, '/');
-	if (!slash)
-		return false;
-	*slash = '\0';
-	char *w = slash + 1, *b = strchr(w, ':');
-	int64_t n, burst = 0, win;
-	if (b) {
-		*b++ = '\0';
-		if (b[0] != 'b' || !rl_parse_i64(b + 1, &burst) || burst < 1)
-			return false;
-	}
-	if (!rl_parse_i64(buf, &n) || n < 1 || !rl_parse_duration(w, 0, &win) || win < 1)
-		return false;
-	r->limit = (uint64_t)n;
-	r->window_ns = win;
-	r->burst = (uint64_t)burst;
+	r->limit = (uint64_t)rule.limit;
+	r->window_ns = rule.window_ns;
+	r->burst = strchr(text, ':') ? (uint64_t)rule.burst : 0;
 	return true;
 }
 
@@ -136,14 +126,9 @@ static int load_study(struct sr_study *s, FILE *err)
 		struct sr_rule *rule = (struct sr_rule *)sr_rule_find(s, r->rule);
 		if (!rule) {
 			rule = &s->rule[s->nrules];
-			if (!parse_rule(r->rule, rule)) {
-				struct sr_buf q = {0};
-				sr_quote(&q, r->rule);
-				sr_csv_bad(t, i, err, "rule %s is not N/W or N/W:bB (e.g. 60/1m:b120)",
-					   q.p ? q.p : "");
-				sr_buf_free(&q);
-				return SR_BAD;
-			}
+			char why[1024];
+			if (!parse_rule(r->rule, rule, why, sizeof(why)))
+				return sr_csv_bad(t, i, err, "rule %s", why);
 			rule->text = r->rule;
 			rule->rows = malloc(t->nrows * sizeof(*rule->rows));
 			if (!rule->rows)

@@ -53,6 +53,19 @@ static inline struct rl_rule rl_rule_make(int64_t limit, int64_t window_ns)
  */
 int rl_rule_validate(const struct rl_rule *rule, char *msg, size_t msg_len);
 
+/*
+ * The one reader of a rule's text, "N/W" or "N/W:bB" (N and B integers, W
+ * a duration with its unit, parse.h), for every command, tier and report:
+ * the burst is N when not given. RL_OK with *out valid (rl_rule_validate),
+ * or RL_EINVAL with the reason in msg, the text quoted first:
+ *   'TEXT' is not a rule (N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)
+ *   'TEXT': the limit '0' is out of range [1, 1000000]
+ *   'TEXT': the window '60' has no unit (...)
+ *   'TEXT': the burst '5' is not bB (N/W or N/W:bB, e.g. ...)
+ * A caller puts what it read the rule from in front ("--rules: ").
+ */
+int rl_rule_parse(const char *text, struct rl_rule *out, char *msg, size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif
