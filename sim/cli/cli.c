@@ -130,6 +130,17 @@ int cli_duration(const char *cmd, const char *what, const char *text, int64_t mi
 	return CLI_EXIT_OK;
 }
 
+int cli_decider_name(const char *cmd, const char *name, char *out, size_t out_len)
+{
+	size_t len = strlen(name);
+
+	if (len < 1 || len > CLI_DECIDER_NAME_MAX || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != len)
+		return cli_usage_error(cmd, "--decider-name %s: 1 to 32 of a-z, 0-9 and _", cli_quote(name));
+	if (out)
+		snprintf(out, out_len, "peer_%s", name);
+	return CLI_EXIT_OK;
+}
+
 const char *cli_quote(const char *text)
 {
 	static char bufs[4][SIM_QUOTE_SIZE];

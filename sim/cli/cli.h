@@ -83,6 +83,14 @@ int cli_duration(const char *cmd, const char *what, const char *text, int64_t mi
 		 int64_t max_ns, int64_t *out_ns);
 
 /*
+ * A decider's name as --decider-name gives it (sim, study): 1 to
+ * CLI_DECIDER_NAME_MAX of a-z, 0-9 and _; written to out (when not NULL)
+ * as the subject's name "peer_NAME". CLI_EXIT_OK or a usage error.
+ */
+#define CLI_DECIDER_NAME_MAX 32
+int cli_decider_name(const char *cmd, const char *name, char *out, size_t out_len);
+
+/*
  * text made safe to quote in a message, as sim_quote (lines.h) makes it:
  * control bytes and '\' escaped (\n, \t, \r, \xNN, \\), cut after
  * CLI_QUOTE_MAX bytes of text with "...(N bytes)". The result lives in one

@@ -95,13 +95,6 @@ static const struct cli_option options[O_COUNT] = {
 	[O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
 };
 
-static bool valid_peer_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	return len >= 1 && len <= 32 && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
-}
-
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
 {
 	struct cli_args a;
@@ -128,12 +121,9 @@ static int parse_opts(int argc, char **argv, struct sim_opts *so)
 			return cli_usage_error("sim", "--decider needs a command");
 		so->decider = a.value[O_DECIDER];
 	}
-	if (a.value[O_DECIDER_NAME]) {
-		if (!valid_peer_name(a.value[O_DECIDER_NAME]))
-			return cli_usage_error("sim", "--decider-name %s: 1 to 32 of a-z, 0-9 and _",
-					       cli_quote(a.value[O_DECIDER_NAME]));
-		snprintf(so->decider_algo, sizeof(so->decider_algo), "peer_%s", a.value[O_DECIDER_NAME]);
-	}
+	if (a.value[O_DECIDER_NAME] &&
+	    (status = cli_decider_name("sim", a.value[O_DECIDER_NAME], so->decider_algo, sizeof(so->decider_algo))))
+		return status;
 	if (a.value[O_DECIDER_TIMEOUT] && (status = cli_duration("sim", "--decider-timeout", a.value[O_DECIDER_TIMEOUT],
 								   1000000, 3600000000000LL, &so->decider_timeout_ns)))
 		return status;

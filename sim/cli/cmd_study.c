@@ -203,13 +203,6 @@ static int parse_algos(const char *text, struct study_cmd *c)
 	return CLI_EXIT_OK;
 }
 
-static bool valid_peer_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	return len >= 1 && len <= 32 && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
-}
-
 static int parse_decider_names(const char *text, struct study_cmd *c)
 {
 	char buf[1024];
@@ -222,12 +215,14 @@ static int parse_decider_names(const char *text, struct study_cmd *c)
 		return cli_usage_error("study", "--decider-name %s is not a comma-separated list of names",
 				       cli_quote(text));
 	for (char *save, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save), i++) {
-		if (!valid_peer_name(n))
-			return cli_usage_error("study", "--decider-name %s: 1 to 32 of a-z, 0-9 and _", cli_quote(n));
+		char name[sizeof(c->deciders[0].name)];
+		int status = cli_decider_name("study", n, name, sizeof(name));
+		if (status)
+			return status;
 		if (i == c->o.ndeciders)
 			return cli_usage_error("study", "--decider-name %s names %zu deciders, but %zu --decider given",
 					       cli_quote(text), i + 1, c->o.ndeciders);
-		snprintf(c->deciders[i].name, sizeof(c->deciders[i].name), "peer_%s", n);
+		memcpy(c->deciders[i].name, name, sizeof(name));
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(c->deciders[j].name, c->deciders[i].name))
 				return cli_usage_error("study", "--decider-name: %s is given twice", cli_quote(n));
