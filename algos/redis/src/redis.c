@@ -382,43 +382,6 @@ int rl_redis_supports(const struct rl_algo *algo, char *msg, size_t msg_len)
 	return RL_OK;
 }
 
-size_t rl__redis_decimal(char *buf, int64_t v)
-{
-	char tmp[20];
-	size_t n = 0;
-	uint64_t u = (uint64_t)v;
-
-	do
-		tmp[n++] = (char)('0' + u % 10);
-	while (u /= 10);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-	return n;
-}
-
-int rl__redis_append(struct redisContext *ctx, int argc, const char *const *argv, const size_t *len)
-{
-	char buf[RL__REDIS_RESP_MAX];
-	size_t n = 0;
-
-	buf[n++] = '*';
-	n += rl__redis_decimal(buf + n, argc);
-	buf[n++] = '\r', buf[n++] = '\n';
-	for (int i = 0; i < argc; i++) {
-		/* '$', at most 20 digits and a NUL, CRLF, the bytes, CRLF */
-		if (len[i] > sizeof(buf) - n - 26)
-			return redisAppendCommandArgv(ctx, argc, (const char **)argv, len);
-		buf[n++] = '$';
-		n += rl__redis_decimal(buf + n, (int64_t)len[i]);
-		buf[n++] = '\r', buf[n++] = '\n';
-		memcpy(buf + n, argv[i], len[i]);
-		n += len[i];
-		buf[n++] = '\r', buf[n++] = '\n';
-	}
-	return redisAppendFormattedCommand(ctx, buf, n);
-}
-
 /*
  * What both commands carry, into c's buffers: keys[0] = PREFIX{key}, and
  * num[0..4] = now (clock: the text meaning Redis's clock, for

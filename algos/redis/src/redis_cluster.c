@@ -19,7 +19,7 @@
 #include <sys/time.h>
 
 #include "ratelab/status.h"
-#include "redis_argv.h"
+#include "redis_resp.h"
 
 enum {
 	HOST_MAX = 256,
