@@ -275,6 +275,11 @@ double sim_bench_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double sim_bench_pct2(double pct)
+{
+	return fabs(pct) < 0.005 ? 0 : pct;
+}
+
 const char *sim_verdict_name(enum sim_verdict v)
 {
 	return v == SIM_VERDICT_FASTER ? "faster" : v == SIM_VERDICT_SLOWER ? "slower" : "~";

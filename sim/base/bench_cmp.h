@@ -43,6 +43,9 @@ void sim_bench_run_free(struct sim_bench_run *run);
 /* The median of v[0..n) (n >= 1; the mean of the middle two for an even n); v is sorted in place. */
 double sim_bench_median(double *v, size_t n);
 
+/* pct as printed with 2 decimals: 0 when it would print as -0.00 or +0.00 (the sign of a rounding). */
+double sim_bench_pct2(double pct);
+
 enum sim_verdict { SIM_VERDICT_SAME, SIM_VERDICT_FASTER, SIM_VERDICT_SLOWER };
 
 /* "~", "faster" or "slower". */

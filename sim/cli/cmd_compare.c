@@ -190,8 +190,8 @@ static int write_csv(FILE *f, const struct sim_bench_cmp *c, const struct run_na
 	for (size_t i = 0; i < c->n; i++) {
 		const struct sim_bench_row *r = &c->rows[i];
 		csv_name(f, r->name);
-		fprintf(f, ",%.3f,%.3f,%.2f,%.6g,%s\n", r->old_median_ns, r->new_median_ns, r->change_pct, r->p_value,
-			sim_verdict_name(r->verdict));
+		fprintf(f, ",%.3f,%.3f,%.2f,%.6g,%s\n", r->old_median_ns, r->new_median_ns,
+			sim_bench_pct2(r->change_pct), r->p_value, sim_verdict_name(r->verdict));
 	}
 	return ferror(f) ? -1 : 0;
 }
@@ -225,10 +225,10 @@ static int write_md(FILE *f, const struct sim_bench_cmp *c, const struct run_nam
 		fputs("| ", f);
 		md_name(f, r->name);
 		fprintf(f, " | %.3f | %.3f | %+.2f%% | %.4f | %s |\n", r->old_median_ns, r->new_median_ns,
-			r->change_pct, r->p_value, sim_verdict_name(r->verdict));
+			sim_bench_pct2(r->change_pct), r->p_value, sim_verdict_name(r->verdict));
 	}
 	fprintf(f, "| **geometric mean** | %.3f | %.3f | %+.2f%% | | |\n", c->geo_old_ns, c->geo_new_ns,
-		c->geo_change_pct);
+		sim_bench_pct2(c->geo_change_pct));
 	md_only(f, "old", c->only_old, c->n_only_old);
 	md_only(f, "new", c->only_new, c->n_only_new);
 	return ferror(f) ? -1 : 0;
@@ -326,10 +326,11 @@ static void print_table(const struct sim_bench_cmp *c, const struct run_names *r
 	for (size_t i = 0; i < c->n; i++) {
 		const struct sim_bench_row *r = &c->rows[i];
 		printf("%-*s %12s %12s %+8.2f%% %8.4f  %s\n", w, r->name, human_ns(a, sizeof(a), r->old_median_ns),
-		       human_ns(b, sizeof(b), r->new_median_ns), r->change_pct, r->p_value, sim_verdict_name(r->verdict));
+		       human_ns(b, sizeof(b), r->new_median_ns), sim_bench_pct2(r->change_pct), r->p_value,
+		       sim_verdict_name(r->verdict));
 	}
 	printf("%-*s %12s %12s %+8.2f%%\n", w, "geometric mean", human_ns(a, sizeof(a), c->geo_old_ns),
-	       human_ns(b, sizeof(b), c->geo_new_ns), c->geo_change_pct);
+	       human_ns(b, sizeof(b), c->geo_new_ns), sim_bench_pct2(c->geo_change_pct));
 	for (size_t i = 0; i < c->n_only_old; i++)
 		printf("only in old: %s\n", c->only_old[i]);
 	for (size_t i = 0; i < c->n_only_new; i++)
