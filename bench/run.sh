@@ -54,34 +54,61 @@ cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_by
 step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim"
 rm -rf "$RESULTS/sim"
 mkdir -p "$RESULTS/sim" "$RESULTS/bench" "$RESULTS/plots"
+# The simulator's runs are independent (one seed each) and one-threaded:
+# JOBS (default 2) of them at a time, each into its own directory. A
+# failed run fails the step.
+pool=()
+pool_run() {
+	if [ ${#pool[@]} -ge "${JOBS:-2}" ]; then
+		wait "${pool[0]}"
+		pool=("${pool[@]:1}")
+	fi
+	"$@" >/dev/null &
+	pool+=($!)
+}
+pool_wait() {
+	local p
+	for p in "${pool[@]}"; do wait "$p"; done
+	pool=()
+}
 # sim_seeds OUT [SCENARIO.ini ...]: the first seed writes OUT (its series
-# too), every other seed's rows are appended to OUT's CSV files.
+# too), every other seed OUT/seed_S, whose rows sim_seeds_join appends to
+# OUT's CSV files in the order of the seeds.
 sim_seeds() {
-	local out=$1 first=1 s f
+	local out=$1 first=1 s
 	shift
 	for s in $SEEDS; do
 		if [ $first = 1 ]; then
-			"$BUILD/ratelab" sim --quiet --seed "$s" --out "$out" "$@"
+			pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$out" "$@"
 			first=0
-			continue
+		else
+			pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$out/seed_$s" "$@"
 		fi
-		"$BUILD/ratelab" sim --quiet --seed "$s" --out "$out/seed_$s" "$@"
+	done
+}
+sim_seeds_join() {
+	local out=$1 first=1 s f
+	for s in $SEEDS; do
+		[ $first = 1 ] && { first=0; continue; }
 		for f in summary diverged breaker; do
 			tail -n +2 "$out/seed_$s/$f.csv" >>"$out/$f.csv"
 		done
 		rm -rf "$out/seed_$s"
 	done
 }
-sim_seeds "$RESULTS/sim" >/dev/null
-if compgen -G "sim/scenarios/weighted/*.ini" >/dev/null; then
-	sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini >/dev/null
-fi
+weighted=0
+compgen -G "sim/scenarios/weighted/*.ini" >/dev/null && weighted=1
+sim_seeds "$RESULTS/sim"
+[ $weighted = 0 ] || sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini
 # The theory scenarios, each seed's output kept whole: the report's queueing
 # theory section pools every seed's series (batch means) and fails the run on
 # a point too far off its closed form (bench/report_theory.cc).
 for s in $SEEDS; do
-	"$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini >/dev/null
+	pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini
 done
+pool_wait
+sim_seeds_join "$RESULTS/sim"
+[ $weighted = 0 ] || sim_seeds_join "$RESULTS/sim/weighted"
 bash bench/fleet/run.sh "$BUILD" "$RESULTS"
 
 step 3 "peers -> $RESULTS/bench/peers.json, $RESULTS/sim (PEERS=0 skips them)"
