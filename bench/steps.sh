@@ -142,11 +142,11 @@ bench_preflight() {
 		_need_file /usr/share/java/guava.jar libguava-java
 		_need_cmd javac default-jdk-headless
 		_need_cmd node nodejs
-		_need_cmd npm npm
-		_need_cmd nginx nginx-core
 		for p in rate-limiter-flexible ioredis; do
 			[ -e "bench/peers/node/node_modules/$p/package.json" ] || _missing_npm=1
 		done
+		[ $_missing_npm = 0 ] || _need_cmd npm npm # what installs them
+		_need_cmd nginx nginx-core
 	fi
 	if command -v gnuplot >/dev/null 2>&1 && ! echo 'set terminal pngcairo' | gnuplot >/dev/null 2>&1; then
 		_missing+=(gnuplot-nox) # a gnuplot without the pngcairo terminal

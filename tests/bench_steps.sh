@@ -48,6 +48,11 @@ rc=$(preflight all "$tmp/tree" 1 "$tmp/all")
 [ "$rc" = 0 ] || fail "all present: status $rc ($(cat "$tmp/all.err"))"
 [ -s "$tmp/all.err" ] && fail "all present: stderr $(cat "$tmp/all.err")"
 
+# npm only installs the node modules: not needed once they are there
+fake_path "$tmp/nonpm" npm
+rc=$(preflight nonpm "$tmp/tree" 1 "$tmp/nonpm")
+[ "$rc" = 0 ] || fail "npm, the node modules present: status $rc ($(cat "$tmp/nonpm.err"))"
+
 fake_path "$tmp/novg" valgrind go redis-benchmark redis-cli
 rc=$(preflight novg "$tmp/tree" 1 "$tmp/novg")
 [ "$rc" = 2 ] || fail "missing: status $rc, want 2"
