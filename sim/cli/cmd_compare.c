@@ -35,8 +35,8 @@ static const char usage[] =
 	"`make bench` (FOLDER/bench.json, else FOLDER/bench/bench.json). Prints per\n"
 	"benchmark in both runs the old and new median, the change in %, the two-sided\n"
 	"Mann-Whitney U test's p-value and a verdict: faster or slower when p <= A and\n"
-	"the change is at least T%, else ~; then the geometric mean of the medians, and\n"
-	"the benchmarks of one run only.\n"
+	"the change is at least T%, else ~; then the geometric mean of the medians\n"
+	"(geomean), and the benchmarks of one run only.\n"
 	"  --out DIR          also write DIR/compare.csv (benchmark,old_median_ns,\n"
 	"                     new_median_ns,change_pct,p_value,verdict), DIR/compare.md\n"
 	"                     and DIR/compare.html (DIR made if missing; nothing else in\n"
@@ -227,7 +227,7 @@ static int write_md(FILE *f, const struct sim_bench_cmp *c, const struct run_nam
 		fprintf(f, " | %.3f | %.3f | %+.2f%% | %.4f | %s |\n", r->old_median_ns, r->new_median_ns,
 			sim_bench_pct2(r->change_pct), r->p_value, sim_verdict_name(r->verdict));
 	}
-	fprintf(f, "| **geometric mean** | %.3f | %.3f | %+.2f%% | | |\n", c->geo_old_ns, c->geo_new_ns,
+	fprintf(f, "| **geomean** (geometric mean) | %.3f | %.3f | %+.2f%% | | |\n", c->geo_old_ns, c->geo_new_ns,
 		sim_bench_pct2(c->geo_change_pct));
 	md_only(f, "old", c->only_old, c->n_only_old);
 	md_only(f, "new", c->only_new, c->n_only_new);
@@ -316,7 +316,7 @@ static const char *human_ns(char *buf, size_t len, double ns)
 static void print_table(const struct sim_bench_cmp *c, const struct run_names *rn)
 {
 	char a[32], b[32];
-	int w = (int)strlen("geometric mean");
+	int w = (int)strlen("geomean");
 
 	for (size_t i = 0; i < c->n; i++)
 		if ((int)strlen(c->rows[i].name) > w)
@@ -329,13 +329,14 @@ static void print_table(const struct sim_bench_cmp *c, const struct run_names *r
 		       human_ns(b, sizeof(b), r->new_median_ns), sim_bench_pct2(r->change_pct), r->p_value,
 		       sim_verdict_name(r->verdict));
 	}
-	printf("%-*s %12s %12s %+8.2f%%\n", w, "geometric mean", human_ns(a, sizeof(a), c->geo_old_ns),
+	printf("%-*s %12s %12s %+8.2f%%\n", w, "geomean", human_ns(a, sizeof(a), c->geo_old_ns),
 	       human_ns(b, sizeof(b), c->geo_new_ns), sim_bench_pct2(c->geo_change_pct));
 	for (size_t i = 0; i < c->n_only_old; i++)
 		printf("only in old: %s\n", c->only_old[i]);
 	for (size_t i = 0; i < c->n_only_new; i++)
 		printf("only in new: %s\n", c->only_new[i]);
-	printf("%zu benchmarks in both: %zu slower, %zu faster, %zu ~ (p <= %g and a change of at least %g%%)\n",
+	printf("%zu benchmarks in both: %zu slower, %zu faster, %zu ~ (p <= %g and a change of at least %g%%); "
+	       "geomean: the geometric mean of the medians\n",
 	       c->n, c->slower, c->faster, c->n - c->slower - c->faster, rn->alpha, rn->threshold_pct);
 }
 

@@ -70,7 +70,7 @@ int sim_compare_html(FILE *f, const struct sim_bench_cmp *c, const char *old_nam
 			"<td class=\"num\">%+.2f%%</td><td class=\"num\">%.4f</td><td class=\"verdict\">%s</td></tr>\n",
 			r->old_median_ns, r->new_median_ns, sim_bench_pct2(r->change_pct), r->p_value, v);
 	}
-	fprintf(f, "<tr class=\"geomean\"><td>geometric mean</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td>"
+	fprintf(f, "<tr class=\"geomean\"><td>geomean (geometric mean)</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td>"
 		"<td class=\"num\">%+.2f%%</td><td></td><td></td></tr>\n</table>\n",
 		c->geo_old_ns, c->geo_new_ns, sim_bench_pct2(c->geo_change_pct));
 	only(f, "old", c->only_old, c->n_only_old);

@@ -50,8 +50,8 @@ verdicts=$(tail -n +2 "$tmp/self/compare.csv" | awk -F, '{ print $NF }' | sort -
 [ "$verdicts" = "~" ] || fail "self: verdicts $verdicts"
 awk -F, 'NR > 1 && ($4 != "0.00" || $5 != 1 || $2 != $3) { bad = 1 } END { exit bad }' "$tmp/self/compare.csv" ||
 	fail "self: a change, a p-value below 1 or differing medians: $(head -3 "$tmp/self/compare.csv")"
-grep -q "^$n benchmarks in both: 0 slower, 0 faster, $n ~" <<<"$out" || fail "self: summary: $(tail -1 <<<"$out")"
-grep -q '^geometric mean .* +0.00%$' <<<"$out" || fail "self: geometric mean row: $out"
+grep -q "^$n benchmarks in both: 0 slower, 0 faster, $n ~ (p <= 0.05 and a change of at least 2%); geomean: the geometric mean of the medians$" <<<"$out" || fail "self: summary: $(tail -1 <<<"$out")"
+grep -q '^geomean .* +0.00%$' <<<"$out" || fail "self: geometric mean row: $out"
 [ "$(ls -A "$tmp/self" | tr '\n' ' ')" = "compare.csv compare.html compare.md " ] || fail "self: files $(ls -A "$tmp/self")"
 
 # -- planted: b is 30% slower, d 30% faster; c moves 1% (significant, below the 2% threshold)
@@ -73,7 +73,7 @@ grep -qx 'only in old: gone' <<<"$out" || fail "planted: 'gone' not listed: $out
 grep -qx 'only in new: fresh' <<<"$out" || fail "planted: 'fresh' not listed: $out"
 grep -q '^5 benchmarks in both: 1 slower, 1 faster, 3 ~' <<<"$out" || fail "planted: summary $(tail -1 <<<"$out")"
 grep -q 'Only in the old run (1): `gone`' "$tmp/p/compare.md" || fail "planted: md lacks the old-only list"
-grep -q '^| \*\*geometric mean\*\* |' "$tmp/p/compare.md" || fail "planted: md lacks the geometric mean"
+grep -q '^| \*\*geomean\*\* (geometric mean) |' "$tmp/p/compare.md" || fail "planted: md lacks the geometric mean"
 grep -q '<tr class="slower"><td><code>b</code>' "$tmp/p/compare.html" || fail "planted: html lacks b slower"
 grep -q '^| `d` | 5.000 | 3.500 | -30.00% | 0.0079 | faster |$' "$tmp/p/compare.md" || fail "planted: md row of d"
 # --threshold 0.5%: c's 1% now counts; --alpha 0.005: nothing does (2/252 > 0.005)
