@@ -239,8 +239,9 @@ static int write_html(FILE *f, const struct sim_bench_cmp *c, const struct run_n
 	return sim_compare_html(f, c, rn->old_path, rn->new_path, rn->alpha, rn->threshold_pct);
 }
 
-/* Writes o's file beside its place, then renames it in; 0 or CLI_EXIT_FAIL after a message. */
-static int write_one(struct out_file *o, int (*body)(FILE *, const struct sim_bench_cmp *, const struct run_names *),
+/* Writes o's file beside its place (o->tmp); 0 or CLI_EXIT_FAIL after a message, o->tmp removed. */
+static int write_tmp(const struct out_file *o,
+		     int (*body)(FILE *, const struct sim_bench_cmp *, const struct run_names *),
 		     const struct sim_bench_cmp *c, const struct run_names *rn)
 {
 	FILE *f = fopen(o->tmp, "wx");
@@ -250,17 +251,12 @@ static int write_one(struct out_file *o, int (*body)(FILE *, const struct sim_be
 		fprintf(stderr, "ratelab compare: cannot write %s: %s\n", cli_quote(o->tmp), strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
+	errno = 0;
 	int bad = body(f, c, rn);
 	err = errno;
 	if (fclose(f) != 0 && !bad) {
 		bad = 1;
 		err = errno;
-	}
-	if (!bad && rename(o->tmp, o->path) != 0) {
-		fprintf(stderr, "ratelab compare: cannot rename %s to %s: %s\n", cli_quote(o->tmp), cli_quote(o->path),
-			strerror(errno));
-		unlink(o->tmp);
-		return CLI_EXIT_FAIL;
 	}
 	if (bad) {
 		fprintf(stderr, "ratelab compare: writing %s: %s\n", cli_quote(o->tmp), strerror(err ? err : EIO));
@@ -270,6 +266,11 @@ static int write_one(struct out_file *o, int (*body)(FILE *, const struct sim_be
 	return CLI_EXIT_OK;
 }
 
+/*
+ * The three files into dir: each checked to be absent or compare's, all
+ * three written beside their places, then renamed in (a failed write
+ * leaves the earlier files as they were).
+ */
 static int write_out(const char *dir, const struct sim_bench_cmp *c, const struct run_names *rn)
 {
 	struct out_file files[3] = { { "compare.csv", CSV_HEADER, "", "" },
@@ -278,6 +279,7 @@ static int write_out(const char *dir, const struct sim_bench_cmp *c, const struc
 	int (*const bodies[3])(FILE *, const struct sim_bench_cmp *, const struct run_names *) = { write_csv, write_md,
 												   write_html };
 	struct stat st;
+	size_t written = 0;
 	int status;
 
 	if (!*dir)
@@ -293,10 +295,22 @@ static int write_out(const char *dir, const struct sim_bench_cmp *c, const struc
 	}
 	if ((status = make_dir(dir)))
 		return status;
-	for (size_t i = 0; i < 3; i++)
-		if ((status = write_one(&files[i], bodies[i], c, rn)))
-			return status;
-	return CLI_EXIT_OK;
+	while (written < 3 && !(status = write_tmp(&files[written], bodies[written], c, rn)))
+		written++;
+	for (size_t i = 0; i < 3; i++) {
+		if (status) {
+			if (i < written)
+				unlink(files[i].tmp);
+		} else if (rename(files[i].tmp, files[i].path) != 0) {
+			fprintf(stderr, "ratelab compare: cannot rename %s to %s: %s\n", cli_quote(files[i].tmp),
+				cli_quote(files[i].path), strerror(errno));
+			status = CLI_EXIT_FAIL;
+			for (size_t k = i; k < 3; k++)
+				unlink(files[k].tmp);
+			break;
+		}
+	}
+	return status;
 }
 
 /* A median in ns in a readable unit, into buf. */
@@ -313,28 +327,54 @@ static const char *human_ns(char *buf, size_t len, double ns)
 	return buf;
 }
 
+/* name as the table shows it: control bytes as \xNN; returns its width in bytes. */
+static int put_name(FILE *f, const char *name)
+{
+	int w = 0;
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		w += *c < 0x20 || *c == 0x7f ? fprintf(f, "\\x%02x", *c) : (fputc(*c, f), 1);
+	return w;
+}
+
+static int name_width(const char *name)
+{
+	int w = 0;
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		w += *c < 0x20 || *c == 0x7f ? 4 : 1;
+	return w;
+}
+
 static void print_table(const struct sim_bench_cmp *c, const struct run_names *rn)
 {
 	char a[32], b[32];
-	int w = (int)strlen("geomean");
+	int w = (int)strlen("benchmark");
 
 	for (size_t i = 0; i < c->n; i++)
-		if ((int)strlen(c->rows[i].name) > w)
-			w = (int)strlen(c->rows[i].name);
+		if (name_width(c->rows[i].name) > w)
+			w = name_width(c->rows[i].name);
 	printf("%-*s %12s %12s %9s %8s  %s\n", w, "benchmark", "old median", "new median", "change", "p-value",
 	       "verdict");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct sim_bench_row *r = &c->rows[i];
-		printf("%-*s %12s %12s %+8.2f%% %8.4f  %s\n", w, r->name, human_ns(a, sizeof(a), r->old_median_ns),
+		printf("%*s", w - put_name(stdout, r->name), "");
+		printf(" %12s %12s %+8.2f%% %8.4f  %s\n", human_ns(a, sizeof(a), r->old_median_ns),
 		       human_ns(b, sizeof(b), r->new_median_ns), sim_bench_pct2(r->change_pct), r->p_value,
 		       sim_verdict_name(r->verdict));
 	}
 	printf("%-*s %12s %12s %+8.2f%%\n", w, "geomean", human_ns(a, sizeof(a), c->geo_old_ns),
 	       human_ns(b, sizeof(b), c->geo_new_ns), sim_bench_pct2(c->geo_change_pct));
-	for (size_t i = 0; i < c->n_only_old; i++)
-		printf("only in old: %s\n", c->only_old[i]);
-	for (size_t i = 0; i < c->n_only_new; i++)
-		printf("only in new: %s\n", c->only_new[i]);
+	for (size_t i = 0; i < c->n_only_old; i++) {
+		fputs("only in old: ", stdout);
+		put_name(stdout, c->only_old[i]);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < c->n_only_new; i++) {
+		fputs("only in new: ", stdout);
+		put_name(stdout, c->only_new[i]);
+		putchar('\n');
+	}
 	printf("%zu benchmarks in both: %zu slower, %zu faster, %zu ~ (p <= %g and a change of at least %g%%); "
 	       "geomean: the geometric mean of the medians\n",
 	       c->n, c->slower, c->faster, c->n - c->slower - c->faster, rn->alpha, rn->threshold_pct);

@@ -133,6 +133,13 @@ printf '{"benchmarks": [{"run_name": "a\\u001b[2J", "run_type": "iteration", "re
 run_bad escaped_name "" "" compare "$tmp/esc.json" "$tmp/old.json" -- "benchmark 'a\\x1b[2J' (entry 1): time_unit 'h' is not ns, us, ms or s"
 grep -q $'\x1b' "$tmp/err" && fail "an escape byte reached stderr"
 
+# a name's control bytes escaped in the table
+printf '{"benchmarks": [{"run_name": "a\\u001bb", "run_type": "iteration", "real_time": 1, "time_unit": "ns"},
+{"run_name": "a\\u001bb", "run_type": "iteration", "real_time": 2, "time_unit": "ns"}]}' >"$tmp/ctrl.json"
+out=$("$ratelab" compare "$tmp/ctrl.json" "$tmp/ctrl.json") || fail "control bytes: exit $?"
+grep -q '^a\\x1bb  *1.50 ns  *1.50 ns  *+0.00%  *1.0000  ~$' <<<"$out" || fail "control bytes: $out"
+grep -q $'\x1b' <<<"$out" && fail "control bytes: an escape byte printed"
+
 # -- bad usage
 run_bad no_new "" "" compare "$tmp/old.json" -- "give the OLD and the NEW run"
 run_bad three "" "" compare "$tmp/old.json" "$tmp/new.json" "$tmp/new.json" -- "unexpected argument '$tmp/new.json'"
