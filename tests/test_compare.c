@@ -1,12 +1,14 @@
 /*
  * test_compare.c - the parts of `ratelab compare`: the Mann-Whitney U test
- * (sim/base/mwu.h) against scipy's values and, on seeded samples, against
- * the exact distribution by enumerating every arrangement of the ranks; the
- * strict JSON reader (json.h); Google Benchmark's JSON read into runs and
- * two runs compared (bench_cmp.h).
+ * (sim/base/mwu.h) against scipy's values, against the published table of
+ * critical values and, on seeded samples, against the exact distribution
+ * by enumerating every arrangement of the ranks; the strict JSON reader
+ * (json.h); Google Benchmark's JSON read into runs and two runs compared
+ * (bench_cmp.h).
  */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +93,47 @@ static void test_mwu_large(void **state)
 	assert_int_equal(sim_mwu_test(x, 51, y, 50, &p, &u1), 0);
 	assert_rel(u1, 465, 0, "51/50 U1");
 	assert_rel(p, 3.8322611884083866e-08, 1e-9, "51/50 asymptotic");
+}
+
+/*
+ * The published table of critical values of U, two-tailed at 0.05, for
+ * equal samples n = 5..10 and 20 (2, 5, 8, 13, 17, 23, 127: a U at most
+ * the value is significant): p <= 0.05 at the value and p > 0.05 one
+ * above it. Samples of distinct ranks with U1 = u: x's i-th rank i + d_i,
+ * the shifts d_i (at most n, growing with i) summing to u.
+ */
+static void test_mwu_critical_table(void **state)
+{
+	(void)state;
+	static const struct {
+		size_t n;
+		long crit;
+	} table[] = { { 5, 2 }, { 6, 5 }, { 7, 8 }, { 8, 13 }, { 9, 17 }, { 10, 23 }, { 20, 127 } };
+
+	for (size_t t = 0; t < sizeof(table) / sizeof(table[0]); t++) {
+		size_t n = table[t].n;
+		for (long u = table[t].crit; u <= table[t].crit + 1; u++) {
+			double x[20], y[20], p, u1;
+			long d[20], left = u;
+			bool used[41] = { false };
+			for (size_t i = n; i-- > 0;) {
+				d[i] = left < (long)n ? left : (long)n;
+				left -= d[i];
+			}
+			for (size_t i = 0; i < n; i++) {
+				x[i] = (double)((long)i + 1 + d[i]);
+				used[(size_t)x[i]] = true;
+			}
+			for (size_t r = 1, k = 0; r <= 2 * n; r++)
+				if (!used[r])
+					y[k++] = (double)r;
+			assert_int_equal(sim_mwu_test(x, n, y, n, &p, &u1), 0);
+			assert_rel(u1, (double)u, 0, "U1 of the constructed samples");
+			if ((u == table[t].crit) != (p <= 0.05))
+				fail_msg("n = %zu, U = %ld: p %.6f against the table's critical value %ld", n, u, p,
+					 table[t].crit);
+		}
+	}
 }
 
 /* Count of the subsets of n1 ranks among n (bit mask rest) with U' >= u (U' = max of both Us): by enumeration. */
@@ -468,6 +511,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mwu_scipy),
 		cmocka_unit_test(test_mwu_large),
+		cmocka_unit_test(test_mwu_critical_table),
 		cmocka_unit_test(test_mwu_enumerated),
 		cmocka_unit_test(test_json_values),
 		cmocka_unit_test(test_json_strict),
