@@ -9,7 +9,7 @@
 #                        terminal, a line every BENCH_TICK (10) s until the
 #                        next step; the step before it is timed
 #   bench_steps_done     times the last step, writes STEPS_CSV
-#   bench_steps_summary  "N s (MODE run), each step: NAME S s, ..." so far
+#   bench_steps_summary  "N s (MODE); each step: NAME S s, ..." so far
 # STEPS_CSV (mode,step,seconds: a row per step of each mode's last run; a
 # run replaces its own mode's rows only), MODE and STEPS are set by the caller.
 
@@ -83,14 +83,14 @@ bench_step() {
 	fi
 }
 
-# bench_steps_summary: "N s (MODE run), each step: build S s, ..." of the steps timed so far.
+# bench_steps_summary: "N s (MODE); each step: build S s, ..." of the steps timed so far.
 bench_steps_summary() {
 	local i total=0 list=""
 	for i in "${!_step_names[@]}"; do
 		total=$((total + _step_secs[i]))
 		list="$list${list:+, }${_step_names[i]} ${_step_secs[i]} s"
 	done
-	echo "$total s ($MODE run), each step: $list"
+	echo "$total s ($MODE); each step: $list"
 }
 
 # bench_steps_done: the last step timed; STEPS_CSV rewritten (the other mode's rows kept), beside then renamed.

@@ -102,7 +102,7 @@ line() { sed -n "$1p" <<<"$out"; }
 [[ $(line 2) =~ ^'== [2/3] simulate (t+'[0-9]+"s; the previous full run: 100s, about 140s left)"$ ]] || fail "step 2: $(line 2)"
 [[ $(line 3) =~ ^'== [3/3] the peers (t+'[0-9]+"s; the previous full run: 40s, about 40s left)"$ ]] || fail "step 3: $(line 3)"
 grep -q '\.\.\.' <<<"$out" && fail "not a terminal, yet progress lines: $out"
-[[ $(line 4) =~ ^'summary: '[0-9]+' s (full run), each step: build '[01]' s, sim '[23]' s'$ ]] || fail "summary: $(line 4)"
+[[ $(line 4) =~ ^'summary: '[0-9]+' s (full); each step: build '[01]' s, sim '[23]' s'$ ]] || fail "summary: $(line 4)"
 # the full run's rows replaced, the quick run's kept
 awk -F, 'NR == 1 && $0 != "mode,step,seconds" { exit 1 } $1 == "quick" { q++ } $1 == "full" { f++ } END { exit !(q == 1 && f == 3) }' \
 	"$tmp/steps.csv" || fail "steps.csv: $(cat "$tmp/steps.csv")"
