@@ -72,7 +72,7 @@ void machine(std::ostringstream &o, const Inputs &in)
 		{"cpu", "CPU"}, {"cores", "cores"}, {"memory", "memory"}, {"kernel", "kernel"},
 		{"os", "OS"}, {"compiler", "compiler"}, {"cmake", "CMake"}, {"benchmark", "Google Benchmark"},
 		{"glibc", "glibc"}, {"gnuplot", "gnuplot"}, {"nlohmann_json", "nlohmann-json"},
-		{"commit", "ratelab commit"}, {"date", "run started"}};
+		{"commit", "ratelab commit"}, {"date", "run started"}, {"make_bench", "make bench"}};
 	for (auto &kv : keys)
 		o << "- " << kv[1] << ": " << env_value(in, kv[0]) << "\n";
 	auto bt = in.bench.context.find("library_build_type");

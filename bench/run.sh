@@ -10,7 +10,11 @@
 # The full run repeats every benchmark 5 times and the simulator over 5
 # seeds; the report quotes medians with their ranges (bench/report.h).
 #
-# A missing tool or library stops it with the apt-get command that fixes it.
+# Every missing tool, package or peer is named before the first step, with
+# the command that installs it (exit 2). Each step prints what it does, the
+# time so far and, from the previous run of the same mode
+# (results/bench/steps.csv), about how long is left; on a terminal a long
+# step prints a line every 10 s (bench/steps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,40 +23,27 @@ QUICK=${QUICK:-}
 BUILD=build-bench
 RESULTS=results
 T0=$(date +%s)
-STEPS=6
-
-step() { echo "== [$1/$STEPS] $2 (t+$(($(date +%s) - T0))s)"; }
-
-# -- dependencies: package -> a file or command it provides
-missing=()
-need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
-need_file() { [ -e "$1" ] || missing+=("$2"); }
-need_cmd cmake cmake
-need_cmd g++ g++
-need_cmd make make
-need_cmd python3 python3
-need_cmd gnuplot gnuplot-nox
-need_file /usr/include/benchmark/benchmark.h libbenchmark-dev
-need_file /usr/include/nlohmann/json.hpp nlohmann-json3-dev
-need_file /usr/include/cmocka.h libcmocka-dev # the configure step also sets up tests/
-if [ ${#missing[@]} -gt 0 ]; then
-	sudo=""
-	[ "$(id -u)" = 0 ] || sudo="sudo "
-	echo "bench: missing: ${missing[*]}" >&2
-	echo "bench: run: ${sudo}apt-get update && ${sudo}apt-get install -y ${missing[*]}" >&2
-	echo "bench: (or: make deps)" >&2
-	exit 1
-fi
-if ! echo 'set terminal pngcairo' | gnuplot >/dev/null 2>&1; then
-	echo "bench: gnuplot has no pngcairo terminal; run: apt-get install -y gnuplot-nox" >&2
-	exit 1
-fi
-
 if [ "$QUICK" = 1 ]; then
 	MODE=quick MIN_TIME=0.02 REPS=3 SEEDS="1 2"
 else
 	MODE=full MIN_TIME=0.25 REPS=5 SEEDS="1 2 3 4 5"
 fi
+
+# The steps, in order; each step's time is kept in STEPS_CSV for the next
+# run's expectations, and given in the report's machine section.
+STEP_NAMES=(build simulator peers benchmarks bytes perf redis import study report charts)
+STEPS=${#STEP_NAMES[@]}
+STEPS_CSV=$RESULTS/bench/steps.csv
+BENCH_T0=$T0
+source bench/steps.sh
+trap _tick_stop EXIT
+step() { bench_step "$1" "${STEP_NAMES[$1 - 1]}" "$2" "${STEP_NAMES[@]:$1}"; }
+
+# Every tool, package and peer of every step, before the first one.
+rc=0
+bench_preflight || rc=$?
+[ $rc = 0 ] || exit $rc
+
 echo "bench: $MODE run; results in $RESULTS/"
 
 step 1 "build (Release, -DRL_BENCH=ON) in $BUILD"
@@ -63,38 +54,67 @@ cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_by
 step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim"
 rm -rf "$RESULTS/sim"
 mkdir -p "$RESULTS/sim" "$RESULTS/bench" "$RESULTS/plots"
+# The simulator's runs are independent (one seed each) and one-threaded:
+# JOBS (default 2) of them at a time, each into its own directory. A
+# failed run fails the step.
+pool=()
+pool_run() {
+	if [ ${#pool[@]} -ge "${JOBS:-2}" ]; then
+		wait "${pool[0]}"
+		pool=("${pool[@]:1}")
+	fi
+	"$@" >/dev/null &
+	pool+=($!)
+}
+pool_wait() {
+	local p
+	for p in "${pool[@]}"; do wait "$p"; done
+	pool=()
+}
 # sim_seeds OUT [SCENARIO.ini ...]: the first seed writes OUT (its series
-# too), every other seed's rows are appended to OUT's CSV files.
+# too), every other seed OUT/seed_S, whose rows sim_seeds_join appends to
+# OUT's CSV files in the order of the seeds.
 sim_seeds() {
-	local out=$1 first=1 s f
+	local out=$1 first=1 s
 	shift
 	for s in $SEEDS; do
 		if [ $first = 1 ]; then
-			"$BUILD/ratelab" sim --quiet --seed "$s" --out "$out" "$@"
+			pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$out" "$@"
 			first=0
-			continue
+		else
+			pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$out/seed_$s" "$@"
 		fi
-		"$BUILD/ratelab" sim --quiet --seed "$s" --out "$out/seed_$s" "$@"
+	done
+}
+sim_seeds_join() {
+	local out=$1 first=1 s f
+	for s in $SEEDS; do
+		[ $first = 1 ] && { first=0; continue; }
 		for f in summary diverged breaker; do
 			tail -n +2 "$out/seed_$s/$f.csv" >>"$out/$f.csv"
 		done
 		rm -rf "$out/seed_$s"
 	done
 }
-sim_seeds "$RESULTS/sim" >/dev/null
-if compgen -G "sim/scenarios/weighted/*.ini" >/dev/null; then
-	sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini >/dev/null
-fi
+weighted=0
+compgen -G "sim/scenarios/weighted/*.ini" >/dev/null && weighted=1
+sim_seeds "$RESULTS/sim"
+[ $weighted = 0 ] || sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini
 # The theory scenarios, each seed's output kept whole: the report's queueing
 # theory section pools every seed's series (batch means) and fails the run on
 # a point too far off its closed form (bench/report_theory.cc).
 for s in $SEEDS; do
-	"$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini >/dev/null
+	pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini
 done
-PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS" # the peers (PEERS=0 skips)
+pool_wait
+sim_seeds_join "$RESULTS/sim"
+[ $weighted = 0 ] || sim_seeds_join "$RESULTS/sim/weighted"
 bash bench/fleet/run.sh "$BUILD" "$RESULTS"
 
-step 3 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
+step 3 "peers -> $RESULTS/bench/peers.json, $RESULTS/sim (PEERS=0 skips them)"
+PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS"
+
+step 4 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
 # Three passes. The single-key entries (hot checks and their floors, the
 # atomics, rl_limit, the breaker, the one-key stores) are compared with one
 # another in the Targets table, and this shared host's speed shifts by up
@@ -132,17 +152,21 @@ for f in passes:
     os.remove(os.path.join(d, f))
 PY
 
-step 4 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
+step 5 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
 "$BUILD/ratelab_bytes_limit" >"$RESULTS/bench/bytes_vs_limit.csv"
 
-bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (bench/perf/run.sh)
+step 6 "the perf gate's callgrind figures -> $RESULTS/bench/perf.json"
+bash bench/perf/run.sh "$RESULTS"
+step 7 "Redis rounds -> $RESULTS/bench/redis.json"
 bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
-bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab import's lines per second
-bash bench/study/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab study at scale (bench/study/run.sh)
+step 8 "ratelab import's lines per second -> $RESULTS/bench/import.json"
+bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK"
+step 9 "ratelab study at scale, the README's study of the sample log -> $RESULTS/bench/study_scale.csv"
+bash bench/study/run.sh "$BUILD" "$RESULTS" "$QUICK"
 echo "  the README's study of the sample log -> $RESULTS/study-example"
 bash examples/study_example.sh "$BUILD" "$RESULTS/study-example"
 
-step 5 "report -> $RESULTS/REPORT.md"
+step 10 "report -> $RESULTS/REPORT.md"
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
 cpuinfo() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -1; }
 lscpu_field() { lscpu | awk -F: -v k="$1" '$1 == k { sub(/^ +/, "", $2); print $2 }'; }
@@ -178,14 +202,16 @@ cpu_line() {
 	echo "nlohmann_json=$(pkgver nlohmann-json3-dev)"
 	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo n/a)"
 	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"
+	echo "make_bench=$(bench_steps_summary); the report and charts after them not counted"
 } >"$RESULTS/bench/env.txt"
 "$BUILD/ratelab_report" "$RESULTS" bench/qualitative.csv README.md "$MODE"
 
-step 6 "charts -> $RESULTS/plots"
+step 11 "charts -> $RESULTS/plots"
 for gp in plots/*.gp; do
 	[ "$gp" = plots/style.gp ] && continue
 	echo "  $gp"
 	gnuplot -e "data='$RESULTS/plots/data'; out='$RESULTS/plots'" "$gp"
 done
 
-echo "bench: done in $(($(date +%s) - T0))s: $RESULTS/REPORT.md"
+bench_steps_done
+echo "bench: done in $(($(date +%s) - T0))s: $RESULTS/REPORT.md; each step's time in $STEPS_CSV"

@@ -1,0 +1,123 @@
+#!/bin/bash
+# bench/steps.sh, the progress and preflight of `make bench`, without
+# running a bench: the preflight names every missing package (and the
+# peers' node modules) with the command that installs them and exits 2,
+# and demands no peer with PEERS=0; a step's line gives the previous run's
+# time of that step and of what is left; a terminal gets a line every
+# BENCH_TICK seconds, a log none; the steps' times are written to
+# STEPS_CSV, the other mode's rows kept. $1 is the top of the source tree.
+top=$(realpath "$1")
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A PATH holding every command the bench needs but those named, and a
+# tree with or without the peers' node modules.
+# fake_path DIR CMD...: DIR with links to the real commands, but CMDs.
+fake_path() {
+	local dir=$1 c skip
+	shift
+	mkdir -p "$dir"
+	for c in bash cmake g++ cc make python3 gzip gnuplot valgrind redis-server redis-benchmark redis-cli \
+		go javac node npm nginx awk date id sleep mv cat kill rm mkdir; do
+		skip=0
+		for s in "$@"; do [ "$c" = "$s" ] && skip=1; done
+		[ $skip = 1 ] && continue
+		if command -v "$c" >/dev/null 2>&1; then
+			ln -s "$(command -v "$c")" "$dir/$c"
+		else # a machine without it: a stand-in that succeeds
+			printf '#!/bin/sh\nexit 0\n' >"$dir/$c"
+			chmod +x "$dir/$c"
+		fi
+	done
+}
+mkdir -p "$tmp/tree/bench/peers/node/node_modules/rate-limiter-flexible" "$tmp/tree/bench/peers/node/node_modules/ioredis"
+touch "$tmp/tree/bench/peers/node/node_modules/rate-limiter-flexible/package.json" \
+	"$tmp/tree/bench/peers/node/node_modules/ioredis/package.json"
+mkdir -p "$tmp/bare/bench/peers/node"
+
+# preflight NAME TREE PEERS PATH: runs bench_preflight; its stderr in $tmp/NAME.err, its status echoed
+preflight() {
+	(cd "$2" && PEERS=$3 PATH=$4 bash -c "source '$top/bench/steps.sh'; bench_preflight" 2>"$tmp/$1.err"; echo $?)
+}
+# The files the preflight looks for (headers, jars, Go sources) are this machine's: the test
+# needs them (make deps), so that only what it takes away is missing.
+fake_path "$tmp/all"
+rc=$(preflight all "$tmp/tree" 1 "$tmp/all")
+[ "$rc" = 0 ] || fail "all present: status $rc ($(cat "$tmp/all.err"))"
+[ -s "$tmp/all.err" ] && fail "all present: stderr $(cat "$tmp/all.err")"
+
+# npm only installs the node modules: not needed once they are there
+fake_path "$tmp/nonpm" npm
+rc=$(preflight nonpm "$tmp/tree" 1 "$tmp/nonpm")
+[ "$rc" = 0 ] || fail "npm, the node modules present: status $rc ($(cat "$tmp/nonpm.err"))"
+
+fake_path "$tmp/novg" valgrind go redis-benchmark redis-cli
+rc=$(preflight novg "$tmp/tree" 1 "$tmp/novg")
+[ "$rc" = 2 ] || fail "missing: status $rc, want 2"
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo "
+want="bench: missing before the first step: valgrind redis-tools golang-go
+bench: run: make deps
+bench: (that is: ${sudo}apt-get update && ${sudo}apt-get install -y valgrind redis-tools golang-go)
+bench: (or skip the peers: make bench PEERS=0)"
+[ "$(cat "$tmp/novg.err")" = "$want" ] || fail "missing: stderr
+--- got:
+$(cat "$tmp/novg.err")
+--- want:
+$want"
+
+# the peers' node modules, and PEERS=0 needing no peer at all
+rc=$(preflight npm "$tmp/bare" 1 "$tmp/all")
+[ "$rc" = 2 ] || fail "node modules: status $rc"
+grep -qx 'bench: missing before the first step: (the node modules of bench/peers/node)' "$tmp/npm.err" ||
+	fail "node modules: $(cat "$tmp/npm.err")"
+grep -qx 'bench: (that is: cd bench/peers/node && npm ci)' "$tmp/npm.err" || fail "node modules: $(cat "$tmp/npm.err")"
+fake_path "$tmp/nopeers" go javac node npm nginx
+rc=$(preflight nopeers "$tmp/bare" 0 "$tmp/nopeers")
+[ "$rc" = 0 ] || fail "PEERS=0: status $rc ($(cat "$tmp/nopeers.err"))"
+rc=$(preflight peers "$tmp/bare" 1 "$tmp/nopeers")
+grep -q 'missing before the first step: golang-go default-jdk-headless nodejs npm nginx-core (the node modules' "$tmp/peers.err" ||
+	fail "peers: $(cat "$tmp/peers.err")"
+
+# -- the step lines and STEPS_CSV
+# run_steps MODE CSV TICK: three steps of 0, 2 and 1 s (2 with BENCH_TICK=TICK), then done
+run_steps() {
+	MODE=$1 STEPS_CSV=$2 BENCH_TICK=$3 bash -c "
+		STEPS=3
+		source '$top/bench/steps.sh'
+		bench_step 1 build 'build it' sim peers
+		bench_step 2 sim 'simulate' peers
+		sleep 2.5
+		bench_step 3 peers 'the peers'
+		sleep 1
+		echo \"summary: \$(bench_steps_summary)\"
+		bench_steps_done"
+}
+printf 'mode,step,seconds\nquick,build,7\nfull,build,60\nfull,sim,100\nfull,peers,40\n' >"$tmp/steps.csv"
+out=$(run_steps full "$tmp/steps.csv" 10)
+line() { sed -n "$1p" <<<"$out"; }
+[[ $(line 1) =~ ^'== [1/3] build it (t+'[0-9]+"s; the previous full run: 60s, about 200s left)"$ ]] || fail "step 1: $(line 1)"
+[[ $(line 2) =~ ^'== [2/3] simulate (t+'[0-9]+"s; the previous full run: 100s, about 140s left)"$ ]] || fail "step 2: $(line 2)"
+[[ $(line 3) =~ ^'== [3/3] the peers (t+'[0-9]+"s; the previous full run: 40s, about 40s left)"$ ]] || fail "step 3: $(line 3)"
+grep -q '\.\.\.' <<<"$out" && fail "not a terminal, yet progress lines: $out"
+[[ $(line 4) =~ ^'summary: '[0-9]+' s (full); each step: build '[01]' s, sim '[23]' s'$ ]] || fail "summary: $(line 4)"
+# the full run's rows replaced, the quick run's kept
+awk -F, 'NR == 1 && $0 != "mode,step,seconds" { exit 1 } $1 == "quick" { q++ } $1 == "full" { f++ } END { exit !(q == 1 && f == 3) }' \
+	"$tmp/steps.csv" || fail "steps.csv: $(cat "$tmp/steps.csv")"
+grep -qx 'quick,build,7' "$tmp/steps.csv" || fail "steps.csv lost the quick run: $(cat "$tmp/steps.csv")"
+grep -Eqx 'full,sim,[23]' "$tmp/steps.csv" || fail "steps.csv: sim's time: $(cat "$tmp/steps.csv")"
+# no previous run of the mode
+out=$(run_steps quick "$tmp/none.csv" 10)
+grep -q "^== \[1/3\] build it (t+[0-9]*s; no previous quick run's time)$" <<<"$out" || fail "no previous: $out"
+[ -f "$tmp/none.csv" ] || fail "steps.csv not written"
+
+# on a terminal: a line every BENCH_TICK seconds during the 2.5 s step
+script -qec "$(declare -f run_steps); top='$top'; run_steps full '$tmp/steps.csv' 1" /dev/null >"$tmp/tty.out" </dev/null
+n=$(grep -c '^   \.\.\. \[2/3\] sim: [0-9]*s of about [23]s' "$tmp/tty.out")
+[ "$n" -ge 2 ] || fail "terminal: $n progress lines in the 2.5 s step: $(cat "$tmp/tty.out")"
+grep -q '\.\.\. \[1/3\]' "$tmp/tty.out" && fail "terminal: the 0 s step ticked"
+
+[ $fails -eq 0 ] || { echo "bench_steps: $fails check(s) failed"; exit 1; }
+echo "bench_steps: all checks passed"
