@@ -166,8 +166,8 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	std::string placed; // the algorithms in tradeoff.dat, in its order
 	t << "algo ns ns_min ns_max over over_min over_max rej rej_min rej_max bytes\n";
 	for (const Figures &f : figs) {
-		if (!f.ns_hot.measured())
-			continue; // no timing: no point to place
+		if (!f.ns_hot.measured() || !f.over_n_pct.measured() || !f.false_reject_pct.measured())
+			continue; // no timing or no simulation: no point to place (gnuplot warns on an empty series)
 		placed += (placed.empty() ? "" : " ") + f.algo;
 		double bytes = std::isnan(f.allin_1m) ? f.state_bytes : f.allin_1m;
 		t << f.algo << ' ' << num(f.ns_hot.median) << ' ' << num(f.ns_hot.min) << ' ' << num(f.ns_hot.max) << ' '
@@ -187,13 +187,11 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	double ns_top = 10;
 	double ytop[2] = {0, 0};
 	for (const Figures &f : figs)
-		if (f.ns_hot.measured()) {
+		if (f.ns_hot.measured() && f.over_n_pct.measured() && f.false_reject_pct.measured()) {
 			pts.push_back(&f);
 			ns_top = std::max(ns_top, f.ns_hot.max);
-			const Stat *s[2] = {&f.over_n_pct, &f.false_reject_pct};
-			for (int p = 0; p < 2; p++)
-				if (s[p]->measured())
-					ytop[p] = std::max(ytop[p], s[p]->max);
+			ytop[0] = std::max(ytop[0], f.over_n_pct.max);
+			ytop[1] = std::max(ytop[1], f.false_reject_pct.max);
 		}
 	double xdec = std::ceil(std::log10(ns_top * 1.2));
 	for (double &y : ytop)
@@ -207,7 +205,7 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 		for (const Figures *f : pts) {
 			double y = (p == 0 ? f->over_n_pct : f->false_reject_pct).median;
 			px.push_back(std::log10(f->ns_hot.median) / xdec * w);
-			py.push_back((std::isnan(y) ? 0 : y) / ytop[p] * h);
+			py.push_back(y / ytop[p] * h);
 			chars.push_back(f->algo.size());
 		}
 		std::vector<std::pair<double, double>> at = place_labels(px, py, chars, w, h);
