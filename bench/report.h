@@ -177,6 +177,9 @@ void import_section(std::ostringstream &o, const Inputs &in);
 // The local-plus-global section (report_fleet.cc): reads sim/fleet.csv,
 // writes plots/data/fleet.dat; exits 1 when the file is missing.
 std::string fleet_section(const Inputs &in);
+// "The answer"'s row for a fleet: the largest sync interval keeping random
+// routing's error under 1 % at k = 4, with its round trips.
+std::string fleet_answer(const Inputs &in);
 
 // The simulator against queueing theory (report_theory.cc): reads
 // sim/theory/seed_S/{summary.csv,series/}, writes plots/data/theory_*.dat;

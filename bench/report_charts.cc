@@ -6,6 +6,10 @@
 //                  max over the repetitions), over-N admissions % and false
 //                  rejects % (median, min, max over the seeds), bytes per
 //                  key (all-in at 1M keys, else the state's size)
+//   tradeoff_labels.dat  per panel of the tradeoff chart a block, one line
+//                  per point: name, the point (x, y), where its label starts
+//                  (lx, ly: left end, middle) and where its leader line ends;
+//                  placed apart (place_labels); vars.gp: the panels' ranges
 //   load_sweep.dat per algorithm the sweep measured a block (its name heads
 //                  it; vars.gp lists them as sweep_algos): offered load %,
 //                  over-N % and false reject % (median, min, max over seeds)
@@ -61,6 +65,88 @@ std::string num(double v)
 	return buf;
 }
 
+// The tradeoff chart's geometry, shared with plots/tradeoff.gp through
+// vars.gp: each panel's plot area in screen fractions of a W x H image (px).
+constexpr double kTradeW = 1500, kTradeH = 700;
+constexpr double kTradeLeft[2] = {0.06, 0.47}, kTradeRight[2] = {0.40, 0.81};
+constexpr double kTradeBottom = 0.12, kTradeTop = 0.84;
+// Text of the chart's font (DejaVu Sans 12 at pngcairo's 96 dpi), px: a
+// generous width per character, so that a label never runs into its neighbour.
+constexpr double kCharW = 8.6, kLabelH = 18, kMarker = 9, kGap = 8;
+
+// 1, 2, 2.5, 5 times a power of ten: the least at or above v (v > 0).
+double nice_ceil(double v)
+{
+	double p = std::pow(10, std::floor(std::log10(v)));
+	for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+		if (m * p >= v)
+			return m * p;
+	return 10 * p;
+}
+
+struct Box {
+	double x0, y0, x1, y1;
+	bool hits(const Box &o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// One label per point, placed apart: px, py the points in px of a w x h
+// plot area (y up); each label (chars[i] characters) goes right or left of
+// its point, level with it or stepped up or down, at the first place inside
+// the area that covers no other label and no point. Returns per point the
+// label's left end and middle (lx, ly), px.
+std::vector<std::pair<double, double>> place_labels(const std::vector<double> &px, const std::vector<double> &py,
+						    const std::vector<size_t> &chars, double w, double h)
+{
+	size_t n = px.size();
+	std::vector<Box> taken;
+	for (size_t i = 0; i < n; i++)
+		taken.push_back({px[i] - kMarker, py[i] - kMarker, px[i] + kMarker, py[i] + kMarker});
+	std::vector<std::pair<double, double>> at(n);
+	// neighbours first along x, so that a cluster's labels fan out in order
+	std::vector<size_t> order(n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return px[a] < px[b]; });
+	for (size_t i : order) {
+		double lw = kCharW * (double)chars[i] + 4;
+		bool placed = false;
+		Box first{};
+		bool have_first = false;
+		for (int step = 0; step <= 24 && !placed; step++)
+			for (int sign : {1, -1}) {
+				if (step == 0 && sign < 0)
+					continue;
+				double y = py[i] + sign * step * (kLabelH + 2);
+				for (int side : {1, -1}) {
+					double x0 = side > 0 ? px[i] + kMarker + kGap : px[i] - kMarker - kGap - lw;
+					Box b{x0, y - kLabelH / 2, x0 + lw, y + kLabelH / 2};
+					if (b.x0 < 0 || b.x1 > w || b.y0 < 0 || b.y1 > h)
+						continue;
+					if (!have_first) {
+						first = b;
+						have_first = true;
+					}
+					bool free = true;
+					for (const Box &t : taken)
+						free = free && !b.hits(t);
+					if (free) {
+						first = b;
+						placed = true;
+						break;
+					}
+				}
+				if (placed)
+					break;
+			}
+		if (!have_first) // wider than the area: at the point, left end inside
+			first = {std::max(0.0, std::min(px[i] + kMarker + kGap, w - lw)), py[i] - kLabelH / 2, 0, py[i] + kLabelH / 2};
+		first.x1 = first.x0 + lw;
+		taken.push_back(first);
+		at[i] = {first.x0, (first.y0 + first.y1) / 2};
+	}
+	return at;
+}
+
 int state_code(const std::string &s)
 {
 	if (s == "CLOSED" || s == "0")
@@ -80,14 +166,64 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	std::string placed; // the algorithms in tradeoff.dat, in its order
 	t << "algo ns ns_min ns_max over over_min over_max rej rej_min rej_max bytes\n";
 	for (const Figures &f : figs) {
-		if (!f.ns_hot.measured())
-			continue; // no timing: no point to place
+		if (!f.ns_hot.measured() || !f.over_n_pct.measured() || !f.false_reject_pct.measured())
+			continue; // no timing or no simulation: no point to place (gnuplot warns on an empty series)
 		placed += (placed.empty() ? "" : " ") + f.algo;
 		double bytes = std::isnan(f.allin_1m) ? f.state_bytes : f.allin_1m;
 		t << f.algo << ' ' << num(f.ns_hot.median) << ' ' << num(f.ns_hot.min) << ' ' << num(f.ns_hot.max) << ' '
 		  << num(f.over_n_pct.median) << ' ' << num(f.over_n_pct.min) << ' ' << num(f.over_n_pct.max) << ' '
 		  << num(f.false_reject_pct.median) << ' ' << num(f.false_reject_pct.min) << ' '
 		  << num(f.false_reject_pct.max) << ' ' << num(bytes) << '\n';
+	}
+
+	t.close();
+	if (!t) {
+		std::fprintf(stderr, "report: cannot write %s/tradeoff.dat\n", dir.c_str());
+		std::exit(1);
+	}
+
+	// The tradeoff chart's ranges: x from 1 ns to the decade above the slowest, y from 0.
+	std::vector<const Figures *> pts;
+	double ns_top = 10;
+	double ytop[2] = {0, 0};
+	for (const Figures &f : figs)
+		if (f.ns_hot.measured() && f.over_n_pct.measured() && f.false_reject_pct.measured()) {
+			pts.push_back(&f);
+			ns_top = std::max(ns_top, f.ns_hot.max);
+			ytop[0] = std::max(ytop[0], f.over_n_pct.max);
+			ytop[1] = std::max(ytop[1], f.false_reject_pct.max);
+		}
+	double xdec = std::ceil(std::log10(ns_top * 1.2));
+	for (double &y : ytop)
+		y = nice_ceil(std::max(y * 1.15, 1.0));
+	std::ofstream tl = open_out(dir + "/tradeoff_labels.dat");
+	tl << "algo x y lx ly leader_x leader_y\n";
+	for (int p = 0; p < 2; p++) {
+		double w = (kTradeRight[p] - kTradeLeft[p]) * kTradeW, h = (kTradeTop - kTradeBottom) * kTradeH;
+		std::vector<double> px, py;
+		std::vector<size_t> chars;
+		for (const Figures *f : pts) {
+			double y = (p == 0 ? f->over_n_pct : f->false_reject_pct).median;
+			px.push_back(std::log10(f->ns_hot.median) / xdec * w);
+			py.push_back(y / ytop[p] * h);
+			chars.push_back(f->algo.size());
+		}
+		std::vector<std::pair<double, double>> at = place_labels(px, py, chars, w, h);
+		auto data_x = [&](double x) { return std::pow(10, x / w * xdec); };
+		auto data_y = [&](double y) { return y / h * ytop[p]; };
+		for (size_t i = 0; i < pts.size(); i++) {
+			// the leader line ends at the label's end nearer the point
+			double lx = at[i].first, near = lx > px[i] ? lx - 2 : lx + kCharW * (double)chars[i] + 6;
+			tl << pts[i]->algo << ' ' << num(data_x(px[i])) << ' ' << num(data_y(py[i])) << ' '
+			   << num(data_x(lx)) << ' ' << num(data_y(at[i].second)) << ' ' << num(data_x(near)) << ' '
+			   << num(data_y(at[i].second)) << '\n';
+		}
+		tl << "\n\n";
+	}
+	tl.close();
+	if (!tl) {
+		std::fprintf(stderr, "report: cannot write %s/tradeoff_labels.dat\n", dir.c_str());
+		std::exit(1);
 	}
 
 	// One block per algorithm the sweep measured (a quick run runs a peer on one scenario only).
@@ -194,12 +330,20 @@ void write_chart_data(const Inputs &in, const std::string &dir)
 	  << "breaker_scenario = \"" << bs << "\"\n"
 	  << "bytes_limit = \"" << in.bytes_limit.path << "\"\n"
 	  << "sweep = \"" << (sweep.empty() ? "" : sweep.front().second) << "\"\n"
+	  << "sweep_last = \"" << (sweep.empty() ? "" : sweep.back().second) << "\"\n"
 	  << "sweep_limit = " << num(sweep_limit) << "\n"
 	  << "population_total = " << num(pop_total) << "\n"
 	  << "breaker_rate = " << num(breaker_limit / breaker_window_s) << "\n"
 	  << "seeds = " << seeds(in).size() << "\n"
 	  << "tradeoff_algos = \"" << placed << "\"\n"
-	  << "sweep_algos = \"" << swept << "\"\n";
+	  << "sweep_algos = \"" << swept << "\"\n"
+	  << "tradeoff_xmax = " << num(std::pow(10, xdec)) << "\n"
+	  << "tradeoff_ymax_over = " << num(ytop[0]) << "\n"
+	  << "tradeoff_ymax_rej = " << num(ytop[1]) << "\n"
+	  << "tradeoff_w = " << kTradeW << "\ntradeoff_h = " << kTradeH << "\n"
+	  << "tradeoff_left = \"" << kTradeLeft[0] << ' ' << kTradeLeft[1] << "\"\n"
+	  << "tradeoff_right = \"" << kTradeRight[0] << ' ' << kTradeRight[1] << "\"\n"
+	  << "tradeoff_bottom = " << kTradeBottom << "\ntradeoff_top = " << kTradeTop << "\n";
 	v.close();
 	write_peer_chart_data(in, dir);
 }

@@ -4,21 +4,21 @@
 # gnuplot -e "data='DIR'; out='DIR'" plots/keys.gp
 load data.'/vars.gp'
 load 'plots/style.gp'
-set terminal pngcairo noenhanced size 1000,650 font "DejaVu Sans,12"
+set terminal pngcairo noenhanced size 1150,650 font "DejaVu Sans,12"
 set output out.'/keys.png'
-set title "Keyed store: ns/op against keys (uniform), with the memory floor and the peers' keyed maps"
-set xlabel "keys in the store"
-set ylabel "ns/op"
+set title "Keyed store: ns/op against keys (uniform), with the memory floors and the peers' keyed maps"
+set xlabel "keys in the store (log scale)"
+set ylabel "ns per check (log scale)"
 set logscale x 10
 set logscale y 10
-set format x "%.0e"
+set format x "10^%T"
 set grid
-set key top left
+set key outside right top Left reverse
 set datafile missing "NaN"
 ncols = words(algos) + 3
-# a peer's line dashed and thin, so that it is not taken for the algorithm sharing its colour
-peer(i) = strstrt(word(algos, i - 1), "peer_") == 1
-plot for [i=2:ncols-2] data.'/keys.dat' using 1:i title columnhead(i) with linespoints \
-         dt 1+peer(i) lw 2-peer(i), \
-     data.'/keys.dat' using 1:(column(ncols-1)) title "floor: dependent loads" with linespoints lw 3 dt 2 pt 4 lc rgb "black", \
-     data.'/keys.dat' using 1:(column(ncols)) title "floor: independent loads" with linespoints lw 2 dt 3 pt 6 lc rgb "gray40"
+# column i is the algorithm word(algos, i - 1); only the columns with a figure
+# (a peer whose driver did not run has none, and gnuplot would warn)
+cols = system("awk 'NR > 1 { for (i = 2; i <= NF - 2; i++) if ($i != \"NaN\") ok[i] = 1 } END { for (i = 2; i <= ".(ncols - 2)."; i++) if (ok[i]) printf \"%d \", i }' '".data."/keys.dat'")
+plot for [c in cols] data.'/keys.dat' using 1:(column(c + 0)) title word(algos, c - 1) with linespoints lt sty(word(algos, c - 1)), \
+     data.'/keys.dat' using 1:(column(ncols-1)) title "floor: dependent loads" with linespoints lt ls_floor_dependent, \
+     data.'/keys.dat' using 1:(column(ncols)) title "floor: independent loads" with linespoints lt ls_floor_independent

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sr_palette.h" /* plots/style.gp: the charts' one palette */
 #include "study_report_int.h"
 
 /* Names in legends and labels: longer ones are cut, their length said. */
@@ -184,7 +185,14 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 		sr_printf(gp, "' at %llu,%llu offset 0.8,%.1f\n", (unsigned long long)w->excess_admitted,
 			  (unsigned long long)w->good_keys_hurt, 0.8 + 1.3 * (double)(rank % 3));
 	}
-	sr_printf(gp, "plot 'hurt_%zu.dat' using 1:2 with points pt 7 ps 1.6 lc rgb '#1f5fa8'\n", ri + 1);
+	/* each algorithm's point in its style of the palette */
+	for (size_t i = 0; i < r->nrows; i++) {
+		sr_printf(gp, "%s'hurt_%zu.dat' every ::%zu::%zu using 1:2 with points lt sty('", i ? ", \\\n     " : "plot ",
+			  ri + 1, i, i);
+		sr_gp(gp, s->row[r->rows[i]].algo, SR_GP_NAME_MAX);
+		sr_puts(gp, "') ps 1.6 notitle");
+	}
+	sr_puts(gp, "\n");
 	return add_chart(ch, SR_CHART_HURT, ri, file, &title, err);
 }
 
@@ -224,8 +232,12 @@ static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr
 	range(gp, "y", my);
 	const char *style = s->nsec / step < 60 ? "linespoints pt 7 ps 0.6" : "lines";
 	for (size_t k = 0; k < s->ntcols; k++) {
-		sr_printf(gp, "%s'traffic.dat' using 1:%zu with %s lw %s title '", k ? ", \\\n     " : "plot ",
-			  k + 2, style, k ? "1.5" : "2.5");
+		/* all requests black, the keys the palette's steps (dashed from the fifth) */
+		sr_printf(gp, "%s'traffic.dat' using 1:%zu with %s lt ", k ? ", \\\n     " : "plot ", k + 2, style);
+		if (k == 0)
+			sr_puts(gp, "ls_total lw 2.5 title '");
+		else
+			sr_printf(gp, "ls_step%zu dt %zu lw 1.5 title '", (k - 1) % 4 + 1, (k - 1) / 4 % 4 + 1);
 		if (k == 0)
 			sr_puts(gp, "all requests");
 		else
@@ -302,8 +314,10 @@ static int script_refused(const struct sr_study *s, size_t ri, struct sr_buf *gp
 		    "set style fill solid 0.8 border -1\n");
 	sr_printf(gp, "set yrange [0.8:%.6g]\n", my * 3);
 	for (size_t i = 0; i < r->nrows; i++) {
-		sr_printf(gp, "%s'refused_%zu.dat' using %zu%s title '", i ? ", \\\n     " : "plot ", ri + 1,
+		sr_printf(gp, "%s'refused_%zu.dat' using %zu%s lt sty('", i ? ", \\\n     " : "plot ", ri + 1,
 			  i + 2, i ? "" : ":xtic(1)");
+		sr_gp(gp, s->row[r->rows[i]].algo, SR_GP_NAME_MAX);
+		sr_puts(gp, "') title '");
 		sr_gp(gp, s->row[r->rows[i]].algo, SR_GP_NAME_MAX);
 		sr_puts(gp, "'");
 	}
@@ -405,6 +419,7 @@ static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnup
 	int rc = SR_OK;
 	char name[64];
 	sr_puts(&gp, "set encoding utf8\nset terminal pngcairo noenhanced size 1000,620 font 'DejaVu Sans,11'\n");
+	sr_puts(&gp, sr_palette);
 	for (size_t ri = 0; ri < s->nrules && rc == SR_OK; ri++) {
 		rc = script_hurt(s, ri, &gp, &dat, ch, err);
 		snprintf(name, sizeof(name), "hurt_%zu.dat", ri + 1);
