@@ -50,6 +50,13 @@ static const char *differs(const struct sim_study *a, const struct sim_study *b)
 	for (size_t r = 0; r < a->nrules; r++)
 		if (strcmp(a->rules[r].text, b->rules[r].text))
 			return "rules";
+	if (a->limits.nwindows != b->limits.nwindows)
+		return "windows";
+	for (size_t w = 0; w < a->limits.nwindows; w++)
+		if (strcmp(a->limits.w[w].text, b->limits.w[w].text))
+			return "windows";
+	if (a->target_keys != b->target_keys)
+		return "target_keys";
 	if (a->nnames != b->nnames)
 		return "algos";
 	for (size_t n = 0; n < a->nnames; n++)
@@ -73,6 +80,75 @@ static int by_rank(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* The value shard s's window w has at limit v into *kr, *rr; false when not known. */
+static bool shard_at(const struct sim_limits_window *lw, int64_t v, int64_t *kr, int64_t *rr)
+{
+	for (size_t r = 0; r < lw->n; r++)
+		if (lw->limit[r] == v) {
+			*kr = lw->keys_refused[r];
+			*rr = lw->requests_refused[r];
+			return true;
+		}
+	*kr = *rr = 0;
+	return !lw->n || v > lw->limit[lw->n - 1]; /* above the largest peak nothing is refused */
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* limits.csv of the whole: per window, the limits every shard is known at, summed. */
+static int merge_limits(struct sim_study *out, const struct sim_study *in, size_t n)
+{
+	struct sim_limits *l = &out->limits;
+	size_t nw = in[0].limits.nwindows;
+
+	if (!(l->w = calloc(nw ? nw : 1, sizeof(*l->w))))
+		return -1;
+	l->nwindows = nw;
+	for (size_t w = 0; w < nw; w++) {
+		struct sim_limits_window *o = &l->w[w];
+		size_t all = 0;
+		for (size_t i = 0; i < n; i++)
+			all += in[i].limits.w[w].n;
+		snprintf(o->text, sizeof(o->text), "%s", in[0].limits.w[w].text);
+		o->window_ns = in[0].limits.w[w].window_ns;
+		o->limit = malloc((all ? all : 1) * sizeof(*o->limit));
+		o->keys_refused = calloc(all ? all : 1, sizeof(*o->keys_refused));
+		o->requests_refused = calloc(all ? all : 1, sizeof(*o->requests_refused));
+		if (!o->limit || !o->keys_refused || !o->requests_refused)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			const struct sim_limits_window *lw = &in[i].limits.w[w];
+			memcpy(o->limit + o->n, lw->limit, lw->n * sizeof(*o->limit));
+			o->n += lw->n;
+			o->keys += lw->keys;
+			o->requests += lw->requests;
+		}
+		qsort(o->limit, o->n, sizeof(*o->limit), cmp_i64);
+		size_t d = 0;
+		for (size_t r = 0; r < o->n; r++) {
+			int64_t v = o->limit[r], kr = 0, rr = 0, a, b;
+			bool known = !d || v != o->limit[d - 1];
+			for (size_t i = 0; known && i < n; i++) {
+				known = shard_at(&in[i].limits.w[w], v, &a, &b);
+				kr += a;
+				rr += b;
+			}
+			if (!known)
+				continue;
+			o->limit[d] = v;
+			o->keys_refused[d] = kr;
+			o->requests_refused[d++] = rr;
+		}
+		o->n = d;
+	}
+	return 0;
+}
+
 static int combine(struct sim_study *out, const struct sim_study *in, size_t n, char *msg, size_t msg_len)
 {
 	const struct sim_study *f = &in[0];
@@ -88,6 +164,8 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 	out->nrules = f->nrules;
 	out->nnames = f->nnames;
 	out->nseconds = f->nseconds;
+	out->import = f->import;
+	out->target_keys = f->target_keys;
 	snprintf(out->shard, sizeof(out->shard), "all (%zu shards merged)", n);
 	out->rules = malloc(f->nrules * sizeof(*out->rules));
 	out->names = malloc(f->nnames * sizeof(*out->names));
@@ -96,7 +174,8 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 	for (size_t i = 0; i < n; i++)
 		ncand += in[i].ntop;
 	struct cand *cand = malloc((ncand ? ncand : 1) * sizeof(*cand));
-	if (!out->trace || !out->rules || !out->names || !out->rows || !out->per_second || !cand) {
+	if (!out->trace || !out->rules || !out->names || !out->rows || !out->per_second || !cand ||
+	    merge_limits(out, in, n)) {
 		free(cand);
 		snprintf(msg, msg_len, "out of memory");
 		return -1;
