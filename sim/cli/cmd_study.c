@@ -546,7 +546,10 @@ int cli_cmd_study(int argc, char **argv)
 		sim_trace_free(&t);
 		return cli_usage_error("study", "--trace %s holds no request", cli_quote(c.trace));
 	}
+	double l0 = wall_s();
 	int rc = sim_study_limits(&lim, &t, &c.lo, why, sizeof(why));
+	if (rc == RL_OK && !c.o.quiet)
+		fprintf(stderr, "ratelab study: limits.csv: %zu windows in %.2f s\n", lim.nwindows, wall_s() - l0);
 	if (rc == RL_OK && (status = add_suggested(&c, &lim))) {
 		sim_limits_free(&lim);
 		sim_trace_free(&t);

@@ -100,13 +100,78 @@ static const char *cost_text(const char *v, const char *unit, char *buf, size_t 
 	return buf;
 }
 
+/* The first row of clients.csv's group (rule, algo), or SIZE_MAX. */
+static size_t client_group(const struct sr_study *s, const char *rule, const char *algo)
+{
+	for (size_t k = 0; k < s->nclients; k++)
+		if (strcmp(s->client[k].rule, rule) == 0 && strcmp(s->client[k].algo, algo) == 0)
+			return k;
+	return SIZE_MAX;
+}
+
+/*
+ * The keys of clients.csv that lose the most under algo against the exact
+ * log (sliding_log's row of the rule): the units the log admits and the
+ * algorithm refuses, the three largest, "KEY: A admitted of E"; the groups
+ * list the same keys in the same order.
+ */
+static void losers(char *buf, size_t cap, const struct sr_study *s, const char *rule, const char *algo)
+{
+	size_t g = client_group(s, rule, algo), e = client_group(s, rule, "sliding_log");
+	size_t best[3];
+	uint64_t loss[3];
+	size_t nbest = 0;
+	if (strcmp(algo, "sliding_log") == 0) {
+		snprintf(buf, cap, "none (the exact log)");
+		return;
+	}
+	if (e == SIZE_MAX || g == SIZE_MAX) {
+		snprintf(buf, cap, "not known (no %s rows in clients.csv)", e == SIZE_MAX ? "sliding_log" : "such");
+		return;
+	}
+	for (size_t j = 0; g + j < s->nclients && e + j < s->nclients; j++) {
+		const struct sr_client *a = &s->client[g + j], *x = &s->client[e + j];
+		if (a->other || x->other || strcmp(a->rule, rule) || strcmp(a->algo, algo) ||
+		    strcmp(x->algo, "sliding_log") || strcmp(a->key, x->key) != 0)
+			break;
+		if (x->admitted <= a->admitted)
+			continue;
+		uint64_t l = x->admitted - a->admitted;
+		size_t at = nbest < 3 ? nbest++ : 3;
+		while (at > 0 && loss[at - 1] < l) {
+			if (at < 3) {
+				best[at] = best[at - 1];
+				loss[at] = loss[at - 1];
+			}
+			at--;
+		}
+		if (at < 3) {
+			best[at] = g + j;
+			loss[at] = l;
+		}
+	}
+	size_t len = 0;
+	buf[0] = '\0';
+	if (!nbest)
+		snprintf(buf, cap, "none");
+	for (size_t i = 0; i < nbest && len < cap; i++) {
+		const struct sr_client *a = &s->client[best[i]];
+		int w = snprintf(buf + len, cap - len, "%s%s: %llu admitted of %llu", i ? "; " : "", a->key,
+				 (unsigned long long)a->admitted, (unsigned long long)(a->admitted + loss[i]));
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
 static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 {
 	const char *unit = s->cost ? "units" : "requests";
 	sr_h(d, 2, "Recommendation");
-	sr_p(d, "From the measured table only, per rule: the algorithms that hurt no within-rule key; of "
-		"those, the one that admits the least excess (ties named as ties); and their cost, ns per check "
-		"and bytes per key as measured in this run.");
+	sr_p(d, "From the measured table only, per rule, every algorithm ranked by the harm it does, then by "
+		"what it lets through: first the within-rule keys it hurts; then its false rejects, the %s the "
+		"exact rule would admit that it refuses (false_rejects), with the keys that lose the most "
+		"against the exact sliding log (among clients.csv's keys); then the excess it admits. The first "
+		"is recommended (ties named as ties). Their cost, ns per check and bytes per key, as measured "
+		"in this run.", unit);
 	for (size_t ri = 0; ri < s->nrules; ri++) {
 		const struct sr_rule *r = &s->rule[ri];
 		struct sr_verdict v;
@@ -126,39 +191,32 @@ static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 			      (unsigned long long)f->good_keys_hurt, (unsigned long long)f->good_keys,
 			      v.nfewest > 1 ? " each" : "");
 		} else {
-			/* in the table's order, as the reader scans it */
-			size_t *in_order = malloc(r->nrows * sizeof(*in_order)), n = 0;
-			if (!in_order) {
-				sr_verdict_free(&v);
-				d->oom = true;
-				return;
-			}
-			for (size_t i = 0; i < r->nrows; i++)
-				if (s->row[r->rows[i]].good_keys_hurt == 0)
-					in_order[n++] = r->rows[i];
-			names(list, sizeof(list), s, in_order, n);
-			free(in_order);
+			names(list, sizeof(list), s, v.clean, v.nclean);
 			sr_li(d, "Hurt no within-rule key (of %llu): %s.", (unsigned long long)good, list);
-			names(list, sizeof(list), s, v.clean, v.nbest);
-			const struct sr_row *b = &s->row[v.clean[0]];
-			sr_li(d, "%s excess admitted among them: %s (%llu of %llu excess %s%s).",
-			      v.nbest > 1 ? "Tied for the least" : "Least", list,
-			      (unsigned long long)b->excess_admitted, (unsigned long long)b->excess_requests, unit,
-			      v.nbest > 1 ? " each" : "");
 		}
-		const size_t *rows = v.nclean ? v.clean : v.fewest;
-		size_t n = v.nclean ? v.nclean : v.nfewest;
-		sr_table(d, "lrrrr");
+		names(list, sizeof(list), s, v.ranked, v.nbest);
+		const struct sr_row *b = &s->row[v.ranked[0]];
+		sr_li(d, "%s: %s (%llu within-rule keys hurt, %llu false rejects, %llu of %llu excess %s "
+			 "admitted%s).", v.nbest > 1 ? "Tied for first" : "Recommended", list,
+		      (unsigned long long)b->good_keys_hurt, (unsigned long long)b->false_rejects,
+		      (unsigned long long)b->excess_admitted, (unsigned long long)b->excess_requests, unit,
+		      v.nbest > 1 ? " each" : "");
+		sr_table(d, "lrrlrrr");
 		sr_cell(d, "algorithm");
 		sr_cell(d, "within-rule keys hurt");
+		sr_cell(d, "false rejects");
+		sr_cell(d, "keys that lose the most");
 		sr_cell(d, "excess admitted");
 		sr_cell(d, "ns per check");
 		sr_cell(d, "bytes per key");
-		for (size_t i = 0; i < n; i++) {
-			const struct sr_row *w = &s->row[rows[i]];
-			char c1[64], c2[64];
+		for (size_t i = 0; i < v.nranked; i++) {
+			const struct sr_row *w = &s->row[v.ranked[i]];
+			char c1[64], c2[64], lose[1024];
+			losers(lose, sizeof(lose), s, r->text, w->algo);
 			sr_cell(d, "%s", w->algo);
 			sr_cell(d, "%llu", (unsigned long long)w->good_keys_hurt);
+			sr_cell(d, "%llu", (unsigned long long)w->false_rejects);
+			sr_cell(d, "%s", lose);
 			sr_cell(d, "%llu of %llu", (unsigned long long)w->excess_admitted,
 				(unsigned long long)w->excess_requests);
 			sr_cell(d, "%s", cost_text(w->ns_per_check, "ns", c1, sizeof(c1)));
