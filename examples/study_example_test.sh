@@ -19,7 +19,7 @@ timeless() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^(ns_per_check|bytes_per_key|heap_bytes)$/) drop[i] = 1 }
 	         { out = ""; for (i = 1; i <= NF; i++) if (!(i in drop)) out = out (out == "" ? "" : ",") $i; print out }' "$1"
 }
-for f in study.csv clients.csv; do
+for f in study.csv clients.csv placement.csv; do
 	[ -f "$committed/$f" ] || fail "$committed/$f is missing"
 	diff <(timeless "$committed/$f") <(timeless "$tmp/study/$f") >"$tmp/diff" ||
 		{ head -20 "$tmp/diff"; fail "$f differs from results/study-example/$f: run make bench (or examples/study_example.sh build results/study-example) and commit"; }

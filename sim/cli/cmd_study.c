@@ -516,6 +516,41 @@ static int add_suggested(struct study_cmd *c, const struct sim_limits *l)
 	return CLI_EXIT_OK;
 }
 
+/*
+ * The rules whose W/N is finer than the log's tick decided again with the
+ * other tick placement (study.h's other), said on stderr. RL_OK or the
+ * failure, with why.
+ */
+static int other_placement(struct study_cmd *c, const struct sim_trace *t, struct sim_study *s, char *why,
+			   size_t why_len)
+{
+	static struct sim_study_rule coarse[MAX_RULES];
+	struct sim_study_opts o = c->o;
+	struct sim_trace other;
+	size_t n = 0;
+
+	for (size_t r = 0; r < c->o.nrules; r++)
+		if (sim_study_coarse(&c->rules[r].rule, t->resolution_ns))
+			coarse[n++] = c->rules[r];
+	if (!n || !c->o.nalgos)
+		return RL_OK;
+	for (size_t r = 0; r < n; r++)
+		fprintf(stderr, "ratelab study: rule %s: the log's time resolution, %lld ns, is coarser than W/N: "
+			"decided both %s --spread (placement.csv); a verdict is robust only where both agree\n",
+			coarse[r].text, (long long)t->resolution_ns, t->spread ? "with and without" : "without and with");
+	o.rules = coarse;
+	o.nrules = n;
+	o.ndeciders = 0; /* a decider is run once per rule, on the log's own placement */
+	o.quiet = true;
+	if (!(s->other = calloc(1, sizeof(*s->other))) || sim_study_other_placement(t, &other) != RL_OK) {
+		snprintf(why, why_len, "out of memory");
+		return RL_ENOMEM;
+	}
+	int rc = sim_study_run(s->other, &other, &o, stderr, why, why_len);
+	free(other.t_ns);
+	return rc;
+}
+
 int cli_cmd_study(int argc, char **argv)
 {
 	static struct study_cmd c; /* large: off the stack */
@@ -557,6 +592,8 @@ int cli_cmd_study(int argc, char **argv)
 	}
 	if (rc == RL_OK)
 		rc = sim_study_run(&s, &t, &c.o, stderr, why, sizeof(why));
+	if (rc == RL_OK)
+		rc = other_placement(&c, &t, &s, why, sizeof(why));
 	if (rc == RL_OK) {
 		s.limits = lim;
 		memset(&lim, 0, sizeof(lim));

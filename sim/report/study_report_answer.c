@@ -183,6 +183,16 @@ static void assumptions(const struct sr_study *s, struct sr_doc *d)
 		snprintf(res, sizeof(res), "%llu us", (unsigned long long)(r / 1000));
 	else
 		snprintf(res, sizeof(res), "%llu ns", (unsigned long long)r);
+	if (s->nalt) {
+		struct sr_buf b = {0};
+		for (size_t i = 0; i < s->nalt; i++)
+			if (i == 0 || strcmp(s->alt[i].rule, s->alt[i - 1].rule) != 0)
+				sr_printf(&b, "%s%s", i ? ", " : "", s->alt[i].rule);
+		sr_li(d, "Rules whose W/N is finer than the time resolution, decided both with and without --spread "
+			 "(placement.csv; the recommendation says where the verdicts agree): %s.", b.p ? b.p : "");
+		d->oom |= b.oom;
+		sr_buf_free(&b);
+	}
 	sr_li(d, "Time resolution: %s. %s", res,
 	      r <= 1 ? "Every request at its own time."
 	      : s->spread ? "Spread (--spread): the requests of one tick placed evenly inside it."

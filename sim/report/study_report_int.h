@@ -129,7 +129,7 @@ struct sr_window {
 
 struct sr_study {
 	const char *dir;
-	struct sr_csv study, clients, traffic, refused, meta, limits;
+	struct sr_csv study, clients, traffic, refused, meta, limits, placement;
 	struct sr_row *row;
 	size_t nrows;
 	struct sr_rule *rule;
@@ -148,6 +148,9 @@ struct sr_study {
 	bool spread, cost;
 	uint32_t target;     /* target_keys, hundredths of a percent (99% when not recorded) */
 	bool merged;         /* shard "all (K shards merged)": limits.csv lists only what every shard knew */
+	/* placement.csv: rules decided again with the other tick placement (none: nalt 0) */
+	struct sr_row *alt;
+	size_t nalt;
 	/* limits.csv; has_limits false for a study written without it */
 	bool has_limits;
 	struct sr_window *win;

@@ -162,6 +162,52 @@ static void losers(char *buf, size_t cap, const struct sr_study *s, const char *
 	}
 }
 
+/*
+ * The rule decided again with the other tick placement (placement.csv):
+ * its ranking there, and whether the first place is the same both ways
+ * (robust). Returns the rows' verdict in *v (v->nranked 0: not decided
+ * again); alt_rows the rule's rows, indices into s->alt.
+ */
+static bool other_verdict(const struct sr_study *s, const struct sr_rule *r, struct sr_study *alt,
+			  struct sr_rule *ar, struct sr_verdict *v)
+{
+	*v = (struct sr_verdict){0};
+	*alt = *s;
+	alt->row = s->alt;
+	alt->nrows = s->nalt;
+	*ar = *r;
+	ar->rows = malloc((s->nalt + 1) * sizeof(*ar->rows));
+	ar->nrows = 0;
+	if (!ar->rows)
+		return false;
+	for (size_t i = 0; i < s->nalt; i++)
+		if (strcmp(s->alt[i].rule, r->text) == 0)
+			ar->rows[ar->nrows++] = i;
+	bool ok = !ar->nrows || sr_verdict(alt, ar, v);
+	return ok;
+}
+
+/* The names of rows[0 .. n) of study x, sorted by name into buf: a set to compare. */
+static void name_set(char *buf, size_t cap, const struct sr_study *x, const size_t *rows, size_t n)
+{
+	const char *pick[64];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < 64; i++)
+		pick[k++] = x->row[rows[i]].algo;
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && strcmp(pick[j - 1], pick[j]) > 0; j--) {
+			const char *t = pick[j];
+			pick[j] = pick[j - 1];
+			pick[j - 1] = t;
+		}
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < k && len < cap; i++) {
+		int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", pick[i]);
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
 static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 {
 	const char *unit = s->cost ? "units" : "requests";
@@ -194,6 +240,15 @@ static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 			names(list, sizeof(list), s, v.clean, v.nclean);
 			sr_li(d, "Hurt no within-rule key (of %llu): %s.", (unsigned long long)good, list);
 		}
+		struct sr_study alt;
+		struct sr_rule ar;
+		struct sr_verdict av;
+		if (!other_verdict(s, r, &alt, &ar, &av)) {
+			free(ar.rows);
+			sr_verdict_free(&v);
+			d->oom = true;
+			return;
+		}
 		names(list, sizeof(list), s, v.ranked, v.nbest);
 		const struct sr_row *b = &s->row[v.ranked[0]];
 		sr_li(d, "%s: %s (%llu within-rule keys hurt, %llu false rejects, %llu of %llu excess %s "
@@ -201,7 +256,31 @@ static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 		      (unsigned long long)b->good_keys_hurt, (unsigned long long)b->false_rejects,
 		      (unsigned long long)b->excess_admitted, (unsigned long long)b->excess_requests, unit,
 		      v.nbest > 1 ? " each" : "");
-		sr_table(d, "lrrlrrr");
+		const char *other = s->spread ? "without --spread (each tick's requests at its start)"
+					      : "with --spread (each tick's requests placed evenly inside it)";
+		if (av.nranked) {
+			char here[1024], there[1024], clean_here[1024], clean_there[1024];
+			name_set(here, sizeof(here), s, v.ranked, v.nbest);
+			name_set(there, sizeof(there), &alt, av.ranked, av.nbest);
+			name_set(clean_here, sizeof(clean_here), s, v.clean, v.nclean);
+			name_set(clean_there, sizeof(clean_there), &alt, av.clean, av.nclean);
+			const struct sr_row *ab = &alt.row[av.ranked[0]];
+			sr_li(d, "Decided both ways: the log's time resolution is coarser than W/N, so where a request "
+				 "falls inside its tick can decide a verdict; placement.csv holds the rule decided %s. "
+				 "There: %s %s (%llu within-rule keys hurt, %llu false rejects, %llu of %llu excess "
+				 "admitted); hurt no within-rule key: %s.", other,
+			      av.nbest > 1 ? "tied for first," : "recommended", there,
+			      (unsigned long long)ab->good_keys_hurt, (unsigned long long)ab->false_rejects,
+			      (unsigned long long)ab->excess_admitted, (unsigned long long)ab->excess_requests,
+			      av.nclean ? clean_there : "none");
+			bool first = strcmp(here, there) == 0, clean = strcmp(clean_here, clean_there) == 0;
+			sr_li(d, "Robust: %s; %s.",
+			      first ? "the recommendation is the same both ways"
+				    : "not the recommendation, which differs with the placement",
+			      clean ? "which algorithms hurt no within-rule key is the same both ways"
+				    : "not which algorithms hurt no within-rule key, which differs with the placement");
+		}
+		sr_table(d, av.nranked ? "lrrlrrrl" : "lrrlrrr");
 		sr_cell(d, "algorithm");
 		sr_cell(d, "within-rule keys hurt");
 		sr_cell(d, "false rejects");
@@ -209,6 +288,9 @@ static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 		sr_cell(d, "excess admitted");
 		sr_cell(d, "ns per check");
 		sr_cell(d, "bytes per key");
+		if (av.nranked)
+			sr_cell(d, "%s", s->spread ? "without --spread: hurt, false rejects, excess"
+						   : "with --spread: hurt, false rejects, excess");
 		for (size_t i = 0; i < v.nranked; i++) {
 			const struct sr_row *w = &s->row[v.ranked[i]];
 			char c1[64], c2[64], lose[1024];
@@ -221,7 +303,21 @@ static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 				(unsigned long long)w->excess_requests);
 			sr_cell(d, "%s", cost_text(w->ns_per_check, "ns", c1, sizeof(c1)));
 			sr_cell(d, "%s", cost_text(w->bytes_per_key, "B", c2, sizeof(c2)));
+			if (!av.nranked)
+				continue;
+			const struct sr_row *o = NULL;
+			for (size_t k = 0; k < ar.nrows && !o; k++)
+				if (strcmp(alt.row[ar.rows[k]].algo, w->algo) == 0)
+					o = &alt.row[ar.rows[k]];
+			if (o)
+				sr_cell(d, "%llu, %llu, %llu of %llu", (unsigned long long)o->good_keys_hurt,
+					(unsigned long long)o->false_rejects, (unsigned long long)o->excess_admitted,
+					(unsigned long long)o->excess_requests);
+			else
+				sr_cell(d, "not decided (a decider)");
 		}
+		sr_verdict_free(&av);
+		free(ar.rows);
 		sr_verdict_free(&v);
 	}
 }

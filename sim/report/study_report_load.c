@@ -411,6 +411,43 @@ static int load_limits(struct sr_study *s, FILE *err)
 	return SR_OK;
 }
 
+/* placement.csv, when there: the figures the recommendation compares, by column name. */
+static int load_placement(struct sr_study *s, FILE *err)
+{
+	char path[SR_PATH_MAX];
+	if (!sr_path(path, s->dir, "placement.csv") || access(path, F_OK) != 0)
+		return SR_OK;
+	int rc = sr_csv_read(&s->placement, s->dir, "placement.csv", err);
+	if (rc)
+		return rc;
+	struct sr_csv *t = &s->placement;
+	const char *names[] = {"rule", "algo", "good_keys", "good_keys_hurt", "false_rejects", "excess_requests",
+			       "excess_admitted", "requests", "admitted"};
+	int c[9];
+	for (int k = 0; k < 9; k++)
+		if ((c[k] = sr_csv_col(t, names[k], err)) < 0)
+			return SR_BAD;
+	s->alt = calloc(t->nrows ? t->nrows : 1, sizeof(*s->alt));
+	if (!s->alt)
+		return oom(err);
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct sr_row *r = &s->alt[i];
+		r->csv_row = i;
+		r->rule = t->cell[i][c[0]];
+		r->algo = t->cell[i][c[1]];
+		r->ns_per_check = r->bytes_per_key = "";
+		uint64_t *v[] = {&r->good_keys, &r->good_keys_hurt, &r->false_rejects, &r->excess_requests,
+				 &r->excess_admitted, &r->requests, &r->admitted};
+		for (int k = 0; k < 7; k++)
+			if (sr_csv_u64(t, i, c[2 + k], v[k], err))
+				return SR_BAD;
+		if (!known_pair(s, r->rule, r->algo))
+			return unknown_pair(t, i, r->rule, r->algo, err);
+		s->nalt++;
+	}
+	return SR_OK;
+}
+
 bool sr_percentile(const struct sr_study *s, const struct sr_window *w, uint32_t p, uint64_t *limit, size_t *row,
 		   bool *exact)
 {
@@ -436,7 +473,7 @@ int sr_load(struct sr_study *s, const char *dir, FILE *err)
 	    (rc = sr_csv_read(&s->clients, dir, "clients.csv", err)) || (rc = load_clients(s, err)) ||
 	    (rc = sr_csv_read(&s->refused, dir, "refused.csv", err)) || (rc = load_refused(s, err)) ||
 	    (rc = sr_csv_read(&s->traffic, dir, "traffic.csv", err)) || (rc = load_traffic(s, err)) ||
-	    (rc = load_limits(s, err)))
+	    (rc = load_limits(s, err)) || (rc = load_placement(s, err)))
 		return rc;
 	return SR_OK;
 }
@@ -456,7 +493,9 @@ void sr_study_free(struct sr_study *s)
 		free(s->win[i].requests_refused);
 	}
 	free(s->win);
+	free(s->alt);
 	sr_csv_free(&s->limits);
+	sr_csv_free(&s->placement);
 	sr_csv_free(&s->study);
 	sr_csv_free(&s->clients);
 	sr_csv_free(&s->traffic);

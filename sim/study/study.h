@@ -149,7 +149,22 @@ struct sim_study {
 	struct sim_import_stats import;
 	uint32_t target_keys;
 	struct sim_limits limits; /* limits.csv, the caller's (study_limits.h) */
+	/* placement.csv, the caller's: the rules whose W/N is finer than the log's tick
+	 * (sim_study_coarse) decided again with the other tick placement (spread when this
+	 * study's is not, and the other way round), built-in algorithms only; NULL: none */
+	struct sim_study *other;
 };
+
+/* True when the tick resolution_ns is coarser than W/N of rule r (and above 1 ns). */
+bool sim_study_coarse(const struct rl_rule *r, int64_t resolution_ns);
+
+/*
+ * out: t with its requests at the other tick placement (t->spread: back to
+ * the tick's start; else the m requests of one time T at T + k * res / m,
+ * as import.h's spread places them), in time order still. out shares t's
+ * keys and costs and owns only out->t_ns. RL_OK or RL_ENOMEM.
+ */
+int sim_study_other_placement(const struct sim_trace *t, struct sim_trace *out);
 
 /* 64-bit FNV-1a of the key's bytes (above). */
 uint64_t sim_study_key_hash(const char *key, size_t len);
@@ -176,8 +191,9 @@ int sim_study_run(struct sim_study *s, const struct sim_trace *t, const struct s
 void sim_study_free(struct sim_study *s);
 
 /*
- * Writes study.csv, clients.csv, traffic.csv, refused.csv, limits.csv and
- * meta.csv into the existing directory dir. 0, or -1 with a message on err.
+ * Writes study.csv, clients.csv, traffic.csv, refused.csv, limits.csv,
+ * meta.csv and, with s->other, placement.csv (study.csv's columns) into
+ * the existing directory dir. 0, or -1 with a message on err.
  */
 int sim_study_write(const struct sim_study *s, const char *dir, FILE *err);
 

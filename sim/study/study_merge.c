@@ -57,6 +57,9 @@ static const char *differs(const struct sim_study *a, const struct sim_study *b)
 			return "windows";
 	if (a->target_keys != b->target_keys)
 		return "target_keys";
+	if (!a->other != !b->other || (a->other && (a->other->nrules != b->other->nrules ||
+						    a->other->nnames != b->other->nnames)))
+		return "placement.csv";
 	if (a->nnames != b->nnames)
 		return "algos";
 	for (size_t n = 0; n < a->nnames; n++)
@@ -149,6 +152,38 @@ static int merge_limits(struct sim_study *out, const struct sim_study *in, size_
 	return 0;
 }
 
+/* Adds the shard's rows w to the whole's o: counts summed, max_in_w the largest. */
+static void add_rows(struct sim_study_row *rows, const struct sim_study_row *from, size_t n)
+{
+	for (size_t x = 0; x < n; x++) {
+		struct sim_study_row *o = &rows[x];
+		const struct sim_study_row *w = &from[x];
+		/* ns per check: the shards' mean weighted by their requests */
+		o->ns_per_check = o->requests + w->requests
+					  ? (o->ns_per_check * (double)o->requests +
+					     w->ns_per_check * (double)w->requests) /
+						    (double)(o->requests + w->requests)
+					  : 0;
+		o->requests += w->requests;
+		o->admitted += w->admitted;
+		o->good_keys += w->good_keys;
+		o->good_keys_hurt += w->good_keys_hurt;
+		o->good_requests_rejected += w->good_requests_rejected;
+		o->excess_requests += w->excess_requests;
+		o->excess_admitted += w->excess_admitted;
+		o->over_n_admissions += w->over_n_admissions;
+		o->false_rejects += w->false_rejects;
+		o->diverged += w->diverged;
+		o->keys += w->keys;
+		o->heap_bytes += w->heap_bytes;
+		o->state_bytes = w->state_bytes;
+		if (w->max_in_w > o->max_in_w)
+			o->max_in_w = w->max_in_w;
+		for (int b = 0; b < SIM_STUDY_BUCKETS; b++)
+			o->refused[b] += w->refused[b];
+	}
+}
+
 static int combine(struct sim_study *out, const struct sim_study *in, size_t n, char *msg, size_t msg_len)
 {
 	const struct sim_study *f = &in[0];
@@ -174,8 +209,22 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 	for (size_t i = 0; i < n; i++)
 		ncand += in[i].ntop;
 	struct cand *cand = malloc((ncand ? ncand : 1) * sizeof(*cand));
+	if (f->other && (out->other = calloc(1, sizeof(*out->other)))) {
+		struct sim_study *o = out->other;
+		size_t nr = f->other->nrules, nn = f->other->nnames;
+		o->nrules = nr;
+		o->nnames = nn;
+		o->rules = malloc((nr ? nr : 1) * sizeof(*o->rules));
+		o->names = malloc((nn ? nn : 1) * sizeof(*o->names));
+		o->rows = calloc(nr * nn > 0 ? nr * nn : 1, sizeof(*o->rows));
+		if (o->rules && o->names) {
+			memcpy(o->rules, f->other->rules, nr * sizeof(*o->rules));
+			memcpy(o->names, f->other->names, nn * sizeof(*o->names));
+		}
+	}
 	if (!out->trace || !out->rules || !out->names || !out->rows || !out->per_second || !cand ||
-	    merge_limits(out, in, n)) {
+	    merge_limits(out, in, n) ||
+	    (f->other && (!out->other || !out->other->rules || !out->other->names || !out->other->rows))) {
 		free(cand);
 		snprintf(msg, msg_len, "out of memory");
 		return -1;
@@ -191,33 +240,9 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 		out->elapsed_s += s->elapsed_s;
 		if (s->peak_rss_bytes > out->peak_rss_bytes)
 			out->peak_rss_bytes = s->peak_rss_bytes;
-		for (size_t x = 0; x < nrows; x++) {
-			struct sim_study_row *o = &out->rows[x];
-			const struct sim_study_row *w = &s->rows[x];
-			/* ns per check: the shards' mean weighted by their requests */
-			o->ns_per_check = o->requests + w->requests
-						  ? (o->ns_per_check * (double)o->requests +
-						     w->ns_per_check * (double)w->requests) /
-							    (double)(o->requests + w->requests)
-						  : 0;
-			o->requests += w->requests;
-			o->admitted += w->admitted;
-			o->good_keys += w->good_keys;
-			o->good_keys_hurt += w->good_keys_hurt;
-			o->good_requests_rejected += w->good_requests_rejected;
-			o->excess_requests += w->excess_requests;
-			o->excess_admitted += w->excess_admitted;
-			o->over_n_admissions += w->over_n_admissions;
-			o->false_rejects += w->false_rejects;
-			o->diverged += w->diverged;
-			o->keys += w->keys;
-			o->heap_bytes += w->heap_bytes;
-			o->state_bytes = w->state_bytes;
-			if (w->max_in_w > o->max_in_w)
-				o->max_in_w = w->max_in_w;
-			for (int b = 0; b < SIM_STUDY_BUCKETS; b++)
-				o->refused[b] += w->refused[b];
-		}
+		add_rows(out->rows, s->rows, nrows);
+		if (out->other)
+			add_rows(out->other->rows, s->other->rows, out->other->nrules * out->other->nnames);
 		for (size_t sec = 0; sec < s->nseconds; sec++)
 			out->per_second[sec] += s->per_second[sec];
 		for (size_t j = 0; j < s->ntop; j++)

@@ -260,7 +260,8 @@ static int row_of(struct reader *rd, const struct sim_study *s, size_t want, siz
 	return 0;
 }
 
-static int read_rows(struct reader *rd, const char *dir, struct sim_study *s)
+/* study.csv, or placement.csv's rows of s->other: one per rule and name, in that order. */
+static int read_rows(struct reader *rd, const char *dir, const char *file, struct sim_study *s)
 {
 	static const char header[] =
 		"rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
@@ -271,7 +272,7 @@ static int read_rows(struct reader *rd, const char *dir, struct sim_study *s)
 
 	if (!(s->rows = calloc(s->nrules * s->nnames, sizeof(*s->rows))))
 		return bad(rd, "out of memory");
-	if (expect_header(rd, dir, "study.csv", header))
+	if (expect_header(rd, dir, file, header))
 		return -1;
 	while ((rc = csv_next(rd)) == 1) {
 		char **f = rd->c.f;
@@ -464,6 +465,53 @@ static int read_limits(struct reader *rd, const char *dir, struct sim_study *s)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * placement.csv, when there: its rules are those of its rows' first column
+ * (each a rule of the study), its names those of the first rule's rows.
+ */
+static int read_placement(struct reader *rd, const char *dir, struct sim_study *s)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/placement.csv", dir);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return errno == ENOENT ? 0 : (snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", path, strerror(errno)), -1);
+	fclose(f);
+	struct sim_study *o = calloc(1, sizeof(*o));
+	if (!o || csv_open(rd, dir, "placement.csv")) {
+		free(o);
+		return o ? -1 : bad(rd, "out of memory");
+	}
+	s->other = o;
+	o->rules = calloc(s->nrules ? s->nrules : 1, sizeof(*o->rules));
+	o->names = calloc(s->nnames ? s->nnames : 1, sizeof(*o->names));
+	if (!o->rules || !o->names)
+		return bad(rd, "out of memory");
+	int rc;
+	(void)csv_next(rd); /* the header, checked by read_rows */
+	while ((rc = csv_next(rd)) == 1) {
+		if (rd->c.nf < 2)
+			return bad(rd, "%d fields, expected 18", rd->c.nf);
+		const char *rule = rd->c.f[0], *algo = rd->c.f[1];
+		if (!o->nrules || strcmp(o->rules[o->nrules - 1].text, rule)) {
+			size_t r = 0;
+			while (r < s->nrules && strcmp(s->rules[r].text, rule))
+				r++;
+			if (r == s->nrules || o->nrules == s->nrules)
+				return bad(rd, "rule '%.60s' is not a rule of the study, or comes twice", rule);
+			o->rules[o->nrules++] = s->rules[r];
+		}
+		if (o->nrules == 1) {
+			if (o->nnames == s->nnames)
+				return bad(rd, "more names than the study's");
+			snprintf(o->names[o->nnames++], sizeof(o->names[0]), "%s", algo);
+		}
+	}
+	if (rc < 0)
+		return -1;
+	return read_rows(rd, dir, "placement.csv", o);
+}
+
 int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_len)
 {
 	struct reader rd = { .msg = msg, .msg_len = msg_len };
@@ -475,7 +523,7 @@ int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_l
 	if (!rc)
 		rc = lists(&rd, s, rules, algos, windows);
 	if (!rc)
-		rc = read_rows(&rd, dir, s);
+		rc = read_rows(&rd, dir, "study.csv", s);
 	if (!rc)
 		rc = read_refused(&rd, dir, s);
 	if (!rc)
@@ -484,6 +532,8 @@ int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_l
 		rc = read_traffic(&rd, dir, s);
 	if (!rc)
 		rc = read_limits(&rd, dir, s);
+	if (!rc)
+		rc = read_placement(&rd, dir, s);
 	free(rd.c.buf);
 	if (rc)
 		sim_study_free(s);

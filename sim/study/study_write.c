@@ -249,5 +249,13 @@ int sim_study_write(const struct sim_study *s, const char *dir, FILE *err)
 		if (close_out(f, dir, files[i].name, err))
 			return -1;
 	}
+	if (s->other) {
+		FILE *f = open_out(dir, "placement.csv", err);
+		if (!f)
+			return -1;
+		write_study(f, s->other);
+		if (close_out(f, dir, "placement.csv", err))
+			return -1;
+	}
 	return 0;
 }

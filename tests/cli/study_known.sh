@@ -119,6 +119,35 @@ printf '{"ts": 1900, "user": "u1", "tokens": 3}\n{"ts": 2000, "user": "u2", "tok
 4/1s,sliding_log,6,4,1,0,0,2,0" ] || fail "jsonl study: $(cut -d, -f1-9 "$tmp/j/study.csv")"
 grep -qx 'format,jsonl' "$tmp/j/meta.csv" || fail "meta.csv: format,jsonl"
 
+# -- a log at 1 s resolution under 3/1s (W/N = 333 ms, finer than the tick): the rule is decided
+# both ways, placement.csv holding what a study with --spread has in study.csv, and said so; so is
+# the suggested 5/1s (a's 5 requests in second 3); not 30/1m (W/N = 2 s)
+for sec in 1 1 1 1 2 2 3 3 3 3 3 4; do printf '{"time": "2024-05-01T00:00:0%dZ", "key": "a"}\n' "$sec"; done >"$tmp/tick.jsonl"
+printf '{"time": "2024-05-01T00:00:01Z", "key": "b"}\n' >>"$tmp/tick.jsonl"
+"$ratelab" study --trace "$tmp/tick.jsonl" --rules 3/1s,30/1m --quiet --out "$tmp/tick" 2>"$tmp/err" ||
+	fail "tick study exited $?: $(cat "$tmp/err")"
+"$ratelab" study --trace "$tmp/tick.jsonl" --rules 3/1s,30/1m --spread --quiet --out "$tmp/ticks" 2>>"$tmp/err" ||
+	fail "tick study --spread exited $?: $(cat "$tmp/err")"
+grep -q "rule 3/1s: the log's time resolution, 1000000000 ns, is coarser than W/N: decided both without and with --spread" \
+	"$tmp/err" || fail "the rule decided both ways is not said: $(cat "$tmp/err")"
+grep -q "rule 30/1m" "$tmp/err" && fail "30/1m (W/N 2 s) is not finer than the tick"
+[ "$(cut -d, -f1 "$tmp/tick/placement.csv" | sort -u | tr '\n' ' ')" = "3/1s 5/1s rule " ] ||
+	fail "placement.csv's rules: $(cut -d, -f1 "$tmp/tick/placement.csv" | sort -u)"
+[ "$(grep '^3/1s,' "$tmp/tick/placement.csv" | cut -d, -f1-13)" = "$(grep '^3/1s,' "$tmp/ticks/study.csv" | cut -d, -f1-13)" ] ||
+	fail "placement.csv is not the --spread study: $(diff <(grep '^3/1s,' "$tmp/tick/placement.csv") <(grep '^3/1s,' "$tmp/ticks/study.csv"))"
+[ "$(grep '^3/1s,' "$tmp/ticks/placement.csv" | cut -d, -f1-13)" = "$(grep '^3/1s,' "$tmp/tick/study.csv" | cut -d, -f1-13)" ] ||
+	fail "the --spread study's placement.csv is not the study without it"
+grep -q '^- Decided both ways: ' "$tmp/tick/REPORT.md" && grep -q '^- Robust: ' "$tmp/tick/REPORT.md" ||
+	fail "the report does not say the rule was decided both ways"
+# shards merged: placement.csv summed
+for i in 0 1; do
+	"$ratelab" study --trace "$tmp/tick.jsonl" --rules 3/1s --shard $i/2 --quiet --out "$tmp/tk$i" 2>>"$tmp/err" ||
+		fail "tick shard $i exited $?"
+done
+"$ratelab" study --merge "$tmp/tk0" "$tmp/tk1" --out "$tmp/tkm" 2>>"$tmp/err" || fail "tick merge exited $?: $(cat "$tmp/err")"
+[ "$(cut -d, -f1-13 "$tmp/tkm/placement.csv")" = "$(grep '^rule,\|^3/1s,' "$tmp/tick/placement.csv" | cut -d, -f1-13)" ] ||
+	fail "placement.csv merged: $(diff <(cut -d, -f1-13 "$tmp/tkm/placement.csv") <(grep '^rule,\|^3/1s,' "$tmp/tick/placement.csv" | cut -d, -f1-13))"
+
 # -- a decider beside the built-ins: `ratelab replay --algo gcra --explain` gives gcra's figures
 dec="'$ratelab' replay --algo gcra --limit \$RATELAB_LIMIT --window \${RATELAB_WINDOW_NS}ns --burst \$RATELAB_BURST --explain"
 "$ratelab" study --trace "$tmp/known.trace" --rules 2/10s,3/10s:b5 --algos gcra --decider "$dec" \
