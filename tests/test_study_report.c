@@ -449,6 +449,75 @@ static void test_report_content(void **state)
 	free(md);
 }
 
+/* placement.csv: rule 10/1s decided again with the other tick placement (the fixture is spread: without
+ * --spread there); the first place and the clean set differ, so neither is called robust */
+static void test_report_placement(void **state)
+{
+	(void)state;
+	char dir[256], *msg;
+	fixture(dir, sizeof(dir), "placement");
+	static const char *const algos[] = {"token_bucket", "gcra", "leaky_bucket", "fixed_window", "sliding_log",
+					    "sliding_counter"};
+	static const int hurt[] = {0, 0, 0, 1, 0, 0}, fr[] = {0, 0, 0, 0, 0, 10}, ex[] = {0, 5, 30, 200, 0, 10};
+	char buf[4096];
+	size_t n = (size_t)snprintf(buf, sizeof(buf),
+				    "rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,"
+				    "excess_requests,excess_admitted,over_n_admissions,max_in_w_over_n,false_rejects,"
+				    "diverged,ns_per_check,bytes_per_key\n");
+	for (int i = 0; i < 6; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "10/1s,%s,5000,4300,40,%d,%d,720,%d,0,1.0,%d,0,1.0,8\n",
+				      algos[i], hurt[i], hurt[i], ex[i], fr[i]);
+	write_text(dir, "placement.csv", buf);
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "- Rules whose W/N is finer than the time resolution, decided both with and without --spread "
+		       "(placement.csv; the recommendation says where the verdicts agree): 10/1s.");
+	const char *r = recommendation_of(md, "10/1s");
+	assert_has(r, "placement.csv holds the rule decided without --spread (each tick's requests at its start). "
+		      "There: tied for first, token_bucket, sliding_log (0 within-rule keys hurt, 0 false rejects, 0 of 720 "
+		      "excess admitted); hurt no within-rule key: token_bucket, gcra, leaky_bucket, sliding_log, "
+		      "sliding_counter.");
+	assert_has(r, "- Robust: not the recommendation, which differs with the placement; not which algorithms hurt no "
+		      "within-rule key, which differs with the placement.");
+	assert_has(r, "| without --spread: hurt, false rejects, excess |");
+	assert_has(r, "| fixed_window | 3 | 0 | not known (no such rows in clients.csv) | 200 of 700 | 15 ns | 16 B | 1, 0, 200 of 720 |");
+	assert_has(r, "| peer_x\\|y | 0 | 0 | not known (no such rows in clients.csv) | 0 of 700 | not measured | not measured | "
+		      "not decided (a decider) |");
+	/* rule 60/1m:b120 was not decided again */
+	const char *r2 = recommendation_of(md, "60/1m:b120");
+	const char *end = strstr(r2, "\n## ");
+	assert_true(!strstr(r2, "Decided both ways") || (end && strstr(r2, "Decided both ways") > end));
+	free(md);
+}
+
+/* a merge's limits.csv may lack the limit below a percentile: quoted as an upper bound */
+static void test_report_merged_limits(void **state)
+{
+	(void)state;
+	char dir[256], *msg, meta[sizeof(fx_meta) + 64];
+	fixture(dir, sizeof(dir), "merged");
+	const char *at = strstr(fx_meta, "shard,0/1\n");
+	assert_non_null(at);
+	snprintf(meta, sizeof(meta), "%.*sshard,all (2 shards merged)\n%s", (int)(at - fx_meta), fx_meta,
+		 at + strlen("shard,0/1\n"));
+	write_text(dir, "meta.csv", meta);
+	write_text(dir, "limits.csv", "window,limit,keys,keys_refused,requests,requests_refused\n"
+				      "1s,1,50,30,5000,900\n1s,3,50,1,5000,20\n1s,4,50,0,5000,0\n");
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "p50 at most 3, p90 at most 3, p99 4, max 4.");
+	assert_has(md, "- Suggested limit: 4/1s, the smallest");
+	free(md);
+}
+
 static void test_report_no_gnuplot(void **state)
 {
 	(void)state;
@@ -855,6 +924,8 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_content),
+		cmocka_unit_test(test_report_placement),
+		cmocka_unit_test(test_report_merged_limits),
 		cmocka_unit_test(test_report_no_gnuplot),
 		cmocka_unit_test(test_report_gnuplot_fails),
 		cmocka_unit_test(test_report_long_traffic),

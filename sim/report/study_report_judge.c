@@ -265,14 +265,17 @@ static void build_recommendation(const struct sr_study *s, struct sr_doc *d)
 			name_set(clean_here, sizeof(clean_here), s, v.clean, v.nclean);
 			name_set(clean_there, sizeof(clean_there), &alt, av.clean, av.nclean);
 			const struct sr_row *ab = &alt.row[av.ranked[0]];
+			char first_there[1024], clean_list[1024];
+			names(first_there, sizeof(first_there), &alt, av.ranked, av.nbest);
+			names(clean_list, sizeof(clean_list), &alt, av.clean, av.nclean);
 			sr_li(d, "Decided both ways: the log's time resolution is coarser than W/N, so where a request "
 				 "falls inside its tick can decide a verdict; placement.csv holds the rule decided %s. "
 				 "There: %s %s (%llu within-rule keys hurt, %llu false rejects, %llu of %llu excess "
 				 "admitted); hurt no within-rule key: %s.", other,
-			      av.nbest > 1 ? "tied for first," : "recommended", there,
+			      av.nbest > 1 ? "tied for first," : "recommended", first_there,
 			      (unsigned long long)ab->good_keys_hurt, (unsigned long long)ab->false_rejects,
 			      (unsigned long long)ab->excess_admitted, (unsigned long long)ab->excess_requests,
-			      av.nclean ? clean_there : "none");
+			      av.nclean ? clean_list : "none");
 			bool first = strcmp(here, there) == 0, clean = strcmp(clean_here, clean_there) == 0;
 			sr_li(d, "Robust: %s; %s.",
 			      first ? "the recommendation is the same both ways"

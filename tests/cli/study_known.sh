@@ -148,6 +148,20 @@ done
 [ "$(cut -d, -f1-13 "$tmp/tkm/placement.csv")" = "$(grep '^rule,\|^3/1s,' "$tmp/tick/placement.csv" | cut -d, -f1-13)" ] ||
 	fail "placement.csv merged: $(diff <(cut -d, -f1-13 "$tmp/tkm/placement.csv") <(grep '^rule,\|^3/1s,' "$tmp/tick/placement.csv" | cut -d, -f1-13))"
 
+# -- --windows alone: the suggested rules are the study's rules; --target-keys 50% of the four keys
+# of known.trace (peaks in 10 s: 1, 2, 2, 3) is 2; 1m adds a window (peaks 1, 2, 3, 4: 2 again)
+"$ratelab" study --trace "$tmp/known.trace" --windows 10s,1m --target-keys 50% --algos sliding_log --quiet \
+	--out "$tmp/w" 2>"$tmp/err" || fail "--windows study exited $?: $(cat "$tmp/err")"
+[ "$(tail -n +2 "$tmp/w/study.csv" | cut -d, -f1,2 | tr '\n' ' ')" = "2/10s,sliding_log 2/1m,sliding_log " ] ||
+	fail "--windows alone: $(cut -d, -f1,2 "$tmp/w/study.csv")"
+grep -qx 'target_keys,50%' "$tmp/w/meta.csv" || fail "meta.csv: target_keys,50%"
+grep -qx 'windows,"10s,1m"' "$tmp/w/meta.csv" || fail "meta.csv: windows"
+[ "$(grep -c '^1m,' "$tmp/w/limits.csv")" -eq 4 ] || fail "limits.csv's 1m rows: $(cat "$tmp/w/limits.csv")"
+grep -q "window 10s: the keys' peaks p50 2, p90 3, p99 3, max 3; suggested limit 2/10s (refuses no request of 50% of the keys)" \
+	"$tmp/err" || fail "--windows alone: stderr $(cat "$tmp/err")"
+grep -q '^- Suggested limit: 2/10s, the smallest that refuses no request of 50% of the keys' "$tmp/w/REPORT.md" ||
+	fail "the report's suggested limit"
+
 # -- a decider beside the built-ins: `ratelab replay --algo gcra --explain` gives gcra's figures
 dec="'$ratelab' replay --algo gcra --limit \$RATELAB_LIMIT --window \${RATELAB_WINDOW_NS}ns --burst \$RATELAB_BURST --explain"
 "$ratelab" study --trace "$tmp/known.trace" --rules 2/10s,3/10s:b5 --algos gcra --decider "$dec" \
