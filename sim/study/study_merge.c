@@ -126,7 +126,8 @@ static int merge_limits(struct sim_study *out, const struct sim_study *in, size_
 			return -1;
 		for (size_t i = 0; i < n; i++) {
 			const struct sim_limits_window *lw = &in[i].limits.w[w];
-			memcpy(o->limit + o->n, lw->limit, lw->n * sizeof(*o->limit));
+			if (lw->n) /* a shard without keys lists nothing (and holds no array) */
+				memcpy(o->limit + o->n, lw->limit, lw->n * sizeof(*o->limit));
 			o->n += lw->n;
 			o->keys += lw->keys;
 			o->requests += lw->requests;
