@@ -46,8 +46,9 @@ static void refused_keys(const struct sr_study *s, const char *rule, const char 
 {
 	const struct sr_rule *r = sr_rule_find(s, rule);
 	if (!r) {
-		sr_li(d, "The keys it refuses are not named: the rule was not studied (a shard cannot know it: "
-			 "study the trace again with --rules %s).", rule);
+		sr_li(d, "The keys it refuses are not named: the rule was not studied (a shard cannot know it, and "
+			 "a limit above 1000000 or a 65th rule is not studied; stderr said which): study the trace "
+			 "with --rules %s.", rule);
 		return;
 	}
 	/* the first algorithm's group names the keys; sliding_log's, when studied, what the exact log admits */
