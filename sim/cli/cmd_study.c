@@ -209,7 +209,7 @@ static int parse_rules(const char *text, struct study_cmd *c)
 	return CLI_EXIT_OK;
 }
 
-/* Adds window ns written text to limits.csv's windows unless one of that length is there. */
+/* Adds window ns, written text, to limits.csv's windows unless a window of ns is there (a rule's). */
 static int add_window(struct study_cmd *c, const char *text, size_t len, int64_t ns)
 {
 	for (size_t i = 0; i < c->lo.nwindows; i++)
@@ -230,8 +230,9 @@ static int add_window(struct study_cmd *c, const char *text, size_t len, int64_t
 /* --windows W[,W...]: durations as a rule's window takes them. */
 static int parse_windows(const char *text, struct study_cmd *c)
 {
-	char buf[4096], what[96];
-	int64_t ns;
+	char buf[4096];
+	int64_t ns, seen[MAX_WINDOWS];
+	size_t nseen = 0;
 	int status;
 
 	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
@@ -240,9 +241,14 @@ static int parse_windows(const char *text, struct study_cmd *c)
 		return cli_usage_error("study", "--windows %s is not a comma-separated list of durations "
 				       "(e.g. 1m,1h)", cli_quote(text));
 	for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		snprintf(what, sizeof(what), "--windows: the window");
-		if ((status = cli_duration("study", what, w, 1, RL_WINDOW_MAX_NS, &ns)) ||
-		    (status = add_window(c, w, strlen(w), ns)))
+		if ((status = cli_duration("study", "--windows: the window", w, 1, RL_WINDOW_MAX_NS, &ns)))
+			return status;
+		for (size_t i = 0; i < nseen; i++)
+			if (seen[i] == ns)
+				return cli_usage_error("study", "--windows: the window %s is given twice", cli_quote(w));
+		if (nseen < MAX_WINDOWS)
+			seen[nseen++] = ns;
+		if ((status = add_window(c, w, strlen(w), ns)))
 			return status;
 	}
 	return CLI_EXIT_OK;

@@ -11,6 +11,7 @@ run_bad "no trace" "" "" study --rules 10/1s --out "$o" -- "--trace FILE is requ
 run_bad "no rules" "" "" study --trace "$t" --out "$o" -- "--rules R[,R...] or --windows W[,W...] is required"
 run_bad "window no unit" "" "" study --trace "$t" --windows 1m,60 --out "$o" -- "--windows: the window '60' has no unit"
 run_bad "empty window" "" "" study --trace "$t" --windows 1m,,1h --out "$o" -- "--windows '1m,,1h' is not a comma-separated list of durations"
+run_bad "window twice" "" "" study --trace "$t" --windows 1m,60s --out "$o" -- "--windows: the window '60s' is given twice"
 run_bad "window 0" "" "" study --trace "$t" --windows 0s --out "$o" -- "--windows: the window '0s' is out of range"
 run_bad "target fraction" "" "" study --trace "$t" --windows 1m --target-keys 0.99 --out "$o" -- "--target-keys '0.99' is not a share of keys P% with 0 < P <= 100"
 run_bad "target 0" "" "" study --trace "$t" --windows 1m --target-keys 0% --out "$o" -- "--target-keys '0%' is not a share of keys"
