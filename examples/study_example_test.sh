@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's study commands, run as written on the sample log, give the
-# study committed in results/study-example: study.csv and clients.csv the
+# study committed in results/study-example: limits.csv as it is, the report
+# opening with the answer (a suggested limit per window), study.csv and clients.csv the
 # same but for the costs measured in the run (ns_per_check; bytes_per_key and
 # heap_bytes, which count the bytes malloc holds for the sliding log's runs and
 # so vary with the allocator's state), and the report's charts all there.
@@ -18,11 +19,17 @@ timeless() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^(ns_per_check|bytes_per_key|heap_bytes)$/) drop[i] = 1 }
 	         { out = ""; for (i = 1; i <= NF; i++) if (!(i in drop)) out = out (out == "" ? "" : ",") $i; print out }' "$1"
 }
-for f in study.csv clients.csv; do
+for f in study.csv clients.csv placement.csv; do
 	[ -f "$committed/$f" ] || fail "$committed/$f is missing"
 	diff <(timeless "$committed/$f") <(timeless "$tmp/study/$f") >"$tmp/diff" ||
 		{ head -20 "$tmp/diff"; fail "$f differs from results/study-example/$f: run make bench (or examples/study_example.sh build results/study-example) and commit"; }
 done
+cmp -s "$committed/limits.csv" "$tmp/study/limits.csv" ||
+	fail "limits.csv differs from results/study-example/limits.csv: $(diff "$committed/limits.csv" "$tmp/study/limits.csv" | head -5)"
+# the report opens with the answer: a suggested limit per window
+[ "$(sed -n 3p "$tmp/study/REPORT.md")" = "## The answer" ] || fail "REPORT.md does not open with the answer"
+[ "$(grep -c '^- Suggested limit: [0-9]*/' "$committed/REPORT.md")" -eq 3 ] ||
+	fail "results/study-example/REPORT.md shows no suggested limit per window"
 head -1 "$tmp/study/study.csv" | grep -q '^rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,excess_admitted,' ||
 	fail "study.csv's header: $(head -1 "$tmp/study/study.csv")"
 for f in REPORT.md report.html; do

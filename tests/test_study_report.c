@@ -32,23 +32,24 @@ struct fx_row {
 	const char *rule, *algo, *algo_csv, *algo_md; /* the name; in CSV; in Markdown */
 	uint64_t requests, admitted, good, hurt, good_rej, excess, excess_adm;
 	const char *ns, *bytes;
+	uint64_t fr; /* false_rejects */
 };
 
 static const struct fx_row fx[] = {
-	{"10/1s", "token_bucket", "token_bucket", "token_bucket", 5000, 4400, 40, 2, 7, 700, 120, "21.5", "16"},
-	{"10/1s", "gcra", "gcra", "gcra", 5000, 4450, 40, 0, 0, 700, 150, "18.25", "8"},
-	{"10/1s", "leaky_bucket", "leaky_bucket", "leaky_bucket", 5000, 4300, 40, 0, 0, 700, 30, "23", "16"},
-	{"10/1s", "fixed_window", "fixed_window", "fixed_window", 5000, 4500, 40, 3, 11, 700, 200, "15", "16"},
-	{"10/1s", "sliding_log", "sliding_log", "sliding_log", 5000, 4300, 40, 0, 0, 700, 0, "61.75", "168"},
-	{"10/1s", "sliding_counter", "sliding_counter", "sliding_counter", 5000, 4310, 40, 0, 0, 700, 10, "24", "24"},
+	{"10/1s", "token_bucket", "token_bucket", "token_bucket", 5000, 4400, 40, 2, 7, 700, 120, "21.5", "16", 0},
+	{"10/1s", "gcra", "gcra", "gcra", 5000, 4450, 40, 0, 0, 700, 150, "18.25", "8", 40},
+	{"10/1s", "leaky_bucket", "leaky_bucket", "leaky_bucket", 5000, 4300, 40, 0, 0, 700, 30, "23", "16", 0},
+	{"10/1s", "fixed_window", "fixed_window", "fixed_window", 5000, 4500, 40, 3, 11, 700, 200, "15", "16", 0},
+	{"10/1s", "sliding_log", "sliding_log", "sliding_log", 5000, 4300, 40, 0, 0, 700, 0, "61.75", "168", 0},
+	{"10/1s", "sliding_counter", "sliding_counter", "sliding_counter", 5000, 4310, 40, 0, 0, 700, 10, "24", "24", 3199},
 	/* a decider whose name holds a '|', and the same least excess as sliding_log: a tie */
-	{"10/1s", "peer_x|y", "peer_x|y", "peer_x\\|y", 5000, 4300, 40, 0, 0, 700, 0, "", ""},
-	{"60/1m:b120", "token_bucket", "token_bucket", "token_bucket", 5000, 4980, 45, 1, 2, 20, 2, "21.5", "16"},
-	{"60/1m:b120", "gcra", "gcra", "gcra", 5000, 4981, 45, 1, 3, 20, 2, "18.25", "8"},
-	{"60/1m:b120", "sliding_log", "sliding_log", "sliding_log", 5000, 4970, 45, 2, 9, 20, 0, "61.75", "168"},
-	{"60/1m:b120", "peer_x|y", "peer_x|y", "peer_x\\|y", 5000, 4990, 45, 4, 1, 20, 8, "", ""},
+	{"10/1s", "peer_x|y", "peer_x|y", "peer_x\\|y", 5000, 4300, 40, 0, 0, 700, 0, "", "", 0},
+	{"60/1m:b120", "token_bucket", "token_bucket", "token_bucket", 5000, 4980, 45, 1, 2, 20, 2, "21.5", "16", 5},
+	{"60/1m:b120", "gcra", "gcra", "gcra", 5000, 4981, 45, 1, 3, 20, 2, "18.25", "8", 5},
+	{"60/1m:b120", "sliding_log", "sliding_log", "sliding_log", 5000, 4970, 45, 2, 9, 20, 0, "61.75", "168", 0},
+	{"60/1m:b120", "peer_x|y", "peer_x|y", "peer_x\\|y", 5000, 4990, 45, 4, 1, 20, 8, "", "", 2},
 };
-enum { NFX = sizeof(fx) / sizeof(fx[0]), NRULES = 2, NCHARTS = 2 * NRULES + 1 };
+enum { NFX = sizeof(fx) / sizeof(fx[0]), NRULES = 2, NCHARTS = 2 * NRULES + 2 };
 static const char *const fx_rules[NRULES] = {"10/1s", "60/1m:b120"};
 
 /* meta: 5000 requests, 50 keys, span 99 s at 1 s resolution: 1 request/s per key */
@@ -69,6 +70,10 @@ static const char fx_meta[] =
 	"elapsed_s,3.5\n"
 	"peak_rss_bytes,52428800\n"
 	"trace_bytes,80000\n"
+	"lines_read,5100\n"
+	"lines_skipped,100\n"
+	"requests_without_cost,5000\n"
+	"skipped_example_1,\"/logs/acc|ess.log:7: not a combined log line: 'x,y'\"\n"
 	"ratelab_version,test\n";
 
 /* hurt within-rule keys whose names are HTML and Markdown; hold a comma, quotes and a newline;
@@ -81,6 +86,8 @@ static const char fx_clients[] =
 	"10/1s,token_bucket,x\xffy\x01z,50,49,1\n"
 	"10/1s,token_bucket,(other),3910,3718,37\n"
 	"10/1s,gcra,10.0.0.9,900,450,0\n"
+	"10/1s,sliding_log,10.0.0.9,900,600,0\n"
+	"10/1s,sliding_log,(other),4100,3700,40\n"
 	"60/1m:b120,sliding_log,10.0.0.9,900,880,0\n"
 	"60/1m:b120,sliding_log,(other),4100,4090,45\n";
 
@@ -115,15 +122,23 @@ static char *fx_study(void)
 				    "diverged,ns_per_check,bytes_per_key\n");
 	for (size_t i = 0; i < NFX; i++) {
 		const struct fx_row *r = &fx[i];
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s,\"%s\",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,1.25,0,3,%s,%s\n",
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s,\"%s\",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,1.25,%llu,3,%s,%s\n",
 				      r->rule, r->algo_csv, (unsigned long long)r->requests,
 				      (unsigned long long)r->admitted, (unsigned long long)r->good,
 				      (unsigned long long)r->hurt, (unsigned long long)r->good_rej,
 				      (unsigned long long)r->excess, (unsigned long long)r->excess_adm,
-				      (unsigned long long)r->excess_adm, r->ns, r->bytes);
+				      (unsigned long long)r->excess_adm, (unsigned long long)r->fr, r->ns, r->bytes);
 	}
 	return buf;
 }
+
+/* limits.csv, one window: the peaks of 50 keys are 1 (20 keys), 2 (20), 3 (9) and 4 (1) */
+static const char fx_limits[] =
+	"window,limit,keys,keys_refused,requests,requests_refused\n"
+	"1s,1,50,30,5000,900\n"
+	"1s,2,50,10,5000,300\n"
+	"1s,3,50,1,5000,20\n"
+	"1s,4,50,0,5000,0\n";
 
 /* ---- files */
 static char tmp_root[64];
@@ -153,6 +168,7 @@ static void fixture(char *dir, size_t cap, const char *name)
 	write_text(dir, "clients.csv", fx_clients);
 	write_text(dir, "refused.csv", fx_refused());
 	write_text(dir, "traffic.csv", fx_traffic());
+	write_text(dir, "limits.csv", fx_limits);
 }
 
 static char *slurp(const char *dir, const char *name, size_t *len)
@@ -211,6 +227,29 @@ static int run_report(const char *dir, char **msg)
 }
 
 /* ---- the recommendation, computed here from fx[] */
+/* The first place of the ranking by (within-rule keys hurt, false rejects, excess admitted), ties named. */
+static void ranked_first(const char *rule, char *out, size_t cap)
+{
+	size_t first = NFX, tie = 0;
+	char list[512] = "";
+	for (size_t i = 0; i < NFX; i++) {
+		if (strcmp(fx[i].rule, rule) != 0)
+			continue;
+		if (first == NFX || fx[i].hurt < fx[first].hurt ||
+		    (fx[i].hurt == fx[first].hurt && (fx[i].fr < fx[first].fr ||
+						      (fx[i].fr == fx[first].fr && fx[i].excess_adm < fx[first].excess_adm))))
+			first = i;
+	}
+	for (size_t i = 0; i < NFX; i++)
+		if (strcmp(fx[i].rule, rule) == 0 && fx[i].hurt == fx[first].hurt && fx[i].fr == fx[first].fr &&
+		    fx[i].excess_adm == fx[first].excess_adm)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", tie++ ? ", " : "", fx[i].algo_md);
+	snprintf(out, cap, "- %s: %s (%llu within-rule keys hurt, %llu false rejects, %llu of %llu excess requests "
+		 "admitted%s).\n", tie > 1 ? "Tied for first" : "Recommended", list, (unsigned long long)fx[first].hurt,
+		 (unsigned long long)fx[first].fr, (unsigned long long)fx[first].excess_adm,
+		 (unsigned long long)fx[first].excess, tie > 1 ? " each" : "");
+}
+
 static void expected_recommendation(const char *rule, char *out, size_t cap)
 {
 	size_t n = 0, clean[NFX], nclean = 0;
@@ -235,9 +274,10 @@ static void expected_recommendation(const char *rule, char *out, size_t cap)
 				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", tie > 1 ? ", " : "",
 					 fx[i].algo_md);
 			}
-		snprintf(out + n, cap - n, "- %s within-rule keys hurt: %s (%llu of %llu%s).\n",
-			 tie > 1 ? "Tied for the fewest" : "Fewest", list, (unsigned long long)fx[first].hurt,
-			 (unsigned long long)good, tie > 1 ? " each" : "");
+		n += (size_t)snprintf(out + n, cap - n, "- %s within-rule keys hurt: %s (%llu of %llu%s).\n",
+				      tie > 1 ? "Tied for the fewest" : "Fewest", list, (unsigned long long)fx[first].hurt,
+				      (unsigned long long)good, tie > 1 ? " each" : "");
+		ranked_first(rule, out + n, cap - n);
 		return;
 	}
 	char list[512] = "";
@@ -245,22 +285,7 @@ static void expected_recommendation(const char *rule, char *out, size_t cap)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "", fx[clean[k]].algo_md);
 	n += (size_t)snprintf(out + n, cap - n, "- Hurt no within-rule key (of %llu): %s.\n",
 			      (unsigned long long)good, list);
-	uint64_t least = UINT64_MAX;
-	for (size_t k = 0; k < nclean; k++)
-		if (fx[clean[k]].excess_adm < least)
-			least = fx[clean[k]].excess_adm;
-	size_t tie = 0, first = 0;
-	list[0] = '\0';
-	for (size_t k = 0; k < nclean; k++)
-		if (fx[clean[k]].excess_adm == least) {
-			if (tie++ == 0)
-				first = clean[k];
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", tie > 1 ? ", " : "",
-				 fx[clean[k]].algo_md);
-		}
-	snprintf(out + n, cap - n, "- %s excess admitted among them: %s (%llu of %llu excess requests%s).\n",
-		 tie > 1 ? "Tied for the least" : "Least", list, (unsigned long long)least,
-		 (unsigned long long)fx[first].excess, tie > 1 ? " each" : "");
+	ranked_first(rule, out + n, cap - n);
 }
 
 /* The part of md from the heading "### Rule R" after "## Recommendation". */
@@ -286,6 +311,20 @@ static void test_report_content(void **state)
 	free(msg);
 	char *md = slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
+
+	/* the answer opens the report: the peaks' percentiles of 50 keys (p50: 25 keys, p90: 45, p99 and
+	 * max: 50 refused nothing) and the limit refusing none of 99% of them; then what was assumed */
+	assert_true(strncmp(md, "# Study of /logs/acc\\|ess.log\n\n## The answer\n", 44) == 0);
+	assert_has(md, "- The keys' peaks (50 keys; the most requests of one key in any 1s): p50 2, p90 3, p99 4, max 4.");
+	assert_has(md, "- Suggested limit: 4/1s, the smallest that refuses no request of 99% of the keys. The exact "
+		       "sliding log at it refuses 0 of 50 keys (0.0%) and 0 of 5000 requests (0.0%).");
+	assert_has(md, "The keys it refuses are not named: the rule was not studied");
+	assert_has(md, "## What was read and assumed\n\n- Lines read: 5100; skipped: 100");
+	assert_has(md, "- Skipped: /logs/acc\\|ess.log:7: not a combined log line: 'x,y'");
+	assert_has(md, "- Requests without a cost: 5000 of 5000 (each counts 1).");
+	assert_has(md, "- Time resolution: 1 s. Spread (--spread)");
+	assert_true(strstr(md, "## The answer") < strstr(md, "## What was read and assumed"));
+	assert_true(strstr(md, "## What was read and assumed") < strstr(md, "## What was studied"));
 
 	/* the facts */
 	assert_has(md, "| trace | /logs/acc\\|ess.log |");
@@ -358,14 +397,24 @@ static void test_report_content(void **state)
 			fail_msg("rule %s: recommendation\n--- want:\n%s--- got:\n%.*s", fx_rules[r], want,
 				 (int)strlen(want) + 40, got);
 	}
-	/* the tie of rule 1 is named as one, with both costs */
-	assert_has(md, "- Tied for the least excess admitted among them: sliding_log, peer_x\\|y (0 of 700 excess requests each).");
-	assert_has(md, "| sliding_log | 0 | 0 of 700 | 61.75 ns | 168 B |");
-	assert_has(md, "| peer_x\\|y | 0 | 0 of 700 | not measured | not measured |");
+	/* the tie of rule 1 is named as one, with both costs; every algorithm ranked, harm first: the
+	 * false rejects put gcra and sliding_counter after leaky_bucket, the hurt keys token_bucket and
+	 * fixed_window last; sliding_counter's heaviest loser against sliding_log's clients.csv rows */
+	assert_has(md, "- Tied for first: sliding_log, peer_x\\|y (0 within-rule keys hurt, 0 false rejects, 0 of 700 "
+		       "excess requests admitted each).");
+	assert_has(md, "| algorithm | within-rule keys hurt | false rejects | keys that lose the most | excess admitted | "
+		       "ns per check | bytes per key |\n|---|---:|---:|---|---:|---:|---:|\n"
+		       "| sliding_log | 0 | 0 | none (the exact log) | 0 of 700 | 61.75 ns | 168 B |\n"
+		       "| peer_x\\|y | 0 | 0 | not known (no such rows in clients.csv) | 0 of 700 | not measured | not measured |\n"
+		       "| leaky_bucket | 0 | 0 | not known (no such rows in clients.csv) | 30 of 700 | 23 ns | 16 B |\n"
+		       "| gcra | 0 | 40 | 10.0.0.9: 450 admitted of 600 | 150 of 700 | 18.25 ns | 8 B |\n"
+		       "| sliding_counter | 0 | 3199 | not known (no such rows in clients.csv) | 10 of 700 | 24 ns | 24 B |\n"
+		       "| token_bucket | 2 | 0 | 10.0.0.9: 500 admitted of 600 | 120 of 700 | 21.5 ns | 16 B |\n"
+		       "| fixed_window | 3 | 0 | not known (no such rows in clients.csv) | 200 of 700 | 15 ns | 16 B |\n");
 
 	/* the charts: linked, saved, PNG; the temporary directory gone */
 	static const char *const png[NCHARTS] = {"plots/hurt_1.png", "plots/refused_1.png", "plots/hurt_2.png",
-						 "plots/refused_2.png", "plots/traffic.png"};
+						 "plots/refused_2.png", "plots/limits_1.png", "plots/traffic.png"};
 	for (int i = 0; i < NCHARTS; i++) {
 		char link[64];
 		snprintf(link, sizeof(link), "](%s)", png[i]);
@@ -397,6 +446,75 @@ static void test_report_content(void **state)
 	assert_lacks(html, "https://");
 	assert_lacks(html, "src=\"plots/");
 	free(html);
+	free(md);
+}
+
+/* placement.csv: rule 10/1s decided again with the other tick placement (the fixture is spread: without
+ * --spread there); the first place and the clean set differ, so neither is called robust */
+static void test_report_placement(void **state)
+{
+	(void)state;
+	char dir[256], *msg;
+	fixture(dir, sizeof(dir), "placement");
+	static const char *const algos[] = {"token_bucket", "gcra", "leaky_bucket", "fixed_window", "sliding_log",
+					    "sliding_counter"};
+	static const int hurt[] = {0, 0, 0, 1, 0, 0}, fr[] = {0, 0, 0, 0, 0, 10}, ex[] = {0, 5, 30, 200, 0, 10};
+	char buf[4096];
+	size_t n = (size_t)snprintf(buf, sizeof(buf),
+				    "rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,"
+				    "excess_requests,excess_admitted,over_n_admissions,max_in_w_over_n,false_rejects,"
+				    "diverged,ns_per_check,bytes_per_key\n");
+	for (int i = 0; i < 6; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "10/1s,%s,5000,4300,40,%d,%d,720,%d,0,1.0,%d,0,1.0,8\n",
+				      algos[i], hurt[i], hurt[i], ex[i], fr[i]);
+	write_text(dir, "placement.csv", buf);
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "- Rules whose W/N is finer than the time resolution, decided both with and without --spread "
+		       "(placement.csv; the recommendation says where the verdicts agree): 10/1s.");
+	const char *r = recommendation_of(md, "10/1s");
+	assert_has(r, "placement.csv holds the rule decided without --spread (each tick's requests at its start). "
+		      "There: tied for first, token_bucket, sliding_log (0 within-rule keys hurt, 0 false rejects, 0 of 720 "
+		      "excess admitted); hurt no within-rule key: token_bucket, gcra, leaky_bucket, sliding_log, "
+		      "sliding_counter.");
+	assert_has(r, "- Robust: not the recommendation, which differs with the placement; not which algorithms hurt no "
+		      "within-rule key, which differs with the placement.");
+	assert_has(r, "| without --spread: hurt, false rejects, excess |");
+	assert_has(r, "| fixed_window | 3 | 0 | not known (no such rows in clients.csv) | 200 of 700 | 15 ns | 16 B | 1, 0, 200 of 720 |");
+	assert_has(r, "| peer_x\\|y | 0 | 0 | not known (no such rows in clients.csv) | 0 of 700 | not measured | not measured | "
+		      "not decided (a decider) |");
+	/* rule 60/1m:b120 was not decided again */
+	const char *r2 = recommendation_of(md, "60/1m:b120");
+	const char *end = strstr(r2, "\n## ");
+	assert_true(!strstr(r2, "Decided both ways") || (end && strstr(r2, "Decided both ways") > end));
+	free(md);
+}
+
+/* a merge's limits.csv may lack the limit below a percentile: quoted as an upper bound */
+static void test_report_merged_limits(void **state)
+{
+	(void)state;
+	char dir[256], *msg, meta[sizeof(fx_meta) + 64];
+	fixture(dir, sizeof(dir), "merged");
+	const char *at = strstr(fx_meta, "shard,0/1\n");
+	assert_non_null(at);
+	snprintf(meta, sizeof(meta), "%.*sshard,all (2 shards merged)\n%s", (int)(at - fx_meta), fx_meta,
+		 at + strlen("shard,0/1\n"));
+	write_text(dir, "meta.csv", meta);
+	write_text(dir, "limits.csv", "window,limit,keys,keys_refused,requests,requests_refused\n"
+				      "1s,1,50,30,5000,900\n1s,3,50,1,5000,20\n1s,4,50,0,5000,0\n");
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "p50 at most 3, p90 at most 3, p99 4, max 4.");
+	assert_has(md, "- Suggested limit: 4/1s, the smallest");
 	free(md);
 }
 
@@ -534,7 +652,7 @@ static void test_report_relative_path_costs(void **state)
 	assert_non_null(md);
 	assert_has(md, "| costs | yes: the request columns count units |");
 	assert_has(md, "The trace has costs: the request columns count units.");
-	assert_has(md, "(0 of 700 excess units each).");
+	assert_has(md, "0 of 700 excess units admitted each).");
 	assert_has(md, "the theory is for requests of cost 1.");
 	free(md);
 }
@@ -806,6 +924,8 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_content),
+		cmocka_unit_test(test_report_placement),
+		cmocka_unit_test(test_report_merged_limits),
 		cmocka_unit_test(test_report_no_gnuplot),
 		cmocka_unit_test(test_report_gnuplot_fails),
 		cmocka_unit_test(test_report_long_traffic),

@@ -22,10 +22,12 @@
 #define MAX_RULES 64
 #define MAX_JOBS 64
 #define MAX_ALGOS 32
+#define MAX_WINDOWS 64
 
 static const char usage[] =
 	"usage: ratelab study --trace FILE [--format F] [--key K] [--time-field F] [--key-field F]\n"
-	"                     [--cost-field F] [--time-unit U] [--spread] --rules R[,R...] [--algos LIST]\n"
+	"                     [--cost-field F] [--time-unit U] [--spread] --rules R[,R...] [--windows W[,W...]]\n"
+	"                     [--target-keys P%] [--algos LIST]\n"
 	"                     [--decider CMD [--decider CMD ...]] [--decider-name N[,N...]]\n"
 	"                     [--decider-timeout D] [--jobs J] [--shard I/K] [--quiet] --out DIR\n"
 	"       ratelab study --merge DIR [DIR ...] --out DIR\n"
@@ -34,7 +36,9 @@ static const char usage[] =
 	"those listed) and every decider, under every rule, and judges it from the\n"
 	"clients' side against the exact sliding log: which keys stay within the\n"
 	"rule, how many of them each algorithm hurts, how much of the excess it lets\n"
-	"through. Writes DIR/study.csv, clients.csv, traffic.csv, refused.csv,\n"
+	"through. For every window, the exact sliding log at every limit and the\n"
+	"limit to set (limits.csv), studied beside the given rules. Writes\n"
+	"DIR/study.csv, clients.csv, traffic.csv, refused.csv, limits.csv,\n"
 	"meta.csv, then DIR/REPORT.md and DIR/report.html; an earlier study in DIR\n"
 	"is replaced whole, a directory that holds something else is refused.\n"
 	"  --trace FILE     the log or 'T KEY [COST]' trace ('-': standard input),\n"
@@ -48,6 +52,10 @@ static const char usage[] =
 	"                   (as `ratelab import --spread`; meta.csv says which)\n"
 	"  --rules R,...    N/W with W a duration (10/1s, 60/1m, 1000/1h), or\n"
 	"                   N/W:bB with a burst B for the buckets (60/1m:b120)\n"
+	"  --windows W,...  more windows for limits.csv and a suggested limit (1m,1h);\n"
+	"                   with them --rules may be left out\n"
+	"  --target-keys P% the suggested limit refuses no request of this share of\n"
+	"                   the keys (default 99%; P up to two decimals, e.g. 99.5%)\n"
 	"  --algos LIST     comma-separated algorithms (default: all of them)\n"
 	"  --decider CMD    also decide with CMD, a process speaking the decider\n"
 	"                   protocol of `ratelab sim --decider` (once per rule; its\n"
@@ -63,7 +71,7 @@ static const char usage[] =
 	"  --quiet          no progress lines on stderr\n";
 
 enum {
-	O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD, O_TIME_UNIT, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
+	O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD, O_TIME_UNIT, O_SPREAD, O_RULES, O_WINDOWS, O_TARGET_KEYS, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
 	O_MERGE, O_QUIET, O_COUNT
 };
 
@@ -73,6 +81,7 @@ static const struct cli_option options[O_COUNT] = {
 	[O_TIME_FIELD] = { "time-field", CLI_VALUE }, [O_KEY_FIELD] = { "key-field", CLI_VALUE },
 	[O_COST_FIELD] = { "cost-field", CLI_VALUE }, [O_TIME_UNIT] = { "time-unit", CLI_VALUE },
 	[O_RULES] = { "rules", CLI_VALUE },	      [O_ALGOS] = { "algos", CLI_VALUE },
+	[O_WINDOWS] = { "windows", CLI_VALUE },	      [O_TARGET_KEYS] = { "target-keys", CLI_VALUE },
 	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE }, [O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
 	[O_JOBS] = { "jobs", CLI_VALUE },	      [O_SHARD] = { "shard", CLI_VALUE },
 	[O_OUT] = { "out", CLI_VALUE },		      [O_MERGE] = { "merge", CLI_FLAG },
@@ -84,6 +93,11 @@ struct study_cmd {
 	const struct rl_algo *algos[MAX_ALGOS];
 	struct sim_study_decider deciders[MAX_DECIDERS];
 	struct sim_study_opts o;
+	/* limits.csv's windows: those of the rules, then --windows; distinct */
+	char wtext[MAX_WINDOWS][SIM_LIMITS_TEXT_MAX];
+	const char *wtexts[MAX_WINDOWS];
+	int64_t wns[MAX_WINDOWS];
+	struct sim_limits_opts lo;
 	const char *trace, *out;
 	struct sim_import_opts io; /* how the trace or log is read */
 	bool merge;
@@ -162,6 +176,51 @@ static int parse_rules(const char *text, struct study_cmd *c)
 			if (!strcmp(c->rules[i].text, r))
 				return cli_usage_error("study", "--rules: rule %s is given twice", cli_quote(r));
 		c->o.nrules++;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Adds window ns, written text, to limits.csv's windows unless a window of ns is there (a rule's). */
+static int add_window(struct study_cmd *c, const char *text, size_t len, int64_t ns)
+{
+	for (size_t i = 0; i < c->lo.nwindows; i++)
+		if (c->wns[i] == ns)
+			return CLI_EXIT_OK;
+	if (c->lo.nwindows == MAX_WINDOWS)
+		return cli_usage_error("study", "more than %d windows (--rules and --windows)", MAX_WINDOWS);
+	if (len >= SIM_LIMITS_TEXT_MAX)
+		return cli_usage_error("study", "the window %s is longer than %d bytes", cli_quote(text),
+				       SIM_LIMITS_TEXT_MAX - 1);
+	memcpy(c->wtext[c->lo.nwindows], text, len);
+	c->wtext[c->lo.nwindows][len] = '\0';
+	c->wtexts[c->lo.nwindows] = c->wtext[c->lo.nwindows];
+	c->wns[c->lo.nwindows++] = ns;
+	return CLI_EXIT_OK;
+}
+
+/* --windows W[,W...]: durations as a rule's window takes them. */
+static int parse_windows(const char *text, struct study_cmd *c)
+{
+	char buf[4096];
+	int64_t ns, seen[MAX_WINDOWS];
+	size_t nseen = 0;
+	int status;
+
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		return cli_usage_error("study", "--windows %s is too long", cli_quote(text));
+	if (!*text || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))
+		return cli_usage_error("study", "--windows %s is not a comma-separated list of durations "
+				       "(e.g. 1m,1h)", cli_quote(text));
+	for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if ((status = cli_duration("study", "--windows: the window", w, 1, RL_WINDOW_MAX_NS, &ns)))
+			return status;
+		for (size_t i = 0; i < nseen; i++)
+			if (seen[i] == ns)
+				return cli_usage_error("study", "--windows: the window %s is given twice", cli_quote(w));
+		if (nseen < MAX_WINDOWS)
+			seen[nseen++] = ns;
+		if ((status = add_window(c, w, strlen(w), ns)))
+			return status;
 	}
 	return CLI_EXIT_OK;
 }
@@ -273,7 +332,7 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 		return cli_usage_error("study", "--out DIR is required");
 	if (c->merge) {
 		static const int only_study[] = { O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD,
-						  O_TIME_UNIT, O_SPREAD, O_RULES, O_ALGOS, O_DECIDER_NAME,
+						  O_TIME_UNIT, O_SPREAD, O_RULES, O_WINDOWS, O_TARGET_KEYS, O_ALGOS, O_DECIDER_NAME,
 						  O_DECIDER_TIMEOUT, O_JOBS, O_SHARD };
 		for (size_t i = 0; i < sizeof(only_study) / sizeof(only_study[0]); i++)
 			if (a.value[only_study[i]])
@@ -300,10 +359,23 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 		.time_unit = a.value[O_TIME_UNIT], .spread = a.value[O_SPREAD] != NULL, .absolute = true,
 		.cmd = "study",
 	};
-	if (!a.value[O_RULES])
-		return cli_usage_error("study", "--rules R[,R...] is required (e.g. --rules 10/1s,60/1m)");
-	if ((status = parse_rules(a.value[O_RULES], c)) || (status = parse_algos(a.value[O_ALGOS], c)))
+	if (!a.value[O_RULES] && !a.value[O_WINDOWS])
+		return cli_usage_error("study", "--rules R[,R...] or --windows W[,W...] is required (e.g. --rules "
+				       "10/1s,60/1m)");
+	if ((a.value[O_RULES] && (status = parse_rules(a.value[O_RULES], c))) ||
+	    (status = parse_algos(a.value[O_ALGOS], c)))
 		return status;
+	for (size_t i = 0; i < c->o.nrules; i++) {
+		const char *w = strchr(c->rules[i].text, '/') + 1;
+		if ((status = add_window(c, w, strcspn(w, ":"), c->rules[i].rule.window_ns)))
+			return status;
+	}
+	if (a.value[O_WINDOWS] && (status = parse_windows(a.value[O_WINDOWS], c)))
+		return status;
+	c->lo.target = SIM_LIMITS_TARGET_DEFAULT;
+	if (a.value[O_TARGET_KEYS] && !sim_study_target_parse(a.value[O_TARGET_KEYS], &c->lo.target))
+		return cli_usage_error("study", "--target-keys %s is not a share of keys P%% with 0 < P <= 100 and "
+				       "at most two decimals (e.g. 99%%, 99.5%%)", cli_quote(a.value[O_TARGET_KEYS]));
 	if (a.value[O_DECIDER_NAME] && (status = parse_decider_names(a.value[O_DECIDER_NAME], c)))
 		return status;
 	if (a.value[O_DECIDER_TIMEOUT]) {
@@ -325,6 +397,15 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 	c->o.nshards = 1;
 	if (a.value[O_SHARD] && (status = parse_shard(a.value[O_SHARD], c)))
 		return status;
+	/* a shard sees only its keys: the suggested limit is the whole's, known after --merge */
+	if (c->o.nshards > 1 && !c->o.nrules)
+		return cli_usage_error("study", "--shard needs --rules: a shard cannot know the suggested limit "
+				       "(merge the shards, then study the rule it suggests)");
+	c->lo.texts = c->wtexts;
+	c->lo.windows_ns = c->wns;
+	c->lo.jobs = c->o.jobs;
+	c->lo.shard = c->o.shard;
+	c->lo.nshards = c->o.nshards;
 	c->o.rules = c->rules;
 	c->o.algos = c->algos;
 	c->o.deciders = c->deciders;
@@ -368,6 +449,80 @@ static int write_out(struct sim_study *s, const char *out, double t0)
 	return status;
 }
 
+/*
+ * Per window, the suggested limit N/W (study_limits.h) added to the rules
+ * studied unless given; said on stderr. A shard's keys are not the whole's:
+ * with --shard nothing is added.
+ */
+static int add_suggested(struct study_cmd *c, const struct sim_limits *l)
+{
+	char target[16], text[SIM_STUDY_RULE_MAX], why[256];
+
+	sim_study_target_text(target, sizeof(target), c->lo.target);
+	for (size_t w = 0; w < l->nwindows; w++) {
+		const struct sim_limits_window *lw = &l->w[w];
+		if (!lw->keys)
+			continue;
+		snprintf(text, sizeof(text), "%lld/%s", (long long)lw->suggested, lw->text);
+		const char *studied = "studied beside the given rules";
+		bool given = false;
+		for (size_t r = 0; r < c->o.nrules && !given; r++)
+			given = !strcmp(c->rules[r].text, text);
+		if (given)
+			studied = "one of the given rules";
+		else if (c->o.nshards > 1)
+			studied = "not studied in a shard: merge the shards for the whole's";
+		else if (lw->suggested > RL_LIMIT_MAX)
+			studied = "not studied: above the largest limit, 1000000";
+		else if (c->o.nrules == MAX_RULES)
+			studied = "not studied: the rules given are already 64";
+		else if (!sim_study_rule_parse(text, &c->rules[c->o.nrules], why, sizeof(why)))
+			return cli_usage_error("study", "the suggested rule %s: %s", cli_quote(text), why);
+		else
+			c->o.nrules++;
+		fprintf(stderr, "ratelab study: window %s: the keys' peaks p50 %lld, p90 %lld, p99 %lld, max %lld; "
+			"suggested limit %s (refuses no request of %s of the keys): %s\n", lw->text,
+			(long long)lw->quoted[0], (long long)lw->quoted[1], (long long)lw->quoted[2],
+			(long long)lw->max_peak, text, target, studied);
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * The rules whose W/N is finer than the log's tick decided again with the
+ * other tick placement (study.h's other), said on stderr. RL_OK or the
+ * failure, with why.
+ */
+static int other_placement(struct study_cmd *c, const struct sim_trace *t, struct sim_study *s, char *why,
+			   size_t why_len)
+{
+	static struct sim_study_rule coarse[MAX_RULES];
+	struct sim_study_opts o = c->o;
+	struct sim_trace other;
+	size_t n = 0;
+
+	for (size_t r = 0; r < c->o.nrules; r++)
+		if (sim_study_coarse(&c->rules[r].rule, t->resolution_ns))
+			coarse[n++] = c->rules[r];
+	if (!n || !c->o.nalgos)
+		return RL_OK;
+	for (size_t r = 0; r < n; r++)
+		fprintf(stderr, "ratelab study: rule %s: the log's time resolution, %lld ns, is coarser than W/N: "
+			"decided both %s --spread (placement.csv); a verdict is robust only where both agree\n",
+			coarse[r].text, (long long)t->resolution_ns, t->spread ? "with and without" : "without and with");
+	o.rules = coarse;
+	o.nrules = n;
+	o.ndeciders = 0; /* a decider is run once per rule, on the log's own placement */
+	o.quiet = true;
+	if (!(s->other = calloc(1, sizeof(*s->other))) || sim_study_other_placement(t, &other) != RL_OK) {
+		snprintf(why, why_len, "out of memory");
+		return RL_ENOMEM;
+	}
+	int rc = sim_study_run(s->other, &other, &o, stderr, why, why_len);
+	free(other.t_ns);
+	return rc;
+}
+
 int cli_cmd_study(int argc, char **argv)
 {
 	static struct study_cmd c; /* large: off the stack */
@@ -389,14 +544,33 @@ int cli_cmd_study(int argc, char **argv)
 		sim_study_free(&s);
 		return status;
 	}
+	struct sim_import_stats stats;
+	struct sim_limits lim = { 0 };
+	c.io.stats = &stats;
 	if ((status = sim_import(&c.io, &c.trace, 1, &t, stderr)))
 		return status;
 	if (t.n == 0) {
 		sim_trace_free(&t);
 		return cli_usage_error("study", "--trace %s holds no request", cli_quote(c.trace));
 	}
-	int rc = sim_study_run(&s, &t, &c.o, stderr, why, sizeof(why));
+	double l0 = wall_s();
+	int rc = sim_study_limits(&lim, &t, &c.lo, why, sizeof(why));
+	if (rc == RL_OK && !c.o.quiet)
+		fprintf(stderr, "ratelab study: limits.csv: %zu windows in %.2f s\n", lim.nwindows, wall_s() - l0);
+	if (rc == RL_OK && (status = add_suggested(&c, &lim))) {
+		sim_limits_free(&lim);
+		sim_trace_free(&t);
+		return status;
+	}
+	if (rc == RL_OK)
+		rc = sim_study_run(&s, &t, &c.o, stderr, why, sizeof(why));
+	if (rc == RL_OK)
+		rc = other_placement(&c, &t, &s, why, sizeof(why));
 	if (rc == RL_OK) {
+		s.limits = lim;
+		memset(&lim, 0, sizeof(lim));
+		s.import = stats;
+		s.target_keys = c.lo.target;
 		s.trace = strdup(c.trace);
 		status = s.trace ? write_out(&s, c.out, t0) : CLI_EXIT_FAIL;
 	} else {
@@ -404,6 +578,7 @@ int cli_cmd_study(int argc, char **argv)
 		fprintf(stderr, "ratelab study: %s\n", why);
 		status = rc == RL_EORDER ? CLI_EXIT_USAGE : CLI_EXIT_FAIL; /* bad input, or the machine or a decider */
 	}
+	sim_limits_free(&lim);
 	sim_study_free(&s);
 	sim_trace_free(&t);
 	return status;

@@ -11,32 +11,42 @@
 #include "study_report.h"
 #include "study_report_int.h"
 
+/* Row a before row b in the ranking: fewer within-rule keys hurt, then fewer false rejects, then less excess. */
+static bool ranks_before(const struct sr_row *a, const struct sr_row *b)
+{
+	if (a->good_keys_hurt != b->good_keys_hurt)
+		return a->good_keys_hurt < b->good_keys_hurt;
+	if (a->false_rejects != b->false_rejects)
+		return a->false_rejects < b->false_rejects;
+	return a->excess_admitted < b->excess_admitted;
+}
+
 bool sr_verdict(const struct sr_study *s, const struct sr_rule *r, struct sr_verdict *v)
 {
 	*v = (struct sr_verdict){0};
 	v->clean = malloc((r->nrows + 1) * sizeof(*v->clean));
+	v->ranked = malloc((r->nrows + 1) * sizeof(*v->ranked));
 	v->fewest = malloc((r->nrows + 1) * sizeof(*v->fewest));
-	if (!v->clean || !v->fewest) {
+	if (!v->clean || !v->ranked || !v->fewest) {
 		sr_verdict_free(v);
 		return false;
 	}
-	/* insertion by excess admitted, after its equals: table order among ties */
 	uint64_t least_hurt = UINT64_MAX;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct sr_row *row = &s->row[r->rows[i]];
 		if (row->good_keys_hurt < least_hurt)
 			least_hurt = row->good_keys_hurt;
-		if (row->good_keys_hurt != 0)
-			continue;
-		size_t j = v->nclean++;
-		while (j > 0 && s->row[v->clean[j - 1]].excess_admitted > row->excess_admitted) {
-			v->clean[j] = v->clean[j - 1];
+		if (row->good_keys_hurt == 0)
+			v->clean[v->nclean++] = r->rows[i];
+		/* insertion after its equals: table order among ties */
+		size_t j = v->nranked++;
+		while (j > 0 && ranks_before(row, &s->row[v->ranked[j - 1]])) {
+			v->ranked[j] = v->ranked[j - 1];
 			j--;
 		}
-		v->clean[j] = r->rows[i];
+		v->ranked[j] = r->rows[i];
 	}
-	while (v->nbest < v->nclean &&
-	       s->row[v->clean[v->nbest]].excess_admitted == s->row[v->clean[0]].excess_admitted)
+	while (v->nbest < v->nranked && !ranks_before(&s->row[v->ranked[0]], &s->row[v->ranked[v->nbest]]))
 		v->nbest++;
 	if (v->nclean == 0)
 		for (size_t i = 0; i < r->nrows; i++)
@@ -48,6 +58,7 @@ bool sr_verdict(const struct sr_study *s, const struct sr_rule *r, struct sr_ver
 void sr_verdict_free(struct sr_verdict *v)
 {
 	free(v->clean);
+	free(v->ranked);
 	free(v->fewest);
 	*v = (struct sr_verdict){0};
 }

@@ -56,7 +56,10 @@ static void fact(struct sr_doc *d, const char *name, const char *value)
 static bool shown_meta(const char *name)
 {
 	static const char *const shown[] = {"trace", "format", "requests", "keys", "span_ns", "resolution_ns",
-					    "spread", "cost", "elapsed_s", "peak_rss_bytes", "trace_bytes"};
+					    "spread", "cost", "elapsed_s", "peak_rss_bytes", "trace_bytes",
+					    "lines_read", "lines_skipped", "requests_without_cost"};
+	if (strncmp(name, "skipped_example_", 16) == 0) /* in "What was read and assumed" */
+		return true;
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
 		if (strcmp(name, shown[i]) == 0)
 			return true;
@@ -304,6 +307,7 @@ void sr_build_measured(const struct sr_study *s, const struct sr_charts *ch, str
 void sr_build(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d)
 {
 	sr_h(d, 1, "Study of %s", *s->trace ? s->trace : "a trace (its name not recorded)");
+	sr_build_answer(s, ch, d);
 	sr_build_measured(s, ch, d);
 	sr_build_judged(s, d);
 }

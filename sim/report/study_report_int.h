@@ -94,6 +94,7 @@ struct sr_row {          /* one row of study.csv */
 	const char *rule, *algo;
 	uint64_t requests, admitted, good_keys, good_keys_hurt, good_requests_rejected,
 		excess_requests, excess_admitted;
+	uint64_t false_rejects; /* refused where its own admitted history had room (0 when not a column) */
 	const char *ns_per_check, *bytes_per_key; /* as written; may be empty (a decider's memory) */
 };
 
@@ -117,9 +118,18 @@ struct sr_refused {      /* one row of refused.csv */
 	uint64_t keys;
 };
 
+/* One window of limits.csv: its rows, limits ascending. */
+struct sr_window {
+	const char *text;
+	int64_t window_ns;
+	uint64_t keys, requests;
+	size_t n;
+	uint64_t *limit, *keys_refused, *requests_refused;
+};
+
 struct sr_study {
 	const char *dir;
-	struct sr_csv study, clients, traffic, refused, meta;
+	struct sr_csv study, clients, traffic, refused, meta, limits, placement;
 	struct sr_row *row;
 	size_t nrows;
 	struct sr_rule *rule;
@@ -136,6 +146,15 @@ struct sr_study {
 	const char *trace, *format;
 	uint64_t requests, keys, span_ns, resolution_ns;
 	bool spread, cost;
+	uint32_t target;     /* target_keys, hundredths of a percent (99% when not recorded) */
+	bool merged;         /* shard "all (K shards merged)": limits.csv lists only what every shard knew */
+	/* placement.csv: rules decided again with the other tick placement (none: nalt 0) */
+	struct sr_row *alt;
+	size_t nalt;
+	/* limits.csv; has_limits false for a study written without it */
+	bool has_limits;
+	struct sr_window *win;
+	size_t nwin;
 };
 int sr_load(struct sr_study *s, const char *dir, FILE *err);
 void sr_study_free(struct sr_study *s);
@@ -144,12 +163,22 @@ const char *sr_meta(const struct sr_study *s, const char *name);
 /* The rule called text, or NULL. */
 const struct sr_rule *sr_rule_find(const struct sr_study *s, const char *text);
 
+/* ---- the answer, from limits.csv: the smallest limit listed at which at least
+ * ceil(keys * p / 10000) keys are refused nothing (p in hundredths of a percent);
+ * *exact false when the limit below it is not listed (a merge keeps fewer), so
+ * the value is an upper bound; row its index. False when the window has no key. */
+bool sr_percentile(const struct sr_study *s, const struct sr_window *w, uint32_t p, uint64_t *limit, size_t *row,
+		   bool *exact);
+
 /* ---- the recommendation: from the measured table only */
 struct sr_verdict {
 	size_t *clean;    /* rows (indices into sr_study.row) that hurt no within-rule key,
-			     by excess admitted ascending, table order among equals */
+			     in the table's order */
 	size_t nclean;
-	size_t nbest;     /* clean[0 .. nbest) tie for the least excess admitted */
+	size_t *ranked;   /* every row of the rule by within-rule keys hurt, then false_rejects,
+			     then excess admitted, ascending; table order among equals */
+	size_t nranked;
+	size_t nbest;     /* ranked[0 .. nbest) tie for the first place */
 	size_t *fewest;   /* when nclean == 0: the rows tying for the fewest keys hurt */
 	size_t nfewest;
 };
@@ -162,10 +191,10 @@ void sr_verdict_free(struct sr_verdict *v);
 bool sr_mean_rate(const struct sr_study *s, double *per_s);
 
 /* ---- charts */
-enum sr_chart_kind { SR_CHART_HURT, SR_CHART_TRAFFIC, SR_CHART_REFUSED };
+enum sr_chart_kind { SR_CHART_HURT, SR_CHART_TRAFFIC, SR_CHART_REFUSED, SR_CHART_LIMITS };
 struct sr_chart {
 	enum sr_chart_kind kind;
-	size_t rule;        /* index into sr_study.rule (HURT, REFUSED) */
+	size_t rule;        /* index into sr_study.rule (HURT, REFUSED), sr_study.win (LIMITS) */
 	char file[64];      /* relative to dir: plots/NAME.png */
 	char *title;
 };
@@ -211,7 +240,9 @@ void sr_doc_free(struct sr_doc *d);
 
 /* The report's content. */
 void sr_build(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d);
-/* Its parts: the trace facts and measurements; the theory and the recommendation. */
+/* Its parts: the answer (the limit to set) and what was assumed; the trace facts and
+ * measurements; the theory and the recommendation. */
+void sr_build_answer(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d);
 void sr_build_measured(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d);
 void sr_build_judged(const struct sr_study *s, struct sr_doc *d);
 

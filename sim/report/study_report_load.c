@@ -9,10 +9,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ratelab/parse.h"
 #include "ratelab/rule.h"
 #include "ratelab/status.h"
+#include "study.h"
 #include "study_report_int.h"
 
 static const char *const headline[] = {
@@ -82,9 +84,12 @@ static int load_study(struct sr_study *s, FILE *err)
 					  "good_keys_hurt,good_requests_rejected,excess_requests,"
 					  "excess_admitted (column %zu is not %s)",
 					  i + 1, headline[i]);
-	int ns = sr_csv_col(t, "ns_per_check", err), by = sr_csv_col(t, "bytes_per_key", err);
+	int ns = sr_csv_col(t, "ns_per_check", err), by = sr_csv_col(t, "bytes_per_key", err), fr = -1;
 	if (ns < 0 || by < 0)
 		return SR_BAD;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->col[c], "false_rejects") == 0)
+			fr = (int)c;
 	if (t->nrows == 0)
 		return sr_csv_bad(t, SIZE_MAX, err, "no rows: the study measured nothing");
 	s->row = calloc(t->nrows, sizeof(*s->row));
@@ -102,6 +107,8 @@ static int load_study(struct sr_study *s, FILE *err)
 		for (int k = 0; k < 7; k++)
 			if (sr_csv_u64(t, i, 2 + k, v[k], err))
 				return SR_BAD;
+		if (fr >= 0 && sr_csv_u64(t, i, fr, &r->false_rejects, err))
+			return SR_BAD;
 		double d;
 		bool present;
 		if (sr_csv_num(t, i, ns, true, &d, &present, err) ||
@@ -323,7 +330,122 @@ static int load_meta(struct sr_study *s, FILE *err)
 	    meta_u64(s, "span_ns", &s->span_ns, err) || meta_u64(s, "resolution_ns", &s->resolution_ns, err) ||
 	    meta_yes_no(s, "spread", &s->spread, err) || meta_yes_no(s, "cost", &s->cost, err))
 		return SR_BAD;
+	s->target = SIM_LIMITS_TARGET_DEFAULT;
+	size_t tk = meta_row(s, "target_keys");
+	if (tk != SIZE_MAX && !sim_study_target_parse(s->meta.cell[tk][1], &s->target))
+		return sr_csv_bad_value(&s->meta, tk, 1, "target_keys", "a share P% (0 < P <= 100)", err);
+	const char *shard = sr_meta(s, "shard");
+	s->merged = shard && strncmp(shard, "all (", 5) == 0;
 	return SR_OK;
+}
+
+/* limits.csv, when the study has one: each window's rows together, limits ascending. */
+static int load_limits(struct sr_study *s, FILE *err)
+{
+	char path[SR_PATH_MAX];
+	if (!sr_path(path, s->dir, "limits.csv") || access(path, F_OK) != 0)
+		return SR_OK; /* a study written before limits.csv: the report says so */
+	int rc = sr_csv_read(&s->limits, s->dir, "limits.csv", err);
+	if (rc)
+		return rc;
+	struct sr_csv *t = &s->limits;
+	const char *names[] = {"window", "limit", "keys", "keys_refused", "requests", "requests_refused"};
+	int c[6];
+	for (int k = 0; k < 6; k++)
+		if ((c[k] = sr_csv_col(t, names[k], err)) < 0)
+			return SR_BAD;
+	s->has_limits = true;
+	s->win = calloc(t->nrows ? t->nrows : 1, sizeof(*s->win));
+	if (!s->win)
+		return oom(err);
+	for (size_t i = 0; i < t->nrows; i++) {
+		const char *text = t->cell[i][c[0]];
+		uint64_t v[5];
+		for (int k = 0; k < 5; k++)
+			if (sr_csv_u64(t, i, c[1 + k], &v[k], err))
+				return SR_BAD;
+		struct sr_window *w = s->nwin ? &s->win[s->nwin - 1] : NULL;
+		if (!w || strcmp(w->text, text) != 0) {
+			for (size_t j = 0; j < s->nwin; j++)
+				if (strcmp(s->win[j].text, text) == 0)
+					return sr_csv_bad(t, i, err, "window %s again after other windows' rows", text);
+			w = &s->win[s->nwin++];
+			w->text = text;
+			if (!rl_parse_duration(text, 0, &w->window_ns) || w->window_ns < 1)
+				return sr_csv_bad_value(t, i, c[0], "window", "a duration (e.g. 1m)", err);
+			w->keys = v[1];
+			w->requests = v[3];
+			w->limit = malloc(t->nrows * sizeof(*w->limit));
+			w->keys_refused = malloc(t->nrows * sizeof(*w->keys_refused));
+			w->requests_refused = malloc(t->nrows * sizeof(*w->requests_refused));
+			if (!w->limit || !w->keys_refused || !w->requests_refused)
+				return oom(err);
+		}
+		if (v[0] < 1 || (w->n && v[0] <= w->limit[w->n - 1]))
+			return sr_csv_bad(t, i, err, "limit %llu is not above the row before's (and at least 1)",
+					  (unsigned long long)v[0]);
+		if (v[1] != w->keys || v[3] != w->requests)
+			return sr_csv_bad(t, i, err, "keys or requests differ from the window's first row");
+		if (not_more(t, i, "keys_refused", v[2], "keys", v[1], err) ||
+		    not_more(t, i, "requests_refused", v[4], "requests", v[3], err))
+			return SR_BAD;
+		w->limit[w->n] = v[0];
+		w->keys_refused[w->n] = v[2];
+		w->requests_refused[w->n++] = v[4];
+	}
+	return SR_OK;
+}
+
+/* placement.csv, when there: the figures the recommendation compares, by column name. */
+static int load_placement(struct sr_study *s, FILE *err)
+{
+	char path[SR_PATH_MAX];
+	if (!sr_path(path, s->dir, "placement.csv") || access(path, F_OK) != 0)
+		return SR_OK;
+	int rc = sr_csv_read(&s->placement, s->dir, "placement.csv", err);
+	if (rc)
+		return rc;
+	struct sr_csv *t = &s->placement;
+	const char *names[] = {"rule", "algo", "good_keys", "good_keys_hurt", "false_rejects", "excess_requests",
+			       "excess_admitted", "requests", "admitted"};
+	int c[9];
+	for (int k = 0; k < 9; k++)
+		if ((c[k] = sr_csv_col(t, names[k], err)) < 0)
+			return SR_BAD;
+	s->alt = calloc(t->nrows ? t->nrows : 1, sizeof(*s->alt));
+	if (!s->alt)
+		return oom(err);
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct sr_row *r = &s->alt[i];
+		r->csv_row = i;
+		r->rule = t->cell[i][c[0]];
+		r->algo = t->cell[i][c[1]];
+		r->ns_per_check = r->bytes_per_key = "";
+		uint64_t *v[] = {&r->good_keys, &r->good_keys_hurt, &r->false_rejects, &r->excess_requests,
+				 &r->excess_admitted, &r->requests, &r->admitted};
+		for (int k = 0; k < 7; k++)
+			if (sr_csv_u64(t, i, c[2 + k], v[k], err))
+				return SR_BAD;
+		if (!known_pair(s, r->rule, r->algo))
+			return unknown_pair(t, i, r->rule, r->algo, err);
+		s->nalt++;
+	}
+	return SR_OK;
+}
+
+bool sr_percentile(const struct sr_study *s, const struct sr_window *w, uint32_t p, uint64_t *limit, size_t *row,
+		   bool *exact)
+{
+	uint64_t need = (uint64_t)sim_limits_need((int64_t)w->keys, p);
+	for (size_t i = 0; w->keys && i < w->n; i++)
+		if (w->keys - w->keys_refused[i] >= need) {
+			*limit = w->limit[i];
+			*row = i;
+			/* a study lists every percentile it quotes; a merge may not */
+			*exact = !s->merged || w->limit[i] == 1 || (i > 0 && w->limit[i - 1] == w->limit[i] - 1);
+			return true;
+		}
+	return false;
 }
 
 int sr_load(struct sr_study *s, const char *dir, FILE *err)
@@ -335,7 +457,8 @@ int sr_load(struct sr_study *s, const char *dir, FILE *err)
 	    (rc = sr_csv_read(&s->study, dir, "study.csv", err)) || (rc = load_study(s, err)) ||
 	    (rc = sr_csv_read(&s->clients, dir, "clients.csv", err)) || (rc = load_clients(s, err)) ||
 	    (rc = sr_csv_read(&s->refused, dir, "refused.csv", err)) || (rc = load_refused(s, err)) ||
-	    (rc = sr_csv_read(&s->traffic, dir, "traffic.csv", err)) || (rc = load_traffic(s, err)))
+	    (rc = sr_csv_read(&s->traffic, dir, "traffic.csv", err)) || (rc = load_traffic(s, err)) ||
+	    (rc = load_limits(s, err)) || (rc = load_placement(s, err)))
 		return rc;
 	return SR_OK;
 }
@@ -349,6 +472,15 @@ void sr_study_free(struct sr_study *s)
 	free(s->client);
 	free(s->ref);
 	free(s->tval);
+	for (size_t i = 0; i < s->nwin; i++) {
+		free(s->win[i].limit);
+		free(s->win[i].keys_refused);
+		free(s->win[i].requests_refused);
+	}
+	free(s->win);
+	free(s->alt);
+	sr_csv_free(&s->limits);
+	sr_csv_free(&s->placement);
 	sr_csv_free(&s->study);
 	sr_csv_free(&s->clients);
 	sr_csv_free(&s->traffic);

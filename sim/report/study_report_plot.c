@@ -9,7 +9,10 @@
  *   traffic.png    requests per second over the trace, all and the
  *                  heaviest keys;
  *   refused_I.png  per rule I: how many keys had which share of their
- *                  requests refused, per algorithm (log scale).
+ *                  requests refused, per algorithm (log scale);
+ *   limits_I.png   per window I of limits.csv: the share of keys and of
+ *                  requests the exact sliding log refuses against the
+ *                  limit, the suggested limit marked.
  * Names from the data reach the script only as escaped gnuplot strings.
  */
 #include <dirent.h>
@@ -325,6 +328,43 @@ static int script_refused(const struct sr_study *s, size_t ri, struct sr_buf *gp
 	return add_chart(ch, SR_CHART_REFUSED, ri, file, &title, err);
 }
 
+static int script_limits(const struct sr_study *s, size_t wi, struct sr_buf *gp, struct sr_buf *dat,
+			 struct sr_charts *ch, FILE *err)
+{
+	const struct sr_window *w = &s->win[wi];
+	uint64_t n;
+	size_t row;
+	bool exact;
+	if (!w->keys || !w->n || !sr_percentile(s, w, s->target, &n, &row, &exact))
+		return SR_OK;
+	for (size_t i = 0; i < w->n; i++)
+		sr_printf(dat, "%llu %.6g %.6g\n", (unsigned long long)w->limit[i],
+			  100.0 * (double)w->keys_refused[i] / (double)w->keys,
+			  w->requests ? 100.0 * (double)w->requests_refused[i] / (double)w->requests : 0.0);
+	char file[64];
+	snprintf(file, sizeof(file), "limits_%zu.png", wi + 1);
+	struct sr_buf title = {0};
+	sr_puts(&title, "Window ");
+	sr_puts(&title, w->text);
+	sr_puts(&title, ": keys and requests the exact sliding log refuses, by limit");
+	sr_printf(gp, "reset\nset output '%s'\n", file);
+	gp_title(gp, title.p ? title.p : "");
+	sr_printf(gp, "set xlabel 'limit N (%s per window)%s'\nset ylabel 'refused (%% of all)'\nset grid\n"
+		      "set key outside right top\nset yrange [-2:102]\n",
+		  s->cost ? "units" : "requests", w->limit[w->n - 1] > 50 ? ", log scale" : "");
+	if (w->limit[w->n - 1] > 50)
+		sr_printf(gp, "set logscale x\nset xrange [1:%llu]\n", (unsigned long long)w->limit[w->n - 1] * 2);
+	else
+		sr_printf(gp, "set xrange [0:%llu]\n", (unsigned long long)w->limit[w->n - 1] + 1);
+	sr_printf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 2 lw 1.5 lc rgb '#c03030'\n"
+		      "set label 'suggested %llu' at %llu, graph 0.92 offset 0.5,0 tc rgb '#c03030'\n",
+		  (unsigned long long)n, (unsigned long long)n, (unsigned long long)n, (unsigned long long)n);
+	sr_printf(gp, "plot 'limits_%zu.dat' using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'keys refused any "
+		      "request', \\\n     'limits_%zu.dat' using 1:3 with linespoints pt 5 ps 0.5 lw 2 title "
+		      "'requests refused'\n", wi + 1, wi + 1);
+	return add_chart(ch, SR_CHART_LIMITS, wi, file, &title, err);
+}
+
 static int write_file(const char *dir, const char *name, const struct sr_buf *b, FILE *err)
 {
 	char path[SR_PATH_MAX];
@@ -429,6 +469,13 @@ static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnup
 		if (rc == SR_OK)
 			rc = script_refused(s, ri, &gp, &dat, ch, err);
 		snprintf(name, sizeof(name), "refused_%zu.dat", ri + 1);
+		if (rc == SR_OK && dat.len)
+			rc = write_file(tmp, name, &dat, err);
+		sr_buf_free(&dat);
+	}
+	for (size_t wi = 0; wi < s->nwin && rc == SR_OK; wi++) {
+		rc = script_limits(s, wi, &gp, &dat, ch, err);
+		snprintf(name, sizeof(name), "limits_%zu.dat", wi + 1);
 		if (rc == SR_OK && dat.len)
 			rc = write_file(tmp, name, &dat, err);
 		sr_buf_free(&dat);

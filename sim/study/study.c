@@ -391,5 +391,10 @@ void sim_study_free(struct sim_study *s)
 	free(s->names);
 	free(s->rows);
 	free(s->per_second);
+	sim_limits_free(&s->limits);
+	if (s->other) {
+		sim_study_free(s->other);
+		free(s->other);
+	}
 	memset(s, 0, sizeof(*s));
 }

@@ -53,7 +53,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "import.h"
 #include "ratelab/algo.h"
+#include "study_limits.h"
 #include "trace.h"
 
 #define SIM_STUDY_TOP 1000        /* keys listed by name in clients.csv */
@@ -142,7 +144,27 @@ struct sim_study {
 	struct sim_study_key *top;
 	size_t nseconds;         /* traffic.csv: second 0 .. span_ns / 1s */
 	int64_t *per_second;     /* units per second of trace time, every studied key */
+	/* meta.csv, the caller's: what the import read (stats.lines 0: not recorded) and --target-keys
+	 * (hundredths of a percent) */
+	struct sim_import_stats import;
+	uint32_t target_keys;
+	struct sim_limits limits; /* limits.csv, the caller's (study_limits.h) */
+	/* placement.csv, the caller's: the rules whose W/N is finer than the log's tick
+	 * (sim_study_coarse) decided again with the other tick placement (spread when this
+	 * study's is not, and the other way round), built-in algorithms only; NULL: none */
+	struct sim_study *other;
 };
+
+/* True when the tick resolution_ns is coarser than W/N of rule r (and above 1 ns). */
+bool sim_study_coarse(const struct rl_rule *r, int64_t resolution_ns);
+
+/*
+ * out: t with its requests at the other tick placement (t->spread: back to
+ * the tick's start; else the m requests of one time T at T + k * res / m,
+ * as import.h's spread places them), in time order still. out shares t's
+ * keys and costs and owns only out->t_ns. RL_OK or RL_ENOMEM.
+ */
+int sim_study_other_placement(const struct sim_trace *t, struct sim_trace *out);
 
 /* 64-bit FNV-1a of the key's bytes (above). */
 uint64_t sim_study_key_hash(const char *key, size_t len);
@@ -169,8 +191,9 @@ int sim_study_run(struct sim_study *s, const struct sim_trace *t, const struct s
 void sim_study_free(struct sim_study *s);
 
 /*
- * Writes study.csv, clients.csv, traffic.csv, refused.csv and meta.csv
- * into the existing directory dir. 0, or -1 with a message on err.
+ * Writes study.csv, clients.csv, traffic.csv, refused.csv, limits.csv,
+ * meta.csv and, with s->other, placement.csv (study.csv's columns) into
+ * the existing directory dir. 0, or -1 with a message on err.
  */
 int sim_study_write(const struct sim_study *s, const char *dir, FILE *err);
 
@@ -183,8 +206,20 @@ int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_l
 /*
  * Combines the studies of every shard I/K of one trace, one directory
  * each, into out: what the unsharded study holds, timing and meta aside
- * (study_merge.c). 0, or -1 with the reason in msg.
+ * (study_merge.c). limits.csv: per window, the limits every shard's
+ * figures are known at (listed by the shard, or at or above its largest
+ * listed limit, where it refuses nothing), summed. 0, or -1 with the
+ * reason in msg.
  */
+
+/* --target-keys as written back: "99%", "99.5%", "99.25%". */
+void sim_study_target_text(char *buf, size_t len, uint32_t target);
+/*
+ * A share of keys "P%", P a decimal in (0, 100] with at most two decimals
+ * ("99%", "99.5%", "100%"), into hundredths of a percent; false for
+ * anything else (a fraction such as 0.99, no '%', more decimals).
+ */
+bool sim_study_target_parse(const char *text, uint32_t *target);
 int sim_study_merge(struct sim_study *out, const char *const *dirs, size_t n, char *msg, size_t msg_len);
 
 #endif

@@ -50,6 +50,16 @@ static const char *differs(const struct sim_study *a, const struct sim_study *b)
 	for (size_t r = 0; r < a->nrules; r++)
 		if (strcmp(a->rules[r].text, b->rules[r].text))
 			return "rules";
+	if (a->limits.nwindows != b->limits.nwindows)
+		return "windows";
+	for (size_t w = 0; w < a->limits.nwindows; w++)
+		if (strcmp(a->limits.w[w].text, b->limits.w[w].text))
+			return "windows";
+	if (a->target_keys != b->target_keys)
+		return "target_keys";
+	if (!a->other != !b->other || (a->other && (a->other->nrules != b->other->nrules ||
+						    a->other->nnames != b->other->nnames)))
+		return "placement.csv";
 	if (a->nnames != b->nnames)
 		return "algos";
 	for (size_t n = 0; n < a->nnames; n++)
@@ -73,6 +83,108 @@ static int by_rank(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* The value shard s's window w has at limit v into *kr, *rr; false when not known. */
+static bool shard_at(const struct sim_limits_window *lw, int64_t v, int64_t *kr, int64_t *rr)
+{
+	for (size_t r = 0; r < lw->n; r++)
+		if (lw->limit[r] == v) {
+			*kr = lw->keys_refused[r];
+			*rr = lw->requests_refused[r];
+			return true;
+		}
+	*kr = *rr = 0;
+	return !lw->n || v > lw->limit[lw->n - 1]; /* above the largest peak nothing is refused */
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* limits.csv of the whole: per window, the limits every shard is known at, summed. */
+static int merge_limits(struct sim_study *out, const struct sim_study *in, size_t n)
+{
+	struct sim_limits *l = &out->limits;
+	size_t nw = in[0].limits.nwindows;
+
+	if (!(l->w = calloc(nw ? nw : 1, sizeof(*l->w))))
+		return -1;
+	l->nwindows = nw;
+	for (size_t w = 0; w < nw; w++) {
+		struct sim_limits_window *o = &l->w[w];
+		size_t all = 0;
+		for (size_t i = 0; i < n; i++)
+			all += in[i].limits.w[w].n;
+		snprintf(o->text, sizeof(o->text), "%s", in[0].limits.w[w].text);
+		o->window_ns = in[0].limits.w[w].window_ns;
+		o->limit = malloc((all ? all : 1) * sizeof(*o->limit));
+		o->keys_refused = calloc(all ? all : 1, sizeof(*o->keys_refused));
+		o->requests_refused = calloc(all ? all : 1, sizeof(*o->requests_refused));
+		if (!o->limit || !o->keys_refused || !o->requests_refused)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			const struct sim_limits_window *lw = &in[i].limits.w[w];
+			if (lw->n) /* a shard without keys lists nothing (and holds no array) */
+				memcpy(o->limit + o->n, lw->limit, lw->n * sizeof(*o->limit));
+			o->n += lw->n;
+			o->keys += lw->keys;
+			o->requests += lw->requests;
+		}
+		qsort(o->limit, o->n, sizeof(*o->limit), cmp_i64);
+		size_t d = 0;
+		for (size_t r = 0; r < o->n; r++) {
+			int64_t v = o->limit[r], kr = 0, rr = 0, a, b;
+			bool known = !d || v != o->limit[d - 1];
+			for (size_t i = 0; known && i < n; i++) {
+				known = shard_at(&in[i].limits.w[w], v, &a, &b);
+				kr += a;
+				rr += b;
+			}
+			if (!known)
+				continue;
+			o->limit[d] = v;
+			o->keys_refused[d] = kr;
+			o->requests_refused[d++] = rr;
+		}
+		o->n = d;
+	}
+	return 0;
+}
+
+/* Adds the shard's rows w to the whole's o: counts summed, max_in_w the largest. */
+static void add_rows(struct sim_study_row *rows, const struct sim_study_row *from, size_t n)
+{
+	for (size_t x = 0; x < n; x++) {
+		struct sim_study_row *o = &rows[x];
+		const struct sim_study_row *w = &from[x];
+		/* ns per check: the shards' mean weighted by their requests */
+		o->ns_per_check = o->requests + w->requests
+					  ? (o->ns_per_check * (double)o->requests +
+					     w->ns_per_check * (double)w->requests) /
+						    (double)(o->requests + w->requests)
+					  : 0;
+		o->requests += w->requests;
+		o->admitted += w->admitted;
+		o->good_keys += w->good_keys;
+		o->good_keys_hurt += w->good_keys_hurt;
+		o->good_requests_rejected += w->good_requests_rejected;
+		o->excess_requests += w->excess_requests;
+		o->excess_admitted += w->excess_admitted;
+		o->over_n_admissions += w->over_n_admissions;
+		o->false_rejects += w->false_rejects;
+		o->diverged += w->diverged;
+		o->keys += w->keys;
+		o->heap_bytes += w->heap_bytes;
+		o->state_bytes = w->state_bytes;
+		if (w->max_in_w > o->max_in_w)
+			o->max_in_w = w->max_in_w;
+		for (int b = 0; b < SIM_STUDY_BUCKETS; b++)
+			o->refused[b] += w->refused[b];
+	}
+}
+
 static int combine(struct sim_study *out, const struct sim_study *in, size_t n, char *msg, size_t msg_len)
 {
 	const struct sim_study *f = &in[0];
@@ -88,6 +200,8 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 	out->nrules = f->nrules;
 	out->nnames = f->nnames;
 	out->nseconds = f->nseconds;
+	out->import = f->import;
+	out->target_keys = f->target_keys;
 	snprintf(out->shard, sizeof(out->shard), "all (%zu shards merged)", n);
 	out->rules = malloc(f->nrules * sizeof(*out->rules));
 	out->names = malloc(f->nnames * sizeof(*out->names));
@@ -96,7 +210,22 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 	for (size_t i = 0; i < n; i++)
 		ncand += in[i].ntop;
 	struct cand *cand = malloc((ncand ? ncand : 1) * sizeof(*cand));
-	if (!out->trace || !out->rules || !out->names || !out->rows || !out->per_second || !cand) {
+	if (f->other && (out->other = calloc(1, sizeof(*out->other)))) {
+		struct sim_study *o = out->other;
+		size_t nr = f->other->nrules, nn = f->other->nnames;
+		o->nrules = nr;
+		o->nnames = nn;
+		o->rules = malloc((nr ? nr : 1) * sizeof(*o->rules));
+		o->names = malloc((nn ? nn : 1) * sizeof(*o->names));
+		o->rows = calloc(nr * nn > 0 ? nr * nn : 1, sizeof(*o->rows));
+		if (o->rules && o->names) {
+			memcpy(o->rules, f->other->rules, nr * sizeof(*o->rules));
+			memcpy(o->names, f->other->names, nn * sizeof(*o->names));
+		}
+	}
+	if (!out->trace || !out->rules || !out->names || !out->rows || !out->per_second || !cand ||
+	    merge_limits(out, in, n) ||
+	    (f->other && (!out->other || !out->other->rules || !out->other->names || !out->other->rows))) {
 		free(cand);
 		snprintf(msg, msg_len, "out of memory");
 		return -1;
@@ -112,33 +241,9 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 		out->elapsed_s += s->elapsed_s;
 		if (s->peak_rss_bytes > out->peak_rss_bytes)
 			out->peak_rss_bytes = s->peak_rss_bytes;
-		for (size_t x = 0; x < nrows; x++) {
-			struct sim_study_row *o = &out->rows[x];
-			const struct sim_study_row *w = &s->rows[x];
-			/* ns per check: the shards' mean weighted by their requests */
-			o->ns_per_check = o->requests + w->requests
-						  ? (o->ns_per_check * (double)o->requests +
-						     w->ns_per_check * (double)w->requests) /
-							    (double)(o->requests + w->requests)
-						  : 0;
-			o->requests += w->requests;
-			o->admitted += w->admitted;
-			o->good_keys += w->good_keys;
-			o->good_keys_hurt += w->good_keys_hurt;
-			o->good_requests_rejected += w->good_requests_rejected;
-			o->excess_requests += w->excess_requests;
-			o->excess_admitted += w->excess_admitted;
-			o->over_n_admissions += w->over_n_admissions;
-			o->false_rejects += w->false_rejects;
-			o->diverged += w->diverged;
-			o->keys += w->keys;
-			o->heap_bytes += w->heap_bytes;
-			o->state_bytes = w->state_bytes;
-			if (w->max_in_w > o->max_in_w)
-				o->max_in_w = w->max_in_w;
-			for (int b = 0; b < SIM_STUDY_BUCKETS; b++)
-				o->refused[b] += w->refused[b];
-		}
+		add_rows(out->rows, s->rows, nrows);
+		if (out->other)
+			add_rows(out->other->rows, s->other->rows, out->other->nrules * out->other->nnames);
 		for (size_t sec = 0; sec < s->nseconds; sec++)
 			out->per_second[sec] += s->per_second[sec];
 		for (size_t j = 0; j < s->ntop; j++)

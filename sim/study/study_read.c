@@ -1,5 +1,5 @@
 /*
- * study_read.c - reads a study directory's five CSV files (as
+ * study_read.c - reads a study directory's six CSV files (as
  * sim_study_write writes them) back into a struct sim_study, for
  * `ratelab study --merge`. RFC 4180 records: a quoted field may hold ',',
  * '"' (doubled) and line breaks. Anything not as written is refused with
@@ -156,12 +156,13 @@ static int real(struct reader *rd, const char *text, const char *what, double *o
 }
 
 /* meta.csv: the fields a merge keeps or checks. */
-static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, char *rules, char *algos, size_t len)
+static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, char *rules, char *algos,
+		     char *windows, size_t len)
 {
 	if (expect_header(rd, dir, "meta.csv", "name,value"))
 		return -1;
 	int rc;
-	rules[0] = algos[0] = '\0';
+	rules[0] = algos[0] = windows[0] = '\0';
 	while ((rc = csv_next(rd)) == 1) {
 		const char *k = rd->c.f[0], *v = rd->c.nf == 2 ? rd->c.f[1] : NULL;
 		int64_t x = 0;
@@ -169,7 +170,8 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 			return bad(rd, "a row is not NAME,VALUE");
 		bool is_int = !strcmp(k, "requests") || !strcmp(k, "keys") || !strcmp(k, "span_ns") ||
 			      !strcmp(k, "resolution_ns") || !strcmp(k, "jobs") || !strcmp(k, "peak_rss_bytes") ||
-			      !strcmp(k, "trace_bytes");
+			      !strcmp(k, "trace_bytes") || !strcmp(k, "lines_read") || !strcmp(k, "lines_skipped") ||
+			      !strcmp(k, "requests_without_cost");
 		if (is_int && num(rd, v, k, &x))
 			return -1;
 		if (!strcmp(k, "trace") && !(s->trace = strdup(v)))
@@ -183,6 +185,13 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 		s->jobs = !strcmp(k, "jobs") ? (unsigned)x : s->jobs;
 		s->peak_rss_bytes = !strcmp(k, "peak_rss_bytes") ? x : s->peak_rss_bytes;
 		s->trace_bytes = !strcmp(k, "trace_bytes") ? x : s->trace_bytes;
+		s->import.lines = !strcmp(k, "lines_read") ? (size_t)x : s->import.lines;
+		s->import.skipped = !strcmp(k, "lines_skipped") ? (size_t)x : s->import.skipped;
+		s->import.without_cost = !strcmp(k, "requests_without_cost") ? (size_t)x : s->import.without_cost;
+		if (!strncmp(k, "skipped_example_", 16) && s->import.nexamples < SIM_IMPORT_EXAMPLES)
+			snprintf(s->import.example[s->import.nexamples++], sizeof(s->import.example[0]), "%s", v);
+		if (!strcmp(k, "target_keys") && !sim_study_target_parse(v, &s->target_keys))
+			return bad(rd, "target_keys '%.40s' is not a share P%% (0 < P <= 100)", v);
 		if (!strcmp(k, "spread"))
 			s->spread = !strcmp(v, "yes");
 		if (!strcmp(k, "cost"))
@@ -193,15 +202,30 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 			snprintf(rules, len, "%s", v);
 		if (!strcmp(k, "algos"))
 			snprintf(algos, len, "%s", v);
+		if (!strcmp(k, "windows"))
+			snprintf(windows, len, "%s", v);
 		if (!strcmp(k, "elapsed_s") && real(rd, v, k, &s->elapsed_s))
 			return -1;
 	}
 	return rc < 0 ? -1 : 0;
 }
 
-/* Splits the comma lists of meta.csv into the study's rules and names. */
-static int lists(struct reader *rd, struct sim_study *s, char *rules, char *algos)
+/* Splits the comma lists of meta.csv into the study's rules, names and limits.csv's windows. */
+static int lists(struct reader *rd, struct sim_study *s, char *rules, char *algos, char *windows)
 {
+	struct sim_limits *l = &s->limits;
+	size_t nw = 1;
+
+	for (char *p = windows; *p; p++)
+		nw += *p == ',';
+	if (!(l->w = calloc(nw, sizeof(*l->w))))
+		return bad(rd, "out of memory");
+	for (char *save, *t = strtok_r(windows, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		struct sim_limits_window *lw = &l->w[l->nwindows++];
+		if (strlen(t) >= SIM_LIMITS_TEXT_MAX || !rl_parse_duration(t, 0, &lw->window_ns) || lw->window_ns < 1)
+			return bad(rd, "window '%.40s' is not a duration (e.g. 1m)", t);
+		snprintf(lw->text, sizeof(lw->text), "%s", t);
+	}
 	size_t nr = 1, na = 1;
 
 	for (char *p = rules; *p; p++)
@@ -236,7 +260,8 @@ static int row_of(struct reader *rd, const struct sim_study *s, size_t want, siz
 	return 0;
 }
 
-static int read_rows(struct reader *rd, const char *dir, struct sim_study *s)
+/* study.csv, or placement.csv's rows of s->other: one per rule and name, in that order. */
+static int read_rows(struct reader *rd, const char *dir, const char *file, struct sim_study *s)
 {
 	static const char header[] =
 		"rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
@@ -247,7 +272,7 @@ static int read_rows(struct reader *rd, const char *dir, struct sim_study *s)
 
 	if (!(s->rows = calloc(s->nrules * s->nnames, sizeof(*s->rows))))
 		return bad(rd, "out of memory");
-	if (expect_header(rd, dir, "study.csv", header))
+	if (expect_header(rd, dir, file, header))
 		return -1;
 	while ((rc = csv_next(rd)) == 1) {
 		char **f = rd->c.f;
@@ -387,24 +412,128 @@ static int read_traffic(struct reader *rd, const char *dir, struct sim_study *s)
 	return rc < 0 ? -1 : 0;
 }
 
+/* limits.csv: each window's rows together, limits ascending, keys and requests the same on each. */
+static int read_limits(struct reader *rd, const char *dir, struct sim_study *s)
+{
+	struct sim_limits *l = &s->limits;
+	size_t cap = 0, at = 0;
+	int rc;
+
+	if (expect_header(rd, dir, "limits.csv", "window,limit,keys,keys_refused,requests,requests_refused"))
+		return -1;
+	while ((rc = csv_next(rd)) == 1) {
+		char **f = rd->c.f;
+		int64_t v[5];
+		if (rd->c.nf != 6)
+			return bad(rd, "%d fields, expected 6", rd->c.nf);
+		static const char *const what[5] = { "limit", "keys", "keys_refused", "requests", "requests_refused" };
+		for (int i = 0; i < 5; i++)
+			if (num(rd, f[1 + i], what[i], &v[i]))
+				return -1;
+		/* the windows of meta.csv, in order, each's rows together */
+		while (at < l->nwindows && strcmp(l->w[at].text, f[0]))
+			at++;
+		if (at == l->nwindows)
+			return bad(rd, "window '%.40s' is not next in meta.csv's windows", f[0]);
+		struct sim_limits_window *lw = &l->w[at];
+		if (!lw->n) {
+			lw->keys = v[1];
+			lw->requests = v[3];
+			cap = 0;
+		}
+		if (lw->n && v[0] <= lw->limit[lw->n - 1])
+			return bad(rd, "limit %lld is not above the row before's", (long long)v[0]);
+		if (v[0] < 1 || v[1] != lw->keys || v[3] != lw->requests || v[2] > v[1] || v[4] > v[3])
+			return bad(rd, "limit %lld below 1, keys or requests not those of the window's first row, "
+				   "or more refused than there are", (long long)v[0]);
+		if (lw->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			int64_t *a = realloc(lw->limit, cap * sizeof(*a)), *b = a ? realloc(lw->keys_refused, cap * sizeof(*b)) : NULL;
+			if (a)
+				lw->limit = a;
+			if (b)
+				lw->keys_refused = b;
+			int64_t *c = b ? realloc(lw->requests_refused, cap * sizeof(*c)) : NULL;
+			if (!c)
+				return bad(rd, "out of memory");
+			lw->requests_refused = c;
+		}
+		lw->limit[lw->n] = v[0];
+		lw->keys_refused[lw->n] = v[2];
+		lw->requests_refused[lw->n++] = v[4];
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * placement.csv, when there: its rules are those of its rows' first column
+ * (each a rule of the study), its names those of the first rule's rows.
+ */
+static int read_placement(struct reader *rd, const char *dir, struct sim_study *s)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/placement.csv", dir);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return errno == ENOENT ? 0 : (snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", path, strerror(errno)), -1);
+	fclose(f);
+	struct sim_study *o = calloc(1, sizeof(*o));
+	if (!o || csv_open(rd, dir, "placement.csv")) {
+		free(o);
+		return o ? -1 : bad(rd, "out of memory");
+	}
+	s->other = o;
+	o->rules = calloc(s->nrules ? s->nrules : 1, sizeof(*o->rules));
+	o->names = calloc(s->nnames ? s->nnames : 1, sizeof(*o->names));
+	if (!o->rules || !o->names)
+		return bad(rd, "out of memory");
+	int rc;
+	(void)csv_next(rd); /* the header, checked by read_rows */
+	while ((rc = csv_next(rd)) == 1) {
+		if (rd->c.nf < 2)
+			return bad(rd, "%d fields, expected 18", rd->c.nf);
+		const char *rule = rd->c.f[0], *algo = rd->c.f[1];
+		if (!o->nrules || strcmp(o->rules[o->nrules - 1].text, rule)) {
+			size_t r = 0;
+			while (r < s->nrules && strcmp(s->rules[r].text, rule))
+				r++;
+			if (r == s->nrules || o->nrules == s->nrules)
+				return bad(rd, "rule '%.60s' is not a rule of the study, or comes twice", rule);
+			o->rules[o->nrules++] = s->rules[r];
+		}
+		if (o->nrules == 1) {
+			if (o->nnames == s->nnames)
+				return bad(rd, "more names than the study's");
+			snprintf(o->names[o->nnames++], sizeof(o->names[0]), "%s", algo);
+		}
+	}
+	if (rc < 0)
+		return -1;
+	return read_rows(rd, dir, "placement.csv", o);
+}
+
 int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_len)
 {
 	struct reader rd = { .msg = msg, .msg_len = msg_len };
-	char rules[8192], algos[8192];
+	char rules[8192], algos[8192], windows[8192];
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	rc = read_meta(&rd, dir, s, rules, algos, sizeof(rules));
+	rc = read_meta(&rd, dir, s, rules, algos, windows, sizeof(rules));
 	if (!rc)
-		rc = lists(&rd, s, rules, algos);
+		rc = lists(&rd, s, rules, algos, windows);
 	if (!rc)
-		rc = read_rows(&rd, dir, s);
+		rc = read_rows(&rd, dir, "study.csv", s);
 	if (!rc)
 		rc = read_refused(&rd, dir, s);
 	if (!rc)
 		rc = read_clients(&rd, dir, s);
 	if (!rc)
 		rc = read_traffic(&rd, dir, s);
+	if (!rc)
+		rc = read_limits(&rd, dir, s);
+	if (!rc)
+		rc = read_placement(&rd, dir, s);
 	free(rd.c.buf);
 	if (rc)
 		sim_study_free(s);

@@ -36,3 +36,26 @@ bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *ms
 	memcpy(out->text, text, len + 1);
 	return true;
 }
+
+bool sim_study_target_parse(const char *text, uint32_t *target)
+{
+	size_t len = strlen(text), whole = strspn(text, "0123456789"), frac = 0;
+	uint32_t v = 0;
+
+	if (len < 2 || text[len - 1] != '%' || whole == 0 || whole > 3)
+		return false;
+	for (size_t i = 0; i < whole; i++)
+		v = v * 10 + (uint32_t)(text[i] - '0');
+	v *= 100;
+	if (text[whole] == '.') {
+		frac = strspn(text + whole + 1, "0123456789");
+		if (frac < 1 || frac > 2)
+			return false;
+		v += (uint32_t)(text[whole + 1] - '0') * 10 + (frac == 2 ? (uint32_t)(text[whole + 2] - '0') : 0);
+		frac++;
+	}
+	if (whole + frac + 1 != len || v < 1 || v > 10000)
+		return false;
+	*target = v;
+	return true;
+}

@@ -1,5 +1,5 @@
 /*
- * study_write.c - a study's five CSV files (study.h, README "ratelab
+ * study_write.c - a study's six CSV files (study.h, README "ratelab
  * study"). Fields are RFC 4180: a field holding ',', '"', CR or LF is
  * quoted, its '"' doubled. Every figure is an integer except the ratios and
  * timings, written with fixed decimals, so equal studies give equal bytes.
@@ -141,6 +141,30 @@ static void write_refused(FILE *f, const struct sim_study *s)
 			}
 }
 
+/* limits.csv: per window, the exact sliding log at every limit listed (study_limits.h). */
+static void write_limits(FILE *f, const struct sim_study *s)
+{
+	fputs("window,limit,keys,keys_refused,requests,requests_refused\n", f);
+	for (size_t w = 0; w < s->limits.nwindows; w++) {
+		const struct sim_limits_window *lw = &s->limits.w[w];
+		for (size_t r = 0; r < lw->n; r++) {
+			sim_study_csv_field(f, lw->text);
+			fprintf(f, ",%lld,%lld,%lld,%lld,%lld\n", (long long)lw->limit[r], (long long)lw->keys,
+				(long long)lw->keys_refused[r], (long long)lw->requests, (long long)lw->requests_refused[r]);
+		}
+	}
+}
+
+void sim_study_target_text(char *buf, size_t len, uint32_t target)
+{
+	if (target % 100 == 0)
+		snprintf(buf, len, "%u%%", target / 100);
+	else if (target % 10 == 0)
+		snprintf(buf, len, "%u.%u%%", target / 100, target / 10 % 10);
+	else
+		snprintf(buf, len, "%u.%02u%%", target / 100, target % 100);
+}
+
 static void meta_row(FILE *f, const char *name, const char *value)
 {
 	fprintf(f, "%s,", name);
@@ -179,11 +203,31 @@ static void write_meta(FILE *f, const struct sim_study *s)
 	meta_row(f, "cost", s->cost ? "yes" : "no");
 	meta_row(f, "rules", joined(buf, sizeof(buf), s, true));
 	meta_row(f, "algos", joined(buf, sizeof(buf), s, false));
+	/* limits.csv's windows, in order: a shard may hold no key, so no row of a window */
+	buf[0] = '\0';
+	for (size_t w = 0, n = 0; w < s->limits.nwindows && n < sizeof(buf); w++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", w ? "," : "", s->limits.w[w].text);
+	meta_row(f, "windows", buf);
 	meta_int(f, "jobs", s->jobs);
 	meta_row(f, "shard", s->shard);
 	fprintf(f, "elapsed_s,%.3f\n", s->elapsed_s);
 	meta_int(f, "peak_rss_bytes", s->peak_rss_bytes);
 	meta_int(f, "trace_bytes", s->trace_bytes);
+	if (s->target_keys) {
+		sim_study_target_text(buf, sizeof(buf), s->target_keys);
+		meta_row(f, "target_keys", buf);
+	}
+	/* what the import read: a merge of shards keeps the first's (one trace) */
+	if (s->import.lines) {
+		meta_int(f, "lines_read", (long long)s->import.lines);
+		meta_int(f, "lines_skipped", (long long)s->import.skipped);
+		meta_int(f, "requests_without_cost", (long long)s->import.without_cost);
+		for (size_t i = 0; i < s->import.nexamples; i++) {
+			char name[48];
+			snprintf(name, sizeof(name), "skipped_example_%zu", i + 1);
+			meta_row(f, name, s->import.example[i]);
+		}
+	}
 	meta_row(f, "ratelab_version", rl_version());
 }
 
@@ -194,7 +238,7 @@ int sim_study_write(const struct sim_study *s, const char *dir, FILE *err)
 		void (*write)(FILE *f, const struct sim_study *s);
 	} files[] = {
 		{ "study.csv", write_study },	{ "clients.csv", write_clients }, { "traffic.csv", write_traffic },
-		{ "refused.csv", write_refused }, { "meta.csv", write_meta },
+		{ "refused.csv", write_refused }, { "limits.csv", write_limits }, { "meta.csv", write_meta },
 	};
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -203,6 +247,14 @@ int sim_study_write(const struct sim_study *s, const char *dir, FILE *err)
 			return -1;
 		files[i].write(f, s);
 		if (close_out(f, dir, files[i].name, err))
+			return -1;
+	}
+	if (s->other) {
+		FILE *f = open_out(dir, "placement.csv", err);
+		if (!f)
+			return -1;
+		write_study(f, s->other);
+		if (close_out(f, dir, "placement.csv", err))
 			return -1;
 	}
 	return 0;

@@ -47,6 +47,7 @@ struct ctx {
 	struct imp_keys keys;
 	struct imp_buf copy;      /* a copy of the line: the trace reader splits the line in place */
 	size_t lines, bad;
+	struct sim_import_stats st; /* o->stats' copy, filled as lines are read */
 	int64_t res_ns;
 	const char *file;         /* the current file's name in messages */
 	long lineno;
@@ -88,6 +89,8 @@ static int bad_line(struct ctx *c, const char *text, const char *why)
 
 	c->bad++;
 	sim_trace_line_error(msg, sizeof(msg), c->file, c->lineno, text, why);
+	if (c->st.nexamples < SIM_IMPORT_EXAMPLES)
+		snprintf(c->st.example[c->st.nexamples++], sizeof(c->st.example[0]), "%s", msg);
 	if (c->o->strict)
 		return say(c, EXIT_USAGE, "%s", msg);
 	if (c->bad <= IMP_SHOWN)
@@ -215,12 +218,16 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 		return bad_line(c, line, "longer than 16 MiB");
 	if (memchr(line, '\0', len))
 		return bad_line(c, NULL, SIM_TRACE_LINE_NUL);
+	bool trace_cost = c->im.trace_cost; /* sticky: cleared to see this line's */
+	c->im.trace_cost = false;
 	switch (c->im.format) {
 	case IMP_COMBINED: why = imp_combined(&c->im, line, len, &f); break;
 	case IMP_JSONL: why = imp_jsonl(&c->im, line, len, &f); break;
 	case IMP_CSV: why = imp_csv(&c->im, line, len, &f); break;
 	default: why = imp_trace(&c->im, line, len, &f); break;
 	}
+	bool costed = c->im.want_cost || c->im.trace_cost;
+	c->im.trace_cost |= trace_cost;
 	if (why && c->im.unit_missing)
 		return say(c, EXIT_USAGE, "%s:%ld: %s", c->file, c->lineno, why);
 	if (why)
@@ -238,6 +245,7 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 		c->cap = cap;
 	}
 	c->rec[c->n++] = (struct imp_rec){ f.t_ns, (uint32_t)id, (uint32_t)f.cost };
+	c->st.without_cost += !costed;
 	if (c->im.format == IMP_JSONL || c->im.format == IMP_CSV)
 		while (c->res_ns > 1 && f.t_ns % c->res_ns)
 			c->res_ns /= 10;
@@ -487,9 +495,15 @@ int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t
 			c.res_ns = 1;
 		status = build(&c, t);
 	}
-	if (!status)
+	if (!status) {
 		summary(&c, t);
-	else
+		if (o->stats) {
+			c.st.lines = c.lines;
+			c.st.skipped = c.bad;
+			c.st.requests = t->n;
+			*o->stats = c.st;
+		}
+	} else
 		sim_trace_free(t);
 	ctx_free(&c);
 	return status;

@@ -12,6 +12,15 @@
 
 #include "trace.h"
 
+/* What was read, for a command that reports it (`ratelab study`). */
+#define SIM_IMPORT_EXAMPLES 5
+struct sim_import_stats {
+	size_t lines, skipped;      /* lines that should hold a request (a trace's comments aside), of them bad */
+	size_t requests, without_cost; /* requests read; of them those that carried no cost (counted 1) */
+	size_t nexamples;           /* the first skipped lines, "FILE:LINE: reason (the line)" */
+	char example[SIM_IMPORT_EXAMPLES][512];
+};
+
 struct sim_import_opts {
 	const char *format;     /* NULL or "auto" (detected), combined, jsonl, csv, trace */
 	const char *key;        /* combined: ip (default), user, path, ip+path */
@@ -22,6 +31,7 @@ struct sim_import_opts {
 	bool spread;            /* place one tick's requests evenly inside it */
 	bool strict;            /* the first bad line is an error */
 	const char *cmd;        /* the command named in messages: NULL is "import" */
+	struct sim_import_stats *stats; /* NULL, or filled when sim_import returns 0 */
 };
 
 /*

@@ -18,17 +18,32 @@ study --jobs 2 --out "$tmp/two"
 for i in 0 1 2; do study --jobs 2 --shard $i/3 --out "$tmp/s$i"; done
 "$ratelab" study --merge "$tmp/s2" "$tmp/s0" "$tmp/s1" --out "$tmp/m" 2>"$tmp/err" || fail "merge exited $?: $(cat "$tmp/err")"
 
+# the rows of the rules given: an unsharded study adds the suggested rules, a shard cannot
+given() { awk -F, -v r=",$rules," 'NR == 1 || index(r, "," $1 ",")' "$1"; }
 same() { # same DIR_A DIR_B: the deterministic content of two studies
 	local f
-	for f in clients.csv traffic.csv refused.csv; do
+	for f in traffic.csv; do
 		cmp -s "$1/$f" "$2/$f" || fail "$f of $1 and $2 differ: $(diff "$1/$f" "$2/$f" | head -5)"
 	done
-	cmp -s <(cut -d, -f1-13,16,17 "$1/study.csv") <(cut -d, -f1-13,16,17 "$2/study.csv") ||
-		fail "study.csv of $1 and $2 differ: $(diff <(cut -d, -f1-13,16,17 "$1/study.csv") <(cut -d, -f1-13,16,17 "$2/study.csv") | head -5)"
+	for f in clients.csv refused.csv; do
+		cmp -s <(given "$1/$f") <(given "$2/$f") || fail "$f of $1 and $2 differ: $(diff <(given "$1/$f") <(given "$2/$f") | head -5)"
+	done
+	cmp -s <(given "$1/study.csv" | cut -d, -f1-13,16,17) <(given "$2/study.csv" | cut -d, -f1-13,16,17) ||
+		fail "study.csv of $1 and $2 differ: $(diff <(given "$1/study.csv" | cut -d, -f1-13,16,17) <(given "$2/study.csv" | cut -d, -f1-13,16,17) | head -5)"
 }
 same "$tmp/one" "$tmp/two"
 same "$tmp/one" "$tmp/m"
-[ "$(grep -c ',(other),' "$tmp/one/clients.csv")" -eq 12 ] || fail "one (other) row per rule and algorithm"
+cmp -s "$tmp/one/limits.csv" "$tmp/two/limits.csv" || fail "limits.csv depends on --jobs"
+# limits.csv merged (peaks above 200: geometric limits): the limits every shard knows, each as the
+# unsharded study has it where it lists that limit too
+common=$(awk -F, 'NR == FNR { row[$1 "," $2] = $0; next } FNR > 1 && ($1 "," $2) in row {
+	if (row[$1 "," $2] != $0) { print "differ: " $0; exit 1 } n++ } END { print n + 0 }' "$tmp/one/limits.csv" "$tmp/m/limits.csv") ||
+	fail "limits.csv merged: $common"
+[ "$common" -gt 10 ] || fail "limits.csv merged: $common rows in common with the unsharded study"
+# the suggested rules are studied unsharded only
+[ "$(awk -F, 'NR > 1 { print $1 }' "$tmp/one/study.csv" | sort -u | wc -l)" -gt 2 ] || fail "no suggested rule studied"
+[ "$(awk -F, 'NR > 1 { print $1 }' "$tmp/m/study.csv" | sort -u | wc -l)" -eq 2 ] || fail "a shard studied a suggested rule"
+[ "$(given "$tmp/one/clients.csv" | grep -c ',(other),')" -eq 12 ] || fail "one (other) row per rule and algorithm"
 [ "$(grep -c '^10/1s,gcra,' "$tmp/one/clients.csv")" -eq 1001 ] || fail "1000 keys and (other) per row"
 grep -qx 'shard,1/3' "$tmp/s1/meta.csv" || fail "meta.csv of shard 1/3"
 # every key in exactly one shard

@@ -1,0 +1,222 @@
+/*
+ * study_report_answer.c - what the report opens with. The answer: per
+ * window of limits.csv, the keys' peaks (p50, p90, p99, max, read off the
+ * rows: the smallest limit listed at which that share of keys is refused
+ * nothing), the chart of keys and requests refused against the limit, and
+ * the suggested limit (the --target-keys share, meta.csv's target_keys)
+ * with the keys it would refuse, the heaviest first (clients.csv), the
+ * share of requests it refuses and the algorithm recommended at it. Then
+ * what was read and assumed: lines read and skipped with the first
+ * examples, requests without a cost, the time zone, the resolution and
+ * the tick placement.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "study.h"
+#include "study_report_int.h"
+
+/* The most refused keys the answer names; the rest are counted. */
+#define SR_REFUSED_LIST_MAX 10
+
+static void share(char *buf, size_t cap, uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		snprintf(buf, cap, "-");
+	else if (part && part * 1000 < whole)
+		snprintf(buf, cap, "%.2g%%", 100.0 * (double)part / (double)whole);
+	else
+		snprintf(buf, cap, "%.1f%%", 100.0 * (double)part / (double)whole);
+}
+
+/* A percentile as the answer quotes it: "N", or "at most N" when a merge did not list the limit below. */
+static void quoted(char *buf, size_t cap, const struct sr_study *s, const struct sr_window *w, uint32_t p)
+{
+	uint64_t v;
+	size_t row;
+	bool exact;
+	if (!sr_percentile(s, w, p, &v, &row, &exact))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%s%llu", exact ? "" : "at most ", (unsigned long long)v);
+}
+
+/* The keys of clients.csv the exact log refuses at rule (within_rule 0), the heaviest first. */
+static void refused_keys(const struct sr_study *s, const char *rule, const char *unit, struct sr_doc *d)
+{
+	const struct sr_rule *r = sr_rule_find(s, rule);
+	if (!r) {
+		sr_li(d, "The keys it refuses are not named: the rule was not studied (a shard cannot know it, and "
+			 "a limit above 1000000 or a 65th rule is not studied; stderr said which): study the trace "
+			 "with --rules %s.", rule);
+		return;
+	}
+	/* the first algorithm's group names the keys; sliding_log's, when studied, what the exact log admits */
+	const char *first = s->row[r->rows[0]].algo;
+	size_t g = SIZE_MAX, e = SIZE_MAX;
+	for (size_t k = 0; k < s->nclients; k++) {
+		const struct sr_client *c = &s->client[k];
+		if (strcmp(c->rule, rule) != 0)
+			continue;
+		if (g == SIZE_MAX && strcmp(c->algo, first) == 0)
+			g = k;
+		if (e == SIZE_MAX && strcmp(c->algo, "sliding_log") == 0)
+			e = k;
+	}
+	size_t listed = 0, more = 0;
+	struct sr_buf b = {0};
+	for (size_t j = 0; g != SIZE_MAX && g + j < s->nclients; j++) {
+		const struct sr_client *c = &s->client[g + j];
+		if (c->other || strcmp(c->rule, rule) != 0 || strcmp(c->algo, first) != 0)
+			break;
+		if (c->within)
+			continue;
+		if (listed == SR_REFUSED_LIST_MAX) {
+			more++;
+			continue;
+		}
+		sr_printf(&b, "%s%s (%llu %s", listed++ ? "; " : "", c->key, (unsigned long long)c->requests, unit);
+		const struct sr_client *x = e != SIZE_MAX && e + j < s->nclients ? &s->client[e + j] : NULL;
+		if (x && !x->other && strcmp(x->key, c->key) == 0)
+			sr_printf(&b, ", %llu refused by the exact log", (unsigned long long)(x->requests - x->admitted));
+		sr_puts(&b, ")");
+	}
+	if (more)
+		sr_printf(&b, "; and %zu more", more);
+	if (b.oom)
+		d->oom = true;
+	else if (listed)
+		sr_li(d, "The keys it refuses, the heaviest first (among clients.csv's keys): %s.", b.p);
+	else
+		sr_li(d, "It refuses none of clients.csv's keys (the heaviest ones).");
+	sr_buf_free(&b);
+}
+
+static void answer_window(const struct sr_study *s, const struct sr_charts *ch, size_t wi, struct sr_doc *d)
+{
+	const struct sr_window *w = &s->win[wi];
+	const char *unit = s->cost ? "units" : "requests";
+	char p50[48], p90[48], p99[48], mx[48], target[16], ks[32], rs[32];
+	sr_h(d, 3, "Window %s", w->text);
+	if (!w->keys || !w->n) {
+		sr_p(d, "No key has a request: no limit to suggest.");
+		return;
+	}
+	quoted(p50, sizeof(p50), s, w, sim_limits_quoted[0]);
+	quoted(p90, sizeof(p90), s, w, sim_limits_quoted[1]);
+	quoted(p99, sizeof(p99), s, w, sim_limits_quoted[2]);
+	quoted(mx, sizeof(mx), s, w, 10000);
+	sr_li(d, "The keys' peaks (%llu keys; the most %s of one key in any %s): p50 %s, p90 %s, p99 %s, max %s.",
+	      (unsigned long long)w->keys, unit, w->text, p50, p90, p99, mx);
+	sim_study_target_text(target, sizeof(target), s->target);
+	uint64_t n;
+	size_t row;
+	bool exact;
+	sr_percentile(s, w, s->target, &n, &row, &exact);
+	char rule[96];
+	snprintf(rule, sizeof(rule), "%llu/%s", (unsigned long long)n, w->text);
+	share(ks, sizeof(ks), w->keys_refused[row], w->keys);
+	share(rs, sizeof(rs), w->requests_refused[row], w->requests);
+	sr_li(d, "Suggested limit: %s%s, the smallest that refuses no request of %s of the keys. The exact "
+		 "sliding log at it refuses %llu of %llu keys (%s) and %llu of %llu %s (%s).", exact ? "" : "at most ",
+	      rule, target, (unsigned long long)w->keys_refused[row], (unsigned long long)w->keys, ks,
+	      (unsigned long long)w->requests_refused[row], (unsigned long long)w->requests, unit, rs);
+	refused_keys(s, rule, unit, d);
+	const struct sr_rule *r = sr_rule_find(s, rule);
+	struct sr_verdict v;
+	if (r && sr_verdict(s, r, &v)) {
+		char list[1024] = "";
+		size_t len = 0;
+		for (size_t i = 0; i < v.nbest && len < sizeof(list); i++) {
+			int k = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", s->row[v.ranked[i]].algo);
+			len += k > 0 ? (size_t)k : 0;
+		}
+		const struct sr_row *b = &s->row[v.ranked[0]];
+		sr_li(d, "Every algorithm is studied at %s beside the given rules; %s there: %s (%llu within-rule "
+			 "keys hurt, %llu false rejects, %llu of %llu excess admitted; see the recommendation).", rule,
+		      v.nbest > 1 ? "tied for first" : "recommended", list, (unsigned long long)b->good_keys_hurt,
+		      (unsigned long long)b->false_rejects, (unsigned long long)b->excess_admitted,
+		      (unsigned long long)b->excess_requests);
+		sr_verdict_free(&v);
+	}
+	const struct sr_chart *c = sr_chart_find(ch, SR_CHART_LIMITS, wi);
+	if (c)
+		sr_img(d, c->file, c->title);
+}
+
+static void assumptions(const struct sr_study *s, struct sr_doc *d)
+{
+	sr_h(d, 2, "What was read and assumed");
+	const char *lines = sr_meta(s, "lines_read"), *skipped = sr_meta(s, "lines_skipped");
+	if (lines && skipped) {
+		sr_li(d, "Lines read: %s; skipped: %s (each skipped line is counted once, for the first reason it "
+			 "fails; the reasons are not counted apart).", lines, skipped);
+		for (int i = 1; i <= 5; i++) {
+			char name[32];
+			snprintf(name, sizeof(name), "skipped_example_%d", i);
+			const char *ex = sr_meta(s, name);
+			if (ex)
+				sr_li(d, "Skipped: %s", ex);
+		}
+	} else {
+		sr_li(d, "Lines read and skipped: not recorded in meta.csv.");
+	}
+	const char *nocost = sr_meta(s, "requests_without_cost");
+	if (nocost)
+		sr_li(d, "Requests without a cost: %s of %llu (each counts 1%s).", nocost,
+		      (unsigned long long)s->requests, s->cost ? "; the others count their cost" : "");
+	const char *f = s->format;
+	if (strcmp(f, "combined") == 0)
+		sr_li(d, "Time zone: each line's own UTC offset (as in [10/Oct/2024:13:55:36 +0200]) applied; "
+			 "every time is UTC.");
+	else if (strcmp(f, "jsonl") == 0 || strcmp(f, "csv") == 0)
+		sr_li(d, "Time zone: RFC 3339 times with their own offset (Z or +hh:mm) applied; numeric times are "
+			 "since the Unix epoch (UTC) in --time-unit; every time is UTC.");
+	else
+		sr_li(d, "Time zone: none; a trace's times are nanoseconds as written.");
+	char res[64];
+	uint64_t r = s->resolution_ns;
+	if (r >= 1000000000 && r % 1000000000 == 0)
+		snprintf(res, sizeof(res), "%llu s", (unsigned long long)(r / 1000000000));
+	else if (r >= 1000000 && r % 1000000 == 0)
+		snprintf(res, sizeof(res), "%llu ms", (unsigned long long)(r / 1000000));
+	else if (r >= 1000 && r % 1000 == 0)
+		snprintf(res, sizeof(res), "%llu us", (unsigned long long)(r / 1000));
+	else
+		snprintf(res, sizeof(res), "%llu ns", (unsigned long long)r);
+	if (s->nalt) {
+		struct sr_buf b = {0};
+		for (size_t i = 0; i < s->nalt; i++)
+			if (i == 0 || strcmp(s->alt[i].rule, s->alt[i - 1].rule) != 0)
+				sr_printf(&b, "%s%s", i ? ", " : "", s->alt[i].rule);
+		sr_li(d, "Rules whose W/N is finer than the time resolution, decided both with and without --spread "
+			 "(placement.csv; the recommendation says where the verdicts agree): %s.", b.p ? b.p : "");
+		d->oom |= b.oom;
+		sr_buf_free(&b);
+	}
+	sr_li(d, "Time resolution: %s. %s", res,
+	      r <= 1 ? "Every request at its own time."
+	      : s->spread ? "Spread (--spread): the requests of one tick placed evenly inside it."
+			  : "Not spread: the requests of one tick arrive together at its start (--spread places them "
+			    "evenly inside it).");
+}
+
+void sr_build_answer(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d)
+{
+	char target[16];
+	sr_h(d, 2, "The answer");
+	if (!s->has_limits || !s->nwin) {
+		sr_p(d, "This study has no limits.csv (a study written by an earlier ratelab): no suggested limit.");
+	} else {
+		sim_study_target_text(target, sizeof(target), s->target);
+		sr_p(d, "Which limit to set, per window: a key's peak is the most %s it sent in any window (t - W, t]; "
+			"the exact sliding log at limit N refuses some request of exactly the keys whose peak is "
+			"above N. The suggested limit is the smallest N that refuses no request of %s of the keys "
+			"(--target-keys). limits.csv lists the exact log at every limit%s.",
+		     s->cost ? "units" : "requests", target,
+		     s->merged ? " every shard's figures are known at (a merge)" : "");
+		for (size_t i = 0; i < s->nwin; i++)
+			answer_window(s, ch, i, d);
+	}
+	assumptions(s, d);
+}
