@@ -490,7 +490,7 @@ local function wide(nh, nl, costn)
 			end
 			total, prev = total + c, a
 		end
-		if total > tonum(n0) then return nil end
+		if total > 1000000 then return nil end -- RL_LIMIT_MAX: a lower N may have followed a higher
 		return string.sub(s, 29)
 	end
 

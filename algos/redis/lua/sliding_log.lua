@@ -3,10 +3,11 @@
 -- c, are at most N. The state is the library's, stored as the module
 -- stores it (lib.lua, state()): the last seen time, then one 12-byte run
 -- per distinct admitted time, oldest first: at_ns (8), units (4). Runs
--- out of order, of no units, after the last seen time, before its window
--- or holding more than N units, or a time out of range, are damaged (a
--- state converted from another rule keeps its runs: their sum may pass
--- the new N, and the check then admits nothing until enough leave).
+-- out of order, of no units, after the last seen time, at or before
+-- last - W, or holding more than RL_LIMIT_MAX units in all, or a time out
+-- of range, are damaged. A state written under another rule keeps its
+-- runs: under a lower N they may hold more than N units, and the check
+-- admits nothing (remaining 0) until enough leave.
 -- Times are compared as their u32 words, and differences taken as pairs
 -- (lib.lua), exact for every W: one track.
 local ALG = 'sliding_log'
@@ -51,12 +52,14 @@ for pos = 37, stop - 12, 12 do
 	end
 	all, plo, phi = all + c, alo, ahi
 end
--- the newest run at most last; under the rule it was written under (not
--- a converted state's), the oldest after last - W and at most N units
-if phi > lhi or (phi == lhi and plo > llo) then return damaged(ALG) end
+-- the newest run at most last, at most RL_LIMIT_MAX units in all (a log
+-- converted to a lower N keeps its runs: more than N until they leave);
+-- under the rule it was written under (not a converted state's), the
+-- oldest after last - W
+if phi > lhi or (phi == lhi and plo > llo) or all > 1000000 then return damaged(ALG) end
 if stop > 37 and not converted then
 	local olo, ohi = struct.unpack('<I4I4', s, 37)
-	if all > limit or ohi < vhi or (ohi == vhi and olo <= vlo) then return damaged(ALG) end
+	if ohi < vhi or (ohi == vhi and olo <= vlo) then return damaged(ALG) end
 end
 
 -- (at + W - now) for a run at byte pos, as a pair
