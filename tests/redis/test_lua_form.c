@@ -21,9 +21,10 @@
  *
  * Built with LF_MODULE (the path of ratelab.so) the server loads the
  * module, and a key written by one backend is continued by the other,
- * against the library: module then scripts always, and both ways with
- * rule changes when the module stores version 3 (RLM_VERSION, its
- * state_bytes.h); a disagreement fails.
+ * against the library (the breaker against the in-process breaker):
+ * module then scripts always, and both ways (with rule changes) when the
+ * module stores version 3 (RLM_VERSION, its state_bytes.h); a
+ * disagreement fails.
  *
  * A mismatch prints the seed. Reproduce with RL_SEED=<seed> ./test_lua_form
  */
@@ -582,6 +583,20 @@ static void test_damaged_states(void **state)
 	expect_damaged(r, "fixed_window", &rule, "a\nb\x01\\", &v,
 		       "ratelab: key 'rl:{a\\nb\\x01\\\\}' holds a damaged fixed_window state");
 
+	/* the breaker: opened after last, an unknown state; its damaged state is an error */
+	struct rl_redis_breaker rb = { 3, 10, 10, false, 0 };
+	enum rl_breaker_state bs;
+	v = value(3, "breaker", NULL);
+	put(&v, 100, 8), put(&v, 101, 8), put(&v, 1, 4);
+	set_key("rl:{br}", &v);
+	assert_int_equal(rl_redis_breaker_call(r, &rb, "br", 2, 200, true, &bs), RL_EREDIS);
+	assert_string_equal(rl_redis_error(r), "redis: ratelab: key 'rl:{br}' holds a damaged breaker state");
+	v = value(3, "breaker", NULL);
+	put(&v, 100, 8), put(&v, 50, 8), put(&v, 3, 4);
+	set_key("rl:{br}", &v);
+	assert_int_equal(rl_redis_breaker_call(r, &rb, "br", 2, 200, true, &bs), RL_EREDIS);
+	assert_string_equal(rl_redis_error(r), "redis: ratelab: key 'rl:{br}' holds a damaged breaker state");
+
 	/* the bounds themselves are valid states: decided */
 	struct rl_limiter lim;
 	struct rl_redis_rule rr = { &lim, false, 0 };
@@ -752,6 +767,28 @@ static void test_module_and_scripts(void **state)
 			}
 			rl_limiter_release(&lim, lib);
 		}
+	}
+	/* the breaker: the module, then the scripts (both ways once the module stores version 3) */
+	for (int c = 0; c < 20; c++) {
+		struct rl_redis_breaker rb = { 1 + below(&s, 5), 1 + below(&s, 20), 1 + below(&s, 20), false, 0 };
+		struct rl_breaker br;
+		char key[32];
+		int64_t t = below(&s, 1000);
+		snprintf(key, sizeof(key), "mb%d", c);
+		assert_int_equal(rl_breaker_init(&br, rb.limit, rb.window, rb.open_for, NULL, 0), RL_OK);
+		for (int i = 0; i < 80; i++) {
+			int b = RLM_VERSION >= 3 ? (int)below(&s, 2) : i < 40 ? 0 : 1;
+			bool record = below(&s, 4) != 0;
+			enum rl_breaker_state want = RL_BREAKER_CLOSED, got = RL_BREAKER_CLOSED;
+			t += below(&s, 6);
+			int wrc = record ? rl_breaker_handle(&br, t, &want) : rl_breaker_state_at(&br, t, &want);
+			int grc = rl_redis_breaker_call(rs[b], &rb, key, strlen(key), t, record, &got);
+			if (grc != wrc || want != got)
+				fail_msg("breaker %s call %d (%s) t=%" PRId64 ": rc %d/%d state %d/%d %s (seed 0x%" PRIx64 ")",
+					 key, i, b ? "scripts" : "module", t, grc, wrc, got, want, rl_redis_error(rs[b]),
+					 g_seed);
+		}
+		rl_breaker_destroy(&br);
 	}
 	rl_redis_stats(rs[0], &st);
 	assert_true(st.module);
