@@ -6,19 +6,21 @@
 -- The fast track computes on Lua numbers, exact because every value it
 -- keeps is an integer below 2^52 (a sum of two such is below 2^53, where
 -- doubles stop being exact; a product or quotient is checked, or corrected
--- by its remainder). Times and the level scripts' "due" (N * time) are
--- above that, so they are kept as pairs (hi, lo) = (value div 10^9, value
--- mod 10^9): every hi of a value up to 9 * 10^24 is below 2^53, a
--- difference of two pairs is exact whenever it is below 2^53 (and of the
--- right sign when not), which is all the rules need of times: the gaps
--- between now and the stored instants. No table is made per value.
+-- by its remainder). Times are above that, so they are kept as pairs
+-- (hi, lo) = (value div 10^9, value mod 10^9): every hi of a value up to
+-- 9 * 10^24 is below 2^53, a difference of two pairs is exact whenever it
+-- is below 2^53 (and of the right sign when not), which is all the rules
+-- need of times: the gaps between now and the stored instants. The stored
+-- form's 64-bit fields are read and written as two u32 words, converted
+-- to and from pairs exactly (pair(), words()). No table is made per value.
 --
 -- The wide track, wide(), is for the rules and states the fast track cannot
 -- hold (a product of the rule above 2^51, a gap of a month or more): each
 -- algorithm's script runs its fast track in a block it leaves (break) at
 -- the first value out of bounds, before writing anything, for its wide
--- track, the same model in limbs (below); the state is the same strings
--- either way. Every function is made before the arguments' locals, and
+-- track, the same model in limbs (below); the stored bytes are the same
+-- either way. A state written under another rule is converted in limbs
+-- (state()), then decided on either track. Every function is made before the arguments' locals, and
 -- none per value: making a closure costs, more so with many upvalues, and
 -- Redis makes every one of them again on every call. So the library's
 -- functions are called by their full names (math.floor), not through
