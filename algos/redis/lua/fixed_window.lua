@@ -1,22 +1,36 @@
 -- fixed_window.lua - algos/src/fixed_window.c in Redis: windows
 -- [kW, (k+1)W); a request of cost c is admitted iff the units admitted in
--- t's window plus c are at most N. Fast track: the window's end within
--- 2^51 ns of now, and W below 9 * 10^12 when a new window starts.
+-- t's window plus c are at most N. The state is the library's struct
+-- rl_fixed_window {last_ns, end_ns, count}, stored as the module stores it
+-- (lib.lua, state()); an end that is not a multiple of W in (last,
+-- last + W], a count above N or a time out of range is damaged. Fast
+-- track: the window's end within 2^51 ns of now, and W below 9 * 10^12.
 local ALG = 'fixed_window'
-local err, v = read(ALG, 'last', 'end', 'count')
+local err, s, H, wlo, whi = state(ALG, 88, 24, 0, 'convert_fixed')
 if err then return err end
 local limit = n
 
 repeat
-	local count = tonumber(v[4] or '0')
-	local clamped = clamp(v[2])
-	local eh, el = split(v[3])
-	local wend, renewed = v[3] or '0', false
+	local llo, lhi, elo, ehi, count = 0, 0, 0, 0, 0
+	local eh, el = 0, 0
+	if s then
+		llo, lhi, elo, ehi, count = struct.unpack('<I4I4I4I4I4', s, 29)
+		local lh, ll = pair(llo, lhi)
+		eh, el = pair(elo, ehi)
+		local r = tmod(eh, el, w)
+		if not r then break end
+		local span = (eh - lh) * E9 + (el - ll)
+		if r ~= 0 or span <= 0 or span > w or count > limit or not time_ok(llo, lhi) then return damaged(ALG) end
+		if lh > nh or (lh == nh and ll > nl) then nh, nl = lh, ll else llo = nil end -- now clamped to last
+	else
+		llo = nil
+	end
+	local renewed = false
 	if not (eh > nh or (eh == nh and el > nl)) then
 		local r = tmod(nh, nl, w)
 		if not r then break end
 		eh, el = norm(nh, nl - r + w)
-		wend, count, renewed = dec(eh, el), 0, true
+		count, renewed = 0, true
 	end
 	local to_end = (eh - nh) * E9 + (el - nl)
 	if to_end >= LIMIT then break end
@@ -27,20 +41,22 @@ repeat
 	local verdict, retry = 0, to_end
 	if costn <= remaining then verdict, retry, count = 1, 0, count + costn end
 	local reset = count > 0 and to_end or 0
-	local last = clamped and v[2] or now_s or dec(nh, nl)
-	if renewed then -- a new window, or a new key (whose stored end reads as 0)
-		store(v[1] and true or ALG, reset, 'last', last, 'end', wend, 'count', tostring(count))
-	else -- the stored end stays as it is: one field less to write
-		store(true, reset, 'last', last, 'count', tostring(count))
-	end
+	if not llo then llo, lhi = words(nh, nl) end
+	if renewed then elo, ehi = words(eh, el) end
+	save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0,
+		llo, lhi, elo, ehi, count, 0), fceil(reset, 1000000) + A[5])
 	remaining = limit - count
 	return answer(verdict, remaining > 0 and remaining or 0, retry, reset, 0)
 until true
 
-local X = wide({ 'last', 'end', 'count' }, v, nh, nl, costn)
-local add, sub, cmp, divmod, str, ZERO = X.add, X.sub, X.cmp, X.divmod, X.str, X.ZERO
-local count = tonumber(v[4] or '0')
-local last, wend = X.field('last'), X.field('end')
+local X = wide(nh, nl, costn)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
+local add, sub, cmp, divmod, ZERO = X.add, X.sub, X.cmp, X.divmod, X.ZERO
+local last, wend, count = ZERO, ZERO, 0
+if s then
+	last, wend, count = X.at(s, 29), X.at(s, 37), struct.unpack('<I4', s, 45)
+	if not X.window_ok(last, wend, X.w) or count > limit then return damaged(ALG) end
+end
 local now = X.max(X.now, last)
 if cmp(now, wend) >= 0 then
 	local _, r = divmod(now, X.w)
@@ -52,5 +68,5 @@ if verdict == 1 then count = count + costn end
 local to_end = sub(wend, now)
 local retry = ZERO
 if verdict == 0 then retry = costn > limit and X.INT64_MAX or to_end end
-return X.finish(ALG, verdict, X.small(limit - count), retry, count > 0 and to_end or ZERO, ZERO,
-	{ 'last', str(now), 'end', str(wend), 'count', tostring(count) }, nil, costn > limit)
+return X.finish(verdict, X.small(limit - count), retry, count > 0 and to_end or ZERO, ZERO,
+	prefix .. X.put(now) .. X.put(wend) .. struct.pack('<I4I4', count, 0), costn > limit)

@@ -1,10 +1,13 @@
 -- gcra.lua - algos/src/gcra.c in Redis: T = ceil(W / N), tau =
 -- min((B - 1) * T, RL_GCRA_HORIZON_NS - T); a request of cost c is
 -- admitted iff TAT - t + (c - 1) * T <= tau, then TAT = max(TAT, t) + c * T.
--- Fast track: T and tau below 2^51 (then tau = (B - 1) * T, the horizon
--- being above 5 * 10^18) and the debt TAT - t below 2^51.
+-- The state is the library's struct rl_gcra {tat_ns, last_ns}, stored as
+-- the module stores it (lib.lua, state()); a TAT more than tau + T past
+-- the last seen time, or a time out of range, is damaged. Fast track: T
+-- and tau below 2^51 (then tau = (B - 1) * T, the horizon being above
+-- 5 * 10^18) and the debt TAT - t below 2^51.
 local ALG = 'gcra'
-local err, v = read(ALG, 'last', 'tat')
+local err, s, H, wlo, whi = state(ALG, 52, 16, 0, 'convert_gcra')
 if err then return err end
 local b = A[4] + 0
 
@@ -13,33 +16,45 @@ repeat
 	local t = fceil(w, n)
 	local tol = (b - 1) * t
 	if tol >= LIMIT then break end
-	local clamped = clamp(v[2])
-	local th, tl = split(v[3])
-	local debt = (th - nh) * E9 + (tl - nl) -- exact, or beyond 2^53 with its sign
-	if debt < 0 then debt = 0 elseif debt >= LIMIT then break end
+	local alo, ahi, tlo, thi = 0, 0, 0, 0
+	if s then alo, ahi, tlo, thi = struct.unpack('<I4I4I4I4', s, 29) end
+	if ahi >= 2147483648 or not time_ok(tlo, thi) then return damaged(ALG) end
+	local ah, al = pair(alo, ahi)
+	local th, tl = pair(tlo, thi)
+	-- TAT - last: exact, or beyond 2^53 with its sign
+	if (ah - th) * E9 + (al - tl) > tol + t then return damaged(ALG) end
+	if th > nh or (th == nh and tl > nl) then nh, nl = th, tl else tlo = nil end -- now clamped to last
+	local debt = (ah - nh) * E9 + (al - nl)
+	if debt < 0 then debt = 0 end
 	-- rounded only when above 2^53, and then still above tau
 	local lastu = (costn - 1) * t
 	if lastu > tol then
 		return answer(0, debt <= tol and fdiv(tol - debt, t) + 1 or 0, NEVER, debt, 0)
 	end
-	local tat, verdict, retry = v[3] or '0', 0, 0
+	local verdict, retry = 0, 0
 	if debt + lastu <= tol then
 		verdict, debt = 1, debt + lastu + t
-		tat = dec(norm(nh, nl + debt))
+		alo, ahi = words(norm(nh, nl + debt))
 	else
 		retry = debt - (tol - lastu)
 	end
-	store(v[1] and true or ALG, debt, 'last', clamped and v[2] or now_s or dec(nh, nl), 'tat', tat)
+	if not tlo then tlo, thi = words(nh, nl) end
+	save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0,
+		alo, ahi, tlo, thi), fceil(debt, 1000000) + A[5])
 	return answer(verdict, debt <= tol and fdiv(tol - debt, t) + 1 or 0, retry, debt, 0)
 until true
 
-local X = wide({ 'last', 'tat' }, v, nh, nl, costn)
-local add, sub, mul, cmp, max, min = X.add, X.sub, X.mul, X.cmp, X.max, X.min
-local divmod, ceil_div, small, str, ZERO, ONE = X.divmod, X.ceil_div, X.small, X.str, X.ZERO, X.ONE
-local last, tat0 = X.field('last'), X.field('tat')
-local HORIZON = { 4775807, 7203685, 52233 } -- RL_GCRA_HORIZON_NS = 5223372036854775807
-local t = ceil_div(X.w, X.n)
-local tol = min(mul(sub(X.b, ONE), t), sub(HORIZON, t))
+local X = wide(nh, nl, costn)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
+local add, sub, mul, cmp, max = X.add, X.sub, X.mul, X.cmp, X.max
+local divmod, small, ZERO, ONE = X.divmod, X.small, X.ZERO, X.ONE
+local last, tat0 = ZERO, ZERO
+if s then tat0, last = X.at(s, 29), X.at(s, 37) end
+local tol, t = X.gcra_of(X.n, X.w, X.b)
+if not X.time_ok(last) or cmp(tat0, X.INT64_MAX) > 0 or
+	(cmp(tat0, last) > 0 and cmp(sub(tat0, last), add(tol, t)) > 0) then
+	return damaged(ALG)
+end
 local lastu = mul(small(costn - 1), t)
 local now = max(X.now, last)
 local tat = max(tat0, now)
@@ -55,5 +70,4 @@ if verdict == 0 then
 	-- (c - 1) * T > tau never passes; else the smallest d with debt - d + (c - 1) * T <= tau
 	retry = cmp(lastu, tol) > 0 and X.INT64_MAX or sub(debt, sub(tol, lastu))
 end
-return X.finish(ALG, verdict, remaining, retry, debt, ZERO, { 'last', str(now), 'tat', str(tat0) }, nil,
-	cmp(lastu, tol) > 0)
+return X.finish(verdict, remaining, retry, debt, ZERO, prefix .. X.put(tat0) .. X.put(now), cmp(lastu, tol) > 0)

@@ -6,19 +6,21 @@
 -- The fast track computes on Lua numbers, exact because every value it
 -- keeps is an integer below 2^52 (a sum of two such is below 2^53, where
 -- doubles stop being exact; a product or quotient is checked, or corrected
--- by its remainder). Times and the level scripts' "due" (N * time) are
--- above that, so they are kept as pairs (hi, lo) = (value div 10^9, value
--- mod 10^9): every hi of a value up to 9 * 10^24 is below 2^53, a
--- difference of two pairs is exact whenever it is below 2^53 (and of the
--- right sign when not), which is all the rules need of times: the gaps
--- between now and the stored instants. No table is made per value.
+-- by its remainder). Times are above that, so they are kept as pairs
+-- (hi, lo) = (value div 10^9, value mod 10^9): every hi of a value up to
+-- 9 * 10^24 is below 2^53, a difference of two pairs is exact whenever it
+-- is below 2^53 (and of the right sign when not), which is all the rules
+-- need of times: the gaps between now and the stored instants. The stored
+-- form's 64-bit fields are read and written as two u32 words, converted
+-- to and from pairs exactly (pair(), words()). No table is made per value.
 --
 -- The wide track, wide(), is for the rules and states the fast track cannot
 -- hold (a product of the rule above 2^51, a gap of a month or more): each
 -- algorithm's script runs its fast track in a block it leaves (break) at
 -- the first value out of bounds, before writing anything, for its wide
--- track, the same model in limbs (below); the state is the same strings
--- either way. Every function is made before the arguments' locals, and
+-- track, the same model in limbs (below); the stored bytes are the same
+-- either way. A state written under another rule is converted in limbs
+-- (state()), then decided on either track. Every function is made before the arguments' locals, and
 -- none per value: making a closure costs, more so with many upvalues, and
 -- Redis makes every one of them again on every call. So the library's
 -- functions are called by their full names (math.floor), not through
@@ -69,13 +71,18 @@ local function norm(h, x)
 	return h + q, r
 end
 
--- The time (h, l) mod w, 0 < w < 9 * 10^12 (else nil): h mod w, then
--- 10^9 as one digit (w <= 9007199) or three of 10^3, so that every partial
--- remainder times the digit's base stays below 2^53 (fmod is exact).
+-- The time (h, l) mod w, 0 < w < 9 * 10^12 (else nil): l mod w when w
+-- divides 10^9, (h mod w / 10^9) * 10^9 + l when 10^9 divides w, else
+-- h mod w, then 10^9 as one digit (w <= 9007199) or three of 10^3, so
+-- that every partial remainder times the digit's base stays below 2^53
+-- (fmod is exact).
 local function tmod(h, l, w)
-	local r = math.fmod(h, w)
-	if w <= 9007199 then return math.fmod(r * E9 + l, w) end
 	if w >= 9000000000000 then return nil end
+	local r = math.fmod(E9, w)
+	if r == 0 then return math.fmod(l, w) end
+	if math.fmod(w, E9) == 0 then return math.fmod(h, w / E9) * E9 + l end
+	r = math.fmod(h, w)
+	if w <= 9007199 then return math.fmod(r * E9 + l, w) end
 	local d1, m = fdiv(l, 1000000)
 	local d2, d3 = fdiv(m, 1000)
 	r = math.fmod(r * 1000 + d1, w)
@@ -83,15 +90,54 @@ local function tmod(h, l, w)
 	return math.fmod(r * 1000 + d3, w)
 end
 
--- The key's fields, read once (v[1] the algorithm, v[i + 1] field i's
--- string or false), after checking that the key holds this algorithm's state.
-local function read(alg, ...)
-	local key = KEYS[1]
-	local v = redis.call('HMGET', key, 'alg', ...)
-	if v[1] and v[1] ~= alg then
-		return redis.error_reply('ratelab: key ' .. key .. ' holds ' .. tostring(v[1]) .. ' state, not ' .. alg)
+-- 64-bit values of the stored form as two u32 words (lo, hi): as a pair
+-- (value div 10^9, value mod 10^9), and back. hi * 2^32 = hi * 4 * 10^9 +
+-- hi * 294967296, and with hi = a * 2^16 + b, hi * 294967296 = a * 19330 *
+-- 10^9 + a * 976710656 + b * 294967296: every term below 2^53.
+local TWO32 = 4294967296
+local function pair(lo, hi)
+	if hi == 0 then
+		if lo < E9 then return 0, lo end
+		local q = math.floor(lo / E9)
+		return q, lo - q * E9
 	end
-	return nil, v
+	local a = math.floor(hi / 65536)
+	return norm(hi * 4 + a * 19330, (hi - a * 65536) * 294967296 + a * 976710656 + lo)
+end
+
+-- The pair (h, l) of a value below 4.6 * 10^18 (h * 1953125 below 2^53:
+-- every time, W) as u32 words (lo, hi): with 10^9 = 1953125 * 512, the
+-- value is m * 512 + l mod 512, m = h * 1953125 + l div 512.
+local function words(h, l)
+	local q = math.floor(l / 512)
+	local m = h * 1953125 + q
+	local hi = math.floor(m / 8388608)
+	return (m - hi * 8388608) * 512 + (l - q * 512), hi
+end
+
+-- A time's words in [0, RL_TIME_MAX_NS = 4 * 10^18 = 931322574 * 2^32 + 2643460096].
+local function time_ok(lo, hi)
+	return hi < 931322574 or (hi == 931322574 and lo <= 2643460096)
+end
+
+-- The error naming the key, quoted (control bytes and '\' escaped as \n,
+-- \t, \r, \xNN, \\): head, the key, tail; by default that the key holds
+-- a damaged state of alg.
+local function damaged(alg, head, tail)
+	local esc = { ['\n'] = '\\n', ['\t'] = '\\t', ['\r'] = '\\r', ['\\'] = '\\\\', ['\127'] = '\\x7f' }
+	for c = 0, 31 do esc[string.char(c)] = esc[string.char(c)] or string.format('\\x%02x', c) end
+	return redis.error_reply((head or 'ratelab: key ') .. "'" .. (string.gsub(KEYS[1], '[%c\\]', esc)) .. "'" ..
+		(tail or ' holds a damaged ' .. alg .. ' state'))
+end
+
+-- Stores value with a TTL of ttl ms, or drops the key when that is not
+-- positive.
+local function save(value, ttl)
+	if ttl > 0 then
+		redis.call('SET', KEYS[1], value, 'PX', ttl)
+	else
+		redis.call('DEL', KEYS[1])
+	end
 end
 
 -- The answer of the fast track: numbers below 2^52, NEVER for INT64_MAX.
@@ -101,28 +147,9 @@ local function answer(verdict, remaining, retry, reset, delay)
 		reset == 0 and '0' or string.format('%d', reset), delay == 0 and '0' or string.format('%d', delay) }
 end
 
--- Stores the state (field, value, ...) with a TTL of the time back to full
--- quota (reset, ns, rounded up to ms) plus the grace, or drops the key when
--- that is 0; returns the TTL (ms). alg: the algorithm's name, or true when
--- the key holds its state already (its alg field is not written again).
-local function store(alg, reset, ...)
-	local key, ttl = KEYS[1], fceil(reset, 1000000) + ARGV[5]
-	if ttl > 0 and alg == true then
-		redis.call('HSET', key, ...)
-		redis.call('PEXPIRE', key, ttl)
-	elseif ttl > 0 then
-		redis.call('HSET', key, 'alg', alg, ...)
-		redis.call('PEXPIRE', key, ttl)
-	else
-		redis.call('DEL', key)
-	end
-	return ttl
-end
-
 -- The wide track: the limb arithmetic, the arguments as limbs (now: the
--- pair (nh, nl)), and the state and answer in them, for v read by
--- read(alg, fields...).
-local function wide(fields, v, nh, nl, costn)
+-- pair (nh, nl)), and the stored words and the answer in them.
+local function wide(nh, nl, costn)
 	local key, grace = KEYS[1], ARGV[5] + 0
 	-- Numbers: a value is an array of base-10^7 limbs, least significant first,
 	-- with no leading zero limb (zero is the empty array). A limb product is
@@ -304,79 +331,263 @@ local function wide(fields, v, nh, nl, costn)
 
 	local function sat(a) return min(a, INT64_MAX) end
 
-	local st = {}
-	for i = 1, #fields do st[fields[i]] = v[i + 1] or false end
-	local function field(name) return st[name] and num(st[name]) or ZERO end
 	local now = num(dec(nh, nl))
 	local cost = small(costn)
+	local W32 = { 4967296, 429 } -- 2^32
+	local W64 = mul(W32, W32)
+	local TMAX = { 0, 0, 40000 } -- RL_TIME_MAX_NS = 4 * 10^18
 
-	-- Stores the state (a flat list field, value, ...) as store() does, the
-	-- list extra_key's TTL with it; returns the answer as strings. frozen:
-	-- nothing is written (a request that can never be admitted changes no
-	-- state).
-	local function finish(alg, verdict, remaining, retry, reset, delay, flds, extra_key, frozen)
-		-- a cost that can never be admitted leaves the state as it was (cost.md)
-		if frozen then return { verdict, str(remaining), str(sat(retry)), str(sat(reset)), str(sat(delay)) } end
-		local ttl = tonum(ceil_div(sat(reset), MS)) + grace
-		if ttl > 0 then
-			redis.call('HSET', key, 'alg', alg, unpack(flds))
-			redis.call('PEXPIRE', key, ttl)
-			if extra_key and redis.call('EXISTS', extra_key) == 1 then redis.call('PEXPIRE', extra_key, ttl) end
-		else
-			redis.call('DEL', key)
-			if extra_key then redis.call('DEL', extra_key) end
+	-- u32 words (lo, hi) as a value, and a value below 2^64 as its words.
+	local function of_words(lo, hi) return add(mul(small(hi), W32), small(lo)) end
+	local function words_of(a)
+		local q, r = divmod(a, W32)
+		return tonum(r), tonum(q)
+	end
+	-- The value read at byte pos of s: 8 bytes, or 12 (a level: 8 + 4 high).
+	local function at(s, pos)
+		local lo, hi = struct.unpack('<I4I4', s, pos)
+		return of_words(lo, hi)
+	end
+	local function level_at(s, pos)
+		local lo, hi, top = struct.unpack('<I4I4I4', s, pos)
+		return add(of_words(lo, hi), mul(small(top), W64))
+	end
+	-- 8 bytes of a (below 2^64), or 12 (below 2^96: a level and its 4 high bytes)
+	local function put(a)
+		return struct.pack('<I4I4', words_of(a))
+	end
+	local function put_level(a)
+		local q, r = divmod(a, W64)
+		local lo, hi = words_of(r)
+		return struct.pack('<I4I4I4', lo, hi, tonum(q))
+	end
+	local function time_ok(a) return cmp(a, TMAX) <= 0 end
+
+	-- The answer as strings; stores value (the key's new string) as save()
+	-- does with the TTL back to full quota in reset, unless frozen (a request
+	-- that can never be admitted changes no state, cost.md).
+	local function finish(verdict, remaining, retry, reset, delay, value, frozen)
+		if not frozen then
+			local ttl = tonum(ceil_div(sat(reset), MS)) + grace
+			if ttl > 0 then
+				redis.call('SET', key, value, 'PX', ttl)
+			else
+				redis.call('DEL', key)
+			end
 		end
 		return { verdict, str(remaining), str(sat(retry)), str(sat(reset)), str(sat(delay)) }
 	end
 
-	-- The level algorithms' state (level.h, token_bucket and leaky_bucket):
-	-- clamps now to the last time seen, then returns the level at now
-	-- (due - N * now, at least 0), N * now and now.
-	local function load_level()
-		local t = max(now, field('last'))
-		local at, due = mul(num(ARGV[2]), t), field('due')
-		return cmp(due, at) > 0 and sub(due, at) or ZERO, at, t
+	-- The level algorithms' state (level.h: token_bucket, leaky_bucket) at
+	-- byte pos of s (false: a fresh key): the level drained to now (clamped
+	-- to the last seen time), and now; nil for a level above (B + 1) * W or
+	-- a time out of range under the rule (n, w, b).
+	local function load_level(s, pos, n, w, b)
+		if not s then return ZERO, now end
+		local last, level = at(s, pos), level_at(s, pos + 8)
+		if not time_ok(last) or cmp(level, mul(add(b, ONE), w)) > 0 then return nil end
+		local t = max(now, last)
+		local drained = mul(sub(t, last), n)
+		return cmp(level, drained) > 0 and sub(level, drained) or ZERO, t
+	end
+
+
+	-- A rule change on a live key (docs/redis.md, "A rule change"): the
+	-- state, checked under the old rule (n0, w0, b0), carried to this call's
+	-- rule at now (clamped to the last seen time); the new body, or nil.
+	local HORIZON = { 4775807, 7203685, 52233 } -- RL_GCRA_HORIZON_NS = 5223372036854775807
+	local function aligned(e, w) -- a window's end: a positive multiple of w
+		local _, r = divmod(e, w)
+		return #e > 0 and #r == 0
+	end
+	local function window_ok(last, e, w) -- e in (last, last + w], a multiple of w
+		return time_ok(last) and cmp(e, last) > 0 and cmp(sub(e, last), w) <= 0 and aligned(e, w)
+	end
+	local function next_end(t, w) -- the end of the window of w holding t
+		local _, r = divmod(t, w)
+		return add(sub(t, r), w)
+	end
+	local W1, N1, B1 = num(ARGV[3]), num(ARGV[2]), num(ARGV[4])
+
+	-- token_bucket, leaky_bucket: L1 = min(ceil(L0 * W1 / W0), B1 * W1).
+	local function convert_level(s, n0, w0, b0)
+		local l0, t = load_level(s, 29, n0, w0, b0)
+		if not l0 then return nil end
+		local q, r = divmod(l0, w0)
+		local l1 = min(add(mul(q, W1), ceil_div(mul(r, W1), w0)), mul(B1, W1))
+		return put(t) .. put_level(l1) .. '\0\0\0\0'
+	end
+
+	-- gcra's tolerance and emission interval under (n, w, b)
+	local function gcra_of(n, w, b)
+		local t = ceil_div(w, n)
+		return min(mul(sub(b, ONE), t), sub(HORIZON, t)), t
+	end
+
+	-- gcra: debt1 = min(ceil(debt0 * T1 / T0), tau1 + T1).
+	local function convert_gcra(s, n0, w0, b0)
+		local tat, last = at(s, 29), at(s, 37)
+		local tol0, t0 = gcra_of(n0, w0, b0)
+		if not time_ok(last) or cmp(tat, INT64_MAX) > 0 or (cmp(tat, last) > 0 and cmp(sub(tat, last), add(tol0, t0)) > 0) then
+			return nil
+		end
+		local t = max(now, last)
+		local debt = cmp(tat, t) > 0 and sub(tat, t) or ZERO
+		local tol1, t1 = gcra_of(N1, W1, B1)
+		return put(add(t, min(ceil_div(mul(debt, t1), t0), add(tol1, t1)))) .. put(t)
+	end
+
+	-- fixed_window: the count of the window holding now, at most N1, in
+	-- W1's window holding now; nothing once that window is over.
+	local function convert_fixed(s, n0, w0, b0)
+		local last, e, count = at(s, 29), at(s, 37), struct.unpack('<I4', s, 45)
+		if not window_ok(last, e, w0) or count > tonum(n0) then return nil end
+		local t = max(now, last)
+		if cmp(t, e) >= 0 then
+			count = 0
+			e = next_end(t, W1)
+		else
+			count = math.min(count, tonum(N1))
+			if cmp(W1, w0) ~= 0 then e = next_end(t, W1) end
+		end
+		return put(t) .. put(e) .. struct.pack('<I4I4', count, 0)
+	end
+
+	-- sliding_counter: W1 == W0, prev and curr at most N1; else the units
+	-- the sliding window holds at now (the check's estimate) as curr, at
+	-- most N1, in W1's window holding now.
+	local function convert_counter(s, n0, w0, b0)
+		local last, e, prev, curr = at(s, 29), at(s, 37), struct.unpack('<I4I4', s, 45)
+		local cap = tonum(n0)
+		if not window_ok(last, e, w0) or prev > cap or curr > cap then return nil end
+		local t = max(now, last)
+		if cmp(t, e) >= 0 then
+			local start = sub(next_end(t, w0), w0)
+			prev = cmp(start, e) == 0 and curr or 0
+			curr = 0
+			e = add(start, w0)
+		end
+		cap = tonum(N1)
+		if cmp(W1, w0) == 0 then
+			prev, curr = math.min(prev, cap), math.min(curr, cap)
+		else
+			local u = add(small(curr), ceil_div(mul(small(prev), sub(e, t)), w0))
+			prev, curr = 0, tonum(min(u, N1))
+			e = next_end(t, W1)
+		end
+		return put(t) .. put(e) .. struct.pack('<I4I4', prev, curr)
+	end
+
+	-- sliding_log: the runs stay (absolute times); checked under the old rule.
+	local function convert_log(s, n0, w0, b0)
+		local last = at(s, 29)
+		if not time_ok(last) then return nil end
+		local total, prev = 0, nil
+		for pos = 37, #s - 11, 12 do
+			local lo, hi, c = struct.unpack('<I4I4I4', s, pos)
+			local a = of_words(lo, hi)
+			if c < 1 or (prev and cmp(a, prev) <= 0) or cmp(a, last) > 0 or
+				(not prev and cmp(add(a, w0), last) <= 0) then
+				return nil
+			end
+			total, prev = total + c, a
+		end
+		if total > 1000000 then return nil end -- RL_LIMIT_MAX: a lower N may have followed a higher
+		return string.sub(s, 29)
 	end
 
 	return { small = small, num = num, str = str, tonum = tonum, cmp = cmp, add = add, sub = sub, mul = mul,
 		divmod = divmod, ceil_div = ceil_div, max = max, min = min, ZERO = ZERO, ONE = ONE,
-		INT64_MAX = INT64_MAX, st = st, field = field, finish = finish, load_level = load_level,
-		sat = sat, now = now,
+		INT64_MAX = INT64_MAX, finish = finish, load_level = load_level, sat = sat, now = now,
+		of_words = of_words, words_of = words_of, at = at, level_at = level_at, put = put,
+		put_level = put_level, time_ok = time_ok, window_ok = window_ok, gcra_of = gcra_of,
+		convert_level = convert_level, convert_gcra = convert_gcra, convert_fixed = convert_fixed,
+		convert_counter = convert_counter, convert_log = convert_log,
 		n = num(ARGV[2]), w = num(ARGV[3]), b = num(ARGV[4]), cost = cost }
 end
 
 -- Arguments: ARGV[1] the time in ns, or '' for Redis's TIME; ARGV[2..4]
 -- N, W, B (validated by the client; W as a Lua number is exact below
 -- 2^53, which is all the fast track uses; B read by the scripts that use
--- it); ARGV[5] the TTL grace, ms (read by store()); ARGV[6] the request's
+-- it); ARGV[5] the TTL grace, ms (added to every TTL); ARGV[6] the request's
 -- cost in units, 1..10^9 (the algorithms' scripts).
 local A = ARGV
-local nh, nl, nx -- now: (div 10^9, mod 10^9) and its double
+local nh, nl -- now: (div 10^9, mod 10^9)
 if A[1] == '' then
 	local t = redis.call('TIME')
 	nh, nl = t[1] + 0, t[2] * 1000
-	nx = nh * E9 + nl
 else
-	nh, nl, nx = split(A[1])
+	nh, nl = split(A[1])
 end
 if nh > 4000000000 or (nh == 4000000000 and nl > 0) then return redis.error_reply('ratelab: time out of range') end
 local n, w = A[2] + 0, A[3] + 0
 local costn = tonumber(A[6]) or 1
 
--- The decimal string of now when the argument is one, canonical (no
--- leading zero, as the client sends it), else nil (dec() makes it).
-local now_s = A[1]
-if now_s == '' or (#now_s > 1 and string.byte(now_s) == 48) then now_s = nil end
-
--- Clamps now to s, the stored last-seen time (or false): true when s is
--- later. The doubles of two times up to 4 * 10^18 are each within 256 of
--- the time, so one 1024 below now's is earlier without reading it exactly.
-local function clamp(s)
-	if not s or s + 0 < nx - 1024 then return false end
-	local h, l = split(s)
-	if h > nh or (h == nh and l > nl) then
-		nh, nl = h, l
-		return true
+-- The stored form (docs/redis.md, "Stored form"): a string, every integer
+-- little-endian: 'r', 'l', 3, the state's id (FNV-1a of the algorithm's
+-- name folded to 7 bits, as the module's rlm_id_of; 128 the breaker);
+-- then, but for the breaker, the rule it was last written under (limit,
+-- window_ns, burst: 8 bytes each); then the body, the library's state.
+-- A version 2 value (no rule) is read as written under this call's rule.
+--
+-- The key's value for algorithm alg (state id id, a body of fixed bytes
+-- and, for a log, any number of run-byte runs), as a version 3 string
+-- under this call's rule: the stored one as it is when it was written
+-- under this rule, else converted by the wide track's function named
+-- convert, (s, n0, w0, b0) with the old rule in limbs, which returns the
+-- new body or nil for a state damaged under the old rule. Returns nil, the
+-- string (false: an absent key), the header as a u32 (H), W's words (wlo,
+-- whi) and whether the state was converted; or the error to reply with.
+-- A value is written as the u32s H, N, 0, wlo, whi, B, 0, then the body.
+local function state(alg, id, fixed, run, convert)
+	local key = KEYS[1]
+	local H, wlo, whi = 224370 + id * 16777216, 0, 0 -- 'r' + 'l' * 2^8 + 3 * 2^16
+	if id ~= 128 then
+		if w < 9007199254740992 then
+			whi = math.floor(w / TWO32)
+			wlo = w - whi * TWO32
+		else
+			wlo, whi = words(split(A[3]))
+		end
 	end
-	return false
+	local s = redis.pcall('GET', key)
+	if type(s) == 'table' then
+		local t = redis.call('TYPE', key)
+		local held = ({ list = 'a list', hash = 'a hash', set = 'a set', zset = 'a sorted set',
+			stream = 'a stream' })[t.ok or t] or 'a value of a module type'
+		return damaged(nil, 'WRONGTYPE ratelab: key ', ' holds ' .. held .. ', not ratelab state')
+	end
+	if not s then return nil, false, H, wlo, whi, false end
+	local m1, m2, ver, got = string.byte(s, 1, 4)
+	if #s < 4 or m1 ~= 114 or m2 ~= 108 or (ver ~= 3 and ver ~= 2) then
+		return damaged(nil, 'WRONGTYPE ratelab: key ', ' holds a string of ' .. #s ..
+			' bytes that is not ratelab state')
+	end
+	if got ~= id then
+		local held = ({ [5] = 'token_bucket', [61] = 'leaky_bucket', [52] = 'gcra', [88] = 'fixed_window',
+			[123] = 'sliding_counter', [114] = 'sliding_log', [128] = 'breaker' })[got]
+		return damaged(nil, 'ratelab: key ', ' holds ' .. (held or "unknown (a newer ratelab's?)") ..
+			' state, not ' .. alg)
+	end
+	local head, b = 4, A[4] + 0 -- the header's and rule's bytes
+	if id ~= 128 then
+		head = 28
+		if ver == 2 then s = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0) .. string.sub(s, 5) end
+	end
+	local len = #s - head - fixed
+	if len < 0 or (run == 0 and len ~= 0) or (run > 0 and len % run ~= 0) then return damaged(alg) end
+	if head == 4 or ver == 2 then return nil, s, H, wlo, whi, false end
+	local n0, z1, wl, wh, b0, z2 = struct.unpack('<I4I4I4I4I4I4', s, 5)
+	if n0 == n and wl == wlo and wh == whi and b0 == b and z1 == 0 and z2 == 0 then
+		return nil, s, H, wlo, whi, false
+	end
+	-- written under another rule: a valid one, and the state valid under it
+	if z1 ~= 0 or z2 ~= 0 or n0 < 1 or n0 > 1000000 or b0 < 1 or b0 > 1000000000 or (wl == 0 and wh == 0) or
+		wh > 232830643 or (wh == 232830643 and wl > 2808348672) then
+		return damaged(alg)
+	end
+	local X = wide(nh, nl, costn)
+	local body = X[convert](s, X.small(n0), X.of_words(wl, wh), X.small(b0))
+	if not body then return damaged(alg) end
+	return nil, struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0) .. body, H, wlo, whi, true
 end

@@ -1,35 +1,47 @@
 -- sliding_counter.lua - algos/src/sliding_counter.c in Redis: with
 -- e = t mod W, a request of cost c is admitted iff
--- prev * (W - e) + (curr + c - 1) * W < N * W, then curr += c.
--- Fast track: N * W and the weighted count below 2^51, and W below
--- 9 * 10^12 when a new window starts.
+-- prev * (W - e) + (curr + c - 1) * W < N * W, then curr += c. The state
+-- is the library's struct rl_sliding_counter {last_ns, end_ns, prev,
+-- curr}, stored as the module stores it (lib.lua, state()); an end that
+-- is not a multiple of W in (last, last + W], a count above N or a time
+-- out of range is damaged. Fast track: N * W and the weighted count below
+-- 2^51, and W below 9 * 10^12.
 local ALG = 'sliding_counter'
-local err, v = read(ALG, 'last', 'end', 'prev', 'curr')
+local err, s, H, wlo, whi = state(ALG, 123, 24, 0, 'convert_counter')
 if err then return err end
 local limit = n
 
 repeat
 	local quota = n * w
 	if quota >= LIMIT then break end
-	local prev, curr = tonumber(v[4] or '0'), tonumber(v[5] or '0')
-	local prev_s = v[4] or '0' -- prev's string, kept unless a new window starts
-	local clamped = clamp(v[2])
-	local eh, el = split(v[3])
-	local wend, renewed = v[3] or '0', false
+	local llo, lhi, elo, ehi, prev, curr = 0, 0, 0, 0, 0, 0
+	local eh, el = 0, 0
+	if s then
+		llo, lhi, elo, ehi, prev, curr = struct.unpack('<I4I4I4I4I4I4', s, 29)
+		local lh, ll = pair(llo, lhi)
+		eh, el = pair(elo, ehi)
+		local r = tmod(eh, el, w)
+		if not r then break end
+		local span = (eh - lh) * E9 + (el - ll)
+		if r ~= 0 or span <= 0 or span > w or prev > limit or curr > limit or not time_ok(llo, lhi) then
+			return damaged(ALG)
+		end
+		if lh > nh or (lh == nh and ll > nl) then nh, nl = lh, ll else llo = nil end -- now clamped to last
+	else
+		llo = nil
+	end
+	local renewed = false
 	local e
 	if not (eh > nh or (eh == nh and el > nl)) then
 		renewed = true
 		local r = tmod(nh, nl, w)
 		if not r then break end
 		local sh, sl = norm(nh, nl - r)
-		if sh == eh and sl == el then prev, prev_s = curr, v[5] or '0' else prev, prev_s = 0, '0' end
+		if sh == eh and sl == el then prev = curr else prev = 0 end
 		curr, e = 0, r
 		eh, el = norm(sh, sl + w)
-		wend = dec(eh, el)
 	else
-		-- the window's start, end - W, is at most now (a wider rule's window: the wide track)
-		e = w - ((eh - nh) * E9 + (el - nl))
-		if e < 0 or (eh < 9000000 and eh * E9 + el < w) then break end
+		e = w - ((eh - nh) * E9 + (el - nl)) -- the end is within W of last, so of now
 	end
 	local used = prev * (w - e) + curr * w
 	if used >= LIMIT then break end
@@ -71,21 +83,23 @@ repeat
 		reset = to_end + least_offset(curr, w)
 	end
 	if costn <= limit then
-		local last = clamped and v[2] or now_s or dec(nh, nl)
-		if renewed then -- a new window, or a new key (whose stored end reads as 0)
-			store(v[1] and true or ALG, reset, 'last', last, 'end', wend, 'prev', prev_s, 'curr', tostring(curr))
-		else -- end and prev stay as they are: two fields less to write
-			store(true, reset, 'last', last, 'curr', tostring(curr))
-		end
+		if not llo then llo, lhi = words(nh, nl) end
+		if renewed then elo, ehi = words(eh, el) end
+		save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0,
+			llo, lhi, elo, ehi, prev, curr), fceil(reset, 1000000) + A[5])
 	end
 	return answer(verdict, remaining, retry, reset, 0)
 until true
 
-local X = wide({ 'last', 'end', 'prev', 'curr' }, v, nh, nl, costn)
+local X = wide(nh, nl, costn)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
 local add, sub, mul, cmp, divmod, ceil_div = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div
-local small, str, ZERO, ONE, w = X.small, X.str, X.ZERO, X.ONE, X.w
-local prev, curr = tonumber(v[4] or '0'), tonumber(v[5] or '0')
-local last, wend = X.field('last'), X.field('end')
+local small, ZERO, ONE, w = X.small, X.ZERO, X.ONE, X.w
+local last, wend, prev, curr = ZERO, ZERO, 0, 0
+if s then
+	last, wend, prev, curr = X.at(s, 29), X.at(s, 37), struct.unpack('<I4I4', s, 45)
+	if not X.window_ok(last, wend, w) or prev > limit or curr > limit then return damaged(ALG) end
+end
 local now = X.max(X.now, last)
 if cmp(now, wend) >= 0 then
 	local _, r = divmod(now, w)
@@ -131,6 +145,5 @@ elseif curr == 0 then
 else
 	reset = add(to_end, least_offset(curr, w))
 end
-return X.finish(ALG, verdict, remaining, retry, reset, ZERO,
-	{ 'last', str(now), 'end', str(wend), 'prev', tostring(prev), 'curr', tostring(curr) }, nil,
-	costn > limit)
+return X.finish(verdict, remaining, retry, reset, ZERO,
+	prefix .. X.put(now) .. X.put(wend) .. struct.pack('<I4I4', prev, curr), costn > limit)

@@ -1,136 +1,106 @@
 -- sliding_log.lua - algos/src/sliding_log.c in Redis: a request of cost c
 -- is admitted iff the units admitted at times x with t - W < x <= t, plus
--- c, are at most N. The admitted units are a list at KEYS[2] of runs
--- "time:units", oldest first (times never decrease:
--- the clock is clamped), the key's hash holds last and total.
--- Fast track: W below 2^51.
+-- c, are at most N. The state is the library's, stored as the module
+-- stores it (lib.lua, state()): the last seen time, then one 12-byte run
+-- per distinct admitted time, oldest first: at_ns (8), units (4). Runs
+-- out of order, of no units, after the last seen time, at or before
+-- last - W, or holding more than RL_LIMIT_MAX units in all, or a time out
+-- of range, are damaged. A state written under another rule keeps its
+-- runs: under a lower N they may hold more than N units, and the check
+-- admits nothing (remaining 0) until enough leave.
+-- Times are compared as their u32 words, and differences taken as pairs
+-- (lib.lua), exact for every W: one track.
 local ALG = 'sliding_log'
-local err, v = read(ALG, 'last', 'total')
+local err, s, H, wlo, whi, converted = state(ALG, 114, 8, 12, 'convert_log')
 if err then return err end
-local lkey = KEYS[2]
--- a hash gone (expired, evicted) takes its log with it
-if not v[2] then redis.call('DEL', lkey) end
-local total = tonumber(v[3] or '0')
 local limit = n
 -- a cost above N is never admitted and changes nothing: its expiry is not stored
 local frozen = costn > limit
+local wh, wl = split(A[3])
 
-repeat
-	if w >= LIMIT then break end
-	local clamped = clamp(v[2])
-	local now = clamped and v[2] or now_s or dec(nh, nl)
-
-	-- A run's time as a pair and its units.
-	local function run(s)
-		local i = string.find(s, ':', 1, true)
-		local h, l = split(string.sub(s, 1, i - 1))
-		return h, l, tonumber(string.sub(s, i + 1))
-	end
-
-	-- expired: at <= now - W, i.e. at - now + W <= 0 (at - now is exact or
-	-- below -2^53, beyond any W of the fast track)
-	local first = 0 -- list index of the oldest live run
-	while total > 0 do
-		local h, l, c = run(redis.call('LINDEX', lkey, first))
-		if (h - nh) * E9 + (l - nl) + w > 0 then break end
-		if frozen then first = first + 1 else redis.call('LPOP', lkey) end
-		total = total - c
-	end
-	local verdict, retry, reset = 0, 0, 0
-	local tail -- the newest run, when it is known
-	if total + costn <= limit then
-		verdict = 1
-		-- the newest run is at most last, so it is at now only if last is now
-		tail = total > 0 and now == v[2] and redis.call('LINDEX', lkey, -1)
-		local h, l, c
-		if tail then h, l, c = run(tail) end
-		if tail and h == nh and l == nl then
-			redis.call('LSET', lkey, -1, now .. ':' .. (c + costn))
-		else
-			redis.call('RPUSH', lkey, now .. ':' .. costn)
-		end
-		total = total + costn
-		tail = now .. ':'
-	elseif frozen then
-		retry = NEVER
-	else
-		-- the oldest run whose expiry leaves room for c
-		local runs = redis.call('LRANGE', lkey, first, -1)
-		local left = total
-		for i = 1, #runs do
-			local h, l, c = run(runs[i])
-			left = left - c
-			if left + costn <= limit then
-				retry = (h - nh) * E9 + (l - nl) + w
-				break
-			end
-		end
-		tail = runs[#runs]
-	end
-	if total > 0 then
-		local h, l = run(tail or redis.call('LINDEX', lkey, -1))
-		reset = (h - nh) * E9 + (l - nl) + w
-	end
-	local remaining = limit - total
-	if remaining < 0 then remaining = 0 end
-	if frozen then return answer(verdict, remaining, retry, reset, 0) end
-	local ttl = store(v[1] and true or ALG, reset, 'last', now, 'total', tostring(total))
-	if ttl > 0 then
-		redis.call('PEXPIRE', lkey, ttl)
-	else
-		redis.call('DEL', lkey)
-	end
-	return answer(verdict, remaining, retry, reset, 0)
-until true
-
-local X = wide({ 'last', 'total' }, v, nh, nl, costn)
-local add, sub, cmp, num, str, ZERO = X.add, X.sub, X.cmp, X.num, X.str, X.ZERO
-local w = X.w
-local last = X.field('last')
-
-local function run(s)
-	local i = string.find(s, ':', 1, true)
-	return num(string.sub(s, 1, i - 1)), tonumber(string.sub(s, i + 1))
+-- times as (lo, hi) u32 words: the later has the greater hi, or lo
+local llo, lhi = 0, 0
+local first, stop = 37, 37 -- the byte of the oldest live run, and the end of the runs
+if s then
+	llo, lhi = struct.unpack('<I4I4', s, 29)
+	stop = #s + 1
+	if not time_ok(llo, lhi) then return damaged(ALG) end
+end
+local lh, ll = pair(llo, lhi)
+local clamped = lh > nh or (lh == nh and ll > nl)
+if clamped then nh, nl = lh, ll end
+local nlo, nhi = llo, lhi
+if not clamped then nlo, nhi = words(nh, nl) end
+-- the horizons now - W and last - W as words (hi -1: before 0, none)
+local hlo, hhi, vlo, vhi = 0, -1, 0, -1
+do
+	local h, l = norm(nh - wh, nl - wl)
+	if h >= 0 then hlo, hhi = words(h, l) end
+	h, l = norm(lh - wh, ll - wl)
+	if h >= 0 then vlo, vhi = words(h, l) end
 end
 
-local now = X.max(X.now, last)
-local first = 0 -- list index of the oldest live run
-if cmp(now, w) >= 0 then
-	local horizon = sub(now, w)
-	while total > 0 do
-		local at, c = run(redis.call('LINDEX', lkey, first))
-		if cmp(at, horizon) > 0 then break end
-		if frozen then first = first + 1 else redis.call('LPOP', lkey) end
-		total = total - c
-	end
-end
-local verdict = total + costn <= limit and 1 or 0
-if verdict == 1 then
-	local tail = total > 0 and redis.call('LINDEX', lkey, -1)
-	local at, c
-	if tail then at, c = run(tail) end
-	if tail and cmp(at, now) == 0 then
-		redis.call('LSET', lkey, -1, str(now) .. ':' .. (c + costn))
+-- one pass: every run checked, those at or before now - W skipped
+local total, all, plo, phi = 0, 0, -1, -1
+for pos = 37, stop - 12, 12 do
+	local alo, ahi, c = struct.unpack('<I4I4I4', s, pos)
+	if c < 1 or ahi < phi or (ahi == phi and alo <= plo) then return damaged(ALG) end
+	if ahi < hhi or (ahi == hhi and alo <= hlo) then
+		first = pos + 12
 	else
-		redis.call('RPUSH', lkey, str(now) .. ':' .. costn)
+		total = total + c
+	end
+	all, plo, phi = all + c, alo, ahi
+end
+-- the newest run at most last, at most RL_LIMIT_MAX units in all (a log
+-- converted to a lower N keeps its runs: more than N until they leave);
+-- under the rule it was written under (not a converted state's), the
+-- oldest after last - W
+if phi > lhi or (phi == lhi and plo > llo) or all > 1000000 then return damaged(ALG) end
+if stop > 37 and not converted then
+	local olo, ohi = struct.unpack('<I4I4', s, 37)
+	if ohi < vhi or (ohi == vhi and olo <= vlo) then return damaged(ALG) end
+end
+
+-- (at + W - now) for a run at byte pos, as a pair
+local function left(pos)
+	local alo, ahi = struct.unpack('<I4I4', s, pos)
+	local h, l = pair(alo, ahi)
+	return norm(h + wh - nh, l + wl - nl)
+end
+
+local verdict, retry_s, reset_h, reset_l = 0, '0', 0, 0
+local runs = s and string.sub(s, first, stop - 1) or ''
+if total + costn <= limit then
+	verdict = 1
+	-- the newest run is at most last, so it is at now only if it is at last and now is last
+	if total > 0 and plo == nlo and phi == nhi then
+		runs = string.sub(runs, 1, -5) .. struct.pack('<I4', struct.unpack('<I4', s, stop - 4) + costn)
+	else
+		runs = runs .. struct.pack('<I4I4I4', nlo, nhi, costn)
 	end
 	total = total + costn
-end
-local retry, reset = ZERO, ZERO
-if verdict == 0 and costn > limit then
-	retry = X.INT64_MAX
-elseif verdict == 0 then
+elseif frozen then
+	retry_s = '9223372036854775807'
+else
 	-- the oldest run whose expiry leaves room for c
-	local left = total
-	for _, s in ipairs(redis.call('LRANGE', lkey, first, -1)) do
-		local at, c = run(s)
-		left = left - c
-		if left + costn <= limit then
-			retry = sub(add(at, w), now)
+	local rest = total
+	for pos = first, stop - 12, 12 do
+		rest = rest - struct.unpack('<I4', s, pos + 8)
+		if rest + costn <= limit then
+			retry_s = dec(left(pos))
 			break
 		end
 	end
 end
-if total > 0 then reset = sub(add(run(redis.call('LINDEX', lkey, -1)), w), now) end
-return X.finish(ALG, verdict, X.small(limit - total), retry, reset, ZERO,
-	{ 'last', str(now), 'total', tostring(total) }, lkey, frozen)
+if total > 0 then
+	if verdict == 1 then reset_h, reset_l = wh, wl else reset_h, reset_l = left(stop - 12) end
+end
+local remaining = limit - total
+if remaining < 0 then remaining = 0 end
+if not frozen then
+	-- the TTL: reset rounded up to ms, plus the grace
+	local ttl = reset_h * 1000 + fceil(reset_l, 1000000) + ARGV[5]
+	save(struct.pack('<I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0, nlo, nhi) .. runs, ttl)
+end
+return { verdict, string.format('%d', remaining), verdict == 1 and '0' or retry_s, dec(reset_h, reset_l), '0' }

@@ -409,11 +409,11 @@ static void put_key_and_numbers(const struct rl_redis *r, struct rl__redis_cmd *
 
 /*
  * EVALSHA sha nkeys PREFIX{key} [PREFIX{key}:l] now p1 p2 p3 grace last
- * ('' for now: Redis's TIME; last is the script's ARGV[6]). Only the
- * scripts with a list (sliding_log, the breaker) get the second key: a
- * script naming one key is one key to Redis Cluster, which during a slot
- * migration serves it on whichever node holds it, where two keys of which
- * one is absent get TRYAGAIN until the migration ends.
+ * ('' for now: Redis's TIME; last is the script's ARGV[6]). Only a script
+ * naming KEYS[2] gets the second key (none does since every state is one
+ * string): a script naming one key is one key to Redis Cluster, which
+ * during a slot migration serves it on whichever node holds it, where two
+ * keys of which one is absent get TRYAGAIN until the migration ends.
  */
 static void build(const struct rl_redis *r, struct rl__redis_cmd *c, const char *sha, int nkeys,
 		  const char *key, size_t key_len, int64_t now, int64_t p1, int64_t p2, int64_t p3,
@@ -488,8 +488,27 @@ static bool noscript(const redisReply *rep)
 	return rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0;
 }
 
-/* Reads an algorithm script's reply into ans; false when it was NOSCRIPT. */
-static bool take(struct rl_redis *r, const redisReply *rep, struct rl_redis_answer *ans)
+/*
+ * A key whose stored state is damaged ("ratelab: key 'K' holds a damaged
+ * ALG state", from the scripts and the module alike): an outage of that
+ * key, not of the request's arguments.
+ */
+static bool damaged(const redisReply *rep)
+{
+	static const char head[] = "ratelab: key '", tail[] = " state";
+	size_t tl = sizeof(tail) - 1;
+
+	return rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, head, sizeof(head) - 1) == 0 &&
+	       strstr(rep->str, "' holds a damaged ") && rep->len >= tl && strcmp(rep->str + rep->len - tl, tail) == 0;
+}
+
+/*
+ * Reads an algorithm script's reply to q into ans; false when it was
+ * NOSCRIPT. A damaged state is decided by q's policy (fallback) and
+ * counted in errors, its message kept for rl_redis_error.
+ */
+static bool take(struct rl_redis *r, const redisReply *rep, const struct rl_redis_req *q,
+		 struct rl_redis_answer *ans)
 {
 	if (noscript(rep))
 		return false;
@@ -507,6 +526,10 @@ static bool take(struct rl_redis *r, const redisReply *rep, struct rl_redis_answ
 	snprintf(r->err, sizeof(r->err), "redis: %s",
 		 rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply to a ratelab script");
 	ans->rc = RL_EREDIS;
+	if (damaged(rep)) {
+		ans->rc = q->rule->fail_closed ? RL_REJECTED : RL_ALLOWED;
+		ans->fallback = true;
+	}
 	r->st.errors++;
 	return true;
 }
@@ -635,7 +658,7 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 			fall_back(r, q, &ans[idx[i]]);
 			continue;
 		}
-		take(r, reps[i], &ans[idx[i]]);
+		take(r, reps[i], q, &ans[idx[i]]);
 		freeReplyObject(reps[i]);
 	}
 	free(cr);
@@ -669,7 +692,7 @@ static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size
 			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
 			goto fail;
 		}
-		if (!take(r, rep, &ans[idx[i]]))
+		if (!take(r, rep, &reqs[idx[i]], &ans[idx[i]]))
 			idx[again++] = idx[i];
 		freeReplyObject(rep);
 	}

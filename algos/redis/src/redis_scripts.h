@@ -14,7 +14,7 @@
 
 struct rl__redis_script {
 	const char *name; /* the file's name without .lua */
-	int keys;         /* Redis keys it takes: 1, or 2 with a list (KEYS[2]) */
+	int keys;         /* Redis keys it takes: the largest n of a KEYS[n] (1: every state is one string) */
 	const char *text;
 };
 

@@ -27,12 +27,17 @@
  * Counts (at most 10^6 units), costs (at most 10^9) and the TTL in ms
  * stay plain numbers.
  *
- * Keys: the state of KEY lives in the hash PREFIX{KEY} (fields named after
- * the in-process state's, plus alg, the algorithm) and, for sliding_log,
- * the list PREFIX{KEY}:l of runs "time:count". The braces make both one
+ * Keys: the state of KEY lives in the string PREFIX{KEY}, in the stored
+ * form the module writes (docs/redis.md, "Stored form": a header, the rule
+ * it was written under, the library's state bytes), so a key moves between
+ * the scripts and the module with nothing lost; the braces keep it in one
  * Redis Cluster hash slot. A key holding another algorithm's state, or
  * another type, is an error (RL_EREDIS, rl_redis_error names it), never a
- * decision.
+ * decision. A state that no valid rule could have written is damaged: the
+ * request is decided by the rule's policy (fallback) and counted in
+ * errors, rl_redis_error naming the key and algorithm. A state written
+ * under another rule is converted to the request's (docs/redis.md, "A rule
+ * change").
  *
  * Clock: a caller passing now_ns gets the in-process semantics bit for bit
  * (tests, replay), but servers with skewed clocks then disagree about a
@@ -69,18 +74,16 @@
  * batch's requests for one key keep their order. Times out per node at the
  * connection's command_timeout_ms (rules' timeout_ms bound only the
  * TRYAGAIN retries); a request no master answered follows its policy.
- * sliding_log and the breaker name two keys (hash and list): while their
- * slot migrates and one of the two is absent Redis answers TRYAGAIN, retried
- * every ms until the budget, then the policy. The other algorithms name one
- * key and decide exactly throughout a migration.
+ * Every script names one key, so it decides exactly throughout a
+ * migration.
  *
  * Module: when the server has ratelab.so loaded (algos/redis/module: the
  * library's own algorithms inside Redis), probed once per connection with
  * COMMAND INFO ratelab.check, every decision is one RATELAB.CHECK (the
  * breaker RATELAB.BREAKER) instead of a script: the same answers, the same
- * TTLs, but the key's state is one string (sliding_log's runs included),
- * so a key written by the scripts (a hash) is an error to the module and
- * the other way round. rl_redis_stats tells which is in use;
+ * TTLs, the same stored form: a key written by one is continued by the
+ * other (a failover to a replica without the module, a rolling upgrade).
+ * rl_redis_stats tells which is in use;
  * scripts_only, or RATELAB_REDIS_SCRIPTS=1 in the environment, keeps to
  * the scripts. In a cluster every master must load the module when the
  * seed node has it.

@@ -1,0 +1,846 @@
+/*
+ * test_lua_form.c - the Lua scripts' stored form (docs/redis.md, "Stored
+ * form"), on a real redis-server the test starts:
+ *
+ *   - rule changes: every algorithm on seeded random multi-key traces whose
+ *     rule changes mid-trace (limit, window and burst up and down by
+ *     factors up to 10^4, or to their extremes; times up to 4 * 10^18),
+ *     decision by decision against the library in process, whose state is
+ *     carried to the new rule by a slow model of the contract written here
+ *     (128-bit integers, docs/redis.md "A rule change");
+ *   - damaged states: hand-packed values that no valid rule could have
+ *     written (the issue's cases: a count of -7, a curr of -100, a log
+ *     over N, a TAT that is no time; and every other field's bound) are
+ *     the error naming the key and algorithm, decided by the rule's
+ *     policy, counted in errors, and left as they are; another type at the
+ *     key is ratelab's error naming it;
+ *   - the byte form: a version 2 value (the module's before the rule was
+ *     stored) packed here from the library's state is continued as if
+ *     written under the calling rule, and written back as version 3; the
+ *     scripts' bytes are the library's state after the same checks.
+ *
+ * Built with LF_MODULE (the path of ratelab.so) the server loads the
+ * module, and a key written by one backend is continued by the other,
+ * against the library (the breaker against the in-process breaker):
+ * module then scripts always, and both ways (with rule changes) when the
+ * module stores version 3 (RLM_VERSION, its state_bytes.h); a
+ * disagreement fails.
+ *
+ * A mismatch prints the seed. Reproduce with RL_SEED=<seed> ./test_lua_form
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "redis_harness.h"
+
+#include "ratelab/algo.h"
+#include "ratelab/breaker.h"
+#include "ratelab/fixed_window.h"
+#include "ratelab/gcra.h"
+#include "ratelab/level.h"
+#include "ratelab/redis.h"
+#include "ratelab/sliding_counter.h"
+#include "ratelab/sliding_log.h"
+#include "../test_rng.h"
+
+#ifdef LF_MODULE
+#include "state_bytes.h"
+#endif
+
+typedef unsigned __int128 u128;
+
+static struct rh g_srv;
+static int g_port;
+static uint64_t g_seed = 0x1f04a3;
+
+enum { NK = 3, TRACE = 240, GRACE_MS = 600000 };
+
+static int64_t below(uint64_t *s, int64_t n)
+{
+	return (int64_t)(t_splitmix(s) % (uint64_t)n);
+}
+
+static int64_t loguni(uint64_t *s, int64_t max)
+{
+	int bits = 1 + (int)below(s, 63);
+	int64_t cap = bits >= 63 ? max : (int64_t)1 << bits;
+	return 1 + below(s, cap < max ? cap : max);
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static redisReply *cmd(const char *fmt, ...)
+{
+	redisContext *c = rh_connect(g_port);
+	va_list ap;
+
+	assert_non_null(c);
+	va_start(ap, fmt);
+	redisReply *r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	redisFree(c);
+	assert_non_null(r);
+	return r;
+}
+
+static void flushall(void)
+{
+	freeReplyObject(cmd("FLUSHALL"));
+}
+
+static struct rl_redis *backend(bool scripts_only)
+{
+	struct rl_redis_config cfg = { .port = g_port, .ttl_grace_ms = GRACE_MS, .command_timeout_ms = 5000,
+				       .connect_timeout_ms = 2000, .scripts_only = scripts_only };
+	struct rl_redis *r = NULL;
+	char msg[160];
+
+	assert_int_equal(rl_redis_create(&r, &cfg, msg, sizeof(msg)), RL_OK);
+	return r;
+}
+
+/* ---- the model: the library's state carried to a new rule (the contract) */
+
+static int64_t gcra_t(const struct rl_rule *r)
+{
+	return (int64_t)(((u128)r->window_ns + (u128)r->limit - 1) / (u128)r->limit);
+}
+
+static int64_t gcra_tau(const struct rl_rule *r)
+{
+	int64_t t = gcra_t(r);
+	u128 tol = (u128)(r->burst - 1) * (u128)t;
+	int64_t cap = RL_GCRA_HORIZON_NS - t;
+
+	return tol > (u128)cap ? cap : (int64_t)tol;
+}
+
+static u128 ceil_div(u128 a, u128 b)
+{
+	return a / b + (a % b != 0);
+}
+
+static void convert(const struct rl_algo *algo, void *state, const struct rl_rule *r0, const struct rl_rule *r1,
+		    int64_t now_ns)
+{
+	u128 w0 = (u128)r0->window_ns, w1 = (u128)r1->window_ns;
+
+	if (algo == &rl_token_bucket_algo || algo == &rl_leaky_bucket_algo) {
+		struct rl_level *st = state;
+		int64_t now = max64(now_ns, st->last_ns);
+		u128 level = ((u128)st->level_hi << 64) | st->level_lo;
+		u128 drained = (u128)(uint64_t)(now - st->last_ns) * (u128)r0->limit;
+		u128 l0 = level > drained ? level - drained : 0;
+		u128 l1 = l0 / w0 * w1 + ceil_div(l0 % w0 * w1, w0), cap = (u128)r1->burst * w1;
+		if (l1 > cap)
+			l1 = cap;
+		st->last_ns = now;
+		st->level_lo = (uint64_t)l1;
+		st->level_hi = (uint32_t)(l1 >> 64);
+	} else if (algo == &rl_gcra_algo) {
+		struct rl_gcra *st = state;
+		int64_t now = max64(now_ns, st->last_ns);
+		u128 debt = st->tat_ns > now ? (u128)(st->tat_ns - now) : 0;
+		u128 d1 = ceil_div(debt * (u128)gcra_t(r1), (u128)gcra_t(r0));
+		u128 cap = (u128)gcra_tau(r1) + (u128)gcra_t(r1);
+		st->tat_ns = now + (int64_t)(d1 < cap ? d1 : cap);
+		st->last_ns = now;
+	} else if (algo == &rl_fixed_window_algo) {
+		struct rl_fixed_window *st = state;
+		int64_t now = max64(now_ns, st->last_ns);
+		if (now < st->end_ns) {
+			st->count = (uint32_t)min64(st->count, r1->limit);
+			if (w1 != w0)
+				st->end_ns = now - now % r1->window_ns + r1->window_ns;
+		}
+	} else if (algo == &rl_sliding_counter_algo) {
+		struct rl_sliding_counter *st = state;
+		int64_t now = max64(now_ns, st->last_ns);
+		if (now >= st->end_ns) { /* advanced to now's window under the old rule, as its check does */
+			int64_t start = now - now % r0->window_ns;
+			st->prev = start == st->end_ns ? st->curr : 0;
+			st->curr = 0;
+			st->end_ns = start + r0->window_ns;
+		}
+		if (w1 == w0) {
+			st->prev = (uint32_t)min64(st->prev, r1->limit);
+			st->curr = (uint32_t)min64(st->curr, r1->limit);
+		} else {
+			u128 u = st->curr + ceil_div((u128)st->prev * (u128)(st->end_ns - now), w0);
+			st->curr = (uint32_t)(u < (u128)r1->limit ? u : (u128)r1->limit);
+			st->prev = 0;
+			st->end_ns = now - now % r1->window_ns + r1->window_ns;
+		}
+	}
+	/* sliding_log: the runs are absolute times and stay */
+}
+
+/* One key of the model: the library's state and the rule that last wrote it. */
+struct mkey {
+	bool written;
+	struct rl_rule rule;
+	_Alignas(16) unsigned char st[RL_ALGO_MAX_STATE];
+};
+
+/* Whether cost can never be admitted under lim: a fresh key rejects it. */
+static bool never(const struct rl_limiter *lim, int64_t now, int64_t cost)
+{
+	_Alignas(16) unsigned char fresh[RL_ALGO_MAX_STATE] = { 0 };
+	int rc = rl_limiter_check_n(lim, fresh, now, cost, NULL);
+
+	rl_limiter_release(lim, fresh);
+	return rc == RL_REJECTED;
+}
+
+/*
+ * The decision the backends owe: the state carried to lim's rule when
+ * another wrote it, then the library's check. A request that can never be
+ * admitted writes nothing (the state and its rule stay as they were; a
+ * log's clamp and expiry change no later decision). sliding_log's
+ * remaining is max(0, N - count) (a log converted to a lower N may hold
+ * more).
+ */
+static int model_check(struct mkey *k, const struct rl_limiter *lim, int64_t now, int64_t cost, struct rl_decision *d)
+{
+	const struct rl_algo *algo = lim->algo;
+	_Alignas(16) unsigned char snap[RL_ALGO_MAX_STATE];
+	bool plain = !algo->release;
+
+	memcpy(snap, k->st, sizeof(snap));
+	if (k->written && memcmp(&k->rule, &lim->rule, sizeof(k->rule)) != 0)
+		convert(algo, k->st, &k->rule, &lim->rule, now);
+	memset(d, 0, sizeof(*d));
+	int rc = rl_limiter_check_n(lim, k->st, now, cost, d);
+	if (d->remaining < 0)
+		d->remaining = 0;
+	if (rc == RL_REJECTED && d->retry_after_ns == RL_DURATION_MAX_NS && never(lim, now, cost)) {
+		if (plain)
+			memcpy(k->st, snap, sizeof(snap));
+	} else {
+		k->written = true;
+		k->rule = lim->rule;
+	}
+	return rc;
+}
+
+/* A rule near r: each of N, W and B scaled by up to 10^4 either way, or
+ * set to an extreme, within the valid ranges; at least one changes. */
+static struct rl_rule change(uint64_t *s, struct rl_rule r)
+{
+	int64_t *f[3] = { &r.limit, &r.window_ns, &r.burst };
+	const int64_t max[3] = { RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX };
+	struct rl_rule was = r;
+
+	while (memcmp(&was, &r, sizeof(r)) == 0) {
+		for (int i = 0; i < 3; i++) {
+			if (below(s, 2))
+				continue;
+			int64_t v = *f[i], k = 1;
+			for (int e = (int)below(s, 5); e > 0; e--)
+				k *= 10;
+			k = k > 1 ? k / 2 + below(s, k / 2 + 1) : 1 + below(s, 3);
+			switch (below(s, 6)) {
+			case 0:
+				v = below(s, 2) ? 1 : max[i];
+				break;
+			case 1:
+			case 2:
+				v = v / k;
+				break;
+			default:
+				v = v > max[i] / k ? max[i] : v * k;
+				break;
+			}
+			*f[i] = v < 1 ? 1 : v > max[i] ? max[i] : v;
+		}
+	}
+	return r;
+}
+
+static int64_t next_time(uint64_t *s, int64_t t, const struct rl_rule *r)
+{
+	int64_t w = r->window_ns, step;
+
+	switch (below(s, 7)) {
+	case 0:
+		step = 0;
+		break;
+	case 1:
+		step = below(s, w / r->limit + 2);
+		break;
+	case 2:
+		step = below(s, w + 2);
+		break;
+	case 3:
+		step = w < RL_TIME_MAX_NS / 16 ? below(s, 3 * w + 1) : below(s, RL_TIME_MAX_NS / 16);
+		break;
+	case 4:
+		step = -below(s, w + 1); /* backwards: clamped to the key's last seen time */
+		break;
+	default:
+		step = below(s, w / r->limit + 1) / 4;
+		break;
+	}
+	t += step;
+	return t < 0 ? 0 : t > RL_TIME_MAX_NS ? RL_TIME_MAX_NS : t;
+}
+
+static struct rl_rule random_rule(uint64_t *s)
+{
+	struct rl_rule r = { loguni(s, RL_LIMIT_MAX), loguni(s, RL_WINDOW_MAX_NS), loguni(s, RL_BURST_MAX) };
+
+	if (below(s, 2))
+		r.limit = 1 + below(s, 10), r.burst = 1 + below(s, 10);
+	if (below(s, 4) == 0)
+		r.window_ns = 1000000 * (1 + below(s, 5000));
+	return r;
+}
+
+/*
+ * One trace of algo on NK keys with rule changes, each request sent to
+ * one of the backends (picked at random among the nb given), compared
+ * with the model.
+ */
+static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct rl_redis **rs, int nb)
+{
+	struct rl_rule rule = random_rule(s);
+	struct rl_limiter lim;
+	struct mkey *mk = calloc(NK, sizeof(*mk));
+	char keys[NK][40];
+	int64_t t = below(s, 3) == 0 ? RL_TIME_MAX_NS - below(s, RL_TIME_MAX_NS / 1000) : below(s, RL_TIME_MAX_NS / 2);
+
+	assert_non_null(mk);
+	for (int k = 0; k < NK; k++)
+		snprintf(keys[k], sizeof(keys[k]), "rc%ld:%d", caseno, k);
+	assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
+	for (int i = 0; i < TRACE; i++) {
+		struct rl_rule before = rule;
+		if (below(s, 6) == 0) {
+			rule = change(s, rule);
+			assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
+		}
+		t = next_time(s, t, &rule);
+		int k = (int)below(s, NK), b = (int)below(s, nb);
+		int64_t cost = 1;
+		if (below(s, 4) == 0) {
+			int64_t cap = rule.limit > rule.burst ? rule.limit : rule.burst;
+			cost = below(s, 10) == 0 ? 1 + below(s, RL_COST_MAX) : 1 + below(s, min64(cap, RL_COST_MAX - 1) + 1);
+		}
+		struct rl_redis_rule rr = { &lim, true, 0 };
+		struct rl_decision want, got = { 0 };
+		struct rl_rule wrote = mk[k].rule;
+		bool was_written = mk[k].written;
+		int wrc = model_check(&mk[k], &lim, t, cost, &want);
+		int grc = rl_redis_check_n(rs[b], &rr, keys[k], strlen(keys[k]), t, cost, &got);
+		if (grc != wrc || got.remaining != want.remaining || got.retry_after_ns != want.retry_after_ns ||
+		    got.reset_ns != want.reset_ns || got.delay_ns != want.delay_ns) {
+			print_error("MISMATCH %s case %ld request %d key %s backend %d t=%" PRId64 " cost=%" PRId64
+				    " rule N=%" PRId64 " W=%" PRId64 " B=%" PRId64 " (before this request N=%" PRId64
+				    " W=%" PRId64 " B=%" PRId64 "; the key last written %s N=%" PRId64 " W=%" PRId64
+				    " B=%" PRId64 ") (seed 0x%" PRIx64 ", reproduce: RL_SEED=0x%" PRIx64 ")\n"
+				    "  redis: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
+				    " delay=%" PRId64 " %s\n"
+				    "  model: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
+				    " delay=%" PRId64 "\n",
+				    algo->name, caseno, i, keys[k], b, t, cost, rule.limit, rule.window_ns, rule.burst,
+				    before.limit, before.window_ns, before.burst, was_written ? "under" : "never, zero",
+				    wrote.limit, wrote.window_ns, wrote.burst, g_seed, g_seed, grc, got.remaining,
+				    got.retry_after_ns, got.reset_ns, got.delay_ns, rl_redis_error(rs[b]), wrc,
+				    want.remaining, want.retry_after_ns, want.reset_ns, want.delay_ns);
+			fail();
+		}
+	}
+	for (int k = 0; k < NK; k++)
+		if (mk[k].written)
+			rl_limiter_release(&lim, mk[k].st);
+	free(mk);
+}
+
+static void test_rule_changes(void **state)
+{
+	(void)state;
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	struct rl_redis *r = backend(true);
+	uint64_t s = g_seed;
+	long caseno = 0;
+
+	flushall();
+	for (size_t a = 0; a < count; a++)
+		for (int c = 0; c < 24; c++)
+			trace(all[a], &s, caseno++, &r, 1);
+	struct rl_redis_stats st;
+	rl_redis_stats(r, &st);
+	assert_false(st.module);
+	assert_int_equal(st.errors + st.fallbacks, 0);
+	rl_redis_destroy(r);
+}
+
+/* ---- hand-packed values */
+
+/* FNV-1a of the name folded to 7 bits: the module's rlm_id_of. */
+static int id_of(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	h ^= h >> 16;
+	h ^= h >> 8;
+	return (int)(h & 0x7F);
+}
+
+struct bytes {
+	unsigned char b[512];
+	size_t n;
+};
+
+static void put(struct bytes *v, uint64_t x, int len)
+{
+	for (int i = 0; i < len; i++)
+		v->b[v->n++] = (unsigned char)(x >> (8 * i));
+}
+
+/* The header (version ver) and, for version 3, the rule. */
+static struct bytes value(int ver, const char *alg, const struct rl_rule *r)
+{
+	struct bytes v = { .n = 0 };
+
+	v.b[v.n++] = 'r';
+	v.b[v.n++] = 'l';
+	v.b[v.n++] = (unsigned char)ver;
+	v.b[v.n++] = (unsigned char)(strcmp(alg, "breaker") == 0 ? 0x80 : id_of(alg));
+	if (ver == 3 && r) {
+		put(&v, (uint64_t)r->limit, 8);
+		put(&v, (uint64_t)r->window_ns, 8);
+		put(&v, (uint64_t)r->burst, 8);
+	}
+	return v;
+}
+
+static void set_key(const char *key, const struct bytes *v)
+{
+	redisReply *r = cmd("SET %s %b", key, (const char *)v->b, v->n);
+	assert_int_equal(r->type, REDIS_REPLY_STATUS);
+	freeReplyObject(r);
+}
+
+static struct bytes get_key(const char *key)
+{
+	struct bytes v = { .n = 0 };
+	redisReply *r = cmd("GET %s", key);
+
+	assert_int_equal(r->type, REDIS_REPLY_STRING);
+	assert_true(r->len <= sizeof(v.b));
+	memcpy(v.b, r->str, r->len);
+	v.n = r->len;
+	freeReplyObject(r);
+	return v;
+}
+
+/*
+ * key (under "rl:{KEY}") holding v, checked by algo under rule: the error
+ * naming it (its text must be want), decided by the policy (fail_closed:
+ * rejected), counted in errors, and the value left as it was.
+ */
+static void expect_damaged(struct rl_redis *r, const char *alg, const struct rl_rule *rule, const char *key,
+			   const struct bytes *v, const char *want)
+{
+	const struct rl_algo *algo = rl_algo_find(alg);
+	struct rl_limiter lim;
+	char full[80], msg[200];
+	struct rl_redis_stats a, b;
+
+	assert_non_null(algo);
+	assert_int_equal(rl_limiter_init(&lim, algo, rule, NULL, 0), RL_OK);
+	snprintf(full, sizeof(full), "rl:{%s}", key);
+	set_key(full, v);
+	rl_redis_stats(r, &a);
+	for (int closed = 0; closed < 2; closed++) {
+		struct rl_redis_rule rr = { &lim, closed, 0 };
+		struct rl_decision d = { 1, 2, 3, 4 };
+		int rc = rl_redis_check_n(r, &rr, key, strlen(key), 1000, 1, &d);
+		snprintf(msg, sizeof(msg), "redis: %s", want);
+		if (rc != (closed ? RL_REJECTED : RL_ALLOWED) || strcmp(rl_redis_error(r), msg) != 0 || d.remaining ||
+		    d.retry_after_ns || d.reset_ns)
+			fail_msg("%s key %s: rc %d, error '%s', want the policy's verdict and '%s'", alg, full, rc,
+				 rl_redis_error(r), msg);
+	}
+	rl_redis_stats(r, &b);
+	assert_int_equal(b.errors, a.errors + 2);
+	assert_int_equal(b.fallbacks, a.fallbacks);
+	assert_int_equal(b.decided, a.decided);
+	struct bytes now = get_key(full);
+	assert_int_equal(now.n, v->n);
+	assert_memory_equal(now.b, v->b, v->n);
+}
+
+static void damaged(struct rl_redis *r, const char *alg, const struct rl_rule *rule, const char *key,
+		    const struct bytes *v)
+{
+	char want[160];
+
+	snprintf(want, sizeof(want), "ratelab: key 'rl:{%s}' holds a damaged %s state", key, alg);
+	expect_damaged(r, alg, rule, key, v, want);
+}
+
+static void test_damaged_states(void **state)
+{
+	(void)state;
+	struct rl_redis *r = backend(true);
+	const struct rl_rule rule = { 5, 1000000000, 5 };
+	struct bytes v;
+
+	flushall();
+	/* the issue's: fixed_window count -7, sliding_counter curr -100, a log over N, a TAT that is no time */
+	v = value(3, "fixed_window", &rule);
+	put(&v, 100, 8), put(&v, 1000000000, 8), put(&v, (uint32_t)-7, 4), put(&v, 0, 4);
+	damaged(r, "fixed_window", &rule, "fw", &v);
+	v = value(3, "sliding_counter", &rule);
+	put(&v, 100, 8), put(&v, 1000000000, 8), put(&v, 0, 4), put(&v, (uint32_t)-100, 4);
+	damaged(r, "sliding_counter", &rule, "sc", &v);
+	v = value(3, "sliding_log", &rule);
+	put(&v, 100, 8), put(&v, 50, 8), put(&v, (uint32_t)-3, 4);
+	damaged(r, "sliding_log", &rule, "sl", &v);
+	v = value(3, "gcra", &rule);
+	put(&v, (uint64_t)-1, 8), put(&v, 100, 8); /* a TAT before 0 */
+	damaged(r, "gcra", &rule, "g", &v);
+
+	/* each other bound */
+	v = value(3, "gcra", &rule); /* TAT - last above tau + T = 5 * 200000000 */
+	put(&v, 100 + 1000000001, 8), put(&v, 100, 8);
+	damaged(r, "gcra", &rule, "g2", &v);
+	v = value(3, "gcra", &rule); /* at tau + T exactly: fine, decided */
+	put(&v, 100 + 1000000000, 8), put(&v, 100, 8);
+	set_key("rl:{g3}", &v);
+	v = value(3, "token_bucket", &rule); /* level above (B + 1) * W */
+	put(&v, 100, 8), put(&v, 6000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
+	damaged(r, "token_bucket", &rule, "tb", &v);
+	v = value(3, "leaky_bucket", &rule); /* level_hi beyond any level */
+	put(&v, 100, 8), put(&v, 0, 8), put(&v, 1u << 31, 4), put(&v, 0, 4);
+	damaged(r, "leaky_bucket", &rule, "lb", &v);
+	v = value(3, "token_bucket", &rule); /* a time after RL_TIME_MAX_NS */
+	put(&v, (uint64_t)RL_TIME_MAX_NS + 1, 8), put(&v, 0, 8), put(&v, 0, 4), put(&v, 0, 4);
+	damaged(r, "token_bucket", &rule, "tb2", &v);
+	v = value(3, "token_bucket", &rule); /* a body of the wrong length */
+	put(&v, 100, 8), put(&v, 0, 8), put(&v, 0, 4);
+	damaged(r, "token_bucket", &rule, "tb3", &v);
+	v = value(3, "fixed_window", &rule); /* an end not a multiple of W */
+	put(&v, 100, 8), put(&v, 1000000001, 8), put(&v, 1, 4), put(&v, 0, 4);
+	damaged(r, "fixed_window", &rule, "fw2", &v);
+	v = value(3, "fixed_window", &rule); /* an end at last: not after it */
+	put(&v, 1000000000, 8), put(&v, 1000000000, 8), put(&v, 1, 4), put(&v, 0, 4);
+	damaged(r, "fixed_window", &rule, "fw3", &v);
+	v = value(3, "sliding_counter", &rule); /* an end more than W after last */
+	put(&v, 100, 8), put(&v, 2000000000, 8), put(&v, 1, 4), put(&v, 1, 4);
+	damaged(r, "sliding_counter", &rule, "sc2", &v);
+	v = value(3, "sliding_log", &rule); /* runs out of order */
+	put(&v, 100, 8), put(&v, 60, 8), put(&v, 1, 4), put(&v, 50, 8), put(&v, 1, 4);
+	damaged(r, "sliding_log", &rule, "sl2", &v);
+	v = value(3, "sliding_log", &rule); /* a run of no units */
+	put(&v, 100, 8), put(&v, 50, 8), put(&v, 0, 4);
+	damaged(r, "sliding_log", &rule, "sl3", &v);
+	v = value(3, "sliding_log", &rule); /* a run after last */
+	put(&v, 100, 8), put(&v, 101, 8), put(&v, 1, 4);
+	damaged(r, "sliding_log", &rule, "sl4", &v);
+	v = value(3, "sliding_log", &rule); /* a run out of the window (last - W or before) */
+	put(&v, 2000000000, 8), put(&v, 1000000000, 8), put(&v, 1, 4);
+	damaged(r, "sliding_log", &rule, "sl5", &v);
+	v = value(3, "sliding_log", &rule); /* a partial run */
+	put(&v, 100, 8), put(&v, 50, 8), put(&v, 1, 2);
+	damaged(r, "sliding_log", &rule, "sl6", &v);
+	/* a stored rule no valid rule is: limit 0, a window above 10^18 */
+	const struct rl_rule zero = { 0, 1000, 5 }, wide = { 5, RL_WINDOW_MAX_NS + 1, 5 };
+	v = value(3, "gcra", &zero);
+	put(&v, 0, 8), put(&v, 100, 8);
+	damaged(r, "gcra", &rule, "g4", &v);
+	v = value(3, "gcra", &wide);
+	put(&v, 0, 8), put(&v, 100, 8);
+	damaged(r, "gcra", &rule, "g5", &v);
+	/* a state damaged under the rule it was written under, read under another */
+	const struct rl_rule other = { 7, 2000000000, 3 };
+	v = value(3, "fixed_window", &other);
+	put(&v, 100, 8), put(&v, 2000000000, 8), put(&v, 8, 4), put(&v, 0, 4);
+	damaged(r, "fixed_window", &rule, "fw4", &v);
+	/* the key quoted with its control bytes escaped */
+	v = value(3, "fixed_window", &rule);
+	put(&v, 100, 8), put(&v, 1000000000, 8), put(&v, 9, 4), put(&v, 0, 4);
+	expect_damaged(r, "fixed_window", &rule, "a\nb\x01\\", &v,
+		       "ratelab: key 'rl:{a\\nb\\x01\\\\}' holds a damaged fixed_window state");
+
+	/* the breaker: opened after last, an unknown state; its damaged state is an error */
+	struct rl_redis_breaker rb = { 3, 10, 10, false, 0 };
+	enum rl_breaker_state bs;
+	v = value(3, "breaker", NULL);
+	put(&v, 100, 8), put(&v, 101, 8), put(&v, 1, 4);
+	set_key("rl:{br}", &v);
+	assert_int_equal(rl_redis_breaker_call(r, &rb, "br", 2, 200, true, &bs), RL_EREDIS);
+	assert_string_equal(rl_redis_error(r), "redis: ratelab: key 'rl:{br}' holds a damaged breaker state");
+	v = value(3, "breaker", NULL);
+	put(&v, 100, 8), put(&v, 50, 8), put(&v, 3, 4);
+	set_key("rl:{br}", &v);
+	assert_int_equal(rl_redis_breaker_call(r, &rb, "br", 2, 200, true, &bs), RL_EREDIS);
+	assert_string_equal(rl_redis_error(r), "redis: ratelab: key 'rl:{br}' holds a damaged breaker state");
+
+	/* the bounds themselves are valid states: decided */
+	struct rl_limiter lim;
+	struct rl_redis_rule rr = { &lim, false, 0 };
+	struct rl_decision d;
+	assert_int_equal(rl_limiter_init(&lim, &rl_gcra_algo, &rule, NULL, 0), RL_OK);
+	assert_int_equal(rl_redis_check(r, &rr, "g3", 2, 100, &d), RL_REJECTED);
+	assert_int_equal(d.retry_after_ns, 200000000);
+	rl_redis_destroy(r);
+}
+
+/* Another type, another algorithm's state, another string: ratelab's errors naming the key. */
+static void test_foreign_values(void **state)
+{
+	(void)state;
+	struct rl_redis *r = backend(true);
+	const struct rl_rule rule = { 5, 1000, 5 };
+	struct rl_limiter lim;
+	struct rl_redis_rule rr = { &lim, false, 0 };
+	struct rl_redis_stats st;
+	const char *types[] = { "a hash", "a list", "a set", "a sorted set", "a stream" };
+	char want[160];
+
+	flushall();
+	assert_int_equal(rl_limiter_init(&lim, &rl_sliding_log_algo, &rule, NULL, 0), RL_OK);
+	for (int i = 0; i < 5; i++) {
+		freeReplyObject(cmd("DEL rl:{t}"));
+		freeReplyObject(i == 0 ? cmd("HSET rl:{t} a 1")
+			       : i == 1 ? cmd("RPUSH rl:{t} a")
+			       : i == 2 ? cmd("SADD rl:{t} a")
+			       : i == 3 ? cmd("ZADD rl:{t} 1 a")
+					: cmd("XADD rl:{t} * a 1"));
+		assert_int_equal(rl_redis_check(r, &rr, "t", 1, 5, NULL), RL_EREDIS);
+		snprintf(want, sizeof(want), "redis: WRONGTYPE ratelab: key 'rl:{t}' holds %s, not ratelab state",
+			 types[i]);
+		assert_string_equal(rl_redis_error(r), want);
+	}
+	freeReplyObject(cmd("SET rl:{t} hello"));
+	assert_int_equal(rl_redis_check(r, &rr, "t", 1, 5, NULL), RL_EREDIS);
+	assert_string_equal(rl_redis_error(r),
+			    "redis: WRONGTYPE ratelab: key 'rl:{t}' holds a string of 5 bytes that is not ratelab state");
+	struct bytes v = value(3, "gcra", &rule);
+	put(&v, 0, 8), put(&v, 0, 8);
+	set_key("rl:{t}", &v);
+	assert_int_equal(rl_redis_check(r, &rr, "t", 1, 5, NULL), RL_EREDIS);
+	assert_string_equal(rl_redis_error(r), "redis: ratelab: key 'rl:{t}' holds gcra state, not sliding_log");
+	v = value(4, "sliding_log", &rule); /* a newer version: not ours to read */
+	set_key("rl:{t}", &v);
+	assert_int_equal(rl_redis_check(r, &rr, "t", 1, 5, NULL), RL_EREDIS);
+	assert_string_equal(rl_redis_error(r),
+			    "redis: WRONGTYPE ratelab: key 'rl:{t}' holds a string of 4 bytes that is not ratelab state");
+	rl_redis_stats(r, &st);
+	assert_int_equal(st.errors, 8);
+	assert_int_equal(st.fallbacks + st.decided, 0);
+	rl_redis_destroy(r);
+}
+
+/*
+ * The bytes: after the same checks the scripts' value is the header, the
+ * rule and the library's state (fixed-size states: the struct itself,
+ * zero padding; sliding_log: last, then its runs oldest first); a version
+ * 2 value packed from the library's state is continued as written under
+ * the calling rule and written back as version 3.
+ */
+static void test_bytes_are_the_library_state(void **state)
+{
+	(void)state;
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	struct rl_redis *r = backend(true);
+	uint64_t s = g_seed ^ 0xb17e5ull;
+
+	flushall();
+	for (size_t a = 0; a < count; a++) {
+		const struct rl_algo *algo = all[a];
+		for (int c = 0; c < 8; c++) {
+			struct rl_rule rule = random_rule(&s);
+			struct rl_limiter lim;
+			struct rl_redis_rule rr = { &lim, false, 0 };
+			_Alignas(16) unsigned char st[RL_ALGO_MAX_STATE] = { 0 };
+			char key[40], full[48];
+			int64_t t = below(&s, RL_TIME_MAX_NS / 2);
+			snprintf(key, sizeof(key), "b%zu:%d", a, c);
+			snprintf(full, sizeof(full), "rl:{%s}", key);
+			assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
+			for (int i = 0; i < 20; i++) {
+				struct rl_decision want, got;
+				t = next_time(&s, t, &rule);
+				/* cost 1: written every time (a cost never admitted writes nothing) */
+				int64_t cost = 1;
+				if (i == 10) { /* the library's state, as the module wrote it before the rule was stored */
+					struct bytes v = get_key(full);
+					v.b[2] = 2;
+					memmove(v.b + 4, v.b + 28, v.n - 28);
+					v.n -= 24;
+					set_key(full, &v);
+				}
+				int wrc = rl_limiter_check_n(&lim, st, t, cost, &want);
+				int grc = rl_redis_check_n(r, &rr, key, strlen(key), t, cost, &got);
+				assert_int_equal(grc, wrc);
+				if (want.remaining < 0)
+					want.remaining = 0;
+				assert_memory_equal(&got, &want, sizeof(got));
+				struct bytes v = get_key(full), e = value(3, algo->name, &rule);
+				if (algo == &rl_sliding_log_algo) {
+					const struct rl_sliding_log *sl = (const void *)st;
+					put(&e, (uint64_t)sl->last_ns, 8);
+					for (uint32_t k = 0; k < sl->log.len; k++) {
+						const struct rl_run *run = &sl->log.runs[(sl->log.head + k) & (sl->log.cap - 1)];
+						put(&e, (uint64_t)run->at, 8), put(&e, run->count, 4);
+					}
+				} else {
+					memcpy(e.b + e.n, st, algo->state_size);
+					e.n += algo->state_size;
+				}
+				if (v.n != e.n || memcmp(v.b, e.b, v.n) != 0)
+					fail_msg("%s %s after request %d: the stored bytes are not the library's state "
+						 "(seed 0x%" PRIx64 ")", algo->name, full, i, g_seed);
+			}
+			rl_limiter_release(&lim, st);
+		}
+	}
+	rl_redis_destroy(r);
+}
+
+#ifdef LF_MODULE
+/*
+ * A key written by one backend and continued by the other, against the
+ * library: module then scripts (its version 2 values read under the
+ * calling rule) always; every request to either, rule changes included,
+ * when the module stores version 3.
+ */
+static void test_module_and_scripts(void **state)
+{
+	(void)state;
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	struct rl_redis *rs[2] = { backend(false), backend(true) };
+	uint64_t s = g_seed ^ 0x3c0dull;
+	struct rl_redis_stats st;
+
+	flushall();
+	for (size_t a = 0; a < count; a++) {
+		const struct rl_algo *algo = all[a];
+		for (int c = 0; c < 6; c++) {
+			struct rl_rule rule = random_rule(&s);
+			struct rl_limiter lim;
+			struct rl_redis_rule rr = { &lim, false, 0 };
+			_Alignas(16) unsigned char lib[RL_ALGO_MAX_STATE] = { 0 };
+			char key[40];
+			int64_t t = below(&s, RL_TIME_MAX_NS / 2);
+			snprintf(key, sizeof(key), "m%zu:%d", a, c);
+			assert_int_equal(rl_limiter_init(&lim, algo, &rule, NULL, 0), RL_OK);
+			for (int i = 0; i < 60; i++) {
+				struct rl_decision want, got;
+				int b = i < 30 ? 0 : 1; /* the module, then the scripts */
+				t = next_time(&s, t, &rule);
+				int64_t cost = 1 + below(&s, 3);
+				int wrc = rl_limiter_check_n(&lim, lib, t, cost, &want);
+				int grc = rl_redis_check_n(rs[b], &rr, key, strlen(key), t, cost, &got);
+				if (want.remaining < 0)
+					want.remaining = 0;
+				if (grc != wrc || memcmp(&got, &want, sizeof(got)) != 0)
+					fail_msg("%s key %s request %d (%s): rc %d/%d remaining %" PRId64 "/%" PRId64
+						 " retry %" PRId64 "/%" PRId64 " reset %" PRId64 "/%" PRId64 " %s (seed 0x%" PRIx64 ")",
+						 algo->name, key, i, b ? "scripts" : "module", grc, wrc, got.remaining,
+						 want.remaining, got.retry_after_ns, want.retry_after_ns, got.reset_ns,
+						 want.reset_ns, rl_redis_error(rs[b]), g_seed);
+			}
+			rl_limiter_release(&lim, lib);
+		}
+	}
+	/* the breaker: the module, then the scripts (both ways once the module stores version 3) */
+	for (int c = 0; c < 20; c++) {
+		struct rl_redis_breaker rb = { 1 + below(&s, 5), 1 + below(&s, 20), 1 + below(&s, 20), false, 0 };
+		struct rl_breaker br;
+		char key[32];
+		int64_t t = below(&s, 1000);
+		snprintf(key, sizeof(key), "mb%d", c);
+		assert_int_equal(rl_breaker_init(&br, rb.limit, rb.window, rb.open_for, NULL, 0), RL_OK);
+		for (int i = 0; i < 80; i++) {
+			int b = RLM_VERSION >= 3 ? (int)below(&s, 2) : i < 40 ? 0 : 1;
+			bool record = below(&s, 4) != 0;
+			enum rl_breaker_state want = RL_BREAKER_CLOSED, got = RL_BREAKER_CLOSED;
+			t += below(&s, 6);
+			int wrc = record ? rl_breaker_handle(&br, t, &want) : rl_breaker_state_at(&br, t, &want);
+			int grc = rl_redis_breaker_call(rs[b], &rb, key, strlen(key), t, record, &got);
+			if (grc != wrc || want != got)
+				fail_msg("breaker %s call %d (%s) t=%" PRId64 ": rc %d/%d state %d/%d %s (seed 0x%" PRIx64 ")",
+					 key, i, b ? "scripts" : "module", t, grc, wrc, got, want, rl_redis_error(rs[b]),
+					 g_seed);
+		}
+		rl_breaker_destroy(&br);
+	}
+	rl_redis_stats(rs[0], &st);
+	assert_true(st.module);
+	if (RLM_VERSION >= 3) {
+		uint64_t s2 = g_seed ^ 0x3c0eull;
+		long caseno = 5000;
+		for (size_t a = 0; a < count; a++)
+			for (int c = 0; c < 12; c++)
+				trace(all[a], &s2, caseno++, rs, 2);
+	} else {
+		printf("test_lua_form: ratelab.so stores version %d: the scripts' version 3 keys are not continued "
+		       "by the module until it stores version 3\n",
+		       (int)RLM_VERSION);
+	}
+	rl_redis_destroy(rs[0]);
+	rl_redis_destroy(rs[1]);
+}
+#endif
+
+int main(void)
+{
+	g_seed = t_seed_from_env(g_seed);
+	if (!rh_available(false))
+		return 0;
+	if (!rh_init(&g_srv))
+		return 1;
+#ifdef LF_MODULE
+	if (LF_PRELOAD[0]) { /* an instrumented module needs its runtime in the server */
+		setenv("LD_PRELOAD", LF_PRELOAD, 1);
+		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+	}
+	g_srv.extra[0] = "--loadmodule";
+	g_srv.extra[1] = LF_MODULE;
+#endif
+	if (!rh_start_node(&g_srv, false)) {
+		fprintf(stderr, "test_lua_form: could not start redis-server\n");
+		rh_stop(&g_srv);
+		return 1;
+	}
+	g_port = g_srv.nodes[0].port;
+	printf("test_lua_form: redis-server on 127.0.0.1:%d, seed 0x%" PRIx64 "\n", g_port, g_seed);
+
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rule_changes),
+		cmocka_unit_test(test_damaged_states),
+		cmocka_unit_test(test_foreign_values),
+		cmocka_unit_test(test_bytes_are_the_library_state),
+#ifdef LF_MODULE
+		cmocka_unit_test(test_module_and_scripts),
+#endif
+	};
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	rh_stop(&g_srv);
+	return failed;
+}
