@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out_dir.h"
 #include "ratelab/version.h"
 
 static const char study_header[] =
@@ -49,11 +50,10 @@ static FILE *open_out(const char *dir, const char *name, FILE *err)
 
 static int close_out(FILE *f, const char *dir, const char *name, FILE *err)
 {
-	if (ferror(f) | (fclose(f) != 0)) {
-		fprintf(err, "ratelab study: writing '%s/%s' failed: %s\n", dir, name, strerror(errno));
-		return -1;
-	}
-	return 0;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return sim_out_close(f, path, "study", err);
 }
 
 static void rule_algo(FILE *f, const struct sim_study *s, size_t r, size_t a)

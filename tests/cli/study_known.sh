@@ -8,7 +8,7 @@
 # and their headers, the row order, RFC 4180 quoting of a key, the (other)
 # row, a decider beside the built-ins giving gcra's figures, the error
 # families equal to `ratelab sim`'s on the same trace as a replay scenario,
-# and a second study replacing the first whole. $1 is the binary.
+# and a second study replacing exactly the first's files. $1 is the binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 
 s=1000000000
@@ -131,18 +131,20 @@ $got
 --- sim:
 $want"
 
-# -- a second study into the same directory replaces the first whole
+# -- a second study into the same directory replaces exactly what the first wrote (its manifest):
+# a file the first wrote and the second does not is removed
 touch "$tmp/o/plots/stale.png"
+echo 'file plots/stale.png' >>"$tmp/o/.ratelab-manifest"
 "$ratelab" study --trace "$tmp/quote.trace" --rules 5/1s --algos gcra --quiet --out "$tmp/o" 2>"$tmp/err" ||
 	fail "second study exited $?: $(cat "$tmp/err")"
 [ -e "$tmp/o/plots/stale.png" ] && fail "a file of the first study survived the second"
 [ "$(tail -n +2 "$tmp/o/study.csv" | cut -d, -f1,2)" = "5/1s,gcra" ] || fail "the second study's rows"
-ls "$tmp" | grep -q 'study-\|old-' && fail "a temporary directory was left: $(ls "$tmp")"
+ls -a "$tmp" "$tmp/o" | grep -q 'study-\|old-\|ratelab-new-' && fail "a temporary directory was left: $(ls -a "$tmp/o")"
 # a failed study leaves the earlier one as it was
 before=$(cat "$tmp/o/study.csv")
 "$ratelab" study --trace "$tmp/quote.trace" --rules 5/1s --decider 'exit 3' --quiet --out "$tmp/o" 2>"$tmp/err" &&
 	fail "a failing decider: exit 0"
 [ "$(cat "$tmp/o/study.csv")" = "$before" ] || fail "a failed study changed the earlier one"
-ls "$tmp" | grep -q 'study-\|old-' && fail "a failed study left a temporary directory: $(ls "$tmp")"
+ls -a "$tmp" "$tmp/o" | grep -q 'study-\|old-\|ratelab-new-' && fail "a failed study left a temporary directory: $(ls -a "$tmp/o")"
 
 finish study_known
