@@ -375,11 +375,20 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The peak resident set so far, bytes: this process's, or a waited-for
+ * child's (gnuplot) when larger, as `/usr/bin/time -v` gives it (ru_maxrss
+ * is in KiB on Linux).
+ */
 static int64_t peak_rss_bytes(void)
 {
-	struct rusage ru;
+	struct rusage self, children;
 
-	return getrusage(RUSAGE_SELF, &ru) == 0 ? (int64_t)ru.ru_maxrss * 1024 : 0;
+	if (getrusage(RUSAGE_SELF, &self) != 0)
+		return 0;
+	if (getrusage(RUSAGE_CHILDREN, &children) != 0 || children.ru_maxrss < self.ru_maxrss)
+		children.ru_maxrss = self.ru_maxrss;
+	return (int64_t)children.ru_maxrss * 1024;
 }
 
 /* The study's files into a stage inside out, the report from them, then moved into place. */
@@ -397,6 +406,12 @@ static int write_out(struct sim_study *s, const char *out, double t0)
 		fprintf(stderr, "ratelab study: shard %s holds no request: no report written\n", s->shard);
 	else if (status == CLI_EXIT_OK)
 		status = sim_study_report(d.stage, stderr);
+	/* the report's work may have raised the peak: the files and the report say the final figure */
+	int64_t peak = peak_rss_bytes();
+	if (status == CLI_EXIT_OK && s->requests && peak > s->peak_rss_bytes) {
+		s->peak_rss_bytes = peak;
+		status = sim_study_write(s, d.stage, stderr) ? CLI_EXIT_FAIL : sim_study_report(d.stage, stderr);
+	}
 	if (status == CLI_EXIT_OK && sim_out_dir_commit(&d, stderr))
 		status = CLI_EXIT_FAIL;
 	if (status != CLI_EXIT_OK)

@@ -62,10 +62,10 @@ want="2/10s,sliding_counter,0,0,2
 2/10s,sliding_counter,0.5,1,0"
 [ "$got" = "$want" ] || fail "refused.csv: $got"
 [ "$(head -1 "$tmp/o/refused.csv")" = "rule,algo,share_lo,share_hi,keys" ] || fail "refused.csv header"
-[ "$(head -2 "$tmp/o/traffic.csv")" = "second,requests,abuser,edge,pair,polite
+[ "$(head -2 "$tmp/o/traffic.csv")" = "t_ns,requests,abuser,edge,pair,polite
 0,4,0,2,1,1" ] || fail "traffic.csv: $(head -2 "$tmp/o/traffic.csv")"
-[ "$(wc -l <"$tmp/o/traffic.csv")" -eq 14 ] || fail "traffic.csv: seconds 0 to 12 expected"
-for row in "requests,10" "keys,4" "span_ns,12000000000" "rules,2/10s" "jobs,2" "shard,all" "cost,no"; do
+[ "$(wc -l <"$tmp/o/traffic.csv")" -eq 14 ] || fail "traffic.csv: 1-s bins 0 to 12 expected"
+for row in "requests,10" "keys,4" "span_ns,12000000000" "traffic_bin_ns,1000000000" "rules,2/10s" "jobs,2" "shard,all" "cost,no"; do
 	grep -qx "$row" "$tmp/o/meta.csv" || fail "meta.csv lacks $row"
 done
 grep -q '^peak_rss_bytes,[1-9][0-9]*$' "$tmp/o/meta.csv" || fail "meta.csv: no peak_rss_bytes"
