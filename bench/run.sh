@@ -139,6 +139,7 @@ bash bench/perf/run.sh "$RESULTS" # the perf gate's figures for the report (benc
 bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
 bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab import's lines per second
 bash bench/study/run.sh "$BUILD" "$RESULTS" "$QUICK" # ratelab study at scale (bench/study/run.sh)
+bash bench/study/long_span.sh "$BUILD" "$RESULTS" # a long span, few requests: bounded by the requests
 echo "  the README's study of the sample log -> $RESULTS/study-example"
 bash examples/study_example.sh "$BUILD" "$RESULTS/study-example"
 
