@@ -513,6 +513,25 @@ static void test_report_long_traffic(void **state)
 	free(msg);
 }
 
+/* Every request in one bin of a log: the chart still has an x range (one bin wide each side). */
+static void test_report_one_bin(void **state)
+{
+	(void)state;
+	char dir[256], *msg;
+	fixture(dir, sizeof(dir), "onebin");
+	write_text(dir, "traffic.csv", "t_ns,requests\n1791637200000000000,3\n");
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "Requests per second, counted in bins of 1 s from 2026-10-10 13:00:00 to 2026-10-10 13:00:00 (UTC).");
+	assert_has(md, "| all requests | 3 | 3 | 2026-10-10 13:00:00 |");
+	free(md);
+	assert_true(exists(dir, "plots/traffic.png"));
+}
+
 /* Few requests over a long span: the rate per hour, whose ticks show their decimals; a trace
  * counting from 0 has its times from 0, not dates. */
 static void test_report_sparse_traffic(void **state)
@@ -864,6 +883,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_gnuplot_fails),
 		cmocka_unit_test(test_report_long_traffic),
 		cmocka_unit_test(test_report_sparse_traffic),
+		cmocka_unit_test(test_report_one_bin),
 		cmocka_unit_test(test_report_relative_path_costs),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_csv_roundtrip),

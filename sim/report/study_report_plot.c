@@ -245,7 +245,10 @@ static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr
 	if (s->nbin == 1) {
 		long long at = (long long)(s->t0_ns / 1000000000u) + (tr.dates ? (long long)tr.tz_s : 0);
 		long long half = (long long)(s->bin_ns / 1000000000u);
-		sr_printf(gp, "set xrange [%.9g:%.9g]\n", (double)(at - half) / x_div, (double)(at + half) / x_div);
+		if (tr.dates) /* a time axis takes its range as timefmt strings; one tick a bin */
+			sr_printf(gp, "set xrange ['%lld':'%lld']\nset xtics %lld\n", at - half, at + half, half);
+		else
+			sr_printf(gp, "set xrange [%.9g:%.9g]\n", (double)(at - half) / x_div, (double)(at + half) / x_div);
 	}
 	const char *style = s->nbin < 60 ? "linespoints pt 7 ps 0.6" : "lines";
 	for (size_t k = 0; k < s->ntcols; k++) {
