@@ -86,6 +86,11 @@ static const char *quote(char *buf, size_t len, const char *text)
 	return buf;
 }
 
+const char *sim_out_quote(char *buf, size_t len, const char *path)
+{
+	return quote(buf, len, path);
+}
+
 static bool join(char *out, size_t len, const char *a, const char *b)
 {
 	int n = *a && *b ? snprintf(out, len, "%s/%s", a, b) : snprintf(out, len, "%s", *a ? a : b);

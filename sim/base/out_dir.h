@@ -56,6 +56,9 @@ int sim_out_dir_begin(struct sim_out_dir *d, const char *dir, const char *cmd, F
  */
 int sim_out_dir_commit(struct sim_out_dir *d, FILE *err);
 
+/* path between single quotes into buf, control bytes and '\\' escaped, never cut (sim_quote cuts at 60 bytes). */
+const char *sim_out_quote(char *buf, size_t len, const char *path);
+
 /*
  * Ends a file written by cmd: flushed, checked for any failed write, then
  * closed. 0, or -1 after "ratelab CMD: write error: 'PATH': REASON" on err.

@@ -249,12 +249,12 @@ static int fresh_dir(char *buf, size_t len)
 
 static FILE *open_out(const char *dir, const char *name, const char *header)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], q[2 * PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (!(f = fopen(path, "w"))) {
-		fprintf(stderr, "ratelab sim: cannot write %s: %s\n", cli_quote(path), strerror(errno));
+		fprintf(stderr, "ratelab sim: cannot write %s: %s\n", sim_out_quote(q, sizeof(q), path), strerror(errno));
 		return NULL;
 	}
 	fputs(header, f);
