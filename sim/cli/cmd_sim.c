@@ -282,6 +282,10 @@ static int close_out(FILE *f, const char *dir, const char *name, int status)
 		fprintf(stderr, "ratelab sim: %s/%s: the path is too long\n", cli_quote(dir), name);
 		return CLI_EXIT_FAIL;
 	}
+	if (f && status != CLI_EXIT_OK) { /* the run already failed, and said why: one message, not one a file */
+		fclose(f);
+		return status;
+	}
 	if (f && sim_out_close(f, path, "sim", stderr) != 0)
 		return CLI_EXIT_FAIL;
 	return f ? status : CLI_EXIT_FAIL;
