@@ -93,7 +93,9 @@ const char *sim_out_quote(char *buf, size_t len, const char *path)
 
 static bool join(char *out, size_t len, const char *a, const char *b)
 {
-	int n = *a && *b ? snprintf(out, len, "%s/%s", a, b) : snprintf(out, len, "%s", *a ? a : b);
+	size_t al = strlen(a);
+	int n = *a && *b ? snprintf(out, len, "%s%s%s", a, a[al - 1] == '/' ? "" : "/", b)
+			 : snprintf(out, len, "%s", *a ? a : b);
 	return n >= 0 && (size_t)n < len;
 }
 
@@ -276,7 +278,14 @@ int sim_out_dir_check(const char *dir, const char *cmd, const char *const *input
 		snprintf(msg, msg_len, "is not a directory");
 		return -1;
 	}
-	return check(dir, cmd, inputs, ninputs, msg, msg_len);
+	/* paths in messages as DIR/NAME, whatever slashes DIR ends in */
+	char trimmed[SIM_OUT_PATH_MAX];
+	size_t len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	memcpy(trimmed, dir, len);
+	trimmed[len] = '\0';
+	return check(trimmed, cmd, inputs, ninputs, msg, msg_len);
 }
 
 /* mkdir -p; 0, or -1 with errno. */
