@@ -6,6 +6,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "out_dir.h"
+#include "out_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -67,30 +68,6 @@ static const struct entry *entries_find(const struct entries *l, const char *rel
 	return NULL;
 }
 
-/* text into buf between single quotes, control bytes and '\\' escaped, never cut (unlike sim_quote). */
-static const char *quote(char *buf, size_t len, const char *text)
-{
-	size_t n = 0;
-
-	buf[n++] = '\'';
-	for (const unsigned char *c = (const unsigned char *)text; *c && n + 8 < len; c++) {
-		if (*c == '\\')
-			n += (size_t)snprintf(buf + n, len - n, "\\\\");
-		else if (*c < 0x20 || *c == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *c);
-		else
-			buf[n++] = (char)*c;
-	}
-	buf[n++] = '\'';
-	buf[n] = '\0';
-	return buf;
-}
-
-const char *sim_out_quote(char *buf, size_t len, const char *path)
-{
-	return quote(buf, len, path);
-}
-
 static bool join(char *out, size_t len, const char *a, const char *b)
 {
 	size_t al = strlen(a);
@@ -117,7 +94,7 @@ static int manifest_read(const char *dir, char *cmd, size_t cmd_len, struct entr
 	if (!(f = fopen(path, "r"))) {
 		if (errno == ENOENT)
 			return 1;
-		snprintf(msg, msg_len, "holds a manifest %s that cannot be read: %s", quote(q, sizeof(q), path),
+		snprintf(msg, msg_len, "holds a manifest %s that cannot be read: %s", sim_out_quote(q, sizeof(q), path),
 			 strerror(errno));
 		return -1;
 	}
@@ -151,7 +128,7 @@ static int manifest_read(const char *dir, char *cmd, size_t cmd_len, struct entr
 		snprintf(msg, msg_len, "cannot be checked: out of memory");
 	else if (rc)
 		snprintf(msg, msg_len, "holds a manifest %s that is not ratelab's (line %ld): refusing to write into it",
-			 quote(q, sizeof(q), path), n);
+			 sim_out_quote(q, sizeof(q), path), n);
 	return rc == 0 && l->oom ? -1 : rc;
 }
 
@@ -183,7 +160,7 @@ static int walk_check(const struct walk *w, const char *rel)
 	int n, rc = 0;
 
 	if (!join(path, sizeof(path), w->dir, rel) || (n = scandir(path, &names, no_dots, alphasort)) < 0) {
-		snprintf(w->msg, w->msg_len, "cannot be read: %s: %s", quote(q, sizeof(q), path), strerror(errno));
+		snprintf(w->msg, w->msg_len, "cannot be read: %s: %s", sim_out_quote(q, sizeof(q), path), strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
@@ -197,7 +174,7 @@ static int walk_check(const struct walk *w, const char *rel)
 			continue;
 		}
 		if (lstat(path, &st) != 0) {
-			snprintf(w->msg, w->msg_len, "cannot be read: %s: %s", quote(q, sizeof(q), path), strerror(errno));
+			snprintf(w->msg, w->msg_len, "cannot be read: %s: %s", sim_out_quote(q, sizeof(q), path), strerror(errno));
 			rc = -1;
 			continue;
 		}
@@ -206,14 +183,14 @@ static int walk_check(const struct walk *w, const char *rel)
 			snprintf(w->msg, w->msg_len,
 				 "holds %s, which no earlier `ratelab %s` wrote there (no manifest %s lists it): refusing "
 				 "to write into it (give a new or empty folder)",
-				 quote(q, sizeof(q), path), w->cmd, SIM_OUT_MANIFEST);
+				 sim_out_quote(q, sizeof(q), path), w->cmd, SIM_OUT_MANIFEST);
 			rc = -1;
 			continue;
 		}
 		for (size_t j = 0; j < w->nids; j++)
 			if (w->ids[j].dev == st.st_dev && w->ids[j].ino == st.st_ino) {
 				snprintf(w->msg, w->msg_len, "holds %s, an input of this run: an input is never overwritten",
-					 quote(q, sizeof(q), path));
+					 sim_out_quote(q, sizeof(q), path));
 				rc = -1;
 			}
 		if (!rc && e->dir)
@@ -319,7 +296,7 @@ int sim_out_dir_begin(struct sim_out_dir *d, const char *dir, const char *cmd, F
 	while (len > 1 && dir[len - 1] == '/')
 		len--;
 	if (len + 32 >= sizeof(d->dir)) {
-		fprintf(err, "ratelab %s: --out %s is too long a path\n", cmd, quote(q, sizeof(q), dir));
+		fprintf(err, "ratelab %s: --out %s is too long a path\n", cmd, sim_out_quote(q, sizeof(q), dir));
 		return -1;
 	}
 	memcpy(d->dir, dir, len);
@@ -328,7 +305,7 @@ int sim_out_dir_begin(struct sim_out_dir *d, const char *dir, const char *cmd, F
 	memcpy(d->stage, d->dir, len);
 	memcpy(d->stage + len, "/" STAGE_PREFIX "XXXXXX", sizeof("/" STAGE_PREFIX "XXXXXX"));
 	if ((d->made && make_dirs(d->dir) != 0) || !mkdtemp(d->stage)) {
-		fprintf(err, "ratelab %s: cannot create a folder in %s: %s\n", cmd, quote(q, sizeof(q), d->dir),
+		fprintf(err, "ratelab %s: cannot create a folder in %s: %s\n", cmd, sim_out_quote(q, sizeof(q), d->dir),
 			strerror(errno));
 		d->stage[0] = '\0';
 		if (d->made)
@@ -415,18 +392,18 @@ int sim_out_dir_commit(struct sim_out_dir *d, FILE *err)
 	}
 	if (rc < 0) {
 		fprintf(err, "ratelab %s: --out %s changed during the run: it %s\n", d->cmd,
-			quote(q, sizeof(q), d->dir), msg);
+			sim_out_quote(q, sizeof(q), d->dir), msg);
 		entries_free(&old);
 		return -1;
 	}
 	if (list_tree(d->stage, "", &now) != 0) {
-		fprintf(err, "ratelab %s: cannot list %s: %s\n", d->cmd, quote(q, sizeof(q), d->stage),
+		fprintf(err, "ratelab %s: cannot list %s: %s\n", d->cmd, sim_out_quote(q, sizeof(q), d->stage),
 			now.oom ? "out of memory" : "a name holds a newline, or it cannot be read");
 		rc = -1;
 	}
 	/* first a manifest listing both runs' files, so that nothing is foreign if this stops half-way */
 	if (rc == 0 && manifest_write(d, &now, &old) != 0) {
-		fprintf(err, "ratelab %s: cannot write %s/%s: %s\n", d->cmd, quote(q, sizeof(q), d->dir), SIM_OUT_MANIFEST,
+		fprintf(err, "ratelab %s: cannot write %s/%s: %s\n", d->cmd, sim_out_quote(q, sizeof(q), d->dir), SIM_OUT_MANIFEST,
 			strerror(errno));
 		rc = -1;
 	}
@@ -435,7 +412,7 @@ int sim_out_dir_commit(struct sim_out_dir *d, FILE *err)
 		join(from, sizeof(from), d->stage, e->rel);
 		join(to, sizeof(to), d->dir, e->rel);
 		if (e->dir ? mkdir(to, 0777) != 0 && errno != EEXIST : rename(from, to) != 0) {
-			fprintf(err, "ratelab %s: cannot move %s into place: %s\n", d->cmd, quote(q, sizeof(q), to),
+			fprintf(err, "ratelab %s: cannot move %s into place: %s\n", d->cmd, sim_out_quote(q, sizeof(q), to),
 				strerror(errno));
 			rc = -1;
 		}
@@ -446,7 +423,7 @@ int sim_out_dir_commit(struct sim_out_dir *d, FILE *err)
 		if (!e->dir && !entries_find(&now, e->rel) && join(to, sizeof(to), d->dir, e->rel) && unlink(to) != 0 &&
 		    errno != ENOENT) {
 			fprintf(err, "ratelab %s: cannot remove the earlier run's %s: %s\n", d->cmd,
-				quote(q, sizeof(q), to), strerror(errno));
+				sim_out_quote(q, sizeof(q), to), strerror(errno));
 			rc = -1;
 		}
 	}
@@ -455,7 +432,7 @@ int sim_out_dir_commit(struct sim_out_dir *d, FILE *err)
 			rmdir(to);
 	entries_free(&old);
 	if (rc == 0 && manifest_write(d, &now, NULL) != 0) {
-		fprintf(err, "ratelab %s: cannot write %s/%s: %s\n", d->cmd, quote(q, sizeof(q), d->dir), SIM_OUT_MANIFEST,
+		fprintf(err, "ratelab %s: cannot write %s/%s: %s\n", d->cmd, sim_out_quote(q, sizeof(q), d->dir), SIM_OUT_MANIFEST,
 			strerror(errno));
 		rc = -1;
 	}
@@ -465,75 +442,12 @@ int sim_out_dir_commit(struct sim_out_dir *d, FILE *err)
 			rmdir(from);
 	entries_free(&now);
 	if (rc == 0 && rmdir(d->stage) != 0) {
-		fprintf(err, "ratelab %s: cannot remove %s: %s\n", d->cmd, quote(q, sizeof(q), d->stage), strerror(errno));
+		fprintf(err, "ratelab %s: cannot remove %s: %s\n", d->cmd, sim_out_quote(q, sizeof(q), d->stage), strerror(errno));
 		rc = -1;
 	}
 	if (rc == 0)
 		d->stage[0] = '\0';
 	return rc;
-}
-
-int sim_out_close(FILE *f, const char *path, const char *cmd, FILE *err)
-{
-	char q[2 * SIM_OUT_PATH_MAX];
-	/* a failed write leaves its data in the buffer (glibc), so the flush fails again and names the reason */
-	int e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
-
-	if (fclose(f) != 0 && !e)
-		e = errno;
-	if (!e)
-		return 0;
-	fprintf(err, "ratelab %s: write error: %s: %s\n", cmd, quote(q, sizeof(q), path), strerror(e));
-	return -1;
-}
-
-FILE *sim_out_file_begin(const char *path, char *tmp, const char *cmd, FILE *err)
-{
-	char q[2 * SIM_OUT_PATH_MAX];
-	size_t len = strlen(path);
-	int fd = -1;
-	FILE *f = NULL;
-
-	if (len + 16 < SIM_OUT_PATH_MAX) {
-		memcpy(tmp, path, len);
-		memcpy(tmp + len, ".ratelab-XXXXXX", sizeof(".ratelab-XXXXXX"));
-		fd = mkstemp(tmp);
-		/* the mode fopen would have given (mkstemp's is 0600) */
-		mode_t mask = umask(0);
-		umask(mask);
-		if (fd >= 0 && fchmod(fd, 0666 & ~mask) != 0) {
-			close(fd);
-			unlink(tmp);
-			fd = -1;
-		}
-	} else {
-		errno = ENAMETOOLONG;
-	}
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(err, "ratelab %s: cannot write %s: %s\n", cmd, quote(q, sizeof(q), path), strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-	}
-	return f;
-}
-
-int sim_out_file_commit(FILE *f, const char *tmp, const char *path, const char *cmd, FILE *err)
-{
-	char q[2 * SIM_OUT_PATH_MAX];
-
-	if (sim_out_close(f, tmp, cmd, err) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) != 0) {
-		fprintf(err, "ratelab %s: cannot move the output into %s: %s\n", cmd, quote(q, sizeof(q), path),
-			strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -22,8 +22,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "out_file.h"
+
 #define SIM_OUT_MANIFEST ".ratelab-manifest"
-#define SIM_OUT_PATH_MAX 4096
 
 struct sim_out_dir {
 	const char *cmd;                /* "study", "sim": the command named in the manifest */
@@ -55,25 +56,6 @@ int sim_out_dir_begin(struct sim_out_dir *d, const char *dir, const char *cmd, F
  * message on err (then sim_out_dir_abort).
  */
 int sim_out_dir_commit(struct sim_out_dir *d, FILE *err);
-
-/* path between single quotes into buf, control bytes and '\\' escaped, never cut (sim_quote cuts at 60 bytes). */
-const char *sim_out_quote(char *buf, size_t len, const char *path);
-
-/*
- * Ends a file written by cmd: flushed, checked for any failed write, then
- * closed. 0, or -1 after "ratelab CMD: write error: 'PATH': REASON" on err.
- */
-int sim_out_close(FILE *f, const char *path, const char *cmd, FILE *err);
-
-/*
- * One output file written beside its place (PATH.ratelab-XXXXXX, named in
- * tmp[SIM_OUT_PATH_MAX]) and renamed onto it once whole: the stream, or
- * NULL after a message on err.
- */
-FILE *sim_out_file_begin(const char *path, char *tmp, const char *cmd, FILE *err);
-
-/* Ends it: sim_out_close, then the rename; on failure tmp is removed. 0, or -1 after a message. */
-int sim_out_file_commit(FILE *f, const char *tmp, const char *path, const char *cmd, FILE *err);
 
 /* Removes the stage and what is in it, and DIR when this run made it and it is empty. */
 void sim_out_dir_abort(struct sim_out_dir *d);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "out_dir.h"
+#include "out_file.h"
 #include "ratelab/rule.h"
 #include "ratelab/status.h"
 #include "sim_fleet.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out_dir.h"
+#include "out_file.h"
 #include "ratelab/version.h"
 
 static const char study_header[] =
