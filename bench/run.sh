@@ -163,6 +163,7 @@ step 8 "ratelab import's lines per second -> $RESULTS/bench/import.json"
 bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK"
 step 9 "ratelab study at scale, the README's study of the sample log -> $RESULTS/bench/study_scale.csv"
 bash bench/study/run.sh "$BUILD" "$RESULTS" "$QUICK"
+bash bench/study/long_span.sh "$BUILD" "$RESULTS" # a long span, few requests: bounded by the requests
 echo "  the README's study of the sample log -> $RESULTS/study-example"
 bash examples/study_example.sh "$BUILD" "$RESULTS/study-example"
 

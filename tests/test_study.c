@@ -297,22 +297,54 @@ static void check_study(const struct fixture *f, const struct sim_study *s, uint
 	free(ref);
 	free(v);
 
-	/* traffic: units per second of trace time, every studied key and the heaviest five */
-	size_t nsec = (size_t)((t->t_ns[t->n - 1] - t->t_ns[0]) / S_NS) + 1;
-	assert_int_equal(s->nseconds, nsec);
-	for (size_t sec = 0; sec < nsec; sec++) {
+	/* traffic: units per bin of trace time, every studied key and the heaviest five */
+	int64_t bin = sim_study_traffic_bin(t->t_ns[0], t->t_ns[t->n - 1]);
+	assert_int_equal(s->bin_ns, bin);
+	assert_true(s->bin0_ns <= t->t_ns[0] && t->t_ns[0] - s->bin0_ns < bin && s->bin0_ns % bin == 0);
+	size_t nbins = (size_t)((t->t_ns[t->n - 1] - s->bin0_ns) / bin) + 1;
+	assert_int_equal(s->nbins, nbins);
+	for (size_t b = 0; b < nbins; b++) {
 		int64_t all = 0, heavy[SIM_STUDY_TRAFFIC_KEYS] = { 0 };
 		for (size_t i = 0; i < t->n; i++) {
-			if (!in[t->key[i]] || (size_t)((t->t_ns[i] - t->t_ns[0]) / S_NS) != sec)
+			if (!in[t->key[i]] || t->t_ns[i] < s->bin0_ns + (int64_t)b * bin ||
+			    t->t_ns[i] >= s->bin0_ns + (int64_t)(b + 1) * bin)
 				continue;
 			all += t->cost[i];
 			for (int x = 0; x < nord && x < SIM_STUDY_TRAFFIC_KEYS; x++)
 				heavy[x] += (int)t->key[i] == order[x] ? t->cost[i] : 0;
 		}
-		assert_int_equal(s->per_second[sec], all);
+		assert_int_equal(s->per_bin[b], all);
 		for (int x = 0; x < nord && x < SIM_STUDY_TRAFFIC_KEYS; x++)
-			assert_int_equal(s->top[x].per_second[sec], heavy[x]);
+			assert_int_equal(s->top[x].per_bin[b], heavy[x]);
 	}
+}
+
+/* The traffic bin: the first unit of the list that gives at most SIM_STUDY_TRAFFIC_BINS bins, at every boundary. */
+static void study_traffic_bin(void **u)
+{
+	(void)u;
+	static const int64_t unit[] = { S_NS, 10 * S_NS, 60 * S_NS, 600 * S_NS, 3600 * S_NS, 86400 * S_NS,
+					864000 * S_NS, 8640000 * S_NS };
+	const int64_t max = SIM_STUDY_TRAFFIC_BINS;
+	/* one request, or two in one second */
+	assert_int_equal(sim_study_traffic_bin(0, 0), S_NS);
+	assert_int_equal(sim_study_traffic_bin(5 * S_NS + 1, 6 * S_NS - 1), S_NS);
+	for (size_t i = 0; i + 1 < sizeof(unit) / sizeof(unit[0]); i++) {
+		/* aligned at 0: max bins exactly fit, one ns more takes the next unit */
+		assert_int_equal(sim_study_traffic_bin(0, max * unit[i] - 1), unit[i]);
+		assert_int_equal(sim_study_traffic_bin(0, max * unit[i]), unit[i + 1]);
+		/* the bins are aligned to the unit, not to the first time: a first time late in its
+		 * bin counts that whole bin */
+		int64_t t0 = 7 * unit[i] + unit[i] - 1;
+		assert_int_equal(sim_study_traffic_bin(t0, t0 + (max - 1) * unit[i]), unit[i]);
+		assert_int_equal(sim_study_traffic_bin(t0, t0 + (max - 1) * unit[i] + 1), unit[i + 1]);
+	}
+	/* two requests 126 years apart (1970 and 2096): 100-day bins, 461 of them */
+	int64_t last = 4007836800LL * S_NS; /* 2097-01-01 */
+	assert_int_equal(sim_study_traffic_bin(0, last), 8640000 * S_NS);
+	/* the largest trace time */
+	assert_int_equal(sim_study_traffic_bin(0, 4000000000000000000LL), 8640000 * S_NS);
+	assert_true(4000000000000000000LL / (8640000 * S_NS) + 1 <= max);
 }
 
 static void study_once(const struct fixture *f, unsigned jobs, uint32_t shard, uint32_t nshards)
@@ -412,8 +444,10 @@ static void study_known_clients(void **u)
 	assert_int_equal(s.ntop, 3);
 	assert_string_equal(s.top[0].name, "abuser");
 	assert_int_equal(s.top[0].within[0], 0);
-	assert_int_equal(s.nseconds, 13);
-	assert_int_equal(s.per_second[11], 2);
+	assert_int_equal(s.bin_ns, S_NS);
+	assert_int_equal(s.bin0_ns, 0);
+	assert_int_equal(s.nbins, 13);
+	assert_int_equal(s.per_bin[11], 2);
 	sim_study_free(&s);
 	trace_free(&f.t);
 }
@@ -422,6 +456,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(study_known_clients),
+		cmocka_unit_test(study_traffic_bin),
 		cmocka_unit_test(study_unit_requests),
 		cmocka_unit_test(study_costs),
 	};

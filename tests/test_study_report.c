@@ -61,6 +61,7 @@ static const char fx_meta[] =
 	"keys,50\n"
 	"span_ns,99000000000\n"
 	"resolution_ns,1000000000\n"
+	"traffic_bin_ns,1000000000\n"
 	"spread,yes\n"
 	"cost,no\n"
 	"rules,\"10/1s,60/1m:b120\"\n"
@@ -106,10 +107,10 @@ static char *fx_refused(void)
 static char *fx_traffic(void)
 {
 	static char buf[8192];
-	size_t n = (size_t)snprintf(buf, sizeof(buf), "second,requests,10.0.0.9,\"a,\"\"b\"\"\nc\"\n");
-	for (int s = 0; s < 100; s++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%d,%d,%d,%d\n", s, 40 + (s * 7) % 23, 9 + s % 5,
-				      s % 3);
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "t_ns,requests,10.0.0.9,\"a,\"\"b\"\"\nc\"\n");
+	for (int s = 0; s < 100; s++) /* from 2026-10-10 00:00:00 UTC */
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%lld000000000,%d,%d,%d\n", 1791590400LL + s,
+				      40 + (s * 7) % 23, 9 + s % 5, s % 3);
 	return buf;
 }
 
@@ -579,23 +580,31 @@ static void test_report_gnuplot_fails(void **state)
 	assert_int_not_equal(system(cmd), 0);
 }
 
-/* A trace of 5001 seconds is drawn as means over steps of 3 s (at most 2000 points);
- * the table's peak is still per second; a trace whose name was not recorded is said so. */
+/* A day in 1-min bins: rates per second with their decimals, the peak's bin as a date (UTC, or
+ * meta.csv's tz); more than 2000 bins is not a study's; a trace whose name was not recorded is said so. */
 static void test_report_long_traffic(void **state)
 {
 	(void)state;
 	char dir[256], *msg;
 	fixture(dir, sizeof(dir), "long");
 	static char traffic[200000];
-	size_t n = (size_t)snprintf(traffic, sizeof(traffic), "second,requests,k\n");
-	for (int s = 0; s <= 5000; s++)
-		n += (size_t)snprintf(traffic + n, sizeof(traffic) - n, "%d,%d,%d\n", s, s == 4321 ? 999 : 10 + s % 7, s % 2);
+	size_t n = (size_t)snprintf(traffic, sizeof(traffic), "t_ns,requests,k\n");
+	for (int b = 0; b <= 1440; b++)
+		n += (size_t)snprintf(traffic + n, sizeof(traffic) - n, "%lld,%d,%d\n",
+				      (1791590400LL + 60LL * b) * 1000000000LL, b == 1000 ? 59990 : 600 + b % 7, b % 2);
 	write_text(dir, "traffic.csv", traffic);
-	char meta[sizeof(fx_meta)];
+	char meta[sizeof(fx_meta) + 32];
 	snprintf(meta, sizeof(meta), "%s", fx_meta);
 	char *t = strstr(meta, "trace,/logs/acc|ess.log\n");
 	assert_non_null(t);
 	memmove(t + 6, t + strlen("trace,/logs/acc|ess.log"), strlen(t + strlen("trace,/logs/acc|ess.log")) + 1);
+	t = strstr(meta, "traffic_bin_ns,1000000000\n");
+	assert_non_null(t);
+	memcpy(t, "traffic_bin_ns,60000000000\n", strlen("traffic_bin_ns,60000000000\n") + 1);
+	snprintf(meta + strlen(meta), sizeof(meta) - strlen(meta), "tz,+02:00\n");
+	/* (the rows after traffic_bin_ns were cut by the copy: put the fixture's tail back) */
+	const char *tail = strstr(fx_meta, "spread,yes\n");
+	snprintf(meta + strlen(meta), sizeof(meta) - strlen(meta), "%s", tail);
 	write_text(dir, "meta.csv", meta);
 	int rc = run_report(dir, &msg);
 	if (rc != 0)
@@ -604,11 +613,70 @@ static void test_report_long_traffic(void **state)
 	char *md = slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 	assert_has(md, "# Study of a trace (its name not recorded)\n");
-	assert_has(md, "from second 0 to second 5000");
+	assert_has(md, "Requests per second, counted in bins of 1 min from 2026-10-10 02:00:00 to 2026-10-11 02:00:00 "
+		       "(UTC+02:00): all requests, and the heaviest key.");
 	assert_has(md, "| all requests | ");
-	assert_has(md, " | 999 | 4321 |");
-	assert_has(md, "![Traffic: requests per second (the mean over each 3 s), all and the heaviest key](plots/traffic.png)");
+	assert_has(md, " | 999.833 | 2026-10-10 18:40:00 |");
+	assert_has(md, "| k | 720 | 0.0166667 | 2026-10-10 02:01:00 |");
+	assert_has(md, "![Traffic: requests per second, in bins of 1 min, all and the heaviest key](plots/traffic.png)");
 	assert_true(exists(dir, "plots/traffic.png"));
+	free(md);
+	/* 2001 bins */
+	n = (size_t)snprintf(traffic, sizeof(traffic), "t_ns,requests\n");
+	for (int b = 0; b <= 2000; b++)
+		n += (size_t)snprintf(traffic + n, sizeof(traffic) - n, "%lld,1\n", (1791590400LL + 60LL * b) * 1000000000LL);
+	write_text(dir, "traffic.csv", traffic);
+	assert_int_equal(run_report(dir, &msg), 2);
+	assert_has(msg, "/traffic.csv:2002: more than 2000 bins");
+	free(msg);
+}
+
+/* Every request in one bin of a log: the chart still has an x range (one bin wide each side). */
+static void test_report_one_bin(void **state)
+{
+	(void)state;
+	char dir[256], *msg;
+	fixture(dir, sizeof(dir), "onebin");
+	write_text(dir, "traffic.csv", "t_ns,requests\n1791637200000000000,3\n");
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "Requests per second, counted in bins of 1 s from 2026-10-10 13:00:00 to 2026-10-10 13:00:00 (UTC).");
+	assert_has(md, "| all requests | 3 | 3 | 2026-10-10 13:00:00 |");
+	free(md);
+	assert_true(exists(dir, "plots/traffic.png"));
+}
+
+/* Few requests over a long span: the rate per hour, whose ticks show their decimals; a trace
+ * counting from 0 has its times from 0, not dates. */
+static void test_report_sparse_traffic(void **state)
+{
+	(void)state;
+	char dir[256], *msg;
+	fixture(dir, sizeof(dir), "sparse");
+	write_text(dir, "traffic.csv", "t_ns,requests\n0,1\n86400000000000,0\n172800000000000,2\n");
+	char meta[sizeof(fx_meta) + 32];
+	snprintf(meta, sizeof(meta), "%s", fx_meta);
+	char *t = strstr(meta, "format,combined");
+	memcpy(t, "format,trace\n", strlen("format,trace\n"));
+	memmove(t + strlen("format,trace\n"), t + strlen("format,combined\n"), strlen(t + strlen("format,combined\n")) + 1);
+	t = strstr(meta, "traffic_bin_ns,1000000000\n");
+	assert_non_null(t);
+	memmove(t + strlen("traffic_bin_ns,86400000000000\n"), t + strlen("traffic_bin_ns,1000000000\n"),
+		strlen(t + strlen("traffic_bin_ns,1000000000\n")) + 1);
+	memcpy(t, "traffic_bin_ns,86400000000000\n", strlen("traffic_bin_ns,86400000000000\n"));
+	write_text(dir, "meta.csv", meta);
+	int rc = run_report(dir, &msg);
+	if (rc != 0)
+		fail_msg("report failed (%d): %s", rc, msg);
+	free(msg);
+	char *md = slurp(dir, "REPORT.md", NULL);
+	assert_non_null(md);
+	assert_has(md, "Requests per hour, counted in bins of 1 day from 0 s to 2 days (from the trace's time 0).");
+	assert_has(md, "| all requests | 3 | 0.0833333 | 2 days |");
 	free(md);
 }
 
@@ -702,15 +770,20 @@ static void test_malformed(void **state)
 		{"clients.csv", "rule,algo,key,requests,admitted\n", "clients.csv:1: no column 'within_rule'"},
 		{"refused.csv", "rule,algo,share_lo,share_hi,keys\n10/1s,gcra,0,0,3\n10/1s,gcra,0.5,1.5,1\n",
 		 "refused.csv:3: share_lo 0.5 and share_hi 1.5 are not a bucket of [0, 1]"},
-		{"traffic.csv", "second,requests\n0,5\n2,7\n", "traffic.csv:3: second 2 where 1 was due"},
-		{"traffic.csv", "sec,requests\n0,5\n", "traffic.csv:1: the header must begin second,requests"},
-		{"meta.csv", "name,value\ntrace,t\nformat,trace\nrequests,1\nkeys,1\nspan_ns,0\nresolution_ns,1\nspread,maybe\ncost,no\n",
+		{"traffic.csv", "t_ns,requests\n1000000000,5\n3000000000,7\n",
+		 "traffic.csv:3: t_ns 3000000000 where 2000000000 was due"},
+		{"traffic.csv", "second,requests\n0,5\n", "traffic.csv:1: the header must begin t_ns,requests"},
+		{"meta.csv", "name,value\ntrace,t\nformat,trace\nrequests,1\nkeys,1\nspan_ns,0\nresolution_ns,1\nspread,maybe\ncost,no\n"
+			     "traffic_bin_ns,1000000000\n",
 		 "meta.csv:8: spread 'maybe' is not yes or no"},
+		{"meta.csv", "name,value\ntrace,t\nformat,trace\nrequests,1\nkeys,1\nspan_ns,0\nresolution_ns,1\nspread,no\ncost,no\n"
+			     "traffic_bin_ns,1500000000\n",
+		 "meta.csv:10: traffic_bin_ns '1500000000' is not a whole number of seconds in ns"},
 		{"meta.csv", "name,value\ntrace,t\nformat,trace\nrequests,1\nkeys,1\nresolution_ns,1\nspread,no\ncost,no\n",
 		 "meta.csv:8: no row named span_ns"},
 		{"meta.csv", "name,value\ntrace,t\ntrace,u\n", "meta.csv:3: trace given twice (first on line 2)"},
 		{"meta.csv", "name,value\ntrace,\"multi\nline\"\nformat,trace\nrequests,1\nkeys,1\nspan_ns,x\n"
-			     "resolution_ns,1\nspread,no\ncost,no\n",
+			     "resolution_ns,1\nspread,no\ncost,no\ntraffic_bin_ns,1000000000\n",
 		 "meta.csv:7: span_ns 'x' is not an integer"},
 	};
 	/* the fixture's clients, refused and traffic name its own study rows: for the study.csv
@@ -738,7 +811,7 @@ static void test_malformed(void **state)
 	/* a NUL byte, and a missing file */
 	char dir[256], *msg;
 	fixture(dir, sizeof(dir), "badnul");
-	write_file(dir, "traffic.csv", "second,requests\n0,5\n1,\0\n", 24);
+	write_file(dir, "traffic.csv", "t_ns,requests\n0,5\n1000000000,\0\n", 31);
 	assert_int_equal(run_report(dir, &msg), 2);
 	assert_has(msg, "/traffic.csv:3: holds a NUL byte");
 	free(msg);
@@ -929,6 +1002,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_no_gnuplot),
 		cmocka_unit_test(test_report_gnuplot_fails),
 		cmocka_unit_test(test_report_long_traffic),
+		cmocka_unit_test(test_report_sparse_traffic),
+		cmocka_unit_test(test_report_one_bin),
 		cmocka_unit_test(test_report_relative_path_costs),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_csv_roundtrip),

@@ -196,12 +196,33 @@ int cli_lines_end(struct sim_lines *r, const char *cmd, int status)
 	return CLI_EXIT_FAIL;
 }
 
+static bool stdout_failed; /* its failure was said */
+
+int cli_stdout_error(const char *cmd, int e)
+{
+	if (!stdout_failed)
+		fprintf(stderr, "ratelab %s: write error: <stdout>: %s\n", cmd, strerror(e));
+	stdout_failed = true;
+	return CLI_EXIT_FAIL;
+}
+
 int cli_output_end(const char *cmd, int status)
 {
-	if (fflush(stdout) == 0)
+	/* a failed write keeps its bytes in the buffer (glibc), so the flush fails again with the reason;
+	 * a large write that went past the buffer leaves only the error flag */
+	int e = fflush(stdout) != 0 ? errno : ferror(stdout) ? EIO : 0;
+
+	if (!e && !stdout_failed)
 		return status;
-	fprintf(stderr, "ratelab %s: writing output: %s\n", cmd, strerror(errno));
-	return CLI_EXIT_FAIL;
+	return cli_stdout_error(cmd, e ? e : EIO);
+}
+
+int cli_output_close(const char *cmd, int status)
+{
+	status = cli_output_end(cmd, status);
+	if (fclose(stdout) != 0 && !stdout_failed)
+		status = cli_stdout_error(cmd, errno);
+	return status;
 }
 
 /*

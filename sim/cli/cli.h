@@ -129,10 +129,16 @@ char *cli_lines_next(struct sim_lines *r);
 int cli_lines_end(struct sim_lines *r, const char *cmd, int status);
 
 /*
- * Flushes stdout: CLI_EXIT_FAIL with a message if writing failed, else
- * status.
+ * Flushes stdout: CLI_EXIT_FAIL after "ratelab CMD: write error: <stdout>:
+ * REASON" if any write to it failed (said once per process), else status.
  */
 int cli_output_end(const char *cmd, int status);
+
+/* A write to stdout failed with errno e: the message above (once); CLI_EXIT_FAIL. */
+int cli_stdout_error(const char *cmd, int e);
+
+/* The program's last word on stdout: cli_output_end, then its close checked. */
+int cli_output_close(const char *cmd, int status);
 
 /* Stdout gets a large buffer: the commands stream millions of lines. */
 void cli_stdout_buffered(void);

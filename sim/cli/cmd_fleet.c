@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "ratelab/rule.h"
 #include "ratelab/status.h"
 #include "sim_fleet.h"
@@ -32,7 +34,7 @@ static const char usage[] =
 	"Without --nodes, --sync, --routing, --skew or --outage: the grid of k = 2, 4, 16\n"
 	"x S = 1ms .. 1s x both routings, then skew 5ms and 50ms and an outage for k = 4,\n"
 	"S = 10ms; with any of them, one run.\n"
-	"  --out FILE   write the CSV there (default: stdout)\n"
+	"  --out FILE   write the CSV there, whole or not at all (default: stdout)\n"
 	"  --skew D     each node's clock is off by a uniform amount in [-D, +D]\n"
 	"  --outage FROM+LEN  the store is down from FROM after the start for LEN\n"
 	"Columns: routing,nodes,sync_ns,skew_ns,outage_from_ns,outage_to_ns,keys,limit,\n"
@@ -206,17 +208,18 @@ int cli_cmd_fleet(int argc, char **argv)
 		if (!sim_fleet_valid(&cs[i], msg, sizeof(msg)))
 			return cli_usage_error("fleet", "%s", msg);
 	FILE *f = stdout;
-	if (out && !(f = fopen(out, "w"))) {
-		fprintf(stderr, "ratelab fleet: cannot write %s: %s\n", cli_quote(out), strerror(errno));
+	char tmp[SIM_OUT_PATH_MAX];
+	if (out && !(f = sim_out_file_begin(out, tmp, "fleet", stderr)))
 		return CLI_EXIT_FAIL;
-	}
 	fputs(header, f);
 	for (size_t i = 0; i < n; i++) {
 		struct sim_fleet_result r;
 		int s = sim_fleet_run(&cs[i], &r, msg, sizeof(msg));
 		if (s != RL_OK) {
-			if (f != stdout)
+			if (f != stdout) {
 				fclose(f);
+				unlink(tmp);
+			}
 			if (s == RL_EINVAL)
 				return cli_usage_error("fleet", "%s", msg);
 			fprintf(stderr, "ratelab fleet: %s\n", msg);
@@ -224,9 +227,7 @@ int cli_cmd_fleet(int argc, char **argv)
 		}
 		row(f, &cs[i], &r);
 	}
-	if (f != stdout && fclose(f) != 0) {
-		fprintf(stderr, "ratelab fleet: cannot write %s: %s\n", cli_quote(out), strerror(errno));
+	if (f != stdout && sim_out_file_commit(f, tmp, out, "fleet", stderr) != 0)
 		return CLI_EXIT_FAIL;
-	}
 	return cli_output_end("fleet", CLI_EXIT_OK);
 }

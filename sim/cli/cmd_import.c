@@ -5,6 +5,7 @@
  * output; COST on every line when costs were read (--cost-field, or a
  * trace's COST on some line).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,18 @@ static char *put_u64(char *p, uint64_t v)
 /* The trace's lines, through a buffer of OUT_BUF bytes: one write per buffer, not per line. */
 enum { OUT_BUF = 1 << 16 };
 
+/* n bytes of p to stdout; false once a write failed (said on stderr), and every later call then too. */
+static bool put(const void *p, size_t n)
+{
+	static bool failed;
+
+	if (!failed && fwrite(p, 1, n, stdout) != n) {
+		failed = true;
+		cli_stdout_error("import", errno);
+	}
+	return !failed;
+}
+
 static int write_trace(const struct sim_trace *t)
 {
 	size_t *len = malloc((t->nkeys ? t->nkeys : 1) * sizeof(*len));
@@ -94,14 +107,15 @@ static int write_trace(const struct sim_trace *t)
 			last[last_len++] = ' ';
 		}
 		if ((size_t)(buf + OUT_BUF - p) < kl + 48) {
-			fwrite(buf, 1, (size_t)(p - buf), stdout);
+			if (!put(buf, (size_t)(p - buf)))
+				break;
 			p = buf;
 		}
 		memcpy(p, last, last_len);
 		p += last_len;
 		if (kl + 48 > OUT_BUF) { /* a key too long for the buffer: written on its own */
-			fwrite(buf, 1, (size_t)(p - buf), stdout);
-			fwrite(t->key_name[t->key[i]], 1, kl, stdout);
+			if (!put(buf, (size_t)(p - buf)) || !put(t->key_name[t->key[i]], kl))
+				break;
 			p = buf;
 		} else {
 			memcpy(p, t->key_name[t->key[i]], kl);
@@ -113,7 +127,7 @@ static int write_trace(const struct sim_trace *t)
 		}
 		*p++ = '\n';
 	}
-	fwrite(buf, 1, (size_t)(p - buf), stdout);
+	put(buf, (size_t)(p - buf));
 	free(buf);
 	free(len);
 	return cli_output_end("import", status);
@@ -146,6 +160,14 @@ int cli_cmd_import(int argc, char **argv)
 	fflush(stdout);
 	if ((status = sim_import(&o, a.pos, a.npos, &t, stderr)))
 		return status;
+	if (t.n == 0) { /* an empty trace out would look like a log with nothing in it was read well */
+		sim_trace_free(&t);
+		if (a.npos > 1)
+			return cli_usage_error("import", "%s and the %zu other logs hold no request", cli_quote(a.pos[0]),
+					       a.npos - 1);
+		return cli_usage_error("import", "%s holds no request",
+				       a.npos && strcmp(a.pos[0], "-") ? cli_quote(a.pos[0]) : "standard input");
+	}
 	cli_stdout_buffered();
 	status = write_trace(&t);
 	sim_trace_free(&t);

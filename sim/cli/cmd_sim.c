@@ -6,9 +6,10 @@
  * file is read and checked before anything runs or is written. With
  * --no-timing the output is a pure function of the scenarios and the seed.
  * Without --out, DIR is a directory made afresh in the working directory
- * (ratelab-sim-YYYYMMDD-HHMMSS, -2, -3 ... when taken); into an existing
- * DIR, a run first removes what a previous run wrote there (the three
- * CSV files and series/'s CSV files), so no stale series outlives it.
+ * (ratelab-sim-YYYYMMDD-HHMMSS, -2, -3 ... when taken). DIR is new, empty
+ * or an earlier sim run's (out_dir.h): the run writes into a stage inside
+ * it, then replaces exactly the files the earlier run wrote, so no stale
+ * series outlives it and nothing else in DIR is touched.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_dir.h"
 #include "sim_breaker_run.h"
 #include "sim_decider.h"
 #include "sim_run.h"
@@ -43,7 +45,9 @@ static const char usage[] =
 	"                series/<scenario>__<algo>.csv (t_ns,admitted,rejected\n"
 	"                per bucket), series/breaker_<scenario>.csv (t_ns,state);\n"
 	"                each series starts with '# seed=S scenario=NAME algo=A'.\n"
-	"                A run replaces what an earlier run wrote into DIR\n"
+	"                DIR is new, empty, or an earlier sim run's: exactly the\n"
+	"                files its manifest (.ratelab-manifest) lists are replaced;\n"
+	"                a folder holding anything else is refused\n"
 	"  --seed S      seed for every scenario (default: each scenario's seed, else 1)\n"
 	"  --no-timing   decisions_per_sec is written as 0: same seed, identical files\n"
 	"  --quiet       no progress lines on stderr\n"
@@ -206,23 +210,6 @@ static int list_default(char ***names, size_t *n)
 	return status;
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -1;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /*
  * A directory of its own in the working directory, made now (mkdir is
  * atomic: a name taken, even by a run started in the same second, is
@@ -250,60 +237,14 @@ static int fresh_dir(char *buf, size_t len)
 	return -1;
 }
 
-/*
- * Removes what a run writes into dir (the CSV files at its top and in
- * series/), so that the run about to write there replaces the last one
- * entirely; other files are left alone. 0, or -1 with the path in failed.
- */
-static int remove_outputs(const char *dir, char *failed, size_t len)
-{
-	static const char *const top[] = { "summary.csv", "breaker.csv", "diverged.csv" };
-	char path[PATH_MAX];
-	DIR *d;
-	struct dirent *e;
-
-	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, top[i]);
-		if (unlink(path) != 0 && errno != ENOENT) {
-			int err = errno;
-			snprintf(failed, len, "%s", path);
-			errno = err;
-			return -1;
-		}
-	}
-	snprintf(path, sizeof(path), "%s/series", dir);
-	if (!(d = opendir(path))) {
-		int err = errno;
-		if (err == ENOENT || err == ENOTDIR)
-			return 0;
-		snprintf(failed, len, "%s", path);
-		errno = err;
-		return -1;
-	}
-	for (errno = 0; (e = readdir(d)); errno = 0) {
-		size_t n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 4, ".csv") != 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/series/%s", dir, e->d_name);
-		if (unlink(path) != 0 && errno != ENOENT)
-			break;
-	}
-	int err = e || errno ? errno : 0;
-	if (err)
-		snprintf(failed, len, "%s", path);
-	closedir(d);
-	errno = err;
-	return err ? -1 : 0;
-}
-
 static FILE *open_out(const char *dir, const char *name, const char *header)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], q[2 * PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (!(f = fopen(path, "w"))) {
-		fprintf(stderr, "ratelab sim: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "ratelab sim: cannot write %s: %s\n", sim_out_quote(q, sizeof(q), path), strerror(errno));
 		return NULL;
 	}
 	fputs(header, f);
@@ -321,18 +262,28 @@ static FILE *open_series(const char *dir, const char *name, const char *scenario
 	return f;
 }
 
+/* Ends a file of dir: every write checked; the exit status. */
+static int close_out(FILE *f, const char *dir, const char *name, int status)
+{
+	char path[PATH_MAX];
+
+	if (f && snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+		fclose(f);
+		fprintf(stderr, "ratelab sim: %s/%s: the path is too long\n", cli_quote(dir), name);
+		return CLI_EXIT_FAIL;
+	}
+	if (f && status != CLI_EXIT_OK) { /* the run already failed, and said why: one message, not one a file */
+		fclose(f);
+		return status;
+	}
+	if (f && sim_out_close(f, path, "sim", stderr) != 0)
+		return CLI_EXIT_FAIL;
+	return f ? status : CLI_EXIT_FAIL;
+}
+
 static double pct(int64_t part, int64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-static int close_out(FILE *f, int status)
-{
-	if (f && fclose(f) != 0 && status == CLI_EXIT_OK) {
-		fputs("ratelab sim: write error\n", stderr);
-		return CLI_EXIT_FAIL;
-	}
-	return status;
 }
 
 static void write_transition(void *arg, int64_t t, enum rl_breaker_state to)
@@ -389,6 +340,7 @@ static void warn_left_out(const struct sim_traffic *tr)
 
 struct outputs {
 	const struct sim_opts *so;
+	const char *dir; /* the stage the run writes into */
 	FILE *summary, *breaker, *diverged;
 };
 
@@ -474,7 +426,7 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 			printf(" left_out=%zu", left);
 		putchar('\n');
 		snprintf(name, sizeof(name), "series/%s__%s.csv", sc->name, aname);
-		if ((f = open_series(o->so->out, name, sc->name, aname, seed, "t_ns,admitted,rejected\n"))) {
+		if ((f = open_series(o->dir, name, sc->name, aname, seed, "t_ns,admitted,rejected\n"))) {
 			for (size_t b = 0; b < nb; b++)
 				fprintf(f, "%lld,%lld,%lld\n", (long long)b * sc->bucket_ns,
 					(long long)h.series_admitted[b], (long long)h.series_rejected[b]);
@@ -486,7 +438,7 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 		fprintf(stderr, "ratelab sim: %s/%s: %s\n", sc->name, aname, rl_strerror(rc));
 		return CLI_EXIT_FAIL;
 	}
-	return f ? close_out(f, CLI_EXIT_OK) : CLI_EXIT_FAIL;
+	return close_out(f, o->dir, name, CLI_EXIT_OK);
 }
 
 static int run_breaker(struct outputs *o, struct sim_traffic *tr, uint64_t seed)
@@ -496,7 +448,7 @@ static int run_breaker(struct outputs *o, struct sim_traffic *tr, uint64_t seed)
 	char name[SIM_NAME_MAX + 32];
 
 	snprintf(name, sizeof(name), "series/breaker_%s.csv", sc->name);
-	FILE *f = open_series(o->so->out, name, sc->name, "breaker", seed, "t_ns,state\n");
+	FILE *f = open_series(o->dir, name, sc->name, "breaker", seed, "t_ns,state\n");
 	if (!f)
 		return CLI_EXIT_FAIL;
 	int rc = sim_run_breaker(tr, write_transition, f, &r);
@@ -510,7 +462,7 @@ static int run_breaker(struct outputs *o, struct sim_traffic *tr, uint64_t seed)
 		pct(r.requests - r.allowed, r.requests), (long long)r.openings, (long long)r.state_ns[0],
 		(long long)r.state_ns[1], (long long)r.state_ns[2], (long long)r.max_in_window,
 		(long long)r.limit, (long long)r.window_ns);
-	return close_out(f, CLI_EXIT_OK);
+	return close_out(f, o->dir, name, CLI_EXIT_OK);
 }
 
 static int run_scenario(struct outputs *o, struct sim_scenario *sc)
@@ -606,40 +558,53 @@ int cli_cmd_sim(int argc, char **argv)
 		return status;
 	}
 
-	char series[PATH_MAX], fresh[64], failed[PATH_MAX];
+	char series[PATH_MAX], fresh[64], why[2048];
+	struct sim_out_dir d;
+	if (so.out && sim_out_dir_check(so.out, "sim", so.files, so.nfiles, why, sizeof(why))) {
+		free(scs);
+		return cli_usage_error("sim", "--out %s %s", cli_quote(so.out), why);
+	}
 	if (!so.out && fresh_dir(fresh, sizeof(fresh)) != 0) {
 		fprintf(stderr, "ratelab sim: cannot create an output directory in the working directory: %s\n",
 			strerror(errno));
 		free(scs);
 		return CLI_EXIT_FAIL;
 	}
+	bool made = !so.out;
 	if (!so.out)
 		so.out = fresh;
-	else if (remove_outputs(so.out, failed, sizeof(failed)) != 0) {
-		fprintf(stderr, "ratelab sim: cannot remove the previous run's %s: %s\n", failed, strerror(errno));
+	if (sim_out_dir_begin(&d, so.out, "sim", stderr)) {
+		if (made)
+			rmdir(fresh);
 		free(scs);
 		return CLI_EXIT_FAIL;
 	}
-	snprintf(series, sizeof(series), "%s/series", so.out);
-	struct outputs o = { .so = &so };
-	if (mkdir_p(series) != 0) {
-		fprintf(stderr, "ratelab sim: cannot create %s: %s\n", series, strerror(errno));
+	d.made = d.made || made;
+	struct outputs o = { .so = &so, .dir = d.stage };
+	if (snprintf(series, sizeof(series), "%s/series", d.stage) >= (int)sizeof(series) || mkdir(series, 0777) != 0) {
+		fprintf(stderr, "ratelab sim: cannot create %s: %s\n", cli_quote(series), strerror(errno));
+		sim_out_dir_abort(&d);
 		free(scs);
 		return CLI_EXIT_FAIL;
 	}
-	o.summary = open_out(so.out, "summary.csv", summary_header);
-	o.breaker = open_out(so.out, "breaker.csv", breaker_header);
-	o.diverged = open_out(so.out, "diverged.csv", diverged_header);
+	o.summary = open_out(d.stage, "summary.csv", summary_header);
+	o.breaker = open_out(d.stage, "breaker.csv", breaker_header);
+	o.diverged = open_out(d.stage, "diverged.csv", diverged_header);
 	status = o.summary && o.breaker && o.diverged ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	if (status == CLI_EXIT_OK && so.seed_given)
 		printf("ratelab sim: seed %llu\n", (unsigned long long)so.seed);
 	for (size_t i = 0; i < nsc && status == CLI_EXIT_OK; i++)
 		status = run_scenario(&o, &scs[i]);
-	status = close_out(o.summary, status);
-	status = close_out(o.breaker, status);
-	status = close_out(o.diverged, status);
+	status = close_out(o.summary, d.stage, "summary.csv", status);
+	status = close_out(o.breaker, d.stage, "breaker.csv", status);
+	status = close_out(o.diverged, d.stage, "diverged.csv", status);
 	free(scs);
-	if (status == CLI_EXIT_OK)
-		printf("ratelab sim: wrote %s/summary.csv, %s/breaker.csv and %s/\n", so.out, so.out, series);
+	if (status == CLI_EXIT_OK && sim_out_dir_commit(&d, stderr) != 0)
+		status = CLI_EXIT_FAIL;
+	if (status != CLI_EXIT_OK) {
+		sim_out_dir_abort(&d);
+		return status;
+	}
+	printf("ratelab sim: wrote %s/summary.csv, %s/breaker.csv and %s/series/\n", so.out, so.out, so.out);
 	return status;
 }

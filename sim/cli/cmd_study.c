@@ -2,9 +2,10 @@
  * cmd_study.c - `ratelab study --trace FILE [--format F] --rules R[,R...]
  * [--algos LIST] [--decider CMD ...] [--jobs J] [--shard I/K] --out DIR`
  * and `ratelab study --merge DIR ... --out DIR`: the study of one trace or
- * log (study.h) written into DIR, replacing an earlier study whole
- * (study_dir.h), then the report (study_report.h) from those files. Every
- * option is checked, and DIR too, before the trace is read.
+ * log (study.h) written into DIR, replacing exactly the files an earlier
+ * study wrote there (out_dir.h), then the report (study_report.h) from
+ * those files. Every option is checked, and DIR too, before the trace is
+ * read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "cli.h"
 #include "import.h"
 #include "study.h"
-#include "study_dir.h"
+#include "out_dir.h"
 #include "study_report.h"
 
 #define MAX_DECIDERS 16
@@ -39,8 +40,9 @@ static const char usage[] =
 	"through. For every window, the exact sliding log at every limit and the\n"
 	"limit to set (limits.csv), studied beside the given rules. Writes\n"
 	"DIR/study.csv, clients.csv, traffic.csv, refused.csv, limits.csv,\n"
-	"meta.csv, then DIR/REPORT.md and DIR/report.html; an earlier study in DIR\n"
-	"is replaced whole, a directory that holds something else is refused.\n"
+	"meta.csv, then DIR/REPORT.md and DIR/report.html. DIR is a new or empty\n"
+	"folder, or an earlier study's (its manifest .ratelab-manifest lists what it\n"
+	"wrote: exactly those files are replaced); anything else in it is refused.\n"
 	"  --trace FILE     the log or 'T KEY [COST]' trace ('-': standard input),\n"
 	"                   read as `ratelab import` reads it\n"
 	"  --format F       combined, jsonl, csv or trace (default: detected)\n"
@@ -420,32 +422,47 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The peak resident set so far, bytes: this process's, or a waited-for
+ * child's (gnuplot) when larger, as `/usr/bin/time -v` gives it (ru_maxrss
+ * is in KiB on Linux).
+ */
 static int64_t peak_rss_bytes(void)
 {
-	struct rusage ru;
+	struct rusage self, children;
 
-	return getrusage(RUSAGE_SELF, &ru) == 0 ? (int64_t)ru.ru_maxrss * 1024 : 0;
+	if (getrusage(RUSAGE_SELF, &self) != 0)
+		return 0;
+	if (getrusage(RUSAGE_CHILDREN, &children) != 0 || children.ru_maxrss < self.ru_maxrss)
+		children.ru_maxrss = self.ru_maxrss;
+	return (int64_t)children.ru_maxrss * 1024;
 }
 
-/* The study's files into a fresh directory beside out, the report from them, then swapped in. */
+/* The study's files into a stage inside out, the report from them, then moved into place. */
 static int write_out(struct sim_study *s, const char *out, double t0)
 {
-	char tmp[4096];
+	struct sim_out_dir d;
 
-	if (sim_study_dir_begin(out, tmp, sizeof(tmp), stderr))
+	if (sim_out_dir_begin(&d, out, "study", stderr))
 		return CLI_EXIT_FAIL;
 	s->elapsed_s = wall_s() - t0;
 	s->peak_rss_bytes = peak_rss_bytes();
-	int status = sim_study_write(s, tmp, stderr) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	int status = sim_study_write(s, d.stage, stderr) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	/* a shard may hold no key of a small trace: its files are for --merge, a report would be empty */
 	if (status == CLI_EXIT_OK && s->requests == 0)
 		fprintf(stderr, "ratelab study: shard %s holds no request: no report written\n", s->shard);
 	else if (status == CLI_EXIT_OK)
-		status = sim_study_report(tmp, stderr);
-	if (status == CLI_EXIT_OK && sim_study_dir_commit(out, tmp, stderr))
+		status = sim_study_report(d.stage, stderr);
+	/* the report's work may have raised the peak: the files and the report say the final figure */
+	int64_t peak = peak_rss_bytes();
+	if (status == CLI_EXIT_OK && s->requests && peak > s->peak_rss_bytes) {
+		s->peak_rss_bytes = peak;
+		status = sim_study_write(s, d.stage, stderr) ? CLI_EXIT_FAIL : sim_study_report(d.stage, stderr);
+	}
+	if (status == CLI_EXIT_OK && sim_out_dir_commit(&d, stderr))
 		status = CLI_EXIT_FAIL;
 	if (status != CLI_EXIT_OK)
-		sim_study_dir_remove(tmp);
+		sim_out_dir_abort(&d);
 	return status;
 }
 
@@ -535,7 +552,8 @@ int cli_cmd_study(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	if ((status = parse(argc, argv, &c)))
 		return status == CLI_HELP ? cli_output_end("study", CLI_EXIT_OK) : status;
-	if (sim_study_dir_check(c.out, why, sizeof(why)))
+	const char *const *inputs = c.merge ? c.dirs : &c.trace;
+	if (sim_out_dir_check(c.out, "study", inputs, c.merge ? c.ndirs : 1, why, sizeof(why)))
 		return cli_usage_error("study", "--out %s %s", cli_quote(c.out), why);
 	if (c.merge) {
 		if (sim_study_merge(&s, c.dirs, c.ndirs, why, sizeof(why)))

@@ -1,6 +1,7 @@
 /*
  * main.c - the ratelab program: dispatches to its commands.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* a write past `ulimit -f` then fails with EFBIG, reported with its path, instead of killing us */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_USAGE;
@@ -49,7 +52,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 2, argv + 2);
+			return cli_output_close(commands[i].name, commands[i].run(argc - 2, argv + 2));
 	fprintf(stderr, "ratelab: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return CLI_EXIT_USAGE;

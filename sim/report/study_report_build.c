@@ -57,7 +57,7 @@ static bool shown_meta(const char *name)
 {
 	static const char *const shown[] = {"trace", "format", "requests", "keys", "span_ns", "resolution_ns",
 					    "spread", "cost", "elapsed_s", "peak_rss_bytes", "trace_bytes",
-					    "lines_read", "lines_skipped", "requests_without_cost"};
+					    "lines_read", "lines_skipped", "requests_without_cost", "traffic_bin_ns"};
 	if (strncmp(name, "skipped_example_", 16) == 0) /* in "What was read and assumed" */
 		return true;
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
@@ -102,38 +102,45 @@ static void build_facts(const struct sr_study *s, struct sr_doc *d)
 static void build_traffic(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d)
 {
 	sr_h(d, 2, "Traffic");
-	if (s->nsec == 0) {
-		sr_p(d, "traffic.csv holds no second: the trace is empty.");
+	if (s->nbin == 0) {
+		sr_p(d, "traffic.csv holds no bin: the trace is empty.");
 		return;
 	}
+	struct sr_traffic tr;
+	char from[64], to[64], at[64];
+	sr_traffic_get(s, &tr);
+	sr_traffic_when(s, &tr, 0, from, sizeof(from));
+	sr_traffic_when(s, &tr, s->nbin - 1, to, sizeof(to));
+	const char *zone = tr.dates ? tr.tz : "from the trace's time 0";
 	if (s->ntcols == 1)
-		sr_p(d, "Requests per second of trace time, from second 0 to second %zu.", s->nsec - 1);
+		sr_p(d, "Requests per %s, counted in bins of %s from %s to %s (%s).", tr.per, tr.bin, from, to, zone);
 	else if (s->ntcols == 2)
-		sr_p(d, "Requests per second of trace time, from second 0 to second %zu: all requests, and the "
-			"heaviest key.", s->nsec - 1);
+		sr_p(d, "Requests per %s, counted in bins of %s from %s to %s (%s): all requests, and the heaviest key.",
+		     tr.per, tr.bin, from, to, zone);
 	else
-		sr_p(d, "Requests per second of trace time, from second 0 to second %zu: all requests, and the %zu "
-			"heaviest keys.", s->nsec - 1, s->ntcols - 1);
-	sr_table(d, "lrrr");
+		sr_p(d, "Requests per %s, counted in bins of %s from %s to %s (%s): all requests, and the %zu heaviest "
+			"keys.", tr.per, tr.bin, from, to, zone, s->ntcols - 1);
+	sr_table(d, "lrrl");
 	sr_cell(d, "series");
 	sr_cell(d, "requests");
-	sr_cell(d, "peak per second");
-	sr_cell(d, "at second");
+	sr_cell(d, "peak per %s", tr.per);
+	sr_cell(d, "in the bin from");
 	for (size_t k = 0; k < s->ntcols; k++) {
 		uint64_t sum = 0, peak = 0;
-		size_t at = 0;
-		for (size_t i = 0; i < s->nsec; i++) {
+		size_t when = 0;
+		for (size_t i = 0; i < s->nbin; i++) {
 			uint64_t v = s->tval[i * s->ntcols + k];
 			sum += v;
 			if (v > peak) {
 				peak = v;
-				at = i;
+				when = i;
 			}
 		}
+		sr_traffic_when(s, &tr, when, at, sizeof(at));
 		sr_cell(d, "%s", k ? s->tcol[k] : "all requests");
 		sr_cell(d, "%llu", (unsigned long long)sum);
-		sr_cell(d, "%llu", (unsigned long long)peak);
-		sr_cell(d, "%zu", at);
+		sr_cell(d, "%.6g", (double)peak * tr.per_unit);
+		sr_cell(d, "%s", at);
 	}
 	const struct sr_chart *c = sr_chart_find(ch, SR_CHART_TRAFFIC, 0);
 	if (c)

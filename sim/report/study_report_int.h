@@ -138,10 +138,11 @@ struct sr_study {
 	size_t nclients;
 	struct sr_refused *ref;
 	size_t nref;
-	/* traffic.csv: nsec seconds, column 0 all requests, 1.. the heaviest keys */
-	size_t nsec, ntcols;
+	/* traffic.csv: nbin bins of bin_ns from t0_ns (trace time), column 0 all requests, 1.. the heaviest keys */
+	size_t nbin, ntcols;
+	uint64_t bin_ns, t0_ns;
 	const char **tcol;   /* "requests", then the keys */
-	uint64_t *tval;      /* tval[sec * ntcols + c] */
+	uint64_t *tval;      /* tval[bin * ntcols + c] */
 	/* meta.csv */
 	const char *trace, *format;
 	uint64_t requests, keys, span_ns, resolution_ns;
@@ -157,6 +158,26 @@ struct sr_study {
 	size_t nwin;
 };
 int sr_load(struct sr_study *s, const char *dir, FILE *err);
+
+/*
+ * How the traffic reads (study_report_traffic.c). The rate's unit is the
+ * largest of second, minute and hour in which the busiest bin's rate is at
+ * least 1 (else per hour). A log's times are dates: UTC, or the offset
+ * meta.csv's tz row gives (+HH:MM); a trace's too when it starts after
+ * 2000-01-01, else they count from 0.
+ */
+struct sr_traffic {
+	const char *unit;     /* "s", "min" or "h": rates per unit */
+	const char *per;      /* the unit in words: "second", "minute", "hour" */
+	double per_unit;      /* a bin's count times this is its rate per unit */
+	bool dates;           /* times are dates (epoch ns), not a count from 0 */
+	int64_t tz_s;         /* dates: the offset from UTC shown, s */
+	char tz[16];          /* "UTC" or "UTC+02:00" */
+	char bin[32];         /* the bin, "10 min" */
+};
+void sr_traffic_get(const struct sr_study *s, struct sr_traffic *t);
+/* Bin i's start into buf: "2026-10-10 13:05:00" (dates, the tz's) or "1 h 5 min" from 0. */
+void sr_traffic_when(const struct sr_study *s, const struct sr_traffic *t, size_t i, char *buf, size_t cap);
 void sr_study_free(struct sr_study *s);
 /* The value of meta.csv's row name, or NULL. */
 const char *sr_meta(const struct sr_study *s, const char *name);

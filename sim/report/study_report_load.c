@@ -240,25 +240,32 @@ static int load_refused(struct sr_study *s, FILE *err)
 	return SR_OK;
 }
 
+/* The bins a study writes at most (study.h's SIM_STUDY_TRAFFIC_BINS): more is not a study's. */
+#define SR_TRAFFIC_BINS 2000
+
 static int load_traffic(struct sr_study *s, FILE *err)
 {
 	struct sr_csv *t = &s->traffic;
-	if (t->ncols < 2 || strcmp(t->col[0], "second") != 0 || strcmp(t->col[1], "requests") != 0)
+	if (t->ncols < 2 || strcmp(t->col[0], "t_ns") != 0 || strcmp(t->col[1], "requests") != 0)
 		return sr_csv_bad(t, SIZE_MAX, err,
-				  "the header must begin second,requests (then one column per heavy key)");
+				  "the header must begin t_ns,requests (then one column per heavy key)");
+	if (t->nrows > SR_TRAFFIC_BINS)
+		return sr_csv_bad(t, SR_TRAFFIC_BINS, err, "more than %d bins", SR_TRAFFIC_BINS);
 	s->ntcols = t->ncols - 1;
-	s->nsec = t->nrows;
+	s->nbin = t->nrows;
 	s->tcol = (const char **)(t->col + 1);
-	s->tval = calloc(s->nsec * s->ntcols + 1, sizeof(*s->tval));
+	s->tval = calloc(s->nbin * s->ntcols + 1, sizeof(*s->tval));
 	if (!s->tval)
 		return oom(err);
 	for (size_t i = 0; i < t->nrows; i++) {
-		uint64_t sec;
-		if (sr_csv_u64(t, i, 0, &sec, err))
+		uint64_t at;
+		if (sr_csv_u64(t, i, 0, &at, err))
 			return SR_BAD;
-		if (sec != i)
-			return sr_csv_bad(t, i, err, "second %llu where %zu was due (every second from 0, in order)",
-					  (unsigned long long)sec, i);
+		if (i == 0)
+			s->t0_ns = at;
+		if (at % s->bin_ns != 0 || at != s->t0_ns + i * s->bin_ns)
+			return sr_csv_bad(t, i, err, "t_ns %llu where %llu was due (every traffic_bin_ns from the first, in order)",
+					  (unsigned long long)at, (unsigned long long)(s->t0_ns + i * s->bin_ns));
 		for (size_t k = 0; k < s->ntcols; k++)
 			if (sr_csv_u64(t, i, (int)k + 1, &s->tval[i * s->ntcols + k], err))
 				return SR_BAD;
@@ -317,7 +324,8 @@ static int load_meta(struct sr_study *s, FILE *err)
 			if (strcmp(t->cell[i][0], t->cell[j][0]) == 0)
 				return sr_csv_bad(t, i, err, "%s given twice (first on line %ld)", t->cell[i][0],
 						  t->line[j]);
-	const char *need[] = {"trace", "format", "requests", "keys", "span_ns", "resolution_ns", "spread", "cost"};
+	const char *need[] = {"trace", "format", "requests", "keys", "span_ns", "resolution_ns", "spread", "cost",
+			      "traffic_bin_ns"};
 	for (size_t k = 0; k < sizeof(need) / sizeof(need[0]); k++)
 		if (!sr_meta(s, need[k])) {
 			fprintf(err, SR_WHO "%s:%ld: no row named %s\n", t->path, t->nrows ? t->line[t->nrows - 1] : 1,
@@ -328,8 +336,13 @@ static int load_meta(struct sr_study *s, FILE *err)
 	s->format = sr_meta(s, "format");
 	if (meta_u64(s, "requests", &s->requests, err) || meta_u64(s, "keys", &s->keys, err) ||
 	    meta_u64(s, "span_ns", &s->span_ns, err) || meta_u64(s, "resolution_ns", &s->resolution_ns, err) ||
-	    meta_yes_no(s, "spread", &s->spread, err) || meta_yes_no(s, "cost", &s->cost, err))
+	    meta_yes_no(s, "spread", &s->spread, err) || meta_yes_no(s, "cost", &s->cost, err) ||
+	    meta_u64(s, "traffic_bin_ns", &s->bin_ns, err))
 		return SR_BAD;
+	/* a whole number of seconds: the bins of sim_study_traffic_bin */
+	if (s->bin_ns == 0 || s->bin_ns % 1000000000u != 0)
+		return sr_csv_bad_value(&s->meta, meta_row(s, "traffic_bin_ns"), 1, "traffic_bin_ns",
+					"a whole number of seconds in ns", err);
 	s->target = SIM_LIMITS_TARGET_DEFAULT;
 	size_t tk = meta_row(s, "target_keys");
 	if (tk != SIZE_MAX && !sim_study_target_parse(s->meta.cell[tk][1], &s->target))

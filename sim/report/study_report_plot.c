@@ -6,8 +6,9 @@
  * into the script). The charts, PNG (pngcairo), moved to DIR/plots/:
  *   hurt_I.png     per rule I: within-rule keys hurt against excess
  *                  admitted, one labelled point per algorithm or decider;
- *   traffic.png    requests per second over the trace, all and the
- *                  heaviest keys;
+ *   traffic.png    requests per second, minute or hour over the trace's
+ *                  bins, all and the heaviest keys, against the log's
+ *                  dates and times;
  *   refused_I.png  per rule I: how many keys had which share of their
  *                  requests refused, per algorithm (log scale);
  *   limits_I.png   per window I of limits.csv: the share of keys and of
@@ -33,8 +34,6 @@
 #define SR_GP_NAME_MAX 40
 /* How long gnuplot may take, s: every chart has at most a few thousand points. */
 #define SR_GNUPLOT_TIMEOUT_S 120
-/* The most points of the traffic chart: a longer trace is drawn in steps of seconds. */
-#define SR_TRAFFIC_POINTS 2000
 
 /*
  * The gnuplot on PATH (an empty entry is the working directory), made
@@ -185,8 +184,14 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 			rank += distinct_first && (o->excess_admitted < w->excess_admitted ||
 						   (o->excess_admitted == w->excess_admitted && j < i));
 		}
-		sr_printf(gp, "' at %llu,%llu offset 0.8,%.1f\n", (unsigned long long)w->excess_admitted,
-			  (unsigned long long)w->good_keys_hurt, 0.8 + 1.3 * (double)(rank % 3));
+		/* a label never leaves the plot: in the right half it ends left of its point, in the
+		 * upper half it hangs below it (the axes' tops: range()'s) */
+		bool right = (double)w->excess_admitted > (mx > 0 ? mx * 1.25 : 1) / 2;
+		bool high = (double)w->good_keys_hurt > (my > 0 ? my * 1.25 : 1) / 2;
+		double dy = 0.8 + 1.3 * (double)(rank % 3);
+		sr_printf(gp, "' at %llu,%llu %s offset %s0.8,%.1f front\n", (unsigned long long)w->excess_admitted,
+			  (unsigned long long)w->good_keys_hurt, right ? "right" : "left", right ? "-" : "",
+			  high ? -dy : dy);
 	}
 	/* each algorithm's point in its style of the palette */
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -199,44 +204,68 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 	return add_chart(ch, SR_CHART_HURT, ri, file, &title, err);
 }
 
+/* The traffic's x axis: a log's dates and times in its zone, chosen by the span; a trace's time from 0 in a unit. */
+static void traffic_x(const struct sr_study *s, const struct sr_traffic *tr, struct sr_buf *gp, double *x_div)
+{
+	uint64_t span_s = (s->nbin - 1) * (s->bin_ns / 1000000000u);
+	*x_div = 1;
+	if (tr->dates) {
+		const char *fmt = span_s <= 600 ? "%H:%M:%S" : span_s <= 86400 ? "%H:%M" :
+				  span_s <= 7 * 86400 ? "%d %b\\n%H:%M" : span_s <= 400 * 86400 ? "%d %b\\n%Y" :
+				  span_s <= 3 * 365 * 86400 ? "%b\\n%Y" : "%Y";
+		sr_printf(gp, "set xdata time\nset timefmt '%%s'\nset format x \"%s\"\nset xlabel 'time (%s)'\n", fmt,
+			  tr->tz);
+		return;
+	}
+	const char *unit = span_s <= 600 ? "s" : span_s <= 36000 ? "min" : span_s <= 30 * 86400 ? "h" : "days";
+	*x_div = span_s <= 600 ? 1 : span_s <= 36000 ? 60 : span_s <= 30 * 86400 ? 3600 : 86400;
+	sr_printf(gp, "set format x '%%g'\nset xlabel 'time of the trace (%s)'\n", unit);
+}
+
 static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr_buf *dat,
 			  struct sr_charts *ch, FILE *err)
 {
-	/* a long trace is drawn as the mean rate over steps of SR_TRAFFIC_POINTS-th of it */
-	size_t step = (s->nsec + SR_TRAFFIC_POINTS - 1) / SR_TRAFFIC_POINTS;
-	double my = 0;
-	for (size_t i = 0; i < s->nsec; i += step) {
-		size_t n = s->nsec - i < step ? s->nsec - i : step;
-		sr_printf(dat, "%zu", i);
+	struct sr_traffic tr;
+	double my = 0, x_div;
+	sr_traffic_get(s, &tr);
+	/* one point per bin at its start: x in s (dates: s since 1970 in the zone shown), y the rate per unit */
+	for (size_t i = 0; i < s->nbin; i++) {
+		uint64_t at = s->t0_ns / 1000000000u + i * (s->bin_ns / 1000000000u);
+		sr_printf(dat, "%lld", tr.dates ? (long long)at + (long long)tr.tz_s : (long long)at);
 		for (size_t k = 0; k < s->ntcols; k++) {
-			uint64_t sum = 0;
-			for (size_t j = i; j < i + n; j++)
-				sum += s->tval[j * s->ntcols + k];
-			double v = (double)sum / (double)n;
-			sr_printf(dat, " %.6g", v);
+			double v = (double)s->tval[i * s->ntcols + k] * tr.per_unit;
+			sr_printf(dat, " %.9g", v);
 			if (v > my)
 				my = v;
 		}
 		sr_puts(dat, "\n");
 	}
 	struct sr_buf title = {0};
-	sr_puts(&title, "Traffic: requests per second");
-	if (step > 1)
-		sr_printf(&title, " (the mean over each %zu s)", step);
+	sr_printf(&title, "Traffic: requests per %s, in bins of %s", tr.per, tr.bin);
 	if (s->ntcols == 2)
 		sr_puts(&title, ", all and the heaviest key");
 	else if (s->ntcols > 2)
 		sr_printf(&title, ", all and the %zu heaviest keys", s->ntcols - 1);
 	sr_puts(gp, "reset\nset output 'traffic.png'\n");
 	gp_title(gp, title.p ? title.p : "");
-	sr_puts(gp, "set xlabel 'second of the trace'\nset ylabel 'requests / s'\nset grid\n"
-		    "set key outside right top\n");
-	sr_printf(gp, "set xrange [0:%zu]\n", s->nsec > 1 ? s->nsec - 1 : 1);
-	range(gp, "y", my);
-	const char *style = s->nsec / step < 60 ? "linespoints pt 7 ps 0.6" : "lines";
+	traffic_x(s, &tr, gp, &x_div);
+	sr_printf(gp, "set ylabel 'requests / %s'\nset grid\nset key outside right top\n", tr.unit);
+	/* y ticks in %g: a rate below 1 shows its decimals, not "0" */
+	double top = my > 0 ? my * 1.15 : 1;
+	sr_printf(gp, "set yrange [0:%.9g]\nset format y '%%g'\nset ytics autofreq\n", top);
+	if (s->nbin == 1) {
+		long long at = (long long)(s->t0_ns / 1000000000u) + (tr.dates ? (long long)tr.tz_s : 0);
+		long long half = (long long)(s->bin_ns / 1000000000u);
+		if (tr.dates) /* a time axis takes its range as timefmt strings; one tick a bin */
+			sr_printf(gp, "set xrange ['%lld':'%lld']\nset xtics %lld\n", at - half, at + half, half);
+		else
+			sr_printf(gp, "set xrange [%.9g:%.9g]\n", (double)(at - half) / x_div, (double)(at + half) / x_div);
+	}
+	const char *style = s->nbin < 60 ? "linespoints pt 7 ps 0.6" : "lines";
 	for (size_t k = 0; k < s->ntcols; k++) {
 		/* all requests black, the keys the palette's steps (dashed from the fifth) */
-		sr_printf(gp, "%s'traffic.dat' using 1:%zu with %s lt ", k ? ", \\\n     " : "plot ", k + 2, style);
+		sr_printf(gp, "%s'traffic.dat' using ($1/%g):%zu with %s lt ", k ? ", \\\n     " : "plot ", x_div, k + 2,
+			  style);
 		if (k == 0)
 			sr_puts(gp, "ls_total lw 2.5 title '");
 		else
@@ -480,7 +509,7 @@ static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnup
 			rc = write_file(tmp, name, &dat, err);
 		sr_buf_free(&dat);
 	}
-	if (rc == SR_OK && s->nsec > 0) {
+	if (rc == SR_OK && s->nbin > 0) {
 		rc = script_traffic(s, &gp, &dat, ch, err);
 		if (rc == SR_OK)
 			rc = write_file(tmp, "traffic.dat", &dat, err);

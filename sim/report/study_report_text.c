@@ -111,7 +111,7 @@ int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err)
 	}
 	if (!ok) {
 		remove(tmp);
-		fprintf(err, SR_WHO "%s: %s\n", path, strerror(e));
+		fprintf(err, SR_WHO "write error: %s: %s\n", path, strerror(e));
 		return SR_FAIL;
 	}
 	return SR_OK;

@@ -178,6 +178,25 @@ static void run_phase(struct study_ctx *c, size_t from, size_t to)
 static const struct sim_trace *rank_trace;
 static const int64_t *rank_units;
 
+/* The multiple of bin at or below t. */
+static int64_t floor_to(int64_t t, int64_t bin)
+{
+	return t / bin * bin - (t % bin < 0 ? bin : 0);
+}
+
+int64_t sim_study_traffic_bin(int64_t first_ns, int64_t last_ns)
+{
+	static const int64_t bins[] = { NS_PER_S,	   10 * NS_PER_S,    60 * NS_PER_S,	  600 * NS_PER_S,
+					3600 * NS_PER_S,   86400 * NS_PER_S, 864000 * NS_PER_S, 8640000 * NS_PER_S };
+	size_t i = 0;
+
+	/* counted from each end's bin, never as last - first: no overflow for any int64_t */
+	while (i + 1 < sizeof(bins) / sizeof(bins[0]) &&
+	       floor_to(last_ns, bins[i]) / bins[i] - floor_to(first_ns, bins[i]) / bins[i] >= SIM_STUDY_TRAFFIC_BINS)
+		i++;
+	return bins[i];
+}
+
 static int by_rank(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -238,16 +257,20 @@ static int prepare(struct study_ctx *c)
 	s->requests = (int64_t)sh->nin;
 	s->ntop = nactive < SIM_STUDY_TOP ? nactive : SIM_STUDY_TOP;
 	c->top_ids = ids;
-	s->nseconds = t->n ? (size_t)((t->t_ns[t->n - 1] - t->t_ns[0]) / NS_PER_S) + 1 : 0;
+	if (t->n) {
+		s->bin_ns = sim_study_traffic_bin(t->t_ns[0], t->t_ns[t->n - 1]);
+		s->bin0_ns = floor_to(t->t_ns[0], s->bin_ns);
+		s->nbins = (size_t)((floor_to(t->t_ns[t->n - 1], s->bin_ns) - s->bin0_ns) / s->bin_ns) + 1;
+	}
 	if (!(s->top = calloc(s->ntop ? s->ntop : 1, sizeof(*s->top))) ||
-	    !(s->per_second = calloc(s->nseconds ? s->nseconds : 1, sizeof(*s->per_second))))
+	    !(s->per_bin = calloc(s->nbins ? s->nbins : 1, sizeof(*s->per_bin))))
 		return RL_ENOMEM;
 	for (size_t j = 0; j < s->ntop; j++) {
 		struct sim_study_key *tk = &s->top[j];
 		tk->requests = sh->units[ids[j]];
 		if (!(tk->name = strdup(t->key_name[ids[j]])) || !(tk->admitted = calloc(nrows ? nrows : 1, sizeof(int64_t))) ||
 		    !(tk->within = calloc(s->nrules ? s->nrules : 1, 1)) ||
-		    (j < SIM_STUDY_TRAFFIC_KEYS && !(tk->per_second = calloc(s->nseconds ? s->nseconds : 1, sizeof(int64_t)))))
+		    (j < SIM_STUDY_TRAFFIC_KEYS && !(tk->per_bin = calloc(s->nbins ? s->nbins : 1, sizeof(int64_t)))))
 			return RL_ENOMEM;
 	}
 	/* which top column each key feeds in traffic.csv, -1 for none */
@@ -259,11 +282,11 @@ static int prepare(struct study_ctx *c)
 		uint32_t k = t->key[i];
 		if (!sh->in[k])
 			continue;
-		size_t sec = (size_t)((t->t_ns[i] - t->t_ns[0]) / NS_PER_S);
-		s->per_second[sec] += t->cost[i];
+		size_t bin = (size_t)((t->t_ns[i] - s->bin0_ns) / s->bin_ns);
+		s->per_bin[bin] += t->cost[i];
 		for (size_t j = 0; j < nheavy; j++)
 			if (heavy[j] == (int)k)
-				s->top[j].per_second[sec] += t->cost[i];
+				s->top[j].per_bin[bin] += t->cost[i];
 	}
 	return RL_OK;
 }
@@ -383,14 +406,14 @@ void sim_study_free(struct sim_study *s)
 		free(s->top[j].name);
 		free(s->top[j].admitted);
 		free(s->top[j].within);
-		free(s->top[j].per_second);
+		free(s->top[j].per_bin);
 	}
 	free(s->top);
 	free(s->trace);
 	free(s->rules);
 	free(s->names);
 	free(s->rows);
-	free(s->per_second);
+	free(s->per_bin);
 	sim_limits_free(&s->limits);
 	if (s->other) {
 		sim_study_free(s->other);

@@ -60,6 +60,7 @@
 
 #define SIM_STUDY_TOP 1000        /* keys listed by name in clients.csv */
 #define SIM_STUDY_TRAFFIC_KEYS 5  /* heaviest keys given a column in traffic.csv */
+#define SIM_STUDY_TRAFFIC_BINS 2000 /* traffic.csv's most rows (sim_study_traffic_bin) */
 #define SIM_STUDY_BUCKETS 5       /* refused.csv's buckets of the share refused */
 #define SIM_STUDY_RULE_MAX 64     /* a rule's text, NUL included */
 #define SIM_STUDY_NAME_MAX 48     /* an algorithm's or decider's name, NUL included */
@@ -111,7 +112,7 @@ struct sim_study_key {
 	int64_t requests;        /* units */
 	int64_t *admitted;       /* per row, units */
 	unsigned char *within;   /* per rule: 1 within the rule */
-	int64_t *per_second;     /* the first SIM_STUDY_TRAFFIC_KEYS keys: units per second */
+	int64_t *per_bin;        /* the first SIM_STUDY_TRAFFIC_KEYS keys: units per traffic bin */
 };
 
 /*
@@ -142,8 +143,11 @@ struct sim_study {
 	struct sim_study_row *rows;
 	size_t ntop;             /* heaviest keys, by units requested desc, key bytes asc */
 	struct sim_study_key *top;
-	size_t nseconds;         /* traffic.csv: second 0 .. span_ns / 1s */
-	int64_t *per_second;     /* units per second of trace time, every studied key */
+	/* traffic.csv: bin i holds the units of trace times [bin0_ns + i * bin_ns, + bin_ns) */
+	int64_t bin_ns;          /* sim_study_traffic_bin of the trace's first and last times */
+	int64_t bin0_ns;         /* the first time's bin's start: a multiple of bin_ns */
+	size_t nbins;            /* at most SIM_STUDY_TRAFFIC_BINS */
+	int64_t *per_bin;        /* units per bin, every studied key */
 	/* meta.csv, the caller's: what the import read (stats.lines 0: not recorded) and --target-keys
 	 * (hundredths of a percent) */
 	struct sim_import_stats import;
@@ -165,6 +169,18 @@ bool sim_study_coarse(const struct rl_rule *r, int64_t resolution_ns);
  * keys and costs and owns only out->t_ns. RL_OK or RL_ENOMEM.
  */
 int sim_study_other_placement(const struct sim_trace *t, struct sim_trace *out);
+
+
+/*
+ * The traffic series' bin for trace times first..last (ns, first <= last):
+ * the first of 1 s, 10 s, 1 min, 10 min, 1 h, 1 day, 10 days and 100 days
+ * whose bins aligned to multiples of it (from time 0: whole UTC seconds,
+ * minutes, hours and days of a log's times) number at most
+ * SIM_STUDY_TRAFFIC_BINS from first's to last's. 100 days always fits a
+ * trace's times, [0, 4e18] ns (463 bins): the series' cost is bounded by
+ * the requests, never by the span.
+ */
+int64_t sim_study_traffic_bin(int64_t first_ns, int64_t last_ns);
 
 /* 64-bit FNV-1a of the key's bytes (above). */
 uint64_t sim_study_key_hash(const char *key, size_t len);

@@ -41,7 +41,7 @@ static const char *differs(const struct sim_study *a, const struct sim_study *b)
 		return "trace";
 	if (strcmp(a->format, b->format))
 		return "format";
-	if (a->span_ns != b->span_ns || a->nseconds != b->nseconds)
+	if (a->span_ns != b->span_ns || a->nbins != b->nbins || a->bin_ns != b->bin_ns || a->bin0_ns != b->bin0_ns)
 		return "span_ns";
 	if (a->resolution_ns != b->resolution_ns || a->spread != b->spread)
 		return "resolution_ns or spread";
@@ -199,14 +199,16 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 	out->trace_bytes = f->trace_bytes;
 	out->nrules = f->nrules;
 	out->nnames = f->nnames;
-	out->nseconds = f->nseconds;
+	out->nbins = f->nbins;
+	out->bin_ns = f->bin_ns;
+	out->bin0_ns = f->bin0_ns;
 	out->import = f->import;
 	out->target_keys = f->target_keys;
 	snprintf(out->shard, sizeof(out->shard), "all (%zu shards merged)", n);
 	out->rules = malloc(f->nrules * sizeof(*out->rules));
 	out->names = malloc(f->nnames * sizeof(*out->names));
 	out->rows = calloc(nrows, sizeof(*out->rows));
-	out->per_second = calloc(f->nseconds ? f->nseconds : 1, sizeof(*out->per_second));
+	out->per_bin = calloc(f->nbins ? f->nbins : 1, sizeof(*out->per_bin));
 	for (size_t i = 0; i < n; i++)
 		ncand += in[i].ntop;
 	struct cand *cand = malloc((ncand ? ncand : 1) * sizeof(*cand));
@@ -223,7 +225,7 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 			memcpy(o->names, f->other->names, nn * sizeof(*o->names));
 		}
 	}
-	if (!out->trace || !out->rules || !out->names || !out->rows || !out->per_second || !cand ||
+	if (!out->trace || !out->rules || !out->names || !out->rows || !out->per_bin || !cand ||
 	    merge_limits(out, in, n) ||
 	    (f->other && (!out->other || !out->other->rules || !out->other->names || !out->other->rows))) {
 		free(cand);
@@ -244,8 +246,8 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 		add_rows(out->rows, s->rows, nrows);
 		if (out->other)
 			add_rows(out->other->rows, s->other->rows, out->other->nrules * out->other->nnames);
-		for (size_t sec = 0; sec < s->nseconds; sec++)
-			out->per_second[sec] += s->per_second[sec];
+		for (size_t b = 0; b < s->nbins; b++)
+			out->per_bin[b] += s->per_bin[b];
 		for (size_t j = 0; j < s->ntop; j++)
 			cand[ncand++] = (struct cand){ &s->top[j], j };
 	}
@@ -268,16 +270,16 @@ static int combine(struct sim_study *out, const struct sim_study *in, size_t n, 
 		if (j >= SIM_STUDY_TRAFFIC_KEYS)
 			continue;
 		/* a whole's heaviest key is among its shard's heaviest, with its column */
-		if (!src->per_second || cand[j].shard_key >= SIM_STUDY_TRAFFIC_KEYS) {
+		if (!src->per_bin || cand[j].shard_key >= SIM_STUDY_TRAFFIC_KEYS) {
 			snprintf(msg, msg_len, "key '%.60s' has no traffic.csv column in its shard", src->name);
 			free(cand);
 			return -1;
 		}
-		if (!(k->per_second = malloc((out->nseconds ? out->nseconds : 1) * sizeof(int64_t)))) {
+		if (!(k->per_bin = malloc((out->nbins ? out->nbins : 1) * sizeof(int64_t)))) {
 			rc = -1;
 			break;
 		}
-		memcpy(k->per_second, src->per_second, out->nseconds * sizeof(int64_t));
+		memcpy(k->per_bin, src->per_bin, out->nbins * sizeof(int64_t));
 	}
 	free(cand);
 	if (rc)

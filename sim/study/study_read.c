@@ -171,7 +171,7 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 		bool is_int = !strcmp(k, "requests") || !strcmp(k, "keys") || !strcmp(k, "span_ns") ||
 			      !strcmp(k, "resolution_ns") || !strcmp(k, "jobs") || !strcmp(k, "peak_rss_bytes") ||
 			      !strcmp(k, "trace_bytes") || !strcmp(k, "lines_read") || !strcmp(k, "lines_skipped") ||
-			      !strcmp(k, "requests_without_cost");
+			      !strcmp(k, "requests_without_cost") || !strcmp(k, "traffic_bin_ns");
 		if (is_int && num(rd, v, k, &x))
 			return -1;
 		if (!strcmp(k, "trace") && !(s->trace = strdup(v)))
@@ -185,6 +185,7 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 		s->jobs = !strcmp(k, "jobs") ? (unsigned)x : s->jobs;
 		s->peak_rss_bytes = !strcmp(k, "peak_rss_bytes") ? x : s->peak_rss_bytes;
 		s->trace_bytes = !strcmp(k, "trace_bytes") ? x : s->trace_bytes;
+		s->bin_ns = !strcmp(k, "traffic_bin_ns") ? x : s->bin_ns;
 		s->import.lines = !strcmp(k, "lines_read") ? (size_t)x : s->import.lines;
 		s->import.skipped = !strcmp(k, "lines_skipped") ? (size_t)x : s->import.skipped;
 		s->import.without_cost = !strcmp(k, "requests_without_cost") ? (size_t)x : s->import.without_cost;
@@ -376,38 +377,45 @@ static int read_traffic(struct reader *rd, const char *dir, struct sim_study *s)
 
 	if (csv_open(rd, dir, "traffic.csv"))
 		return -1;
-	if (csv_next(rd) != 1 || rd->c.nf != (int)nk + 2 || strcmp(rd->c.f[0], "second") ||
+	if (csv_next(rd) != 1 || rd->c.nf != (int)nk + 2 || strcmp(rd->c.f[0], "t_ns") ||
 	    strcmp(rd->c.f[1], "requests"))
-		return bad(rd, "the header is not second,requests and the %zu heaviest keys", nk);
+		return bad(rd, "the header is not t_ns,requests and the %zu heaviest keys", nk);
 	for (size_t j = 0; j < nk; j++)
 		if (strcmp(rd->c.f[2 + j], s->top[j].name))
 			return bad(rd, "column %zu is not the key '%.60s'", j + 3, s->top[j].name);
+	if (s->bin_ns < 1)
+		return bad(rd, "meta.csv gives no traffic_bin_ns");
 	while ((rc = csv_next(rd)) == 1) {
-		int64_t sec;
+		int64_t t;
 		if (rd->c.nf != (int)nk + 2)
 			return bad(rd, "%d fields, expected %zu", rd->c.nf, nk + 2);
-		if (num(rd, rd->c.f[0], "second", &sec))
+		if (num(rd, rd->c.f[0], "t_ns", &t))
 			return -1;
-		if ((size_t)sec != s->nseconds)
-			return bad(rd, "second %lld, expected %zu", (long long)sec, s->nseconds);
-		if (s->nseconds == cap) {
+		if (s->nbins == 0)
+			s->bin0_ns = t;
+		if (t % s->bin_ns || t != s->bin0_ns + (int64_t)s->nbins * s->bin_ns)
+			return bad(rd, "t_ns %lld is not the bin due (every %lld ns from %lld, in order)", (long long)t,
+				   (long long)s->bin_ns, (long long)s->bin0_ns);
+		if (s->nbins == SIM_STUDY_TRAFFIC_BINS)
+			return bad(rd, "more than %d bins", SIM_STUDY_TRAFFIC_BINS);
+		if (s->nbins == cap) {
 			cap = cap ? 2 * cap : 1024;
-			int64_t *g = realloc(s->per_second, cap * sizeof(*g));
+			int64_t *g = realloc(s->per_bin, cap * sizeof(*g));
 			if (!g)
 				return bad(rd, "out of memory");
-			s->per_second = g;
+			s->per_bin = g;
 			for (size_t j = 0; j < nk; j++) {
-				if (!(g = realloc(s->top[j].per_second, cap * sizeof(*g))))
+				if (!(g = realloc(s->top[j].per_bin, cap * sizeof(*g))))
 					return bad(rd, "out of memory");
-				s->top[j].per_second = g;
+				s->top[j].per_bin = g;
 			}
 		}
-		if (num(rd, rd->c.f[1], "requests", &s->per_second[s->nseconds]))
+		if (num(rd, rd->c.f[1], "requests", &s->per_bin[s->nbins]))
 			return -1;
 		for (size_t j = 0; j < nk; j++)
-			if (num(rd, rd->c.f[2 + j], "requests", &s->top[j].per_second[s->nseconds]))
+			if (num(rd, rd->c.f[2 + j], "requests", &s->top[j].per_bin[s->nbins]))
 				return -1;
-		s->nseconds++;
+		s->nbins++;
 	}
 	return rc < 0 ? -1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out_file.h"
 #include "ratelab/version.h"
 
 static const char study_header[] =
@@ -49,11 +50,10 @@ static FILE *open_out(const char *dir, const char *name, FILE *err)
 
 static int close_out(FILE *f, const char *dir, const char *name, FILE *err)
 {
-	if (ferror(f) | (fclose(f) != 0)) {
-		fprintf(err, "ratelab study: writing '%s/%s' failed: %s\n", dir, name, strerror(errno));
-		return -1;
-	}
-	return 0;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return sim_out_close(f, path, "study", err);
 }
 
 static void rule_algo(FILE *f, const struct sim_study *s, size_t r, size_t a)
@@ -115,16 +115,16 @@ static void write_traffic(FILE *f, const struct sim_study *s)
 {
 	size_t nk = s->ntop < SIM_STUDY_TRAFFIC_KEYS ? s->ntop : SIM_STUDY_TRAFFIC_KEYS;
 
-	fputs("second,requests", f);
+	fputs("t_ns,requests", f);
 	for (size_t j = 0; j < nk; j++) {
 		fputc(',', f);
 		sim_study_csv_field(f, s->top[j].name);
 	}
 	fputc('\n', f);
-	for (size_t sec = 0; sec < s->nseconds; sec++) {
-		fprintf(f, "%zu,%lld", sec, (long long)s->per_second[sec]);
+	for (size_t b = 0; b < s->nbins; b++) {
+		fprintf(f, "%lld,%lld", (long long)(s->bin0_ns + (int64_t)b * s->bin_ns), (long long)s->per_bin[b]);
 		for (size_t j = 0; j < nk; j++)
-			fprintf(f, ",%lld", (long long)s->top[j].per_second[sec]);
+			fprintf(f, ",%lld", (long long)s->top[j].per_bin[b]);
 		fputc('\n', f);
 	}
 }
@@ -199,6 +199,7 @@ static void write_meta(FILE *f, const struct sim_study *s)
 	meta_int(f, "keys", s->keys);
 	meta_int(f, "span_ns", s->span_ns);
 	meta_int(f, "resolution_ns", s->resolution_ns);
+	meta_int(f, "traffic_bin_ns", s->bin_ns);
 	meta_row(f, "spread", s->spread ? "yes" : "no");
 	meta_row(f, "cost", s->cost ? "yes" : "no");
 	meta_row(f, "rules", joined(buf, sizeof(buf), s, true));

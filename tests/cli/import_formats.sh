@@ -154,8 +154,10 @@ printf '3 x\n1 y\n' >"$tmp/n.trace"
 imp trace_no_cost "$tmp/n.trace" '0 y
 2 x' 'ratelab import: skipped 0 of 2 lines'
 
-# empty input: no trace, said
-imp empty /dev/null '' 'ratelab import: skipped 0 of 0 lines'
+# empty input: an error (exit 2), no trace
+"$ratelab" import </dev/null >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(tail -1 "$tmp/err")" = "ratelab import: standard input holds no request" ] ||
+	fail "empty: exit $rc, stdout $(cat "$tmp/out"), stderr $(cat "$tmp/err")"
 
 # importing an imported trace changes nothing
 "$ratelab" import --spread <"$tmp/c.log" 2>/dev/null >"$tmp/once"

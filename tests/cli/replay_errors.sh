@@ -46,7 +46,7 @@ bad long_line "${ok3}${long}"$'\n' "$three" "${args[@]}" -- "line 4" "'5 000" ".
 [ $rc -eq 1 ] && grep -q "ratelab replay: reading input" "$tmp/err" ||
 	fail "read error: exit $rc, stderr $(cat "$tmp/err")"
 printf '0 a\n' | "$ratelab" replay "${args[@]}" >/dev/full 2>"$tmp/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "ratelab replay: writing output" "$tmp/err" ||
+[ $rc -eq 1 ] && grep -q "ratelab replay: write error: <stdout>: No space left on device" "$tmp/err" ||
 	fail "write error: exit $rc, stderr $(cat "$tmp/err")"
 
 # The largest valid time is fine, one past it is not

@@ -35,20 +35,27 @@ done
 	"$(sed -n 's|^ratelab sim: wrote \(.*\)/summary.csv, .*|\1|p' "$tmp/out2")" ] || fail "two runs, one directory"
 [ ! -e "$tmp/wd/results" ] || fail "the default wrote under results/"
 
-# A second run into one --out replaces the first's outputs.
+# A second run into one --out replaces exactly the first's outputs (its manifest); a
+# file sim did not write there makes it refuse the folder (exit 2), touching nothing.
 printf '[scenario]\nname = other\nlimit = 3\nwindow = 100ms\nduration = 1s\nalgos = gcra\n[traffic c]\ntype = constant\n' \
 	>"$tmp/other.ini"
 "$ratelab" sim --quiet --no-timing --out "$tmp/o" "$sc" >/dev/null 2>"$tmp/err" || fail "first run: $(cat "$tmp/err")"
-echo keep >"$tmp/o/notes.txt"
-echo keep >"$tmp/o/series/README"
 [ -e "$tmp/o/series/trace__sliding_log.csv" ] || fail "first run: no series"
+echo keep >"$tmp/o/series/README"
+"$ratelab" sim --quiet --no-timing --out "$tmp/o" "$tmp/other.ini" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "holds '$tmp/o/series/README', which no earlier \`ratelab sim\` wrote there" "$tmp/err" ||
+	fail "a foreign file: exit $rc, stderr $(cat "$tmp/err")"
+[ -e "$tmp/o/series/trace__sliding_log.csv" ] && [ "$(cat "$tmp/o/series/README")" = keep ] ||
+	fail "a refused --out was changed"
+rm "$tmp/o/series/README"
 "$ratelab" sim --quiet --no-timing --out "$tmp/o" "$tmp/other.ini" >/dev/null 2>"$tmp/err" || fail "second run: $(cat "$tmp/err")"
-[ "$(ls "$tmp/o/series" | sort | paste -sd' ')" = "README breaker_other.csv other__gcra.csv" ] ||
+[ "$(ls "$tmp/o/series" | sort | paste -sd' ')" = "breaker_other.csv other__gcra.csv" ] ||
 	fail "series after the second run: $(ls "$tmp/o/series")"
 [ "$(cut -d, -f1 "$tmp/o/summary.csv" | sort -u | paste -sd' ')" = "other scenario" ] ||
 	fail "summary after the second run: $(cut -d, -f1,2 "$tmp/o/summary.csv")"
 [ "$(cut -d, -f1 "$tmp/o/breaker.csv" | sort -u | paste -sd' ')" = "other scenario" ] || fail "breaker.csv kept old rows"
-[ -e "$tmp/o/notes.txt" ] && [ -e "$tmp/o/series/README" ] || fail "a file sim did not write was removed"
+[ "$(ls -A "$tmp/o" | paste -sd' ')" = ".ratelab-manifest breaker.csv diverged.csv series summary.csv" ] ||
+	fail "the folder after the second run: $(ls -A "$tmp/o")"
 # a bad scenario removes nothing
 printf '[scenario]\nlimit = 0\n' >"$tmp/bad.ini"
 "$ratelab" sim --quiet --out "$tmp/o" "$tmp/bad.ini" >/dev/null 2>&1

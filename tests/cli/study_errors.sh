@@ -1,7 +1,7 @@
 #!/bin/bash
 # ratelab study: every option's bad input refused before anything is read
 # or written, with one message in cli.c's words and exit 2; a --out that is
-# not empty and holds no study is refused, never emptied. $1 is the binary.
+# holding a file no earlier study wrote is refused, never emptied. $1 is the binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 
 printf '0 a\n1000 b\n' >"$tmp/t.trace"
@@ -63,7 +63,7 @@ run_bad "out a file" "" "" study --trace "$t" --rules 10/1s --out "$tmp/file" --
 mkdir "$tmp/mine"
 echo precious >"$tmp/mine/notes.txt"
 run_bad "out not a study" "" "" study --trace "$t" --rules 10/1s --out "$tmp/mine" -- \
-	"--out '$tmp/mine' is not empty and holds no study"
+	"--out '$tmp/mine' holds '$tmp/mine/notes.txt', which no earlier \`ratelab study\` wrote there"
 [ "$(cat "$tmp/mine/notes.txt")" = precious ] || fail "a refused --out was changed"
 # an empty directory, and a new one whose parents are made, are fine
 mkdir "$tmp/empty"

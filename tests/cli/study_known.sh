@@ -8,7 +8,7 @@
 # and their headers, the row order, RFC 4180 quoting of a key, the (other)
 # row, a decider beside the built-ins giving gcra's figures, the error
 # families equal to `ratelab sim`'s on the same trace as a replay scenario,
-# and a second study replacing the first whole. $1 is the binary.
+# and a second study replacing exactly the first's files. $1 is the binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 
 s=1000000000
@@ -63,9 +63,9 @@ want="2/10s,sliding_counter,0,0,2
 2/10s,sliding_counter,0.5,1,0"
 [ "$got" = "$want" ] || fail "refused.csv: $got"
 [ "$(head -1 "$tmp/o/refused.csv")" = "rule,algo,share_lo,share_hi,keys" ] || fail "refused.csv header"
-[ "$(head -2 "$tmp/o/traffic.csv")" = "second,requests,abuser,edge,pair,polite
+[ "$(head -2 "$tmp/o/traffic.csv")" = "t_ns,requests,abuser,edge,pair,polite
 0,4,0,2,1,1" ] || fail "traffic.csv: $(head -2 "$tmp/o/traffic.csv")"
-[ "$(wc -l <"$tmp/o/traffic.csv")" -eq 14 ] || fail "traffic.csv: seconds 0 to 12 expected"
+[ "$(wc -l <"$tmp/o/traffic.csv")" -eq 14 ] || fail "traffic.csv: 1-s bins 0 to 12 expected"
 # limits.csv: the peaks in 10 s are polite 1, pair 2, edge 2, abuser 3 (11, 11, 12). At 1: pair's 5,
 # edge's second 0, abuser's second 11 and 12 refused; at 2: abuser's 12; at 3 nothing. 99% of 4
 # keys is all 4: the suggested limit is the largest peak, 3/10s, studied beside 2/10s
@@ -79,7 +79,7 @@ $(cat "$tmp/o/limits.csv")
 --- want:
 $want"
 [ "$(cut -d, -f1,2 "$tmp/o/study.csv" | grep -c '^3/10s,')" -eq 6 ] || fail "the suggested rule 3/10s is not studied"
-for row in "requests,10" "keys,4" "span_ns,12000000000" 'rules,"2/10s,3/10s"' "jobs,2" "shard,all" "cost,no" \
+for row in "requests,10" "keys,4" "span_ns,12000000000" "traffic_bin_ns,1000000000" 'rules,"2/10s,3/10s"' "jobs,2" "shard,all" "cost,no" \
 	"target_keys,99%" "lines_read,10" "lines_skipped,0" "requests_without_cost,10"; do
 	grep -qx "$row" "$tmp/o/meta.csv" || fail "meta.csv lacks $row"
 done
@@ -193,18 +193,20 @@ $got
 --- sim:
 $want"
 
-# -- a second study into the same directory replaces the first whole
+# -- a second study into the same directory replaces exactly what the first wrote (its manifest):
+# a file the first wrote and the second does not is removed
 touch "$tmp/o/plots/stale.png"
+echo 'file plots/stale.png' >>"$tmp/o/.ratelab-manifest"
 "$ratelab" study --trace "$tmp/quote.trace" --rules 5/1s --algos gcra --quiet --out "$tmp/o" 2>"$tmp/err" ||
 	fail "second study exited $?: $(cat "$tmp/err")"
 [ -e "$tmp/o/plots/stale.png" ] && fail "a file of the first study survived the second"
 [ "$(tail -n +2 "$tmp/o/study.csv" | cut -d, -f1,2 | tr '\n' ' ')" = "5/1s,gcra 3/1s,gcra " ] || fail "the second study's rows"
-ls "$tmp" | grep -q 'study-\|old-' && fail "a temporary directory was left: $(ls "$tmp")"
+ls -a "$tmp" "$tmp/o" | grep -q 'study-\|old-\|ratelab-new-' && fail "a temporary directory was left: $(ls -a "$tmp/o")"
 # a failed study leaves the earlier one as it was
 before=$(cat "$tmp/o/study.csv")
 "$ratelab" study --trace "$tmp/quote.trace" --rules 5/1s --decider 'exit 3' --quiet --out "$tmp/o" 2>"$tmp/err" &&
 	fail "a failing decider: exit 0"
 [ "$(cat "$tmp/o/study.csv")" = "$before" ] || fail "a failed study changed the earlier one"
-ls "$tmp" | grep -q 'study-\|old-' && fail "a failed study left a temporary directory: $(ls "$tmp")"
+ls -a "$tmp" "$tmp/o" | grep -q 'study-\|old-\|ratelab-new-' && fail "a failed study left a temporary directory: $(ls -a "$tmp/o")"
 
 finish study_known
