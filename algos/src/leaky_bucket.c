@@ -97,4 +97,7 @@ const struct rl_algo rl_leaky_bucket_algo = {
 	.max_admitted = bound_op,
 	.answers_delay = true,
 	.uses_burst = true,
+	.rerule = rl__level_rerule,
+	.state_ok = rl__level_state_ok,
+	.last_ns = rl__level_last_ns,
 };

@@ -86,4 +86,7 @@ const struct rl_algo rl_token_bucket_algo = {
 	.release = NULL,
 	.max_admitted = bound_op,
 	.uses_burst = true,
+	.rerule = rl__level_rerule,
+	.state_ok = rl__level_state_ok,
+	.last_ns = rl__level_last_ns,
 };
