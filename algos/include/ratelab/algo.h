@@ -266,8 +266,12 @@ static inline size_t rl_limiter_heap_bytes(const struct rl_limiter *lim, const v
  * conversion; a state rl_limiter_state_check accepts under from converts
  * into one it accepts under to (sliding_log's sum aside: its header).
  *
- * rl_limiter_rerule converts state (written under from) for a check under
- * to at now_ns. RL_OK (also when the rules are equal: nothing to do),
+ * A request whose cost the new rule can never admit changes nothing, the
+ * conversion included (as the Redis module writes nothing for it): a
+ * caller keeps the state as it was before converting it.
+ *
+ * rl_limiter_rerule converts state (written under from, and passing
+ * rl_limiter_state_check under from) for a check under to at now_ns. RL_OK (also when the rules are equal: nothing to do),
  * RL_ERANGE for now_ns outside [0, RL_TIME_MAX_NS], RL_EINVAL when the
  * limiters' algorithms differ or it has no rerule op. The state is
  * unchanged on an error.

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <limits.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -323,6 +324,17 @@ static bool to_cluster(struct rl_redis *r, int64_t deadline)
 }
 
 /* Connects (unless up, or backing off) within the deadline. */
+/* Whether host names an address (getaddrinfo, as hiredis resolves it). */
+static bool resolves(const char *host)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+
+	if (res)
+		freeaddrinfo(res);
+	return rc == 0;
+}
+
 static bool ensure(struct rl_redis *r, int64_t deadline)
 {
 	if (r->c || r->rc)
@@ -335,7 +347,14 @@ static bool ensure(struct rl_redis *r, int64_t deadline)
 		return false;
 	r->c = redisConnectWithTimeout(r->host, r->port, tv_ms(left < r->connect_ms ? left : r->connect_ms));
 	if (!r->c || r->c->err) {
-		drop(r, r->c ? r->c->errstr : "cannot allocate a connection");
+		char why[ERR_MAX - HOST_MAX - 32];
+		/* hiredis reports a name that does not resolve as REDIS_ERR_OTHER with
+		 * getaddrinfo's words only: name the host */
+		if (r->c && r->c->err == REDIS_ERR_OTHER && !resolves(r->host))
+			snprintf(why, sizeof(why), "host '%.200s' does not resolve (%.60s)", r->host, r->c->errstr);
+		else
+			snprintf(why, sizeof(why), "%.300s", r->c ? r->c->errstr : "cannot allocate a connection");
+		drop(r, why);
 		return false;
 	}
 	if (!probe_module(r, deadline) || (!r->module && !load_scripts(r, deadline)) || !to_cluster(r, deadline))
@@ -525,8 +544,23 @@ static bool noscript(const redisReply *rep)
 	return rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0;
 }
 
-/* Reads an algorithm script's reply into ans; false when it was NOSCRIPT. */
-static bool take(struct rl_redis *r, const redisReply *rep, struct rl_redis_answer *ans)
+/*
+ * A key whose stored state fails its checks ("key 'K' holds a damaged ALGO
+ * state", from the module and the scripts): an outage of that key, not a
+ * decision and not a fresh key.
+ */
+static bool damaged_state(const redisReply *rep)
+{
+	return rep->type == REDIS_REPLY_ERROR && strstr(rep->str, "' holds a damaged ") != NULL;
+}
+
+/*
+ * Reads an algorithm script's reply into ans; false when it was NOSCRIPT.
+ * A damaged state is decided by q's policy (on_error) and counted in
+ * errors, with the message kept in r->err.
+ */
+static bool take(struct rl_redis *r, const struct rl_redis_req *q, const redisReply *rep,
+		 struct rl_redis_answer *ans)
 {
 	if (noscript(rep))
 		return false;
@@ -544,6 +578,10 @@ static bool take(struct rl_redis *r, const redisReply *rep, struct rl_redis_answ
 	snprintf(r->err, sizeof(r->err), "redis: %s",
 		 rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply to a ratelab script");
 	ans->rc = RL_EREDIS;
+	if (damaged_state(rep)) {
+		ans->rc = q->rule->fail_closed ? RL_REJECTED : RL_ALLOWED;
+		ans->fallback = true;
+	}
 	r->st.errors++;
 	return true;
 }
@@ -576,17 +614,20 @@ static int check_req(const struct rl_redis_req *q)
 void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl__redis_cmd *c)
 {
 	const struct rl_rule *rule = &q->rule->lim->rule;
+	/* a window algorithm has no burst: B = N, as the stored form v3 keeps
+	 * its rule (whatever burst the limiter was made with) */
+	int64_t burst = q->rule->lim->algo->uses_burst ? rule->burst : rule->limit;
 
 	rl__redis_decimal(c->num[5], q->cost ? q->cost : 1);
 	if (r->module) {
-		build_module(r, c, false, q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst,
+		build_module(r, c, false, q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, burst,
 			     q->rule->lim->algo->name);
 		return;
 	}
 	int script = script_of(q->rule->lim->algo);
 
 	build(r, c, r->sha[script], rl__redis_scripts[script].keys,
-	      q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst, c->num[5]);
+	      q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, burst, c->num[5]);
 }
 
 /* Through the cluster router: c as EVAL with the script's text (for a node that lacks it). */
@@ -672,7 +713,7 @@ static size_t exchange_cluster(struct rl_redis *r, const struct rl_redis_req *re
 			fall_back(r, q, &ans[idx[i]]);
 			continue;
 		}
-		take(r, reps[i], &ans[idx[i]]);
+		take(r, q, reps[i], &ans[idx[i]]);
 		freeReplyObject(reps[i]);
 	}
 	free(cr);
@@ -706,7 +747,7 @@ static size_t exchange(struct rl_redis *r, const struct rl_redis_req *reqs, size
 			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
 			goto fail;
 		}
-		if (!take(r, rep, &ans[idx[i]]))
+		if (!take(r, &reqs[idx[i]], rep, &ans[idx[i]]))
 			idx[again++] = idx[i];
 		freeReplyObject(rep);
 	}
@@ -805,6 +846,10 @@ int rl_redis_breaker_validate(const struct rl_redis_breaker *b, char *msg, size_
 	if (rc)
 		return rc;
 	rl_breaker_destroy(&probe);
+	if (b->window > RL_REDIS_BREAKER_SPAN_MAX)
+		return bad(msg, msg_len, "breaker window", b->window);
+	if (b->open_for > RL_REDIS_BREAKER_SPAN_MAX)
+		return bad(msg, msg_len, "breaker open time", b->open_for);
 	if (b->timeout_ms < 0 || b->timeout_ms > 60000)
 		return bad(msg, msg_len, "breaker timeout (ms)", b->timeout_ms);
 	return RL_OK;
