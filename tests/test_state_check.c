@@ -50,7 +50,8 @@ static void test_level(void **unused)
 					     make(algos[i], 1, 1000000000000000000LL, 1000000000) };
 		for (int j = 0; j < 3; j++) {
 			const struct rl_limiter *lim = &lims[j];
-			unsigned __int128 deepest = ((unsigned __int128)lim->rule.burst + 1) * (uint64_t)lim->rule.window_ns;
+			/* token_bucket: B * W (an empty bucket); leaky_bucket: (B + 1) * W */
+			unsigned __int128 deepest = ((unsigned __int128)lim->rule.burst + (uint64_t)i) * (uint64_t)lim->rule.window_ns;
 			struct rl_level st = { 0 };
 			assert_int_equal(rl_limiter_state_check(lim, &st), RL_OK);
 			set_level(&st, deepest);

@@ -76,10 +76,10 @@ void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to
 	st->level_hi = (uint32_t)(l1 >> 64);
 }
 
-bool rl__level_state_ok(const struct rl_limiter *lim, const void *state)
+bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w)
 {
 	const struct rl_level *st = state;
-	rl__u128 deepest = rl__wide_get(rl__level_priv(lim)->burst_w) + (uint64_t)lim->rule.window_ns;
+	rl__u128 deepest = rl__wide_get(rl__level_priv(lim)->burst_w) + extra_w;
 
 	return rl__time_ok(st->last_ns) && rl__level_load(st) <= deepest;
 }

@@ -43,8 +43,10 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len);
 /* A rule change (algo.h's rerule op) of a level: level.h states it. */
 void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now);
 
-/* The level's ranges (algo.h's state_ok op): level.h states them. */
-bool rl__level_state_ok(const struct rl_limiter *lim, const void *state);
+/* The level's ranges (algo.h's state_ok op): last_ns a time, the level at
+ * most B * W + extra_w (token_bucket 0: a full bucket; leaky_bucket W:
+ * the unit in service too). */
+bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w);
 
 /* The level's last seen time (algo.h's last_ns op). */
 int64_t rl__level_last_ns(const void *state);

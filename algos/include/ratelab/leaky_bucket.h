@@ -26,7 +26,8 @@
  * carries over in the new rule's units, at most B1 * W1 (B1 waiting).
  *
  * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
- * the level at most (B + 1) * W (so level_hi within its width).
+ * the level at most (B + 1) * W (B waiting and the one in service; so
+ * level_hi within its width).
  */
 #ifndef RATELAB_LEAKY_BUCKET_H
 #define RATELAB_LEAKY_BUCKET_H

@@ -21,7 +21,8 @@
  * already taken carry over, at most a full new bucket.
  *
  * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
- * the level at most (B + 1) * W (so level_hi within its width).
+ * the level at most B * W (a bucket is never more than empty; so level_hi
+ * within its width).
  */
 #ifndef RATELAB_TOKEN_BUCKET_H
 #define RATELAB_TOKEN_BUCKET_H
