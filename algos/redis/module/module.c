@@ -14,9 +14,13 @@
  *     order; replies [rc, state before]: rc 1 admitted, 0 rejected or
  *     (state) done, -4 (RL_EORDER) a time before the key's last.
  *
- * State: the key's value is a plain string, state_bytes.h's layout; an
- * absent key is a fresh one. A key holding anything else is an error that
- * names it, and nothing is written. TTL, as the scripts set it: after a
+ * State: the key's value is a plain string, state_bytes.h's stored form
+ * v3 (the rule it was last written under, then the state); an absent key
+ * is a fresh one. A state written under another rule is converted to the
+ * check's (rl_limiter_rerule) before deciding; one whose fields no valid
+ * check could have left (rl_limiter_state_check) is the error "key 'K'
+ * holds a damaged ALGO state". A key holding anything else is an error
+ * that names it, and nothing is written. TTL, as the scripts set it: after a
  * check, the time back to full quota (reset_ns) rounded up to ms, plus
  * grace_ms (default 0, at most 10^12); a TTL of 0 deletes the key. A cost
  * that can never be admitted changes nothing (not even the TTL). The
@@ -92,8 +96,8 @@ __attribute__((format(printf, 2, 3))) static int fail(RedisModuleCtx *ctx, const
 
 /*
  * len bytes of p made safe to quote in a message, as the CLI quotes (its
- * sim_quote): between single quotes, control bytes and '\\' escaped (\\n,
- * \\t, \\r, \\xNN, \\\\), cut after QUOTE_MAX bytes with "...(N bytes)". buf
+ * sim_quote): between single quotes, control bytes and '\' escaped (\n,
+ * \t, \r, \xNN, \\), cut after QUOTE_MAX bytes with "...(N bytes)". buf
  * holds QUOTE_SIZE bytes; returns buf.
  */
 enum { QUOTE_MAX = 200, QUOTE_SIZE = QUOTE_MAX * 4 + 48 };
