@@ -139,7 +139,7 @@ perf-summary:
 DEPS_FUZZ := clang libclang-rt-14-dev
 DEPS += $(DEPS_FUZZ)
 FUZZ_SECONDS ?= 60
-FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario fuzz_import fuzz_compare
+FUZZERS := fuzz_parse fuzz_check fuzz_breaker fuzz_commands fuzz_scenario fuzz_import fuzz_compare fuzz_state
 
 .PHONY: fuzz
 fuzz:

@@ -402,6 +402,112 @@ static inline int m_check(const struct m_lim *m, struct m_key *k, int64_t t, str
 }
 
 /* ------------------------------------------------------------------ */
+/* A rule change on a live key (algo.h, each algorithm's header), as   */
+/* the words state it, on the model's own state.                       */
+
+/* ceil(a * b / c) for a < 2^128, b, c < 2^64, c > 0, the quotient below
+ * 2^128: the product as two 128-bit words, divided bit by bit. */
+static inline m_u128 m_muldiv_ceil(m_u128 a, uint64_t b, uint64_t c)
+{
+	m_u128 x = (m_u128)(uint64_t)a * b, y = (m_u128)(uint64_t)(a >> 64) * b;
+	m_u128 lo = x + (y << 64), hi = (y >> 64) + (lo < x);
+	m_u128 q = 0, rem = 0;
+
+	for (int i = 255; i >= 0; i--) {
+		uint64_t bit = (uint64_t)((i >= 128 ? hi >> (i - 128) : lo >> i) & 1);
+		rem = rem * 2 + bit;
+		q <<= 1;
+		if (rem >= c) {
+			rem -= c;
+			q |= 1;
+		}
+	}
+	return q + (rem != 0);
+}
+
+/* The units used in the key's current window list at now, dropped and
+ * replaced by units entries at now (and prev_units at before_ns). */
+static inline void m_refill(struct m_key *k, m_i128 now, int64_t units, m_i128 before_ns, int64_t prev_units)
+{
+	k->len = 0;
+	for (int64_t u = 0; u < prev_units; u++)
+		m_push(k, before_ns);
+	for (int64_t u = 0; u < units; u++)
+		m_push(k, now);
+}
+
+static inline int64_t m_min64(m_i128 a, int64_t b)
+{
+	return a < b ? (int64_t)a : b;
+}
+
+/*
+ * The state written under `from` converted for a check under `to` at t
+ * (clamped to the key's last seen time): the quota used so far, in the
+ * new rule's terms, clamped to its capacity. gcra is modelled as its token
+ * bucket (1 per T ns, burst B), where the used quota is gcra's debt.
+ */
+static inline void m_rerule(const struct m_lim *from, const struct m_lim *to, struct m_key *k, int64_t t)
+{
+	m_i128 now = k->seen && t < k->last ? k->last : t;
+	m_u128 w0 = (m_u128)from->w, w1 = (m_u128)to->w;
+
+	switch (from->kind) {
+	case M_TOKEN_BUCKET: {
+		m_u128 full0 = (m_u128)from->b * w0, tok = full0;
+		if (k->tb_any) {
+			tok = k->tok_w + (m_u128)(now - k->tb_at) * (m_u128)from->n;
+			tok = tok > full0 ? full0 : tok;
+		}
+		m_u128 used = m_muldiv_ceil(full0 - tok, (uint64_t)w1, (uint64_t)w0), full1 = (m_u128)to->b * w1;
+		used = used > full1 ? full1 : used;
+		k->tok_w = full1 - used;
+		k->tb_at = now;
+		k->tb_any = 1;
+		break;
+	}
+	case M_LEAKY_BUCKET: {
+		m_i128 queued = k->lb_any ? k->lb_end_n - now * from->n : 0;
+		m_u128 used = queued > 0 ? m_muldiv_ceil((m_u128)queued, (uint64_t)w1, (uint64_t)w0) : 0;
+		m_u128 full1 = (m_u128)to->b * w1;
+		used = used > full1 ? full1 : used;
+		k->lb_end_n = now * to->n + (m_i128)used;
+		k->lb_any = 1;
+		break;
+	}
+	case M_FIXED_WINDOW: {
+		struct m_counts c = m_count(from, k, now);
+		m_refill(k, now, m_min64(c.in_window, to->n), 0, 0);
+		break;
+	}
+	case M_SLIDING_COUNTER: {
+		struct m_counts c = m_count(from, k, now);
+		m_i128 start = m_floor_div(now, from->w) * from->w;
+		if (to->w == from->w) {
+			m_refill(k, now, m_min64(c.curr, to->n), start - 1, m_min64(c.prev, to->n));
+		} else {
+			m_u128 left = (m_u128)(start + from->w - now); /* W0 - e */
+			m_u128 u = (m_u128)c.curr + m_muldiv_ceil((m_u128)c.prev, (uint64_t)left, (uint64_t)from->w);
+			m_refill(k, now, m_min64((m_i128)u, to->n), 0, 0);
+		}
+		break;
+	}
+	case M_SLIDING_LOG: {
+		/* admissions at or before now - min(W0, W1) have left a window */
+		int64_t w = from->w < to->w ? from->w : to->w;
+		size_t kept = 0;
+		for (size_t i = 0; i < k->len; i++)
+			if (k->acc[i] > now - w)
+				k->acc[kept++] = k->acc[i];
+		k->len = kept;
+		break;
+	}
+	}
+	k->seen = 1;
+	k->last = now;
+}
+
+/* ------------------------------------------------------------------ */
 /* The rate-limit circuit breaker, per the spec's rules.               */
 
 enum m_bstate { M_CLOSED, M_OPEN, M_HALF_OPEN };

@@ -587,7 +587,8 @@ static void test_cidr_ranges(void **unused)
 	static const char text[] = "[tier a]\nunlimited = true\n[tier b]\nunlimited = true\n"
 				   "[tier c]\nunlimited = true\n[tier d]\nunlimited = true\n"
 				   "[clients]\na = 10.0.0.0/8 2001:db8::/32\nb = 10.1.0.0/16 10.1.2.3/32\n"
-				   "c = 2001:db8:1::/48 0.0.0.0/0\nd = 10.1.2.3 10.1.2.128/25\n[defaults]\ntier = d\n";
+				   "c = 2001:db8:1::/48 0.0.0.0/0\nd = 10.1.2.3 10.1.2.128/25 2001:DB8:3::7\n"
+				   "[defaults]\ntier = d\n";
 	static const struct {
 		const char *client, *tier;
 	} want[] = {
@@ -600,7 +601,19 @@ static void test_cidr_ranges(void **unused)
 		{ "2001:db8:1::5", "c" },
 		{ "2001:db8:2::1", "a" },
 		{ "2001:db9::1", "d" }, /* no IPv6 range: the default */
-		{ "::ffff:10.0.0.1", "d" }, /* an IPv6 address: IPv4 ranges do not hold it */
+		/* IPv4-mapped IPv6 (a dual-stack server's IPv4 client): its IPv4 address */
+		{ "::ffff:10.0.0.1", "a" },
+		{ "::FFFF:10.1.2.4", "b" },
+		{ "::ffff:a01:203", "d" },      /* 10.1.2.3, the literal id, in hex */
+		{ "0:0:0:0:0:ffff:10.1.2.200", "d" },
+		{ "::ffff:11.0.0.1", "c" },     /* 0.0.0.0/0 */
+		{ "::10.0.0.1", "d" },          /* IPv4-compatible, not mapped: no range */
+		/* every textual form of an IPv6 address */
+		{ "2001:DB8:2::1", "a" },
+		{ "2001:0db8:0002:0000:0000:0000:0000:0001", "a" },
+		{ "2001:db8:3::7", "d" },       /* the literal id 2001:DB8:3::7 over 2001:db8::/32 */
+		{ "2001:db8:3:0:0:0:0:7", "d" },
+		{ "2001:db8:3::8", "a" },
 		{ "10.0.0.0/8", "d" },  /* the range's text is no id */
 		{ "alice", "d" },
 		{ "", "d" },
@@ -664,6 +677,7 @@ static void test_cidr_ranges(void **unused)
 		{ "a = host/8", "4: client 'host/8' is not a CIDR range" },
 		{ "a = 2001:db8::/129", "4: client '2001:db8::/129' is not a CIDR range" },
 		{ "a = 2001:db8::/32\na = 2001:0db8::/32", "5: one CIDR range mapped twice (lines 4 and 5)" },
+		{ "a = 2001:db8::1\na = 2001:DB8::1", "5: one address mapped twice (lines 4 and 5)" },
 	};
 	for (size_t i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++) {
 		char t[256], w[300];

@@ -70,3 +70,22 @@ int64_t rl_limiter_reset_ns(const struct rl_limiter *lim, const void *state, int
 	int rc = algo->check(lim, copy, now_ns, 1, &d);
 	return rc < 0 ? rc : d.reset_ns;
 }
+
+int rl_limiter_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now_ns)
+{
+	const struct rl_algo *algo = to->algo;
+
+	if (!rl__time_ok(now_ns))
+		return RL_ERANGE;
+	if (from->algo != algo || !algo->rerule || !algo->last_ns)
+		return RL_EINVAL;
+	if (rl_limiter_same_rule(from, to))
+		return RL_OK;
+	algo->rerule(from, to, state, rl__clamp(now_ns, algo->last_ns(state)));
+	return RL_OK;
+}
+
+int rl_limiter_state_check(const struct rl_limiter *lim, const void *state)
+{
+	return !lim->algo->state_ok || lim->algo->state_ok(lim, state) ? RL_OK : RL_EINVAL;
+}

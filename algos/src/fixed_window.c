@@ -36,6 +36,44 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 	return rl__sat_count((rl__u128)lim->rule.limit * rl__windows_met(span_ns, lim->rule.window_ns));
 }
 
+/*
+ * While now's window under W0 holds admissions (now < end_ns), its count
+ * carries, clamped to N1, into the W1 window holding now; once it has
+ * ended nothing carries: the W1 window holding now starts empty, as the
+ * check would start it (fixed_window.h).
+ */
+static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
+{
+	struct rl_fixed_window *st = state;
+	int64_t w1 = to->rule.window_ns;
+
+	if (now >= st->end_ns)
+		st->count = 0;
+	else if ((uint64_t)st->count > (uint64_t)to->rule.limit)
+		st->count = (uint32_t)to->rule.limit;
+	if (now >= st->end_ns || w1 != from->rule.window_ns)
+		st->end_ns = now - now % w1 + w1;
+	st->last_ns = now;
+}
+
+/* Zeroed (a fresh key), or last_ns a time, end_ns a multiple of W in
+ * (last_ns, last_ns + W], count <= N (fixed_window.h). */
+static bool state_ok_op(const struct rl_limiter *lim, const void *state)
+{
+	const struct rl_fixed_window *st = state;
+	int64_t w = lim->rule.window_ns;
+
+	if (st->last_ns == 0 && st->end_ns == 0 && st->count == 0)
+		return true;
+	return rl__time_ok(st->last_ns) && st->end_ns > st->last_ns && st->end_ns - st->last_ns <= w &&
+	       st->end_ns % w == 0 && (int64_t)st->count <= lim->rule.limit;
+}
+
+static int64_t last_ns_op(const void *state)
+{
+	return ((const struct rl_fixed_window *)state)->last_ns;
+}
+
 const struct rl_algo rl_fixed_window_algo = {
 	.name = "fixed_window",
 	.state_size = sizeof(struct rl_fixed_window),
@@ -44,4 +82,7 @@ const struct rl_algo rl_fixed_window_algo = {
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,
+	.rerule = rerule_op,
+	.state_ok = state_ok_op,
+	.last_ns = last_ns_op,
 };

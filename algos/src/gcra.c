@@ -91,6 +91,38 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 	return rl__sat_count(1 + ((rl__u128)span_ns + p->tolerance_ns) / (rl__u128)p->emission_ns);
 }
 
+/*
+ * debt1 = min(ceil(debt0 * T1 / T0), tau1 + T1) (gcra.h): debt0 <=
+ * tau0 + T0 < 2^63 and T1 <= 10^18 < 2^60, so the product fits 128 bits;
+ * now + debt1 <= RL_TIME_MAX_NS + RL_GCRA_HORIZON_NS = INT64_MAX.
+ */
+static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
+{
+	struct rl_gcra *st = state;
+	const struct rl__gcra_priv *p0 = rl__gcra_priv(from), *p1 = rl__gcra_priv(to);
+	rl__u128 debt0 = st->tat_ns > now ? (uint64_t)(st->tat_ns - now) : 0;
+	rl__u128 debt1 = rl__ceil_div(debt0 * (uint64_t)p1->emission_ns, (uint64_t)p0->emission_ns);
+	rl__u128 most = (rl__u128)(uint64_t)p1->tolerance_ns + (uint64_t)p1->emission_ns;
+
+	st->tat_ns = now + (int64_t)(debt1 < most ? debt1 : most);
+	st->last_ns = now;
+}
+
+/* last_ns a time; 0 <= TAT <= last_ns + tau + T, what a check leaves (gcra.h). */
+static bool state_ok_op(const struct rl_limiter *lim, const void *state)
+{
+	const struct rl_gcra *st = state;
+	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
+
+	return rl__time_ok(st->last_ns) && st->tat_ns >= 0 &&
+	       st->tat_ns - st->last_ns <= p->tolerance_ns + p->emission_ns;
+}
+
+static int64_t last_ns_op(const void *state)
+{
+	return ((const struct rl_gcra *)state)->last_ns;
+}
+
 const struct rl_algo rl_gcra_algo = {
 	.name = "gcra",
 	.state_size = sizeof(struct rl_gcra),
@@ -102,4 +134,7 @@ const struct rl_algo rl_gcra_algo = {
 	.release = NULL,
 	.max_admitted = bound_op,
 	.uses_burst = true,
+	.rerule = rerule_op,
+	.state_ok = state_ok_op,
+	.last_ns = last_ns_op,
 };

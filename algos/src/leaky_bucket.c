@@ -85,6 +85,12 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 			    (rl__u128)lim->rule.limit * (rl__u128)span_ns / (rl__u128)lim->rule.window_ns);
 }
 
+/* B waiting and the one in service: (B + 1) * W (leaky_bucket.h). */
+static bool state_ok_op(const struct rl_limiter *lim, const void *state)
+{
+	return rl__level_state_ok(lim, state, (uint64_t)lim->rule.window_ns);
+}
+
 const struct rl_algo rl_leaky_bucket_algo = {
 	.name = "leaky_bucket",
 	.state_size = sizeof(struct rl_level),
@@ -97,4 +103,7 @@ const struct rl_algo rl_leaky_bucket_algo = {
 	.max_admitted = bound_op,
 	.answers_delay = true,
 	.uses_burst = true,
+	.rerule = rl__level_rerule,
+	.state_ok = state_ok_op,
+	.last_ns = rl__level_last_ns,
 };

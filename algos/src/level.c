@@ -42,3 +42,49 @@ struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct 
 	st->level_hi = (uint32_t)(after >> 64);
 	return step;
 }
+
+/* The level at now (>= last_ns) under lim's rule, drained as a check drains it. */
+static rl__u128 level_at(const struct rl_limiter *lim, const struct rl_level *st, int64_t now)
+{
+	rl__u128 drained = (rl__u128)rl__level_idle_ns(lim, now, st->last_ns) * (uint64_t)lim->rule.limit;
+	rl__u128 level = rl__level_load(st);
+
+	return level > drained ? level - drained : 0;
+}
+
+/*
+ * L1 = min(ceil(L0 * W1 / W0), B1 * W1) as q * W1 + ceil(r * W1 / W0),
+ * q = L0 / W0 and r = L0 % W0 (level.h): L0 <= (B0 + 1) * W0 gives
+ * q <= B0 + 1 < 2^30, so q * W1 < 2^90 and r * W1 < 2^120: no product
+ * wraps, no word is dropped.
+ */
+void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
+{
+	struct rl_level *st = state;
+	rl__u128 l0 = level_at(from, st, now), l1;
+	rl__u128 w0 = (uint64_t)from->rule.window_ns, w1 = (uint64_t)to->rule.window_ns;
+	rl__u128 cap = rl__wide_get(rl__level_priv(to)->burst_w);
+
+	if (w0 == w1)
+		l1 = l0;
+	else
+		l1 = l0 / w0 * w1 + rl__ceil_div(l0 % w0 * w1, w0);
+	if (l1 > cap)
+		l1 = cap;
+	st->last_ns = now;
+	st->level_lo = (uint64_t)l1;
+	st->level_hi = (uint32_t)(l1 >> 64);
+}
+
+bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w)
+{
+	const struct rl_level *st = state;
+	rl__u128 deepest = rl__wide_get(rl__level_priv(lim)->burst_w) + extra_w;
+
+	return rl__time_ok(st->last_ns) && rl__level_load(st) <= deepest;
+}
+
+int64_t rl__level_last_ns(const void *state)
+{
+	return ((const struct rl_level *)state)->last_ns;
+}

@@ -40,6 +40,17 @@ static inline const struct rl__level_priv *rl__level_priv(const struct rl_limite
 /* The init op of an algorithm kept as a level (token_bucket, leaky_bucket). */
 int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len);
 
+/* A rule change (algo.h's rerule op) of a level: level.h states it. */
+void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now);
+
+/* The level's ranges (algo.h's state_ok op): last_ns a time, the level at
+ * most B * W + extra_w (token_bucket 0: a full bucket; leaky_bucket W:
+ * the unit in service too). */
+bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w);
+
+/* The level's last seen time (algo.h's last_ns op). */
+int64_t rl__level_last_ns(const void *state);
+
 /* What one check did: admitted is all ones or zero; before is the level
  * at now before the request, in 1/W request. */
 struct rl__level_step {

@@ -56,16 +56,40 @@ bool rl__registry_prefix_match(const unsigned char *a, const unsigned char *b, i
 	return !rest || ((a[whole] ^ b[whole]) & (unsigned char)(0xff << (8 - rest))) == 0;
 }
 
-/* The tier of the longest range holding client, an address, or NULL. */
+/*
+ * The tier of the longest range holding client, an address in any textual
+ * form (inet_pton's), or NULL. An IPv4-mapped IPv6 address
+ * (::ffff:a.b.c.d, as a dual-stack server reports an IPv4 client) is also
+ * its IPv4 address: IPv4 ranges hold it, an IPv4 /b counting as the IPv6
+ * /(96 + b) it is, so the longest of both families wins.
+ */
 static const struct rl_tier *range_tier(const struct rl_registry *r, const char *client, size_t len)
 {
+	static const unsigned char mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	unsigned char addr[16];
 	int family = rl__registry_address(client, len, addr);
+	bool mapped = family == 6 && memcmp(addr, mapped_prefix, sizeof(mapped_prefix)) == 0;
+	const unsigned char *v4 = mapped ? addr + 12 : addr;
+	const struct range *best = NULL;
+	int best_bits = -1;
 
-	for (size_t i = 0; family && i < r->nranges; i++) /* longest prefix first */
-		if (r->ranges[i].family == family && rl__registry_prefix_match(r->ranges[i].addr, addr, r->ranges[i].bits))
-			return &r->tiers[r->ranges[i].tier];
-	return NULL;
+	for (size_t i = 0; family && i < r->nranges; i++) { /* longest prefix first */
+		const struct range *g = &r->ranges[i];
+		int bits;
+		if (g->family == 6 && family == 6 && rl__registry_prefix_match(g->addr, addr, g->bits))
+			bits = g->bits;
+		else if (g->family == 4 && (family == 4 || mapped) && rl__registry_prefix_match(g->addr, v4, g->bits))
+			bits = g->bits + 96;
+		else
+			continue;
+		if (bits > best_bits || (bits == best_bits && g->host && !best->host)) {
+			best = g;
+			best_bits = bits;
+		}
+		if (!mapped) /* one family: the first range holding it is the longest */
+			break;
+	}
+	return best ? &r->tiers[best->tier] : NULL;
 }
 
 /* The tier's store, created on first use; NULL when it cannot be allocated. */

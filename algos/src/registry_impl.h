@@ -18,6 +18,7 @@ struct client {
 	size_t tier; /* index, resolved after the parse */
 	long line;
 	bool range;  /* a CIDR range (ranges holds it), never matched as a literal id */
+	bool host;   /* an address: ranges also holds it as a /32 or /128 (its other textual forms) */
 };
 
 /* A CIDR range of [clients]: an address family's first bits bits of addr. */
@@ -27,6 +28,8 @@ struct range {
 	int bits;               /* the prefix length: 0..32 or 0..128 */
 	size_t tier;            /* index, resolved after the parse */
 	long line;
+	bool host;              /* an address id's /32 or /128 (client.host) */
+	size_t client;          /* its client's index while loading (before the clients are sorted) */
 };
 
 struct rl_registry {

@@ -320,11 +320,20 @@ static bool parse_range(struct parse *p, const char *id, size_t len, struct rang
 static bool add_client(struct parse *p, const char *tier, const char *id, size_t len)
 {
 	struct rl_registry *r = p->r;
-	struct range range;
-	bool is_range = memchr(id, '/', len) != NULL;
+	struct range range = { 0 };
+	bool is_range = memchr(id, '/', len) != NULL, host = false;
 
 	if (is_range && !parse_range(p, id, len, &range))
 		return false;
+	/* an address id also matches its other textual forms (and, IPv4, its
+	 * IPv4-mapped IPv6 form): a host range beside the literal id */
+	if (!is_range && (range.family = rl__registry_address(id, len, range.addr)) != 0) {
+		host = true;
+		range.bits = range.family == 4 ? 32 : 128;
+		range.line = p->rd.lineno;
+	}
+	range.host = host;
+	range.client = r->nclients;
 
 	if (r->nclients == p->clients_cap) {
 		size_t cap = p->clients_cap ? 2 * p->clients_cap : 16;
@@ -347,8 +356,9 @@ static bool add_client(struct parse *p, const char *tier, const char *id, size_t
 	snprintf(c->tier_name, sizeof(c->tier_name), "%s", tier);
 	c->line = p->rd.lineno;
 	c->range = is_range;
+	c->host = host;
 	r->nclients++;
-	if (is_range) {
+	if (is_range || host) {
 		struct range *g = realloc(r->ranges, (r->nranges + 1) * sizeof(*g));
 		if (!g) {
 			p->nomem = true;
@@ -360,12 +370,15 @@ static bool add_client(struct parse *p, const char *tier, const char *id, size_t
 	return true;
 }
 
-/* Longest prefix first: the lookup takes the first range that holds an address. */
+/* Longest prefix first, an address id's host range before a CIDR range of
+ * the same length: the lookup takes the first range that holds an address. */
 static int range_cmp(const void *a, const void *b)
 {
 	const struct range *x = a, *y = b;
 
-	return (y->bits > x->bits) - (y->bits < x->bits);
+	if (x->bits != y->bits)
+		return (y->bits > x->bits) - (y->bits < x->bits);
+	return (int)y->host - (int)x->host;
 }
 
 static bool clients_key(struct parse *p, const char *tier, const char *value)
@@ -465,14 +478,22 @@ static bool finish(struct parse *p)
 				    r->clients[i].id, r->clients[i].tier_name);
 	/* the ranges were added in the order of their clients */
 	for (size_t i = 0, k = 0; i < r->nclients; i++)
-		if (r->clients[i].range)
+		if (r->clients[i].range || r->clients[i].host)
 			r->ranges[k++].tier = r->clients[i].tier;
 	for (size_t i = 0; i < r->nranges; i++)
-		for (size_t j = i + 1; j < r->nranges; j++)
-			if (r->ranges[i].family == r->ranges[j].family && r->ranges[i].bits == r->ranges[j].bits &&
-			    memcmp(r->ranges[i].addr, r->ranges[j].addr, sizeof(r->ranges[i].addr)) == 0)
-				return fail(p, r->ranges[j].line, "one CIDR range mapped twice (lines %ld and %ld)",
-					    r->ranges[i].line, r->ranges[j].line);
+		for (size_t j = i + 1; j < r->nranges; j++) {
+			const struct range *a = &r->ranges[i], *b = &r->ranges[j];
+			if (a->family != b->family || a->bits != b->bits || memcmp(a->addr, b->addr, sizeof(a->addr)) != 0)
+				continue;
+			const struct client *ca = &r->clients[a->client], *cb = &r->clients[b->client];
+			/* an address id beside the /32 or /128 range of it: the id wins (its
+			 * host range sorts first); one id twice: the clients' own check says so */
+			if (a->host != b->host || (ca->len == cb->len && memcmp(ca->id, cb->id, ca->len) == 0))
+				continue;
+			return fail(p, b->line, a->host ? "one address mapped twice (lines %ld and %ld)"
+							: "one CIDR range mapped twice (lines %ld and %ld)",
+				    a->line, b->line);
+		}
 	if (r->nranges)
 		qsort(r->ranges, r->nranges, sizeof(*r->ranges), range_cmp);
 	if (r->nclients)

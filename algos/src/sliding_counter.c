@@ -144,6 +144,50 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 	return rl__sat_count((rl__u128)lim->rule.limit * rl__windows_met(span_ns, lim->rule.window_ns));
 }
 
+/*
+ * Same window: advanced to now's window as a check advances it, prev and
+ * curr clamped to N1. Another window: the check's own estimate of the
+ * units in the sliding window at now, curr + ceil(prev * (end - now) / W0)
+ * (prev * W0 < 2^80), clamped to N1, becomes the count of the W1 window
+ * holding now, with nothing before it (sliding_counter.h).
+ */
+static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
+{
+	struct rl_sliding_counter *st = state;
+	int64_t w0 = from->rule.window_ns, w1 = to->rule.window_ns;
+	uint64_t n1 = (uint64_t)to->rule.limit;
+
+	(void)rl__sliding_counter_advance(w0, st, now);
+	if (w1 == w0) {
+		st->prev = st->prev > n1 ? (uint32_t)n1 : st->prev;
+		st->curr = st->curr > n1 ? (uint32_t)n1 : st->curr;
+	} else {
+		rl__u128 u = st->curr + rl__ceil_div((rl__u128)st->prev * (uint64_t)(st->end_ns - now), (uint64_t)w0);
+		st->curr = (uint32_t)(u > n1 ? n1 : u);
+		st->prev = 0;
+		st->end_ns = now - now % w1 + w1;
+	}
+	st->last_ns = now;
+}
+
+/* Zeroed (a fresh key), or last_ns a time, end_ns a multiple of W in
+ * (last_ns, last_ns + W], prev and curr <= N (sliding_counter.h). */
+static bool state_ok_op(const struct rl_limiter *lim, const void *state)
+{
+	const struct rl_sliding_counter *st = state;
+	int64_t w = lim->rule.window_ns;
+
+	if (st->last_ns == 0 && st->end_ns == 0 && st->prev == 0 && st->curr == 0)
+		return true;
+	return rl__time_ok(st->last_ns) && st->end_ns > st->last_ns && st->end_ns - st->last_ns <= w &&
+	       st->end_ns % w == 0 && (int64_t)st->prev <= lim->rule.limit && (int64_t)st->curr <= lim->rule.limit;
+}
+
+static int64_t last_ns_op(const void *state)
+{
+	return ((const struct rl_sliding_counter *)state)->last_ns;
+}
+
 const struct rl_algo rl_sliding_counter_algo = {
 	.name = "sliding_counter",
 	.state_size = sizeof(struct rl_sliding_counter),
@@ -154,4 +198,7 @@ const struct rl_algo rl_sliding_counter_algo = {
 	.is_idle = idle_op,
 	.release = NULL,
 	.max_admitted = bound_op,
+	.rerule = rerule_op,
+	.state_ok = state_ok_op,
+	.last_ns = last_ns_op,
 };

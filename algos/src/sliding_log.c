@@ -69,7 +69,8 @@ decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, 
 	st->last_ns = now;
 
 	if (out) {
-		out->remaining = n - log->total;
+		/* a lowered N may leave more than N in the log (rerule_op) */
+		out->remaining = log->total < (uint64_t)n ? n - log->total : 0;
 		/* (a cost above N never reaches here: never() answers it) */
 		out->retry_after_ns = verdict ? 0 : retry_after(log, n, w, now, cost);
 		out->reset_ns = log->total ? rl_runlog_newest(log)->at + w - now : 0;
@@ -108,7 +109,7 @@ static int never(const struct rl_limiter *lim, const struct rl_sliding_log *st, 
 			break;
 		in_window -= r->count;
 	}
-	out->remaining = lim->rule.limit - in_window;
+	out->remaining = in_window < lim->rule.limit ? lim->rule.limit - in_window : 0;
 	out->retry_after_ns = RL_DURATION_MAX_NS;
 	out->reset_ns = in_window ? rl_runlog_newest(log)->at + w - now : 0;
 	out->delay_ns = 0;
@@ -234,6 +235,52 @@ static int64_t reset_op(const struct rl_limiter *lim, const void *state, int64_t
 	return left > 0 ? left : 0;
 }
 
+/*
+ * The runs are absolute times and stay; those the old window (and the
+ * new, when shorter) has left by now are dropped, as a check under either
+ * rule would drop them, so a longer W1 never counts admissions older than
+ * W0 (sliding_log.h). Allocates nothing.
+ */
+static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
+{
+	struct rl_sliding_log *st = state;
+	int64_t w = from->rule.window_ns < to->rule.window_ns ? from->rule.window_ns : to->rule.window_ns;
+
+	rl_runlog_expire(&st->log, now - w);
+	st->last_ns = now;
+}
+
+/*
+ * last_ns a time; the ring's shape sound (cap 0 or a power of two, len <=
+ * cap, head < cap); runs inside (last_ns - W, last_ns], strictly
+ * increasing, each of at least 1 unit, their sum the log's total and at
+ * most RL_LIMIT_MAX (sliding_log.h: N after a change that lowered N).
+ */
+static bool state_ok_op(const struct rl_limiter *lim, const void *state)
+{
+	const struct rl_sliding_log *st = state;
+	const struct rl_runlog *log = &st->log;
+	int64_t prev = st->last_ns - lim->rule.window_ns;
+	uint64_t sum = 0;
+
+	if (!rl__time_ok(st->last_ns) || (log->cap & (log->cap - 1)) || log->len > log->cap ||
+	    (log->cap && (log->head >= log->cap || !log->runs)))
+		return false;
+	for (uint32_t i = 0; i < log->len; i++) {
+		const struct rl_run *r = &log->runs[(log->head + i) & (log->cap - 1)];
+		if (r->at <= prev || r->at > st->last_ns || r->count == 0)
+			return false;
+		prev = r->at;
+		sum += r->count;
+	}
+	return sum == log->total && sum <= (uint64_t)RL_LIMIT_MAX;
+}
+
+static int64_t last_ns_op(const void *state)
+{
+	return ((const struct rl_sliding_log *)state)->last_ns;
+}
+
 const struct rl_algo rl_sliding_log_algo = {
 	.name = "sliding_log",
 	.state_size = sizeof(struct rl_sliding_log),
@@ -245,4 +292,7 @@ const struct rl_algo rl_sliding_log_algo = {
 	.reset_ns = reset_op,
 	.check_heap = check_heap_op,
 	.max_admitted = bound_op,
+	.rerule = rerule_op,
+	.state_ok = state_ok_op,
+	.last_ns = last_ns_op,
 };

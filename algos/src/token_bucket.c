@@ -75,6 +75,12 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 			    (rl__u128)lim->rule.limit * (rl__u128)span_ns / (rl__u128)lim->rule.window_ns);
 }
 
+/* A full bucket: the level never passes B * W (token_bucket.h). */
+static bool state_ok_op(const struct rl_limiter *lim, const void *state)
+{
+	return rl__level_state_ok(lim, state, 0);
+}
+
 const struct rl_algo rl_token_bucket_algo = {
 	.name = "token_bucket",
 	.state_size = sizeof(struct rl_level),
@@ -86,4 +92,7 @@ const struct rl_algo rl_token_bucket_algo = {
 	.release = NULL,
 	.max_admitted = bound_op,
 	.uses_burst = true,
+	.rerule = rl__level_rerule,
+	.state_ok = state_ok_op,
+	.last_ns = rl__level_last_ns,
 };

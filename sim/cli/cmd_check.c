@@ -1,8 +1,8 @@
 /*
- * cmd_check.c - `ratelab check [--config] [FILE]`: loads a tiers file (no
- * FILE, or "-": standard input)
- * (registry.h) and prints the rules it resolves to, one line per tier,
- * per mapped client and for the default; a bad file gets its
+ * cmd_check.c - `ratelab check [--config] [FILE] [--client ID]`: loads a
+ * tiers file (no FILE, or "-": standard input) (registry.h) and prints the
+ * rules it resolves to, one line per tier, per mapped client and for the
+ * default, or with --client the one line of the tier ID gets; a bad file gets its
  * "FILE:LINE: problem" message and exit status 2. The file may hold the
  * extra keys of this build (cli_tier_keys), shown after the built-in ones.
  */
@@ -12,8 +12,8 @@
 #include "ratelab/registry.h"
 
 static const char usage[] =
-	"usage: ratelab check --config FILE\n"
-	"       ratelab check [FILE]\n"
+	"usage: ratelab check --config FILE [--client ID]\n"
+	"       ratelab check [FILE] [--client ID]\n"
 	"\n"
 	"Validates a tiers file (format: examples/tiers.ini; no FILE, or '-': standard\n"
 	"input) and prints, in order, each tier with every key it takes:\n"
@@ -24,6 +24,10 @@ static const char usage[] =
 	"  tier NAME unlimited on_error=E\n"
 	"  client ID tier=NAME          (sorted by id; ID may be a CIDR range)\n"
 	"  default tier=NAME\n"
+	"With --client ID it prints instead the one line 'client ID tier=NAME': the\n"
+	"tier that client gets (its id, else the longest CIDR range holding it -- an\n"
+	"address in any textual form, an IPv4-mapped IPv6 address ::ffff:a.b.c.d as\n"
+	"its IPv4 address -- else the default).\n"
 	"A bad file gets one message 'FILE:LINE: problem' on stderr and exit status 2.\n";
 
 static const char *when_full_name(enum rl_when_full wf)
@@ -31,10 +35,11 @@ static const char *when_full_name(enum rl_when_full wf)
 	return wf == RL_FULL_EVICT ? "evict" : wf == RL_FULL_FAIL_OPEN ? "fail_open" : "fail_closed";
 }
 
-enum { O_CONFIG, O_COUNT };
+enum { O_CONFIG, O_CLIENT, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_CONFIG] = { "config", CLI_VALUE },
+	[O_CLIENT] = { "client", CLI_VALUE },
 };
 
 int cli_cmd_check(int argc, char **argv)
@@ -74,6 +79,12 @@ int cli_cmd_check(int argc, char **argv)
 	if (rc)
 		return cli_usage_error("check", "%s", shown);
 
+	const char *client = a.value[O_CLIENT];
+	if (client) {
+		printf("client %s tier=%s\n", client, rl_registry_resolve(r, client, strlen(client))->name);
+		rl_registry_destroy(r);
+		return cli_output_end("check", CLI_EXIT_OK);
+	}
 	for (size_t i = 0; i < rl_registry_tier_count(r); i++) {
 		const struct rl_tier *t = rl_registry_tier_at(r, i);
 		const char *on_error = t->fail_closed ? "fail_closed" : "fail_open";

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "ratelab/algo.h"
 #include "ratelab/http.h"
+#include "ratelab/parse.h"
 #include "ratelab/registry.h"
 #include "replay.h"
 #include "trace_line.h"
@@ -62,6 +63,11 @@ static const char usage[] =
 	"  --redis-timeout MS  a batch's budget in ms, 1..60000 (default 5000; a\n"
 	"               tier's redis_timeout overrides it); past it, the tier's\n"
 	"               on_error decides\n"
+	"  --rule-at T=N/W[:bB]  from time T (ns) on, every key's rule is N per W\n"
+	"               (a duration with a unit), burst B (default N; only for %s);\n"
+	"               repeatable, T increasing; a key's state converts at its\n"
+	"               first line under the new rule (docs/library.md, \"A rule\n"
+	"               change\"); in process and with --redis alike; not with --config\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
 enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
@@ -76,6 +82,113 @@ static const struct cli_option options[O_COUNT] = {
 	[O_REDIS_PREFIX] = { "redis-prefix", CLI_VALUE }, [O_REDIS_TIMEOUT] = { "redis-timeout", CLI_VALUE },
 };
 
+static const char *burst_names_of(char *buf, size_t len)
+{
+	return rl_algo_burst_names(buf, len);
+}
+
+/* The --rule-at values, taken out of argv before cli_parse (it allows an option once). */
+struct rule_at_args {
+	const char **value;
+	size_t n;
+};
+
+/*
+ * Moves every "--rule-at V" and "--rule-at=V" before "--" out of argv
+ * into ra, compacting argv; returns the new argc, or -1 after a usage
+ * error (a --rule-at without a value), or -2 out of memory.
+ */
+static int take_rule_at(int argc, char **argv, struct rule_at_args *ra)
+{
+	int out = 0;
+	bool opts_on = true;
+
+	ra->value = calloc((size_t)argc + 1, sizeof(*ra->value));
+	if (!ra->value)
+		return -2;
+	for (int i = 0; i < argc; i++) {
+		if (opts_on && strcmp(argv[i], "--") == 0)
+			opts_on = false;
+		if (opts_on && strcmp(argv[i], "--rule-at") == 0) {
+			if (i + 1 >= argc) {
+				cli_usage_error("replay", "--rule-at needs a value T=N/W[:bB]");
+				return -1;
+			}
+			ra->value[ra->n++] = argv[++i];
+		} else if (opts_on && strncmp(argv[i], "--rule-at=", 10) == 0) {
+			ra->value[ra->n++] = argv[i] + 10;
+		} else {
+			argv[out++] = argv[i];
+		}
+	}
+	return out;
+}
+
+/* One --rule-at value T=N/W[:bB] into *t and *rule (base's algorithm). */
+static int parse_rule_at(const char *text, const struct rl_algo *algo, int64_t *t, struct rl_rule *rule)
+{
+	char buf[160], what[200], names[160];
+	const char *q = cli_quote(text);
+	size_t len = strlen(text);
+
+	if (len >= sizeof(buf))
+		return cli_usage_error("replay", "--rule-at %s is not T=N/W[:bB]", q);
+	memcpy(buf, text, len + 1);
+	char *eq = strchr(buf, '='), *slash = eq ? strchr(eq, '/') : NULL, *colon = slash ? strchr(slash, ':') : NULL;
+	if (!eq || !slash)
+		return cli_usage_error("replay", "--rule-at %s is not T=N/W[:bB] (e.g. 5000000000=10/1s:b20)", q);
+	*eq = *slash = '\0';
+	if (colon)
+		*colon = '\0';
+	if (!rl_parse_i64(buf, t) || *t < 0 || *t > RL_TIME_MAX_NS)
+		return cli_usage_error("replay", "--rule-at %s: time '%s' is not an integer in [0, %lld]", q, buf,
+				       (long long)RL_TIME_MAX_NS);
+	snprintf(what, sizeof(what), "--rule-at %s: limit", q);
+	int status = cli_int("replay", what, eq + 1, 1, RL_LIMIT_MAX, &rule->limit);
+	if (status)
+		return status;
+	snprintf(what, sizeof(what), "--rule-at %s: window", q);
+	if ((status = cli_duration("replay", what, slash + 1, 1, RL_WINDOW_MAX_NS, &rule->window_ns)))
+		return status;
+	rule->burst = rule->limit;
+	if (!colon)
+		return CLI_EXIT_OK;
+	if (colon[1] != 'b')
+		return cli_usage_error("replay", "--rule-at %s is not T=N/W[:bB] (the burst is :bB, e.g. :b20)", q);
+	if (!algo->uses_burst)
+		return cli_usage_error("replay", "--rule-at %s: a burst does not apply to %s: it has no bucket (only %s "
+				       "take a burst)", q, algo->name, rl_algo_burst_names(names, sizeof(names)));
+	snprintf(what, sizeof(what), "--rule-at %s: burst", q);
+	return cli_int("replay", what, colon + 2, 1, RL_BURST_MAX, &rule->burst);
+}
+
+/* rp->rules from rp->lim and the --rule-at values. */
+static int make_rules(struct cli_replay *rp, const struct rule_at_args *ra)
+{
+	char msg[160];
+
+	rp->nrules = 1 + ra->n;
+	rp->rules = calloc(rp->nrules, sizeof(*rp->rules));
+	rp->rule_at = calloc(rp->nrules, sizeof(*rp->rule_at));
+	if (!rp->rules || !rp->rule_at) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	rp->rules[0] = rp->lim;
+	for (size_t i = 1; i < rp->nrules; i++) {
+		struct rl_rule rule;
+		int status = parse_rule_at(ra->value[i - 1], rp->lim.algo, &rp->rule_at[i], &rule);
+		if (status)
+			return status;
+		if (i > 1 && rp->rule_at[i] <= rp->rule_at[i - 1])
+			return cli_usage_error("replay", "--rule-at %s: times must increase (the one before is at %lld)",
+					       cli_quote(ra->value[i - 1]), (long long)rp->rule_at[i - 1]);
+		if (rl_limiter_init(&rp->rules[i], rp->lim.algo, &rule, msg, sizeof(msg)))
+			return cli_usage_error("replay", "--rule-at %s: %s", cli_quote(ra->value[i - 1]), msg);
+	}
+	return CLI_EXIT_OK;
+}
+
 static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 {
 	struct cli_args a;
@@ -83,7 +196,8 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 	int status = cli_parse("replay", argc, argv, options, O_COUNT, 1, &a);
 
 	if (status == CLI_HELP)
-		printf(usage, rl_algo_names(), rl_algo_burst_names(burst_names, sizeof(burst_names)));
+		printf(usage, rl_algo_names(), burst_names_of(burst_names, sizeof(burst_names)),
+		       burst_names_of(burst_names, sizeof(burst_names)));
 	if (status)
 		return status;
 	ro->algo = a.value[O_ALGO];
@@ -147,17 +261,23 @@ static void replay_free(struct cli_replay *rp)
 		sim_keymap_destroy(&rp->maps[i]);
 	}
 	free(rp->maps);
+	free(rp->rules);
+	free(rp->rule_at);
 	rl_registry_destroy(rp->reg);
 }
 
-static int replay_setup(struct cli_replay *rp)
+static int replay_setup(struct cli_replay *rp, const struct rule_at_args *ra)
 {
 	const struct replay_opts *ro = &rp->ro;
+	size_t state_size = 0;
 
 	if (ro->config) {
 		char err[512];
 		if (ro->algo || ro->limit || ro->window || ro->burst)
 			return cli_usage_error("replay", "--config replaces --algo, --limit, --window and --burst");
+		if (ra->n)
+			return cli_usage_error("replay", "--rule-at changes the one rule of --algo, --limit, --window "
+					       "and --burst: not with --config");
 		const struct rl_tier_key *keys;
 		size_t nkeys = cli_tier_keys(&keys);
 		int rc = rl_registry_load_with(&rp->reg, ro->config, keys, nkeys, err, sizeof(err));
@@ -170,9 +290,15 @@ static int replay_setup(struct cli_replay *rp)
 		rp->nmaps = rl_registry_tier_count(rp->reg);
 	} else {
 		int status = make_limiter(ro, &rp->lim);
-		if (status)
+		if (status || (status = make_rules(rp, ra)))
 			return status;
 		rp->nmaps = 1;
+		state_size = rp->lim.algo->state_size;
+		if (rp->nrules > 1) {
+			/* the key's rule index after its state, 8-byte aligned */
+			rp->state_off = (state_size + 7) / 8 * 8;
+			state_size = rp->state_off + 8;
+		}
 	}
 	if (!(rp->maps = calloc(rp->nmaps, sizeof(*rp->maps)))) {
 		fputs("ratelab replay: out of memory\n", stderr);
@@ -182,7 +308,7 @@ static int replay_setup(struct cli_replay *rp)
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
 		if (t && t->unlimited)
 			continue;
-		int rc = sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : rp->lim.algo->state_size);
+		int rc = sim_keymap_init(&rp->maps[i], t ? t->limiter.algo->state_size : state_size);
 		if (rc) {
 			fprintf(stderr, "ratelab replay: key map: %s%s\n", rl_strerror(rc),
 				rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
@@ -195,11 +321,19 @@ static int replay_setup(struct cli_replay *rp)
 int cli_cmd_replay(int argc, char **argv)
 {
 	struct cli_replay rp = { 0 };
-	int status = parse_opts(argc, argv, &rp.ro);
+	struct rule_at_args ra = { 0 };
+	int n = take_rule_at(argc, argv, &ra);
+	int status = n == -2 ? CLI_EXIT_FAIL : n < 0 ? CLI_EXIT_USAGE : parse_opts(n, argv, &rp.ro);
 
-	if (status)
+	if (n == -2)
+		fputs("ratelab replay: out of memory\n", stderr);
+	if (status) {
+		free(ra.value);
 		return status < 0 ? CLI_EXIT_OK : status;
-	if ((status = replay_setup(&rp))) {
+	}
+	status = replay_setup(&rp, &ra);
+	free(ra.value);
+	if (status) {
 		replay_free(&rp);
 		return status;
 	}

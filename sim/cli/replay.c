@@ -14,14 +14,13 @@
 #include "replay.h"
 #include "trace_line.h"
 
-static void print_headers(const struct cli_replay *rp, const struct rl_tier *tier, int verdict,
-			  const struct rl_decision *d)
+static void print_headers(const struct cli_replay *rp, const struct rl_tier *tier, const struct rl_limiter *lim,
+			  int verdict, const struct rl_decision *d)
 {
 	char buf[512];
 
 	printf("HTTP/1.1 %s\n", rl_http_status(verdict) == 429 ? "429 Too Many Requests" : "200 OK");
 	if (!(tier && tier->unlimited)) {
-		const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
 		struct rl_http_policy p = { tier ? tier->name : "default", lim->rule.limit, lim->rule.window_ns };
 		if (rl_http_headers(buf, sizeof(buf), &p, verdict, d, rp->ro.http_flags) > 0)
 			fputs(buf, stdout);
@@ -30,11 +29,9 @@ static void print_headers(const struct cli_replay *rp, const struct rl_tier *tie
 }
 
 /* Inlined into the in-process loop (the perf gate counts its instructions per line). */
-static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
-					  const struct rl_decision *d)
+static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp, const struct rl_tier *tier,
+					  const struct rl_limiter *lim, int rc, const struct rl_decision *d)
 {
-	const struct rl_limiter *lim = tier ? &tier->limiter : &rp->lim;
-
 	if (!rp->ro.explain) {
 		fputs(rc ? "1\n" : "0\n", stdout);
 	} else if (tier && tier->unlimited) {
@@ -49,7 +46,7 @@ static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp, const str
 		putchar('\n');
 	}
 	if (rp->ro.headers)
-		print_headers(rp, tier, rc, d);
+		print_headers(rp, tier, lim, rc, d);
 }
 
 static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct sim_lines *in, char *line,
@@ -73,10 +70,88 @@ static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct
 	return CLI_EXIT_OK;
 }
 
-void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
+void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, const struct rl_limiter *lim, int rc,
 		      const struct rl_decision *d)
 {
-	print_answer(rp, tier, rc, d);
+	print_answer(rp, tier, lim ? lim : tier ? &tier->limiter : &rp->lim, rc, d);
+}
+
+size_t cli_replay_rule_at(const struct cli_replay *rp, int64_t t)
+{
+	size_t lo = 0, hi = rp->nrules; /* rule_at[1..lo] <= t < rule_at[hi] */
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rp->rule_at[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether a request of cost can never be admitted under lim: a fresh key refuses it. */
+static bool never_fits(const struct rl_limiter *lim, int64_t t, int64_t cost)
+{
+	_Alignas(16) unsigned char fresh[RL_ALGO_MAX_STATE] = { 0 };
+	int rc = lim->algo->check(lim, fresh, t, cost, NULL);
+
+	rl_limiter_release(lim, fresh);
+	return rc == RL_REJECTED;
+}
+
+/*
+ * The in-process loop with --rule-at: each key keeps, after its state, the
+ * index (plus 1; 0: fresh) of the rule that last wrote it, and the first
+ * line of a key under another rule converts its state (rl_limiter_rerule)
+ * before deciding, as the Redis module does from its stored form. A cost
+ * the new rule can never admit changes nothing, the conversion included
+ * (the module writes nothing for it): the state is put back as it was.
+ */
+static int in_process_rules(const struct cli_replay *rp, struct sim_lines *in)
+{
+	bool want = rp->ro.explain || rp->ro.headers;
+	int status = CLI_EXIT_OK;
+	char *line;
+
+	cli_stdout_buffered();
+	while ((line = cli_lines_next(in))) {
+		struct cli_replay_line l;
+
+		if ((status = parse_line(rp, in, line, &l)))
+			break;
+		size_t ri = cli_replay_rule_at(rp, l.t);
+		const struct rl_limiter *lim = &rp->rules[ri];
+		struct rl_decision d = { 0 };
+		unsigned char *state = sim_keymap_get(&rp->maps[0], l.key, l.key_len);
+		int rc = RL_ENOMEM;
+		if (state) {
+			_Alignas(16) unsigned char before[RL_ALGO_MAX_STATE];
+			uint32_t under;
+			memcpy(&under, state + rp->state_off, sizeof(under));
+			bool convert = under && under - 1 != ri;
+			/* a conversion allocates nothing: the bytes put back are the state */
+			if (convert)
+				memcpy(before, state, lim->algo->state_size);
+			rc = convert ? rl_limiter_rerule(&rp->rules[under - 1], lim, state, l.t) : RL_OK;
+			if (rc == RL_OK)
+				rc = rl_limiter_check_n(lim, state, l.t, l.cost, want ? &d : NULL);
+			if (convert && rc == RL_REJECTED && never_fits(lim, l.t, l.cost)) {
+				memcpy(state, before, lim->algo->state_size);
+			} else {
+				under = (uint32_t)ri + 1;
+				memcpy(state + rp->state_off, &under, sizeof(under));
+			}
+		}
+		if (rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: line %ld: %s\n", in->lineno, rl_strerror(rc));
+			status = CLI_EXIT_FAIL;
+			break;
+		}
+		print_answer(rp, NULL, lim, rc, &d);
+	}
+	return status;
 }
 
 int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
@@ -90,6 +165,9 @@ int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in)
 	bool want = rp->ro.explain || rp->ro.headers;
 	int status = CLI_EXIT_OK;
 	char *line;
+
+	if (rp->nrules > 1)
+		return in_process_rules(rp, in);
 
 	cli_stdout_buffered();
 	while ((line = cli_lines_next(in))) {
@@ -110,7 +188,7 @@ int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in)
 			status = CLI_EXIT_FAIL;
 			break;
 		}
-		print_answer(rp, l.tier, rc, &d);
+		print_answer(rp, l.tier, lim, rc, &d);
 	}
 	return status;
 }

@@ -33,6 +33,15 @@ struct replay_opts {
 struct cli_replay {
 	struct replay_opts ro;
 	struct rl_limiter lim; /* without --config */
+	/*
+	 * Without --config: rules[0] is lim, rules[i] (i >= 1) the i-th
+	 * --rule-at change, in force for the lines with t >= rule_at[i]
+	 * (increasing); nrules is 1 without --rule-at.
+	 */
+	struct rl_limiter *rules;
+	int64_t *rule_at;
+	size_t nrules;
+	size_t state_off; /* with --rule-at: where a key's rule index follows its state */
 	struct rl_registry *reg;
 	size_t nmaps;
 	struct sim_keymap *maps;
@@ -55,9 +64,13 @@ struct cli_replay_line {
 int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
 		     struct cli_replay_line *out);
 
-/* Prints one request's answer: the verdict line, and the HTTP answer with --headers. */
-void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, int rc,
+/* Prints one request's answer under lim (NULL: the tier's, or rp->lim):
+ * the verdict line, and the HTTP answer with --headers. */
+void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, const struct rl_limiter *lim, int rc,
 		      const struct rl_decision *d);
+
+/* The index into rp->rules of the rule in force at t (--rule-at). */
+size_t cli_replay_rule_at(const struct cli_replay *rp, int64_t t);
 
 /* Decides in's lines in process (replay.c); returns the exit status. */
 int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in);

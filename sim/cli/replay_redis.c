@@ -87,7 +87,7 @@ static int flush(struct run *x)
 		struct rl_decision none = { 0 };
 		const struct pending *p = &x->p[i];
 		if (p->tier && p->tier->unlimited) {
-			cli_replay_print(x->rp, p->tier, RL_ALLOWED, &none);
+			cli_replay_print(x->rp, p->tier, NULL, RL_ALLOWED, &none);
 			continue;
 		}
 		const struct rl_redis_answer *a = &x->ans[m++];
@@ -97,7 +97,7 @@ static int flush(struct run *x)
 				a->rc == RL_EREDIS ? rl_redis_error(x->r) : rl_redis_strerror(a->rc));
 			return CLI_EXIT_FAIL;
 		}
-		cli_replay_print(x->rp, p->tier, a->rc, &a->d);
+		cli_replay_print(x->rp, p->tier, x->rules[p->rule].lim, a->rc, &a->d);
 	}
 	x->n = 0;
 	return CLI_EXIT_OK;
@@ -121,7 +121,7 @@ static int setup(struct run *x, size_t batch)
 	int rc = rl_redis_create(&x->r, &cfg, msg, sizeof(msg));
 	if (rc == RL_EINVAL)
 		return cli_usage_error("replay", "%s", msg);
-	size_t nrules = rp->reg ? rl_registry_tier_count(rp->reg) : 1;
+	size_t nrules = rp->reg ? rl_registry_tier_count(rp->reg) : rp->nrules;
 	x->rules = calloc(nrules, sizeof(*x->rules));
 	x->p = calloc(batch, sizeof(*x->p));
 	x->reqs = calloc(batch, sizeof(*x->reqs));
@@ -132,11 +132,13 @@ static int setup(struct run *x, size_t batch)
 	}
 	for (size_t i = 0; i < nrules; i++) {
 		const struct rl_tier *t = rp->reg ? rl_registry_tier_at(rp->reg, i) : NULL;
-		const struct rl_algo *algo = t ? t->limiter.algo : rp->lim.algo; /* NULL: an unlimited tier */
+		const struct rl_algo *algo = t ? t->limiter.algo : rp->rules[i].algo; /* NULL: an unlimited tier */
 		if (algo && rl_redis_supports(algo, msg, sizeof(msg)) != RL_OK)
 			return cli_usage_error("replay", "%s", msg);
 		/* the tiers were loaded with the backend's keys alone (cli_tier_keys): base 0 */
-		x->rules[i] = (struct rl_redis_rule){ t ? &t->limiter : &rp->lim, t && t->fail_closed,
+		/* without --config: the rule and each --rule-at change (the stored
+		 * form carries the rule a key's state was written under) */
+		x->rules[i] = (struct rl_redis_rule){ t ? &t->limiter : &rp->rules[i], t && t->fail_closed,
 						      t ? rl_redis_tier_timeout_ms(t, 0) : 0 };
 	}
 	return CLI_EXIT_OK;
@@ -173,7 +175,7 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 			p->cost = l.cost;
 			p->tier = l.tier;
 			p->lineno = in->lineno;
-			p->rule = l.map;
+			p->rule = rp->reg ? l.map : cli_replay_rule_at(rp, l.t);
 			if (++x.n == (size_t)batch && (status = flush(&x)))
 				break;
 		}
@@ -195,8 +197,13 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 				rp->ro.redis, (unsigned long long)st.decided, (unsigned long long)st.fallbacks,
 				(unsigned long long)st.reconnects, (unsigned long long)st.errors);
 		}
+		/* the last failure, which names the server (one prefix: the
+		 * backend's message starts with it), and what it cost */
 		if (st.fallbacks)
-			fprintf(stderr, "ratelab replay: redis %s: %s\n", rp->ro.redis, rl_redis_error(x.r));
+			fprintf(stderr, "ratelab replay: %s; %llu decisions fell back to on_error\n", rl_redis_error(x.r),
+				(unsigned long long)st.fallbacks);
+		else if (st.errors && status == CLI_EXIT_OK) /* an error that stopped the replay was told */
+			fprintf(stderr, "ratelab replay: %s\n", rl_redis_error(x.r));
 	}
 	rl_redis_destroy(x.r);
 	free(x.rules);

@@ -58,6 +58,20 @@ grep -qxF "ratelab check: -:3: unknown key 'limt' in [tier r] ($keys)" "$tmp.err
 rm -f "$tmp.err"
 
 "$ratelab" check --help | grep -q 'usage: ratelab check --config FILE' || fail "check --help"
+
+# --client ID: the one line of the tier that client gets. A range holds an
+# IPv4-mapped IPv6 address (a dual-stack server's IPv4 client) and every
+# textual form of an address; an address id does too.
+printf '[tier a]\nunlimited = true\n[tier b]\nunlimited = true\n[tier c]\nunlimited = true\n[clients]\na = 10.0.0.0/8 2001:db8::/32\nb = 2001:DB8:5::1 192.0.2.7\n[defaults]\ntier = c\n' >"$tmp"
+for pair in "10.1.2.3 a" "::ffff:10.1.2.3 a" "::FFFF:10.1.2.3 a" "0:0:0:0:0:ffff:a01:203 a" "11.0.0.1 c" \
+	"2001:db8:7::1 a" "2001:0DB8:0007:0000::1 a" "2001:db8:5:0::1 b" "2001:db8:5::1 b" "::ffff:192.0.2.7 b" \
+	"alice c" "10.0.0.0/8 c"; do
+	id=${pair% *}
+	out=$("$ratelab" check "$tmp" --client "$id") || fail "check --client $id: exit $?"
+	[ "$out" = "client $id tier=${pair#* }" ] || fail "check --client $id: '$out', want 'client $id tier=${pair#* }'"
+done
+out=$("$ratelab" check --config ../../examples/tiers.ini --client ::ffff:10.0.0.2) || fail "check --client: exit $?"
+[ "$out" = "client ::ffff:10.0.0.2 tier=internal" ] || fail "check --client of the example: $out"
 if [ "$redis" = 1 ]; then
 	"$ratelab" check --help | grep -q 'redis_timeout_ms=T' || fail "check --help does not show redis_timeout"
 else

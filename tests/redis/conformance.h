@@ -237,8 +237,9 @@ static void test_breaker_conformance(void **state)
 	flushall();
 	for (int c = 0; c < 40; c++) {
 		struct rl_redis_breaker rb = { 1 + below(&s, 6), 1 + below(&s, 20), 1 + below(&s, 20), false, 0 };
+		/* the window and open time at the top of their range, 10^9 (redis.h) */
 		if (c % 5 == 0)
-			rb.window = RL_TIME_MAX_NS - below(&s, 10), rb.open_for = 1 + below(&s, RL_TIME_MAX_NS);
+			rb.window = RL_REDIS_BREAKER_SPAN_MAX - below(&s, 10), rb.open_for = 1 + below(&s, RL_REDIS_BREAKER_SPAN_MAX);
 		struct rl_breaker b;
 		char key[32];
 		snprintf(key, sizeof(key), "b%d", c);
@@ -261,6 +262,12 @@ static void test_breaker_conformance(void **state)
 				fail();
 			}
 		}
+		struct rl_redis_breaker wide = rb; /* one past the range: refused before Redis is asked */
+		wide.window = RL_REDIS_BREAKER_SPAN_MAX + 1;
+		assert_int_equal(rl_redis_breaker_validate(&wide, NULL, 0), RL_EINVAL);
+		wide = rb;
+		wide.open_for = RL_REDIS_BREAKER_SPAN_MAX + 1;
+		assert_int_equal(rl_redis_breaker_validate(&wide, NULL, 0), RL_EINVAL);
 		for (int k = 0; k < 2; k++) { /* out of range, as in process */
 			enum rl_breaker_state got = RL_BREAKER_CLOSED;
 			int64_t bad = k ? RL_TIME_MAX_NS + 1 : -1;

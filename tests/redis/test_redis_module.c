@@ -119,8 +119,8 @@ static void test_reply_shape(void **state)
 	freeReplyObject(rep);
 	rep = cmd(g_port, "GET shape");
 	int64_t last;
-	assert_int_equal(rep->len, 4 + 16);
-	memcpy(&last, rep->str + 4 + 8, 8); /* rl_gcra's last_ns */
+	assert_int_equal(rep->len, 4 + 24 + 16); /* header, rule, struct rl_gcra */
+	memcpy(&last, rep->str + 4 + 24 + 8, 8); /* rl_gcra's last_ns */
 	freeReplyObject(rep);
 	int64_t wall = (int64_t)time(NULL) * 1000000000;
 	assert_true(last > wall - 60000000000LL && last < wall + 60000000000LL);
@@ -167,8 +167,8 @@ static void test_ttl(void **state)
 	assert_string_equal(rep->element[2]->str, "9223372036854775807");
 	freeReplyObject(rep);
 	snapshot(g_port, "tb", &after);
-	assert_true(before.len == 4 + 24 && same(&before, &after));
-	freeReplyObject(cmd(g_port, "RATELAB.CHECK fresh sliding_log 3 1000 1 4 5"));
+	assert_true(before.len == 4 + 24 + 24 && same(&before, &after));
+	freeReplyObject(cmd(g_port, "RATELAB.CHECK fresh sliding_log 3 1000 3 4 5"));
 	assert_int_equal(cmd_int(g_port, "EXISTS %s", "fresh"), 0);
 
 	/* reset 1 ns: a TTL of 1 ms, rounded up (the key may be gone by now) */
@@ -196,25 +196,26 @@ static void test_foreign_keys(void **state)
 	expect_error(cmd(g_port, "RATELAB.CHECK list gcra 5 1000 5 1 7"), "key 'list' holds a list");
 	expect_error(cmd(g_port, "RATELAB.BREAKER list 1 1 5 7 0 handle"), "key 'list' holds a list");
 	expect_error(cmd(g_port, "RATELAB.CHECK g fixed_window 5 1000 5 1 7"),
-		     "ratelab: key g holds gcra state, not fixed_window");
-	expect_error(cmd(g_port, "RATELAB.BREAKER g 1 1 5 7 0 handle"), "key g holds gcra state, not breaker");
+		     "ratelab: key 'g' holds gcra state, not fixed_window");
+	expect_error(cmd(g_port, "RATELAB.BREAKER g 1 1 5 7 0 handle"), "key 'g' holds gcra state, not breaker");
 
-	/* ratelab's header with a body of the wrong length, or runs out of order */
+	/* ratelab's header with a body of the wrong length, or runs out of order: damaged */
 	redisReply *rep = cmd(g_port, "GET g");
 	char bad[64];
 	memcpy(bad, rep->str, rep->len);
 	freeReplyObject(rep);
 	freeReplyObject(cmd(g_port, "SET g %b", bad, (size_t)4 + 15));
-	expect_error(cmd(g_port, "RATELAB.CHECK g gcra 5 1000 5 1 7"), "holds 15 bytes of gcra state");
+	expect_error(cmd(g_port, "RATELAB.CHECK g gcra 5 1000 5 1 7"), "ratelab: key 'g' holds a damaged gcra state");
 	rep = cmd(g_port, "GET log");
-	assert_int_equal(rep->len, 4 + 8 + 12);
+	assert_int_equal(rep->len, 4 + 24 + 8 + 12); /* header, rule, last_ns, one run */
 	memcpy(bad, rep->str, rep->len);
-	memcpy(bad + 4 + 8 + 12, bad + 4 + 8, 12); /* the same run twice: times must increase */
+	memcpy(bad + 4 + 24 + 8 + 12, bad + 4 + 24 + 8, 12); /* the same run twice: times must increase */
 	freeReplyObject(rep);
-	freeReplyObject(cmd(g_port, "SET log %b", bad, (size_t)4 + 8 + 24));
-	expect_error(cmd(g_port, "RATELAB.CHECK log sliding_log 5 1000 5 1 7"), "holds 32 bytes of sliding_log state");
+	freeReplyObject(cmd(g_port, "SET log %b", bad, (size_t)4 + 24 + 8 + 24));
+	expect_error(cmd(g_port, "RATELAB.CHECK log sliding_log 5 1000 5 1 7"),
+		     "ratelab: key 'log' holds a damaged sliding_log state");
 	rep = cmd(g_port, "STRLEN log");
-	assert_int_equal(rep->integer, 4 + 8 + 24); /* untouched */
+	assert_int_equal(rep->integer, 4 + 24 + 8 + 24); /* untouched */
 	freeReplyObject(rep);
 
 	/* the backend reports it as RL_EREDIS with the message */
@@ -251,7 +252,7 @@ static void test_stored_ids(void **state)
 		redisReply *rep = cmd(g_port, "GET k%s", want[i].algo);
 		assert_int_equal(rep->type, REDIS_REPLY_STRING);
 		assert_true(rep->len >= 4);
-		assert_memory_equal(rep->str, "rl\x02", 3);
+		assert_memory_equal(rep->str, "rl\x03", 3);
 		assert_int_equal((unsigned char)rep->str[3], want[i].id);
 		freeReplyObject(rep);
 	}

@@ -164,6 +164,23 @@ struct rl_algo {
 	 */
 	int64_t (*max_admitted)(const struct rl_limiter *lim, int64_t span_ns);
 	bool uses_burst; /* the rule's burst B shapes its decisions (the buckets) */
+	/*
+	 * Optional (NULL: the algorithm states no meaning for a rule change,
+	 * and rl_limiter_rerule refuses it): converts a state written under
+	 * from's rule into to's terms at now (now >= the state's last seen
+	 * time, in [0, RL_TIME_MAX_NS]; the rules differ; the same
+	 * algorithm), as the algorithm's header states. Allocates nothing.
+	 */
+	void (*rerule)(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now);
+	/*
+	 * Optional (NULL: every state passes): true when every field of the
+	 * state lies where some sequence of checks under lim's rule could
+	 * have put it (the header states the ranges), so that deciding on it
+	 * is defined; a damaged or foreign state is false.
+	 */
+	bool (*state_ok)(const struct rl_limiter *lim, const void *state);
+	/* The state's last seen time, ns (the rule change's clamp). */
+	int64_t (*last_ns)(const void *state);
 };
 
 struct rl_limiter {
@@ -234,6 +251,47 @@ static inline void rl_limiter_release(const struct rl_limiter *lim, void *state)
 static inline size_t rl_limiter_heap_bytes(const struct rl_limiter *lim, const void *state)
 {
 	return lim->algo->heap_bytes ? lim->algo->heap_bytes(state) : 0;
+}
+
+/*
+ * A rule change on a live key. A state keeps the rule that last wrote it;
+ * the first check under another rule of the same algorithm (limit, window
+ * or burst changed) first converts it, at that check's time clamped as
+ * every check clamps it (now = max(now_ns, the state's last seen time)),
+ * then decides under the new rule. The conversion carries the quota used
+ * so far into the new rule's terms, clamped to the new rule's capacity:
+ * monotone (of two keys under the same change, the one that had used more
+ * never gets more), never above the new burst, exact (integers, 128 bits
+ * where a product needs them). Each algorithm's header states its own
+ * conversion; a state rl_limiter_state_check accepts under from converts
+ * into one it accepts under to (sliding_log's sum aside: its header).
+ *
+ * A request whose cost the new rule can never admit changes nothing, the
+ * conversion included (as the Redis module writes nothing for it): a
+ * caller keeps the state as it was before converting it.
+ *
+ * rl_limiter_rerule converts state (written under from, and passing
+ * rl_limiter_state_check under from) for a check under to at now_ns. RL_OK (also when the rules are equal: nothing to do),
+ * RL_ERANGE for now_ns outside [0, RL_TIME_MAX_NS], RL_EINVAL when the
+ * limiters' algorithms differ or it has no rerule op. The state is
+ * unchanged on an error.
+ */
+int rl_limiter_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now_ns);
+
+/*
+ * RL_OK when state could have been written by checks (and rule changes)
+ * ending under lim's rule -- every field in the range its header states
+ * -- else RL_EINVAL: a damaged or foreign state, on which no check may be
+ * made (a zeroed state, a fresh key, always passes). Costs O(1), or
+ * O(runs) for sliding_log.
+ */
+int rl_limiter_state_check(const struct rl_limiter *lim, const void *state);
+
+/* True when a and b enforce the same rule with the same algorithm. */
+static inline bool rl_limiter_same_rule(const struct rl_limiter *a, const struct rl_limiter *b)
+{
+	return a->algo == b->algo && a->rule.limit == b->rule.limit && a->rule.window_ns == b->rule.window_ns &&
+	       a->rule.burst == b->rule.burst;
 }
 
 /*

@@ -12,6 +12,16 @@
  * Bound (max_admitted): N units in each window a closed interval of length
  * d ns meets, at most N * (ceil(d / W) + 1): 2N in a window (t - W, t],
  * W >= 2.
+ *
+ * Rule change (algo.h, rl_limiter_rerule), from (N0, W0) to (N1, W1): if
+ * now < end_ns (the window holding now has admissions), count =
+ * min(count, N1), and when W1 != W0 end_ns = now - now % W1 + W1 (the W1
+ * window holding now); if now >= end_ns nothing carries (the W1 window
+ * holding now starts empty). last_ns = now.
+ *
+ * Valid state (rl_limiter_state_check): all zero (a fresh key), or last_ns
+ * in [0, RL_TIME_MAX_NS], end_ns a multiple of W in (last_ns,
+ * last_ns + W], count <= N.
  */
 #ifndef RATELAB_FIXED_WINDOW_H
 #define RATELAB_FIXED_WINDOW_H

@@ -25,6 +25,15 @@
  *
  * 16 bytes per key: the 8-byte TAT and the last seen time that the
  * backwards-clock clamp needs.
+ *
+ * Rule change (algo.h, rl_limiter_rerule), from T0, tau0 to T1, tau1:
+ * debt0 = max(0, TAT - now) ns, debt1 = min(ceil(debt0 * T1 / T0),
+ * tau1 + T1) (the product below 2^123), TAT = now + debt1, last_ns = now:
+ * the emission intervals already owed carry over, at most a full new
+ * bucket.
+ *
+ * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
+ * 0 <= TAT <= last_ns + tau + T.
  */
 #ifndef RATELAB_GCRA_H
 #define RATELAB_GCRA_H

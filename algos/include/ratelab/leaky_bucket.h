@@ -17,6 +17,17 @@
  *
  * Bound (max_admitted): at most B + 1 + floor(N * d / W) units admitted in
  * any closed interval of length d ns (admitted, not yet served: the queue).
+ *
+ * Rule change (algo.h, rl_limiter_rerule), from (N0, W0, B0) to
+ * (N1, W1, B1): with L0 the level at now drained as the old rule drains it
+ * (level.h, in 1/W0 request), L1 = min(ceil(L0 * W1 / W0), B1 * W1) in
+ * 1/W1 request, computed as q * W1 + ceil(r * W1 / W0) with q = L0 / W0,
+ * r = L0 % W0 (each product below 2^128); last_ns = now. The queue
+ * carries over in the new rule's units, at most B1 * W1 (B1 waiting).
+ *
+ * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
+ * the level at most (B + 1) * W (B waiting and the one in service; so
+ * level_hi within its width).
  */
 #ifndef RATELAB_LEAKY_BUCKET_H
 #define RATELAB_LEAKY_BUCKET_H

@@ -30,8 +30,16 @@
  *                          (10.0.0.0/8, 2001:db8::/32; the bits past the
  *                          prefix zero): a client that is an IPv4 or IPv6
  *                          address and no listed id takes the tier of the
- *                          longest range holding it (IPv4 ranges hold IPv4
- *                          addresses only); a range is never a literal id
+ *                          longest range holding it; a range is never a
+ *                          literal id. Addresses match in every textual
+ *                          form (inet_pton's: 2001:DB8::1 is 2001:db8:0::1,
+ *                          a listed address id included), and an
+ *                          IPv4-mapped IPv6 address (::ffff:10.1.2.3, as a
+ *                          dual-stack server reports an IPv4 client) is
+ *                          its IPv4 address (IPv4 ranges and ids hold it;
+ *                          an IPv4 /b counts as the IPv6 /(96 + b)). An
+ *                          address id beats a range of the same length;
+ *                          two forms of one address id are an error
  *
  *   [defaults]
  *   tier = NAME            the tier of every other client     (required)

@@ -12,6 +12,17 @@
  * Bound (max_admitted): curr never passes N, so N units in each window a
  * closed interval of length d ns meets, at most N * (ceil(d / W) + 1): 2N
  * in a window (t - W, t] (W >= 2); it approaches N on steady traffic only.
+ *
+ * Rule change (algo.h, rl_limiter_rerule), from (N0, W0) to (N1, W1): the
+ * state first advances to now's W0 window as a check does. If W1 == W0:
+ * prev = min(prev, N1), curr = min(curr, N1). Otherwise the check's own
+ * estimate of the units in the sliding window, u = curr +
+ * ceil(prev * (end_ns - now) / W0), becomes curr = min(u, N1), prev = 0,
+ * end_ns = now - now % W1 + W1 (the W1 window holding now). last_ns = now.
+ *
+ * Valid state (rl_limiter_state_check): all zero (a fresh key), or last_ns
+ * in [0, RL_TIME_MAX_NS], end_ns a multiple of W in (last_ns,
+ * last_ns + W], prev <= N, curr <= N.
  */
 #ifndef RATELAB_SLIDING_COUNTER_H
 #define RATELAB_SLIDING_COUNTER_H

@@ -9,6 +9,18 @@
  * units in any closed interval of length d ns: N in a window (t - W, t]. Memory grows with the distinct admitted
  * times in the window (runlog.h: one (time, units) run each); the state
  * owns heap memory, freed by the algorithm's release op.
+ *
+ * Rule change (algo.h, rl_limiter_rerule), from (N0, W0) to (N1, W1): the
+ * runs are absolute times and stay; those at or before now - min(W0, W1)
+ * are dropped (they have left a window), so when W1 > W0 the admissions
+ * older than W0 were already dropped and are not counted. Nothing is
+ * clamped: a check under N1 admits iff the units in (now - W1, now] plus c
+ * are at most N1, remaining = max(0, N1 - units); a lowered N leaves the
+ * log holding more than N1 units until they leave the window.
+ *
+ * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS];
+ * runs strictly increasing inside (last_ns - W, last_ns], each of at least
+ * 1 unit; their sum at most RL_LIMIT_MAX (not N: the lowered N above).
  */
 #ifndef RATELAB_SLIDING_LOG_H
 #define RATELAB_SLIDING_LOG_H

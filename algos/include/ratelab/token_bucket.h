@@ -12,6 +12,17 @@
  * Bound (max_admitted): at most B + floor(N * d / W) units admitted in any
  * closed interval of length d ns; B + N - 1 in a window (t - W, t] when
  * N <= W. A burst of B at one instant is within it: the configured burst.
+ *
+ * Rule change (algo.h, rl_limiter_rerule), from (N0, W0, B0) to
+ * (N1, W1, B1): with L0 the level at now drained as the old rule drains it
+ * (level.h, in 1/W0 request), L1 = min(ceil(L0 * W1 / W0), B1 * W1) in
+ * 1/W1 request, computed as q * W1 + ceil(r * W1 / W0) with q = L0 / W0,
+ * r = L0 % W0 (each product below 2^128); last_ns = now. The tokens
+ * already taken carry over, at most a full new bucket.
+ *
+ * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
+ * the level at most B * W (a bucket is never more than empty; so level_hi
+ * within its width).
  */
 #ifndef RATELAB_TOKEN_BUCKET_H
 #define RATELAB_TOKEN_BUCKET_H

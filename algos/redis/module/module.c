@@ -14,9 +14,13 @@
  *     order; replies [rc, state before]: rc 1 admitted, 0 rejected or
  *     (state) done, -4 (RL_EORDER) a time before the key's last.
  *
- * State: the key's value is a plain string, state_bytes.h's layout; an
- * absent key is a fresh one. A key holding anything else is an error that
- * names it, and nothing is written. TTL, as the scripts set it: after a
+ * State: the key's value is a plain string, state_bytes.h's stored form
+ * v3 (the rule it was last written under, then the state); an absent key
+ * is a fresh one. A state written under another rule is converted to the
+ * check's (rl_limiter_rerule) before deciding; one whose fields no valid
+ * check could have left (rl_limiter_state_check) is the error "key 'K'
+ * holds a damaged ALGO state". A key holding anything else is an error
+ * that names it, and nothing is written. TTL, as the scripts set it: after a
  * check, the time back to full quota (reset_ns) rounded up to ms, plus
  * grace_ms (default 0, at most 10^12); a TTL of 0 deletes the key. A cost
  * that can never be admitted changes nothing (not even the TTL). The
@@ -48,8 +52,10 @@
 
 #define RLM_EXPORT __attribute__((visibility("default")))
 
-enum { MSG_MAX = 600, CACHE_SLOTS = 16, KEY_SHOWN = 200 };
+enum { MSG_MAX = 1200, CACHE_SLOTS = 16 };
 #define GRACE_MAX_MS 1000000000000LL
+/* The breaker's window and open time, the README's range: 1..10^9 (redis.h's RL_REDIS_BREAKER_SPAN_MAX). */
+#define BREAKER_SPAN_MAX 1000000000LL
 #define NS_PER_MS 1000000LL
 
 /*
@@ -88,16 +94,55 @@ __attribute__((format(printf, 2, 3))) static int fail(RedisModuleCtx *ctx, const
 	return RedisModule_ReplyWithError(ctx, msg);
 }
 
+/*
+ * len bytes of p made safe to quote in a message, as the CLI quotes (its
+ * sim_quote): between single quotes, control bytes and '\' escaped (\n,
+ * \t, \r, \xNN, \\), cut after QUOTE_MAX bytes with "...(N bytes)". buf
+ * holds QUOTE_SIZE bytes; returns buf.
+ */
+enum { QUOTE_MAX = 200, QUOTE_SIZE = QUOTE_MAX * 4 + 48 };
+
+static const char *quote(char *buf, const char *p, size_t len)
+{
+	size_t n = 0, i;
+
+	buf[n++] = '\'';
+	for (i = 0; i < len && i < QUOTE_MAX; i++) {
+		unsigned char c = (unsigned char)p[i];
+		const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+
+		if (esc)
+			n += (size_t)snprintf(buf + n, QUOTE_SIZE - n, "%s", esc);
+		else if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, QUOTE_SIZE - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n++] = '\'';
+	if (i < len)
+		n += (size_t)snprintf(buf + n, QUOTE_SIZE - n, "...(%zu bytes)", len);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A Redis string argument, quoted. */
+static const char *quote_arg(char *buf, RedisModuleString *s)
+{
+	size_t len;
+	const char *p = RedisModule_StringPtrLen(s, &len);
+
+	return quote(buf, p, len);
+}
+
 /* The argument as an integer in [lo, hi], else an error reply naming it. */
 static bool arg_int(RedisModuleCtx *ctx, RedisModuleString *s, const char *what, long long lo, long long hi,
 		    long long *v)
 {
+	char q[QUOTE_SIZE];
+
 	if (RedisModule_StringToLongLong(s, v) == REDISMODULE_OK && *v >= lo && *v <= hi)
 		return true;
-	size_t len;
-	const char *p = RedisModule_StringPtrLen(s, &len);
-	fail(ctx, "ratelab: %s '%.*s' is not an integer in [%lld, %lld]", what, (int)(len < 64 ? len : 64), p,
-	     lo, hi);
+	fail(ctx, "ratelab: %s %s is not an integer in [%lld, %lld]", what, quote_arg(q, s), lo, hi);
 	return false;
 }
 
@@ -115,7 +160,8 @@ static bool arg_now(RedisModuleCtx *ctx, RedisModuleString *s, int64_t *now)
 		return true;
 	}
 	if (RedisModule_StringToLongLong(s, &v) != REDISMODULE_OK) {
-		fail(ctx, "ratelab: now_ns '%.*s' is not an integer or *", (int)(len < 64 ? len : 64), p);
+		char q[QUOTE_SIZE];
+		fail(ctx, "ratelab: now_ns %s is not an integer or *", quote(q, p, len));
 		return false;
 	}
 	if (v < 0 || v > RL_TIME_MAX_NS) {
@@ -144,55 +190,57 @@ static const char *type_name(int type)
 	}
 }
 
+/* The key's value as stored: its body after the header, and its version. */
+struct stored_value {
+	const unsigned char *body; /* NULL for an absent key */
+	size_t len;
+	int version;
+};
+
 /*
- * The key's stored body for state id want: *body and *len (NULL and 0 for
- * an absent key), true; or false after an error reply naming what the key
- * holds instead.
+ * The key's stored value for state id want: true and *v (v->body NULL for
+ * an absent key); or false after an error reply naming what the key holds
+ * instead: another type, a string that is not ratelab state, another
+ * algorithm's state.
  */
 static bool stored(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name, int want,
-		   const unsigned char **body, size_t *len)
+		   struct stored_value *v)
 {
-	size_t klen, vlen = 0;
-	const char *kname = RedisModule_StringPtrLen(name, &klen);
+	size_t vlen = 0;
 	int type = RedisModule_KeyType(key);
-	int shown = (int)(klen < KEY_SHOWN ? klen : KEY_SHOWN);
+	char q[QUOTE_SIZE];
 
-	*body = NULL;
-	*len = 0;
+	*v = (struct stored_value){ NULL, 0, RLM_VERSION };
 	if (type == REDISMODULE_KEYTYPE_EMPTY)
 		return true;
 	if (type != REDISMODULE_KEYTYPE_STRING) {
-		fail(ctx, "WRONGTYPE ratelab: key '%.*s' holds %s, not ratelab state", shown, kname, type_name(type));
+		fail(ctx, "WRONGTYPE ratelab: key %s holds %s, not ratelab state", quote_arg(q, name), type_name(type));
 		return false;
 	}
-	const unsigned char *v = (const unsigned char *)RedisModule_StringDMA(key, &vlen, REDISMODULE_READ);
-	int id = rlm_header_id(v, vlen);
+	const unsigned char *p = (const unsigned char *)RedisModule_StringDMA(key, &vlen, REDISMODULE_READ);
+	int id = rlm_header_id(p, vlen, &v->version);
 	if (id < 0) {
-		fail(ctx, "WRONGTYPE ratelab: key '%.*s' holds a string of %zu bytes that is not ratelab state", shown,
-		     kname, vlen);
+		fail(ctx, "WRONGTYPE ratelab: key %s holds a string of %zu bytes that is not ratelab state",
+		     quote_arg(q, name), vlen);
 		return false;
 	}
 	if (id != want) {
 		const char *held = rlm_id_name(id);
-		fail(ctx, "ratelab: key %.*s holds %s%s state, not %s", shown, kname, held ? held : "unknown",
+		fail(ctx, "ratelab: key %s holds %s%s state, not %s", quote_arg(q, name), held ? held : "unknown",
 		     held ? "" : " (a newer ratelab's?)", rlm_id_name(want));
 		return false;
 	}
-	*body = v + RLM_HEADER;
-	*len = vlen - RLM_HEADER;
+	v->body = p + RLM_HEADER;
+	v->len = vlen - RLM_HEADER;
 	return true;
 }
 
-static void bad_shape(RedisModuleCtx *ctx, RedisModuleString *name, int id, size_t len, int rc)
+/* The error of a state that fails its checks (state_bytes.h): the key and the algorithm named. */
+static void damaged(RedisModuleCtx *ctx, RedisModuleString *name, int id)
 {
-	size_t klen;
-	const char *kname = RedisModule_StringPtrLen(name, &klen);
+	char q[QUOTE_SIZE];
 
-	if (rc == -2)
-		fail(ctx, "ratelab: out of memory");
-	else
-		fail(ctx, "WRONGTYPE ratelab: key '%.*s' holds %zu bytes of %s state, which is not a state's shape",
-		     (int)(klen < KEY_SHOWN ? klen : KEY_SHOWN), kname, len, rlm_id_name(id));
+	fail(ctx, "ratelab: key %s holds a damaged %s state", quote_arg(q, name), rlm_id_name(id));
 }
 
 /*
@@ -204,7 +252,9 @@ static unsigned char *store(RedisModuleKey *key, int id, size_t len, long long a
 {
 	size_t got;
 
-	if (RedisModule_StringTruncate(key, RLM_HEADER + len) != REDISMODULE_OK)
+	/* a shorter value first emptied: the new one never keeps old bytes */
+	if (RedisModule_StringTruncate(key, 0) != REDISMODULE_OK ||
+	    RedisModule_StringTruncate(key, RLM_HEADER + len) != REDISMODULE_OK)
 		return NULL;
 	unsigned char *v = (unsigned char *)RedisModule_StringDMA(key, &got, REDISMODULE_WRITE);
 	if (!v || got != RLM_HEADER + len)
@@ -254,10 +304,12 @@ static int reply_decision(RedisModuleCtx *ctx, int rc, const struct rl_decision 
 	return REDISMODULE_OK;
 }
 
-/* Writes state back with the scripts' TTL (or deletes the key) and replicates that. */
-static bool write_back(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name, const struct rl_algo *algo,
+/* Writes state back as v3 under lim's rule with the scripts' TTL (or
+ * deletes the key) and replicates that. */
+static bool write_back(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name, const struct rl_limiter *lim,
 		       int id, const void *state, int64_t reset_ns, long long grace_ms)
 {
+	const struct rl_algo *algo = lim->algo;
 	long long ttl = reset_ns / NS_PER_MS + (reset_ns % NS_PER_MS != 0) + grace_ms;
 
 	if (ttl <= 0) {
@@ -267,12 +319,13 @@ static bool write_back(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleStri
 		}
 		return true;
 	}
-	size_t len = rlm_state_len(algo, state);
+	size_t len = RLM_RULE + rlm_state_len(algo, state);
 	long long at = RedisModule_Milliseconds() + ttl;
 	unsigned char *body = store(key, id, len, at);
 	if (!body)
 		return false;
-	rlm_state_put(algo, state, body);
+	rlm_rule_put(&lim->rule, body);
+	rlm_state_put(algo, state, body + RLM_RULE);
 	replicate_set(ctx, name, body, len, at);
 	return true;
 }
@@ -292,12 +345,50 @@ static bool never(const struct rl_limiter *lim, int64_t now, int64_t cost)
 	return rc == RL_REJECTED;
 }
 
+/*
+ * The state stored in v, read under lim's rule (into state, zeroed by the
+ * caller) and converted to it (algo.h's rule change) at now: 0, -1 for a
+ * damaged value (its shape, its stored rule, a field beyond what that rule
+ * writes), -2 out of memory. A v2 value is read as written under lim's
+ * rule.
+ */
+static int load_state(const struct stored_value *v, const struct rl_limiter *lim, int64_t now, void *state)
+{
+	const unsigned char *body = v->body;
+	size_t len = v->len;
+	struct rl_limiter from = *lim;
+
+	if (v->version == RLM_VERSION) {
+		struct rl_rule rule;
+		if (len < RLM_RULE)
+			return -1;
+		rlm_rule_get(body, &rule);
+		/* a window algorithm's rule holds B = N (struct rl_rule) */
+		if ((!lim->algo->uses_burst && rule.burst != rule.limit) ||
+		    (memcmp(&rule, &lim->rule, sizeof(rule)) != 0 &&
+		     rl_limiter_init(&from, lim->algo, &rule, NULL, 0) != RL_OK))
+			return -1;
+		body += RLM_RULE;
+		len -= RLM_RULE;
+	}
+	int got = rlm_state_get(lim->algo, body, len, state);
+	if (got)
+		return got;
+	if (rl_limiter_state_check(&from, state) != RL_OK ||
+	    (!rl_limiter_same_rule(&from, lim) && rl_limiter_rerule(&from, lim, state, now) != RL_OK)) {
+		rl_limiter_release(lim, state);
+		memset(state, 0, lim->algo->state_size);
+		return -1;
+	}
+	return 0;
+}
+
 /* RATELAB.CHECK key algo limit window_ns burst cost now_ns [grace_ms] */
 static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
 	long long n, w, b, cost, grace = 0;
 	int64_t now;
-	char msg[MSG_MAX - 32];
+	char msg[MSG_MAX - 32], q[QUOTE_SIZE];
 
 	if (argc != 8 && argc != 9)
 		return RedisModule_WrongArity(ctx);
@@ -305,54 +396,65 @@ static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 	const char *aname = RedisModule_StringPtrLen(argv[2], &alen);
 	char name[32];
 	const struct rl_algo *algo = NULL;
-	if (alen < sizeof(name)) {
+	if (alen < sizeof(name) && !memchr(aname, '\0', alen)) {
 		memcpy(name, aname, alen);
 		name[alen] = '\0';
 		algo = rl_algo_find(name);
 	}
 	if (!algo)
-		return fail(ctx, "ratelab: unknown algorithm '%.*s' (one of: %s)", (int)(alen < 64 ? alen : 64),
-			    aname, rl_algo_names());
+		return fail(ctx, "ratelab: unknown algorithm %s (one of: %s)", quote(q, aname, alen), rl_algo_names());
 	int id = rlm_id_of(algo);
 	if (id < 0)
 		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
 			    algo->name);
 	if (!arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &n) ||
 	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
-	    !arg_int(ctx, argv[5], "burst", 1, RL_BURST_MAX, &b) ||
-	    !arg_int(ctx, argv[6], "cost", 1, RL_COST_MAX, &cost) || !arg_now(ctx, argv[7], &now) ||
+	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RL_BURST_MAX, &b))
+		return REDISMODULE_OK;
+	/* the window algorithms have no burst: 0 or the limit itself, as
+	 * struct rl_rule holds it for them (the CLI refuses --burst for them) */
+	if (!algo->uses_burst && b != 0 && b != n)
+		return fail(ctx, "ratelab: burst %s does not apply to %s: pass 0 or the limit (%lld)",
+			    quote_arg(q, argv[5]), algo->name, n);
+	if (!algo->uses_burst)
+		b = n;
+	if (!arg_int(ctx, argv[6], "cost", 1, RL_COST_MAX, &cost) || !arg_now(ctx, argv[7], &now) ||
 	    (argc == 9 && !arg_int(ctx, argv[8], "grace_ms", 0, GRACE_MAX_MS, &grace)))
 		return REDISMODULE_OK;
 	const struct rl_rule rule = { n, w, b };
-	const struct rl_limiter *lim = limiter_for(algo, &rule, msg, sizeof(msg));
-	if (!lim)
+	const struct rl_limiter *cached = limiter_for(algo, &rule, msg, sizeof(msg));
+	if (!cached)
 		return fail(ctx, "ratelab: %s", msg);
+	const struct rl_limiter lim = *cached;
 
 	RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
-	const unsigned char *body;
-	size_t len;
+	struct stored_value v;
 	_Alignas(16) unsigned char state[RL_ALGO_MAX_STATE] = { 0 };
 
-	if (!stored(ctx, key, argv[1], id, &body, &len))
+	if (!stored(ctx, key, argv[1], id, &v))
 		goto out;
-	if (body) {
-		int got = rlm_state_get(algo, body, len, state);
+	if (v.body) {
+		int got = load_state(&v, &lim, now, state);
+		if (got == -2) {
+			fail(ctx, "ratelab: out of memory");
+			goto out;
+		}
 		if (got) {
-			bad_shape(ctx, argv[1], id, len, got);
+			damaged(ctx, argv[1], id);
 			goto out;
 		}
 	}
 	struct rl_decision d = { 0 };
-	int verdict = algo->check(lim, state, now, cost, &d);
+	int verdict = algo->check(&lim, state, now, cost, &d);
 	if (verdict < 0)
 		fail(ctx, "ratelab: %s", rl_strerror(verdict));
-	else if (verdict == RL_REJECTED && d.retry_after_ns == RL_DURATION_MAX_NS && never(lim, now, cost))
+	else if (verdict == RL_REJECTED && d.retry_after_ns == RL_DURATION_MAX_NS && never(&lim, now, cost))
 		reply_decision(ctx, verdict, &d); /* nothing changed, nothing written */
-	else if (!write_back(ctx, key, argv[1], algo, id, state, d.reset_ns, grace))
+	else if (!write_back(ctx, key, argv[1], &lim, id, state, d.reset_ns, grace))
 		fail(ctx, "ratelab: cannot write the key's state");
 	else
 		reply_decision(ctx, verdict, &d);
-	rl_limiter_release(lim, state);
+	rl_limiter_release(&lim, state);
 out:
 	RedisModule_CloseKey(key);
 	return REDISMODULE_OK;
@@ -370,12 +472,13 @@ static int cmd_breaker(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 	size_t alen;
 	const char *action = RedisModule_StringPtrLen(argv[7], &alen);
 	bool handle = alen == 6 && memcmp(action, "handle", 6) == 0;
-	if (!handle && !(alen == 5 && memcmp(action, "state", 5) == 0))
-		return fail(ctx, "ratelab: breaker action '%.*s' is not handle or state",
-			    (int)(alen < 64 ? alen : 64), action);
+	if (!handle && !(alen == 5 && memcmp(action, "state", 5) == 0)) {
+		char q[QUOTE_SIZE];
+		return fail(ctx, "ratelab: breaker action %s is not handle or state", quote(q, action, alen));
+	}
 	if (!arg_now(ctx, argv[2], &now) || !arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &limit) ||
-	    !arg_int(ctx, argv[4], "window", 1, RL_TIME_MAX_NS, &window) ||
-	    !arg_int(ctx, argv[5], "open time", 1, RL_TIME_MAX_NS, &open_for) ||
+	    !arg_int(ctx, argv[4], "window", 1, BREAKER_SPAN_MAX, &window) ||
+	    !arg_int(ctx, argv[5], "open time", 1, BREAKER_SPAN_MAX, &open_for) ||
 	    !arg_int(ctx, argv[6], "grace_ms", 0, GRACE_MAX_MS, &grace))
 		return REDISMODULE_OK;
 	struct rl_breaker br;
@@ -383,15 +486,18 @@ static int cmd_breaker(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 		return fail(ctx, "ratelab: %s", msg);
 
 	RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
-	const unsigned char *body;
-	size_t len;
+	struct stored_value v;
 
-	if (!stored(ctx, key, argv[1], RLM_BREAKER_ID, &body, &len))
+	if (!stored(ctx, key, argv[1], RLM_BREAKER_ID, &v))
 		goto out;
-	if (body) {
-		int got = rlm_breaker_get(&br, body, len);
+	if (v.body) {
+		int got = rlm_breaker_get(&br, v.body, v.len);
+		if (got == -2) {
+			fail(ctx, "ratelab: out of memory");
+			goto out;
+		}
 		if (got) {
-			bad_shape(ctx, argv[1], RLM_BREAKER_ID, len, got);
+			damaged(ctx, argv[1], RLM_BREAKER_ID);
 			goto out;
 		}
 	}

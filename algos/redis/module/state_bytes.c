@@ -8,12 +8,16 @@
 #include "state_bytes.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ratelab/fixed_window.h"
+#include "ratelab/leaky_bucket.h"
 #include "ratelab/sliding_log.h"
+#include "ratelab/token_bucket.h"
 
 enum { BREAKER_FIXED = 20, LOG_FIXED = 8, MIN_CAP = 4 };
 
@@ -66,11 +70,36 @@ const char *rlm_id_name(int id)
 	return id >= 0 && id < 0x80 && by_id[id] ? by_id[id]->name : NULL;
 }
 
-int rlm_header_id(const unsigned char *buf, size_t len)
+int rlm_header_id(const unsigned char *buf, size_t len, int *version)
 {
-	if (len < RLM_HEADER || buf[0] != 'r' || buf[1] != 'l' || buf[2] != RLM_VERSION)
+	if (len < RLM_HEADER || buf[0] != 'r' || buf[1] != 'l' || (buf[2] != RLM_VERSION && buf[2] != RLM_VERSION_V2))
 		return -1;
+	*version = buf[2];
 	return buf[3];
+}
+
+void rlm_rule_get(const unsigned char *in, struct rl_rule *rule)
+{
+	memcpy(&rule->limit, in, 8);
+	memcpy(&rule->window_ns, in + 8, 8);
+	memcpy(&rule->burst, in + 16, 8);
+}
+
+void rlm_rule_put(const struct rl_rule *rule, unsigned char *out)
+{
+	memcpy(out, &rule->limit, 8);
+	memcpy(out + 8, &rule->window_ns, 8);
+	memcpy(out + 16, &rule->burst, 8);
+}
+
+/* The padding bytes of a plain state (after its last field): 0 when stored. */
+static size_t padding_at(const struct rl_algo *algo)
+{
+	if (algo == &rl_token_bucket_algo || algo == &rl_leaky_bucket_algo)
+		return offsetof(struct rl_level, level_hi) + sizeof(uint32_t);
+	if (algo == &rl_fixed_window_algo)
+		return offsetof(struct rl_fixed_window, count) + sizeof(uint32_t);
+	return algo->state_size;
 }
 
 void rlm_header_put(unsigned char *out, int id)
@@ -134,6 +163,9 @@ int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t 
 	if (!algo->release) {
 		if (len != algo->state_size)
 			return -1;
+		for (size_t i = padding_at(algo); i < len; i++)
+			if (body[i])
+				return -1;
 		memcpy(state, body, len);
 		return 0;
 	}
@@ -158,7 +190,9 @@ size_t rlm_state_len(const struct rl_algo *algo, const void *state)
 void rlm_state_put(const struct rl_algo *algo, const void *state, unsigned char *out)
 {
 	if (!algo->release) {
-		memcpy(out, state, algo->state_size);
+		size_t pad = padding_at(algo);
+		memcpy(out, state, pad);
+		memset(out + pad, 0, algo->state_size - pad);
 		return;
 	}
 	const struct rl_sliding_log *sl = state;

@@ -1,26 +1,39 @@
 /*
  * state_bytes.h - a key's state as the bytes of a Redis string value, so
  * that RDB, AOF, replication and slot migration carry it as they carry any
- * string (no module type). Layout, every integer in the host's byte order
- * (little-endian on the platforms Redis runs on):
+ * string (no module type). Stored form v3, every integer little-endian
+ * (the host's order on the platforms Redis runs on), signed 64-bit unless
+ * said:
  *
- *   header   4 bytes: 'r', 'l', RLM_VERSION, the state's id: its
+ *   header   4 bytes: 'r', 'l', RLM_VERSION (3), the state's id: its
  *            algorithm's name hashed into [0, 0x7F] (rlm_id_of), so that
  *            a stored state keeps its meaning when the ops list is
- *            reordered or grows; RLM_BREAKER_ID for the breaker
+ *            reordered or grows; RLM_BREAKER_ID (0x80) for the breaker
+ *   rule     for the six algorithms, 24 bytes: the rule the state was
+ *            last written under, limit N, window_ns W, burst B (as struct
+ *            rl_rule holds it: B = N for the window algorithms)
  *   then, for an algorithm whose state is plain bytes (no release op):
- *            its state_size bytes exactly as the library keeps them;
+ *            its state_size bytes exactly as the library keeps them, the
+ *            padding written as 0 (struct rl_level: last_ns, level_lo,
+ *            level_hi (u32), 4 zero bytes; struct rl_gcra: tat_ns,
+ *            last_ns; struct rl_fixed_window: last_ns, end_ns, count
+ *            (u32), 4 zero bytes; struct rl_sliding_counter: last_ns,
+ *            end_ns, prev (u32), curr (u32));
  *   for sliding_log:
  *            last_ns (8), then one 12-byte run per distinct admitted
- *            time in the window, oldest first: at_ns (8), units (4);
- *   for the breaker:
+ *            time in the window, oldest first: at_ns (8), units (u32);
+ *   for the breaker (no rule):
  *            last (8), opened_at (8), state (4), then the CLOSED window's
  *            runs as above (time in the caller's unit, count).
  *
- * A value is accepted only with this header, the exact length its id
- * implies (plain states) or a whole number of runs, and runs that a state
- * could hold (times in [0, RL_TIME_MAX_NS], non-decreasing, counts >= 1,
- * their sum below 2^32); anything else is "not ratelab state".
+ * A v2 value (the same without the rule) of the right shape is read as
+ * written under the rule of the check that reads it, and written back as
+ * v3. Otherwise a value is accepted only with this header, the exact
+ * length its id implies (plain states) or a whole number of runs, zero
+ * padding, and runs that a state could hold (times in [0, RL_TIME_MAX_NS],
+ * increasing, counts >= 1, their sum below 2^32); the module then checks
+ * every field against the stored rule (rl_limiter_state_check). Anything
+ * else with the magic and the id is a damaged state.
  */
 #ifndef RATELAB_STATE_BYTES_H
 #define RATELAB_STATE_BYTES_H
@@ -30,7 +43,7 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 
-enum { RLM_HEADER = 4, RLM_VERSION = 2, RLM_BREAKER_ID = 0x80, RLM_RUN = 12 };
+enum { RLM_HEADER = 4, RLM_VERSION = 3, RLM_VERSION_V2 = 2, RLM_BREAKER_ID = 0x80, RLM_RUN = 12, RLM_RULE = 24 };
 
 /* The id stored for algo: FNV-1a of its name folded to 7 bits; -1 when
  * algo's state has no byte form (it owns memory and is not sliding_log). */
@@ -49,9 +62,14 @@ const char *rlm_id_name(int id);
 
 /*
  * The id a value's header names, or -1 when buf is not a ratelab value
- * (too short, another magic or version).
+ * (too short, another magic or version); *version receives RLM_VERSION or
+ * RLM_VERSION_V2.
  */
-int rlm_header_id(const unsigned char *buf, size_t len);
+int rlm_header_id(const unsigned char *buf, size_t len, int *version);
+
+/* The stored rule (RLM_RULE bytes) and back. */
+void rlm_rule_get(const unsigned char *in, struct rl_rule *rule);
+void rlm_rule_put(const struct rl_rule *rule, unsigned char *out);
 
 /* Writes the header for id into out (RLM_HEADER bytes). */
 void rlm_header_put(unsigned char *out, int id);
@@ -67,7 +85,7 @@ int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t 
  * owning memory other than sliding_log's). */
 size_t rlm_state_len(const struct rl_algo *algo, const void *state);
 
-/* Writes the body (rlm_state_len bytes). */
+/* Writes the body (rlm_state_len bytes), padding as 0. */
 void rlm_state_put(const struct rl_algo *algo, const void *state, unsigned char *out);
 
 /* The breaker's stored part (last, opened_at, state, runs) into b, which

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <limits.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -323,6 +324,17 @@ static bool to_cluster(struct rl_redis *r, int64_t deadline)
 }
 
 /* Connects (unless up, or backing off) within the deadline. */
+/* Whether host names an address (getaddrinfo, as hiredis resolves it). */
+static bool resolves(const char *host)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+
+	if (res)
+		freeaddrinfo(res);
+	return rc == 0;
+}
+
 static bool ensure(struct rl_redis *r, int64_t deadline)
 {
 	if (r->c || r->rc)
@@ -335,7 +347,14 @@ static bool ensure(struct rl_redis *r, int64_t deadline)
 		return false;
 	r->c = redisConnectWithTimeout(r->host, r->port, tv_ms(left < r->connect_ms ? left : r->connect_ms));
 	if (!r->c || r->c->err) {
-		drop(r, r->c ? r->c->errstr : "cannot allocate a connection");
+		char why[ERR_MAX - HOST_MAX - 32];
+		/* hiredis reports a name that does not resolve as REDIS_ERR_OTHER with
+		 * getaddrinfo's words only: name the host */
+		if (r->c && r->c->err == REDIS_ERR_OTHER && !resolves(r->host))
+			snprintf(why, sizeof(why), "host '%.200s' does not resolve (%.60s)", r->host, r->c->errstr);
+		else
+			snprintf(why, sizeof(why), "%.300s", r->c ? r->c->errstr : "cannot allocate a connection");
+		drop(r, why);
 		return false;
 	}
 	if (!probe_module(r, deadline) || (!r->module && !load_scripts(r, deadline)) || !to_cluster(r, deadline))
@@ -562,17 +581,20 @@ static int check_req(const struct rl_redis_req *q)
 void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl__redis_cmd *c)
 {
 	const struct rl_rule *rule = &q->rule->lim->rule;
+	/* a window algorithm has no burst: B = N, as the stored form v3 keeps
+	 * its rule (whatever burst the limiter was made with) */
+	int64_t burst = q->rule->lim->algo->uses_burst ? rule->burst : rule->limit;
 
 	rl__redis_decimal(c->num[5], q->cost ? q->cost : 1);
 	if (r->module) {
-		build_module(r, c, false, q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst,
+		build_module(r, c, false, q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, burst,
 			     q->rule->lim->algo->name);
 		return;
 	}
 	int script = script_of(q->rule->lim->algo);
 
 	build(r, c, r->sha[script], rl__redis_scripts[script].keys,
-	      q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, rule->burst, c->num[5]);
+	      q->key, q->key_len, q->now_ns, rule->limit, rule->window_ns, burst, c->num[5]);
 }
 
 /* Through the cluster router: c as EVAL with the script's text (for a node that lacks it). */
@@ -791,6 +813,10 @@ int rl_redis_breaker_validate(const struct rl_redis_breaker *b, char *msg, size_
 	if (rc)
 		return rc;
 	rl_breaker_destroy(&probe);
+	if (b->window > RL_REDIS_BREAKER_SPAN_MAX)
+		return bad(msg, msg_len, "breaker window", b->window);
+	if (b->open_for > RL_REDIS_BREAKER_SPAN_MAX)
+		return bad(msg, msg_len, "breaker open time", b->open_for);
 	if (b->timeout_ms < 0 || b->timeout_ms > 60000)
 		return bad(msg, msg_len, "breaker timeout (ms)", b->timeout_ms);
 	return RL_OK;

@@ -60,7 +60,10 @@
  * the round trip all fit in that budget. When Redis is down, slow or the
  * connection breaks, the decision is the rule's policy (fail_closed:
  * rejected, else allowed; remaining, retry_after_ns, reset_ns 0) and
- * counted in fallbacks. A broken connection is dropped; the next attempt
+ * counted in fallbacks. A key whose stored state is damaged (a value that
+ * fails the state checks: "key 'K' holds a damaged ALGO state") is an
+ * outage of that key: the policy decides (fallback set) and it is counted
+ * in errors, its message in rl_redis_error. A broken connection is dropped; the next attempt
  * waits backoff_min_ms, doubling per failure up to backoff_max_ms (checks in
  * between fall back at once); a successful reconnection counts in
  * reconnects. SIGPIPE from a dead server is blocked and consumed around
@@ -212,6 +215,10 @@ int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const
 int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, size_t n,
 			 struct rl_redis_answer *ans);
 
+/* The longest breaker window and open time in Redis (the module's and the
+ * scripts' bound, README's: 1..10^9 in the caller's unit). */
+#define RL_REDIS_BREAKER_SPAN_MAX 1000000000LL
+
 /* The breaker (breaker.h) of one key in Redis. */
 struct rl_redis_breaker {
 	int64_t limit, window, open_for; /* as rl_breaker_init; times in the caller's unit */
@@ -220,7 +227,8 @@ struct rl_redis_breaker {
 };
 
 /*
- * Validates b as rl_breaker_init does: RL_OK or RL_EINVAL with a reason.
+ * Validates b as rl_breaker_init does, with window and open_for at most
+ * RL_REDIS_BREAKER_SPAN_MAX: RL_OK or RL_EINVAL with a reason.
  */
 int rl_redis_breaker_validate(const struct rl_redis_breaker *b, char *msg, size_t msg_len);
 
