@@ -536,6 +536,9 @@ static int read_file(struct ctx *c, const char *path)
 		status = say(c, EXIT_USAGE, "%s:%ld: cannot tell the log's format from %s (%s): give --format",
 			     c->file, pd.lineno[0], sim_quote(q, pd.text[0].p), known_formats);
 	}
+	if (status == 0 && r.trailing)
+		say(c, 0, "%s: warning: %llu bytes of trailing data after the gzip data, not gzip: not read", c->file,
+		    (unsigned long long)r.trailing);
 	for (int i = 0; i < DETECT_LINES; i++)
 		free(pd.text[i].p);
 	imp_reader_close(&r);

@@ -99,19 +99,24 @@ const char *imp_time(struct imp *im, const char *s, size_t len, struct imp_field
 const char *imp_cost(struct imp *im, const char *s, size_t len, int64_t *cost);
 
 /*
- * A file's lines, through zlib: a .gz file (or several gzip members one
- * after the other) is decompressed, any other file read as it is. A line
- * is returned without its '\n', NUL-terminated in place; lines longer
- * than IMP_LINE_MAX are returned cut (too_long set, the first bytes kept
- * for the message).
+ * A file's lines, through zlib: a file that opens with gzip's magic bytes
+ * (several gzip members one after the other too) is decompressed, any
+ * other read as it is; bytes after the last gzip member that do not open
+ * another are counted in trailing, not read. A line is returned without
+ * its '\n', NUL-terminated in place; lines longer than IMP_LINE_MAX are
+ * returned cut (too_long set, the first bytes kept for the message).
  */
 #define IMP_LINE_MAX ((size_t)16 << 20)
 struct imp_reader {
-	void *gz;        /* gzFile */
+	int fd;
+	void *gz;        /* the input buffer and inflate state (import_read.c) */
 	char *buf;
 	size_t cap, pos, len;
 	bool eof, too_long;
 	long lineno;     /* of the line last returned */
+	uint64_t trailing; /* bytes after the gzip data, not read */
+	int err, err_no; /* after -1: what failed, and errno for an I/O error */
+	const char *zmsg;
 };
 
 /* Opens path ("-": standard input); false with errno set. */

@@ -2,7 +2,8 @@
 # ratelab import: rotated logs as they lie on disk: .gz files read
 # directly (zlib), several files in one call in the order given (equal
 # times keep that order), mixed plain and compressed, a compressed
-# standard input; a corrupt or cut .gz is an error naming the file.
+# standard input; a corrupt or cut .gz is an error naming the file;
+# trailing data after the gzip data is said, with its size.
 # $1 is the ratelab binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 
@@ -64,5 +65,15 @@ out=$(import "$tmp/bad.gz" 2>"$tmp/err"); rc=$?
 [ $rc -eq 2 ] && [ -z "$out" ] || fail "corrupt gz: exit $rc, stdout $out"
 grep -qF "ratelab import: $tmp/bad.gz:1: cannot read: " "$tmp/err" || fail "corrupt gz: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "corrupt gz: $(cat "$tmp/err")"
+
+# trailing data after the gzip members: read up to it, said with its size, exit 0
+{ gzip -c "$tmp/access.log.1"; gzip -c "$tmp/access.log"; printf 'junk\n\0\0'; } >"$tmp/trail.gz"
+out=$(import "$tmp/trail.gz" 2>"$tmp/err"); rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <<<"$out")" -eq 3 ] || fail "trailing data: exit $rc, stdout $out"
+grep -qF "ratelab import: $tmp/trail.gz: warning: 7 bytes of trailing data after the gzip data, not gzip: not read" "$tmp/err" ||
+	fail "trailing data: $(cat "$tmp/err")"
+gzip -c "$tmp/access.log.1" >"$tmp/clean.gz"
+import "$tmp/clean.gz" >/dev/null 2>"$tmp/err"
+grep -q trailing "$tmp/err" && fail "no trailing data, yet: $(cat "$tmp/err")"
 
 finish import_gz
