@@ -43,13 +43,15 @@ static void combined_reasons(void **u)
 		   "1.1.1.2 - bob [10/Oct/2026:13:55:37 +0000] \"GET / HTTP/1.1\" 200 5\n"
 		   "1.1.1.3 - - [32/Oct/2026:13:55:37 +0000] \"GET / HTTP/1.1\" 200 5\n"    /* time */
 		   "1.1.1.4 - - [10/Oct/2026:13:55:38 +0000] \"GET / HTTP/1.1\" 200 -\n"    /* cost */
-		   "1.1.1.5 - - [10/Oct/2026:13:55:39 +0000] \"GET / HTTP/1.1\" 200 7\n");
+		   "1.1.1.5 - - [10/Oct/2026:13:55:39 +0000] \"GET / HTTP/1.1\" 200 7\n"
+		   "1.1.1.6 - - [10/Oct/2026:13:55:40 +0000] \"GET / HTTP/1.1\" 304 0\n"); /* takes nothing */
 	paths[0] = path;
 	struct sim_import_opts o = { .key = "user", .cost_field = "bytes", .stats = &st };
 	memset(&st, 0xff, sizeof(st));
 	assert_int_equal(sim_import(&o, paths, 1, &t, err), 0);
 	assert_int_equal(t.n, 2);
-	assert_int_equal(st.lines, 6);
+	assert_int_equal(st.lines, 7);
+	assert_int_equal(st.cost_zero, 1);
 	assert_int_equal(st.skipped, 4);
 	assert_int_equal(st.skip[SIM_SKIP_COST], 2);
 	assert_int_equal(st.skip[SIM_SKIP_SHAPE], 1);

@@ -1,18 +1,22 @@
 /*
  * import.c - model: every line of every file, in the order given, read by
  * its format's reader (import_impl.h) into a request record (time, key
- * id, cost) or counted as bad; then the records sorted stably by time
- * (a log is written at completion, not arrival), spread inside their tick
- * when asked, made relative to the first request, and split into the
- * trace's arrays. Keys are interned in first-seen order of the input.
+ * id, cost) or counted as bad (by reason, the first places kept); then the
+ * records sorted stably by time (a log is written at completion, not
+ * arrival), spread inside their tick when asked, made relative to the
+ * first request unless absolute, and split into the trace's arrays. Keys
+ * are interned in first-seen order of the input. A request of cost 0 takes
+ * nothing: every algorithm admits it and changes no state, so it is
+ * counted and left out (the library refuses cost 0 in a check).
  *
- * The time resolution: 1 s for the common log format (its times are
- * whole seconds), 1 ns for a trace, and for JSON lines and CSV the
- * coarsest power of ten of ns, up to 1 s, of which every time is a whole
- * multiple.
+ * The time resolution: the coarsest power of ten of ns, up to 1 s, of
+ * which every time is a whole multiple (1 s for the common log format);
+ * for a trace 1 ns, or what its "# ratelab trace:" line says.
  *
  * Messages: each bad line (the first IMP_SHOWN of them) as it is met,
- * then what was detected, the resolution, and last "skipped K of N lines".
+ * then what was detected, the resolution, the times read at an assumed
+ * offset, the requests of cost 0 and those keyed by their address, the
+ * bad lines by reason, and last "skipped K of N lines".
  * With --strict, or on a fatal error, one message and nothing else.
  */
 #include "import.h"
@@ -315,6 +319,10 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	}
 	if (why)
 		return bad_line(c, c->im.format == IMP_TRACE ? c->copy.p : line, why, c->im.reason);
+	if (f.cost == 0) { /* takes nothing: admitted by every algorithm, no state changed, nothing to decide */
+		c->st.cost_zero++;
+		return 0;
+	}
 	int64_t id = imp_keys_intern(&c->keys, &f);
 	if (id < 0)
 		return c->keys.nkeys >= IMP_KEYS_MAX ? say(c, EXIT_FAIL, "more than %lu keys", (unsigned long)IMP_KEYS_MAX)
@@ -614,6 +622,9 @@ static void summary(struct ctx *c, const struct sim_trace *t)
 	if (c->st.no_offset)
 		say(c, 0, "%zu of %zu requests had a time without a UTC offset: read as %s%s", c->st.no_offset, c->n,
 		    c->o->tz ? "--tz " : "UTC", c->o->tz ? c->st.tz : " (--tz +HH:MM says otherwise)");
+	if (c->st.cost_zero)
+		say(c, 0, "%zu requests of cost 0 take nothing: admitted with no state change, left out of the trace",
+		    c->st.cost_zero);
 	if (c->st.anon)
 		say(c, 0, "%zu of %zu requests had no user: keyed by their address (--key user)", c->st.anon, c->n);
 	for (int k = 0; k < SIM_SKIP_COUNT && c->bad; k++) {

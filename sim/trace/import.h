@@ -18,7 +18,7 @@ enum sim_import_skip {
 	SIM_SKIP_SHAPE,   /* not a line of the format */
 	SIM_SKIP_TIME,    /* its time is missing or not read */
 	SIM_SKIP_KEY,     /* its key is missing or empty */
-	SIM_SKIP_COST,    /* its cost is missing or not an integer in [1, RL_COST_MAX] */
+	SIM_SKIP_COST,    /* its cost is missing or not an integer in [0, RL_COST_MAX] */
 	SIM_SKIP_LONG,    /* longer than 16 MiB */
 	SIM_SKIP_NUL,     /* holds a NUL byte */
 	SIM_SKIP_COUNT
@@ -42,6 +42,7 @@ struct sim_import_stats {
 	size_t no_offset;                 /* requests whose time had no UTC offset: read at tz */
 	char tz[8];                       /* that offset, "+HH:MM" (--tz, "+00:00" by default) */
 	size_t anon;                      /* --key user: requests without a user, keyed by their address */
+	size_t cost_zero;                 /* requests of cost 0: admitted with no state change, not in the trace */
 	char format[16];                  /* the format read */
 	bool detected;                    /* it was detected, not given */
 	int64_t resolution_ns;            /* the times' resolution */

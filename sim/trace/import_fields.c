@@ -130,9 +130,9 @@ const char *imp_cost(struct imp *im, const char *s, size_t len, int64_t *cost)
 
 	for (; i < len && s[i] >= '0' && s[i] <= '9' && c <= RL_COST_MAX; i++)
 		c = c * 10 + (s[i] - '0');
-	if (i == 0 || i != len || c < 1 || c > RL_COST_MAX) {
+	if (i == 0 || i != len || c > RL_COST_MAX) {
 		im->reason = SIM_SKIP_COST;
-		snprintf(im->why, sizeof(im->why), "cost '%.*s' is not an integer in [1, %lld]",
+		snprintf(im->why, sizeof(im->why), "cost '%.*s' is not an integer in [0, %lld]",
 			 len > 40 ? 40 : (int)len, s, (long long)RL_COST_MAX);
 		return im->why;
 	}

@@ -29,7 +29,7 @@ struct imp_fields {
 	size_t key_len;
 	const char *key2;
 	size_t key2_len;
-	int64_t cost;         /* units, in [1, RL_COST_MAX] */
+	int64_t cost;         /* units, in [0, RL_COST_MAX]; 0 (a cost field's) takes nothing */
 	bool no_offset;       /* the time had no UTC offset: --tz (UTC by default) was assumed */
 	bool anon;            /* --key user: no user, keyed by the address */
 };
@@ -95,7 +95,7 @@ const char *imp_request_key(struct imp *im, const char *host, size_t host_len, c
  * assumed.
  */
 const char *imp_time(struct imp *im, const char *s, size_t len, struct imp_fields *f);
-/* A field's cost text: an integer in [1, RL_COST_MAX]. */
+/* A field's cost text: an integer in [0, RL_COST_MAX] (0: a request that takes nothing). */
 const char *imp_cost(struct imp *im, const char *s, size_t len, int64_t *cost);
 
 /*

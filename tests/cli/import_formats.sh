@@ -81,7 +81,7 @@ imp combined_bytes "$tmp/c.log" '0 ::ffff:10.0.0.3 7
 1000000000 2001:db8::1 5
 2000000000 10.0.0.1 12
 3000000000 10.0.0.2 1' 'ratelab import: skipped 1 of 5 lines' --cost-field bytes
-has combined_bytes "stdin:3: '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] \"POST /a HTTP/1.1\"'...(74 bytes): cost '-' is not an integer in [1, 1000000000]"
+has combined_bytes "stdin:3: '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] \"POST /a HTTP/1.1\"'...(74 bytes): cost '-' is not an integer in [0, 1000000000]"
 
 # a request ending in an escaped backslash: the quote right after it closes it
 printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET /a\\\\" 200 1 "-" "-"\n' >"$tmp/bs.log"
