@@ -221,6 +221,7 @@ static int check_applies(struct ctx *c)
 		if (c->im.format == IMP_CADDY) {
 			c->im.time_field = o->time_field ? o->time_field : "ts";
 			c->im.key_field = o->key_field ? o->key_field : "request.remote_ip";
+			c->im.key_addr_field = o->key_field ? NULL : "request.remote_addr";
 			if (!o->time_unit)
 				c->im.unit_ns = 1000000000; /* ts: Unix seconds with a fraction */
 		}

@@ -49,6 +49,7 @@ struct imp {
 	int64_t unit_ns;             /* --time-unit, 0 when not given */
 	const char *time_field, *key_field, *cost_field;
 	const char *time_format;     /* --time-format, NULL when not given */
+	const char *key_addr_field;  /* caddy: the key "HOST:PORT" when key_field is missing (Caddy < 2.5) */
 	int tz_s;                    /* --tz: seconds east of UTC of times without an offset */
 	bool want_cost;
 	bool trace_cost;             /* a trace line had a COST */

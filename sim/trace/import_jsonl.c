@@ -274,7 +274,7 @@ static const char *object(struct imp *im, struct cursor *c, struct want *w, cons
 		im->names.len += sizeof(na);
 		n++;
 		int k = 0, inside = -1;
-		for (; k < 3; k++) {
+		for (; k < 4; k++) {
 			if (!w[k].name || w[k].len < plen + name_len || memcmp(w[k].name, path, plen) ||
 			    memcmp(w[k].name + plen, line + name_at, name_len))
 				continue;
@@ -284,7 +284,7 @@ static const char *object(struct imp *im, struct cursor *c, struct want *w, cons
 				inside = k;
 		}
 		ws(c);
-		if (k < 3) {
+		if (k < 4) {
 			if (w[k].met) /* a repeat: said below, where the object's names are checked */
 				why = skip_value(c);
 			else
@@ -326,10 +326,12 @@ static const char *object(struct imp *im, struct cursor *c, struct want *w, cons
 const char *imp_jsonl(struct imp *im, char *line, size_t len, struct imp_fields *f)
 {
 	struct cursor c = { line, 0, len };
-	struct want w[3] = {
+	struct want w[4] = {
 		{ im->time_field, strlen(im->time_field), &im->s_time, NULL, 0, false, false },
 		{ im->key_field, strlen(im->key_field), &im->s_key, NULL, 0, false, false },
 		{ im->cost_field, im->cost_field ? strlen(im->cost_field) : 0, &im->s_cost, NULL, 0, false, false },
+		{ im->key_addr_field, im->key_addr_field ? strlen(im->key_addr_field) : 0, &im->s_skip, NULL, 0,
+		  false, false },
 	};
 	const char *why;
 
@@ -347,6 +349,21 @@ const char *imp_jsonl(struct imp *im, char *line, size_t len, struct imp_fields 
 		snprintf(im->why, sizeof(im->why), "no time field '%.40s' (--time-field)%s", im->time_field,
 			 w[0].met ? ": null, an object or an array" : "");
 		return im->why;
+	}
+	if (!w[1].met && w[3].met && w[3].ok && w[3].vl) { /* "HOST:PORT", "[V6]:PORT": the host */
+		const char *a = w[3].v;
+		size_t n = w[3].vl;
+		while (n > 0 && a[n - 1] >= '0' && a[n - 1] <= '9')
+			n--;
+		if (n > 1 && n < w[3].vl && a[n - 1] == ':')
+			n--;
+		else
+			n = w[3].vl;
+		if (n >= 2 && a[0] == '[' && a[n - 1] == ']') {
+			a++;
+			n -= 2;
+		}
+		w[1] = (struct want){ .v = a, .vl = n, .ok = true, .met = n > 0 };
 	}
 	if (!w[1].met || !w[1].ok || !w[1].vl) {
 		im->reason = SIM_SKIP_KEY;

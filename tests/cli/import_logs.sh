@@ -84,6 +84,11 @@ imp caddy_client '# ratelab trace: resolution_ns=10000000 spread=no origin_ns=0
 1646861401100000000 203.0.113.9 512
 1646861401520000000 127.0.0.1 10900' --format caddy --key-field request.client_ip --cost-field size "$fx/caddy.jsonl"
 has caddy_client "1 requests of cost 0 take nothing"
+# Caddy before 2.5: no remote_ip, the client in request.remote_addr "HOST:PORT" ("[V6]:PORT")
+imp caddy_remote_addr '# ratelab trace: resolution_ns=10000000 spread=no origin_ns=0
+1646861401520000000 ::1
+1646861402000000000 10.1.2.3' "$fx/caddy_remote_addr.jsonl"
+has caddy_remote_addr 'format caddy (detected from'
 # the same nested field read as plain JSON lines, with its unit given
 imp jsonl_dotted '# ratelab trace: resolution_ns=10000000 spread=no origin_ns=0
 1646861401100000000 /a
