@@ -151,7 +151,7 @@ $edge" '' import --absolute --spread -- '--spread moves the last request past 40
 
 # --help: the options, exit 0
 "$ratelab" import --help >"$tmp/help" || fail "--help: exit $?"
-for opt in --format --key --time-field --key-field --cost-field --time-unit --absolute --spread --strict; do
+for opt in --format --key --time-field --key-field --cost-field --time-unit --time-format --tz --relative --absolute --spread --strict; do
 	grep -q -- "$opt" "$tmp/help" || fail "--help lacks $opt"
 done
 
