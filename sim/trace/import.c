@@ -495,7 +495,9 @@ static int read_file(struct ctx *c, const char *path)
 			header = c->im.format == IMP_CSV;
 		}
 		bool too_long = r.too_long;
-		if (c->im.format == IMP_CSV && !too_long && imp_csv_open(line, len)) {
+		int csv_state;
+		if (c->im.format == IMP_CSV && !too_long && memchr(line, '"', len) &&
+		    (csv_state = imp_csv_scan(line, len, IMP_CSV_START)) == IMP_CSV_QUOTED) {
 			/* RFC 4180: a quoted field holds line breaks; the record read on to its end */
 			c->record.len = 0;
 			if (!imp_buf_reserve(&c->record, len + 1)) {
@@ -504,8 +506,7 @@ static int read_file(struct ctx *c, const char *path)
 			}
 			memcpy(c->record.p, line, len);
 			c->record.len = len;
-			while (!too_long && imp_csv_open(c->record.p, c->record.len) &&
-			       (rc = imp_reader_next(&r, &line, &len)) > 0) {
+			while (!too_long && csv_state == IMP_CSV_QUOTED && (rc = imp_reader_next(&r, &line, &len)) > 0) {
 				while (len > 0 && line[len - 1] == '\r')
 					line[--len] = '\0';
 				too_long = r.too_long || c->record.len + 1 + len > IMP_LINE_MAX;
@@ -517,6 +518,7 @@ static int read_file(struct ctx *c, const char *path)
 					c->record.p[c->record.len++] = '\n';
 					memcpy(c->record.p + c->record.len, line, len);
 					c->record.len += len;
+					csv_state = imp_csv_scan(line, len, csv_state);
 				}
 			}
 			if (status || rc < 0)

@@ -84,31 +84,30 @@ static const char *record(struct imp *im, const char *s, size_t len, const char 
 	return NULL;
 }
 
-bool imp_csv_open(const char *s, size_t len)
+int imp_csv_scan(const char *s, size_t len, int state)
 {
-	enum { START, PLAIN, QUOTED, QUOTE } state = START; /* QUOTE: a quote inside a quoted field */
-	const char *q = memchr(s, '"', len);
-
-	if (!q)
-		return false;
 	for (size_t i = 0; i < len; i++) {
 		char ch = s[i];
 		switch (state) {
-		case START:
-		case QUOTE:
-			state = ch == '"' ? QUOTED : ch == ',' ? START : PLAIN;
+		case IMP_CSV_START:
+		case IMP_CSV_QUOTE: /* a quote that closes a field, or the first of "" */
+			state = ch == '"' ? IMP_CSV_QUOTED : ch == ',' ? IMP_CSV_START : IMP_CSV_PLAIN;
 			break;
-		case PLAIN:
+		case IMP_CSV_PLAIN:
 			if (ch == ',')
-				state = START;
+				state = IMP_CSV_START;
 			break;
-		case QUOTED:
-			if (ch == '"')
-				state = QUOTE;
+		default: { /* inside quotes: on to the next quote at once */
+			const char *q = memchr(s + i, '"', len - i);
+			if (!q)
+				return IMP_CSV_QUOTED;
+			i = (size_t)(q - s);
+			state = IMP_CSV_QUOTE;
 			break;
 		}
+		}
 	}
-	return state == QUOTED;
+	return state;
 }
 
 /* Columns' names (offset and length in im->names) compared: for the sort. */

@@ -75,8 +75,13 @@ const char *imp_trace(struct imp *im, char *line, size_t len, struct imp_fields 
 const char *imp_vhost(struct imp *im, char *line, size_t len, struct imp_fields *f);
 const char *imp_alb(struct imp *im, char *line, size_t len, struct imp_fields *f);
 const char *imp_haproxy(struct imp *im, char *line, size_t len, struct imp_fields *f);
-/* A CSV line that ends inside a quoted field: the record goes on on the next line. */
-bool imp_csv_open(const char *line, size_t len);
+/*
+ * Where a CSV record stands after s[0..len), from state (IMP_CSV_START at
+ * a record's start): IMP_CSV_QUOTED when it ends inside a quoted field,
+ * so that the record goes on on the next line. Scanned once per line.
+ */
+enum { IMP_CSV_START, IMP_CSV_PLAIN, IMP_CSV_QUOTED, IMP_CSV_QUOTE };
+int imp_csv_scan(const char *s, size_t len, int state);
 
 /*
  * The key of a request line whose fields are the client's address
