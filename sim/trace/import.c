@@ -659,24 +659,31 @@ static void ctx_free(struct ctx *c)
 static int named_twice(struct ctx *c, const char *const *paths, size_t npaths)
 {
 	char q1[SIM_QUOTE_SIZE], q2[SIM_QUOTE_SIZE];
+	struct stat *st = malloc((npaths ? npaths : 1) * sizeof(*st));
+	bool *known = calloc(npaths ? npaths : 1, sizeof(*known));
+	int status = 0;
 
-	for (size_t i = 0; i < npaths; i++) {
-		struct stat a;
+	if (!st || !known) {
+		free(st);
+		free(known);
+		return oom(c);
+	}
+	for (size_t i = 0; i < npaths; i++) /* one that cannot be read is said when it is opened */
+		known[i] = strcmp(paths[i], "-") != 0 && stat(paths[i], &st[i]) == 0 && !S_ISCHR(st[i].st_mode);
+	for (size_t i = 0; i < npaths && !status; i++) {
 		bool in_i = strcmp(paths[i], "-") == 0;
-		if (!in_i && stat(paths[i], &a) != 0)
-			continue; /* said when it is opened */
-		for (size_t j = 0; j < i; j++) {
-			struct stat b;
+		for (size_t j = 0; j < i && !status; j++) {
 			bool in_j = strcmp(paths[j], "-") == 0;
-			if (in_i != in_j || (!in_j && stat(paths[j], &b) != 0))
-				continue;
-			if (in_i || (a.st_dev == b.st_dev && a.st_ino == b.st_ino && !S_ISCHR(a.st_mode)))
-				return say(c, EXIT_USAGE, "%s is named twice (as %s and %s): its requests would count "
-					   "twice", in_i ? "standard input" : "a file", sim_quote(q1, paths[j]),
-					   sim_quote(q2, paths[i]));
+			if ((in_i && in_j) || (known[i] && known[j] && st[i].st_dev == st[j].st_dev &&
+					       st[i].st_ino == st[j].st_ino))
+				status = say(c, EXIT_USAGE, "%s is named twice (as %s and %s): its requests would "
+					     "count twice", in_i ? "standard input" : "a file", sim_quote(q1, paths[j]),
+					     sim_quote(q2, paths[i]));
 		}
 	}
-	return 0;
+	free(st);
+	free(known);
+	return status;
 }
 
 /* The stats handed to the caller who asked; returns status. */

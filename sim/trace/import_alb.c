@@ -79,7 +79,7 @@ const char *imp_alb(struct imp *im, char *s, size_t len, struct imp_fields *f)
 	}
 	if (i < len && s[i] != ' ')
 		return shape;
-	if (!classic && (quoted[0] || strspn(v[0], "abcdefghijklmnopqrstuvwxyz0234") != vl[0]))
+	if (!classic && (quoted[0] || strspn(v[0], "abcdefghijklmnopqrstuvwxyz0123456789") != vl[0]))
 		return shape;
 	if (!quoted[12 + o] || quoted[1 + o] || quoted[3 + o] || quoted[11 + o])
 		return shape;

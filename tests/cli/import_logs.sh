@@ -159,6 +159,7 @@ bad tz_bad "--tz 'CEST' is not a UTC offset +HH:MM or -HH:MM" --tz CEST "$tmp/g.
 
 # -- no request, a file twice: errors
 bad empty "'/dev/null' holds no request" /dev/null
+bad stdin_twice "standard input is named twice (as '-' and '-')" - - </dev/null
 bad twice "a file is named twice (as '$fx/vhost.log' and '$fx/../import/vhost.log')" "$fx/vhost.log" "$fx/../import/vhost.log"
 
 # -- a JSON member given twice: the line is bad, naming it; a CSV column given twice: an error
