@@ -169,6 +169,18 @@ imp repeated_member '# ratelab trace: resolution_ns=1000000000 spread=no origin_
 has repeated_member "member 'key' is given twice"
 printf '{"time":"2026-09-13T09:00:00Z","key":"a","x":1,"x":2}\n' >"$tmp/r2.jsonl"
 bad repeated_other "member 'x' is given twice" "$tmp/r2.jsonl"
+# many members (sorted, not compared pairwise): the repeat found all the same, the unrepeated read
+many=$(for i in $(seq 1 30); do printf '"m%d":%d,' $i $i; done)
+printf '{%s"time":"2026-09-13T09:00:00Z","key":"a","m17":0}\n{%s"time":"2026-09-13T09:00:01Z","key":"b"}\n' "$many" "$many" >"$tmp/r3.jsonl"
+imp repeated_many '# ratelab trace: resolution_ns=1000000000 spread=no origin_ns=0
+1789290001000000000 b' "$tmp/r3.jsonl"
+has repeated_many "member 'm17' is given twice"
+cols=$(for i in $(seq 1 30); do printf 'c%d,' $i; done)
+printf '%stime,key,c29\n' "$cols" >"$tmp/r2.csv"
+bad repeated_many_columns "the header names the column 'c29' twice" "$tmp/r2.csv"
+{ printf '%stime,key\n' "$cols"; printf '%s2026-09-13T09:00:00Z,a\n' "$(seq -s, 1 30),"; } >"$tmp/w.csv"
+imp many_columns '# ratelab trace: resolution_ns=1000000000 spread=no origin_ns=0
+1789290000000000000 a' "$tmp/w.csv"
 printf 'time,key,ua,ua\n2026-09-13T09:00:00Z,a,x,y\n' >"$tmp/r.csv"
 bad repeated_column "the header names the column 'ua' twice" "$tmp/r.csv"
 
