@@ -38,11 +38,11 @@ static void combined_reasons(void **u)
 	char where[SIM_IMPORT_WHERE];
 	const char *paths[1];
 
-	write_file("1.1.1.1 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 -\n"   /* cost */
+	write_file("1.1.1.1 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 x\n"   /* shape */
 		   "garbage\n"                                                              /* shape */
 		   "1.1.1.2 - bob [10/Oct/2026:13:55:37 +0000] \"GET / HTTP/1.1\" 200 5\n"
 		   "1.1.1.3 - - [32/Oct/2026:13:55:37 +0000] \"GET / HTTP/1.1\" 200 5\n"    /* time */
-		   "1.1.1.4 - - [10/Oct/2026:13:55:38 +0000] \"GET / HTTP/1.1\" 200 -\n"    /* cost */
+		   "1.1.1.4 - - [10/Oct/2026:13:55:38 +0000] \"GET / HTTP/1.1\" 200 -\n"    /* 0 bytes */
 		   "1.1.1.5 - - [10/Oct/2026:13:55:39 +0000] \"GET / HTTP/1.1\" 200 7\n"
 		   "1.1.1.6 - - [10/Oct/2026:13:55:40 +0000] \"GET / HTTP/1.1\" 304 0\n"); /* takes nothing */
 	paths[0] = path;
@@ -51,16 +51,16 @@ static void combined_reasons(void **u)
 	assert_int_equal(sim_import(&o, paths, 1, &t, err), 0);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(st.lines, 7);
-	assert_int_equal(st.cost_zero, 1);
-	assert_int_equal(st.skipped, 4);
-	assert_int_equal(st.skip[SIM_SKIP_COST], 2);
-	assert_int_equal(st.skip[SIM_SKIP_SHAPE], 1);
+	assert_int_equal(st.cost_zero, 2);
+	assert_int_equal(st.skipped, 3);
+	assert_int_equal(st.skip[SIM_SKIP_SHAPE], 2);
 	assert_int_equal(st.skip[SIM_SKIP_TIME], 1);
-	assert_int_equal(st.skip[SIM_SKIP_KEY] + st.skip[SIM_SKIP_LONG] + st.skip[SIM_SKIP_NUL], 0);
+	assert_int_equal(st.skip[SIM_SKIP_COST] + st.skip[SIM_SKIP_KEY] + st.skip[SIM_SKIP_LONG] +
+			 st.skip[SIM_SKIP_NUL], 0);
 	snprintf(where, sizeof(where), "%s:1", path);
-	assert_string_equal(st.where[SIM_SKIP_COST][0], where);
-	snprintf(where, sizeof(where), "%s:5", path);
-	assert_string_equal(st.where[SIM_SKIP_COST][1], where);
+	assert_string_equal(st.where[SIM_SKIP_SHAPE][0], where);
+	snprintf(where, sizeof(where), "%s:2", path);
+	assert_string_equal(st.where[SIM_SKIP_SHAPE][1], where);
 	snprintf(where, sizeof(where), "%s:4", path);
 	assert_string_equal(st.where[SIM_SKIP_TIME][0], where);
 	assert_int_equal(st.anon, 1); /* 1.1.1.5: no user */
@@ -78,7 +78,7 @@ static void combined_reasons(void **u)
 	o.strict = true;
 	assert_int_equal(sim_import(&o, paths, 1, &t, err), 2);
 	assert_int_equal(st.skipped, 1);
-	assert_int_equal(st.skip[SIM_SKIP_COST], 1);
+	assert_int_equal(st.skip[SIM_SKIP_SHAPE], 1);
 	assert_int_equal(t.n, 0);
 	unlink(path);
 	fclose(err);

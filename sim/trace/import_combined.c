@@ -6,7 +6,8 @@
  *
  * HOST is an IPv4 or IPv6 address or a name; the request is read up to its
  * closing quote, a quote escaped with '\' (and '\\') staying inside; STATUS
- * is three digits, BYTES digits or '-'; what follows BYTES after a blank
+ * is three digits, BYTES digits or '-' (no byte sent: a cost of 0 for
+ * --cost-field bytes, as the format defines it); what follows BYTES after a blank
  * (the combined format's referer and agent, or further fields) is not read.
  * The path of the request is its second word without the query string.
  * Parsed in one pass, in place, without copies. Apache's vhost_combined
@@ -92,7 +93,9 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 				bytes_len = 0;
 	if (!bytes_len)
 		return "expected the size (digits or '-') after the status";
-	if (im->want_cost) {
+	if (im->want_cost && bytes_len == 1 && s[bytes_at] == '-') {
+		f->cost = 0; /* the common log format's '-': no byte sent */
+	} else if (im->want_cost) {
 		if ((why = imp_cost(im, s + bytes_at, bytes_len, &f->cost)))
 			return why;
 	} else {

@@ -76,12 +76,17 @@ imp combined_absolute "$tmp/c.log" '1791665735000000000 ::ffff:10.0.0.3
 1791665736000000000 10.0.0.1
 1791665737000000000 10.0.0.1
 1791665738000000000 10.0.0.2' 'ratelab import: skipped 0 of 5 lines' --absolute
-# --cost-field bytes: the size; '-' is no cost (a bad line, said)
+# --cost-field bytes: the size; '-' is the common log format's 0 bytes: a request of
+# cost 0 takes nothing (admitted, no state changed), so it is counted and left out
 imp combined_bytes "$tmp/c.log" '0 ::ffff:10.0.0.3 7
 1000000000 2001:db8::1 5
 2000000000 10.0.0.1 12
-3000000000 10.0.0.2 1' 'ratelab import: skipped 1 of 5 lines' --cost-field bytes
-has combined_bytes "stdin:3: '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] \"POST /a HTTP/1.1\"'...(74 bytes): cost '-' is not an integer in [0, 1000000000]"
+3000000000 10.0.0.2 1' 'ratelab import: skipped 0 of 5 lines' --cost-field bytes
+has combined_bytes "ratelab import: 1 requests of cost 0 take nothing: admitted with no state change, left out of the trace"
+printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET / HTTP/1.1" 200 x1\n10.0.0.1 - - [10/Oct/2026:13:55:38 -0700] "GET / HTTP/1.1" 200 1\n' >"$tmp/x.log"
+imp combined_bad_bytes "$tmp/x.log" '0 10.0.0.1 1' 'ratelab import: skipped 1 of 2 lines' --cost-field bytes --format combined
+has combined_bad_bytes "stdin:1: "
+has combined_bad_bytes "expected the size (digits or '-') after the status"
 
 # a request ending in an escaped backslash: the quote right after it closes it
 printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET /a\\\\" 200 1 "-" "-"\n' >"$tmp/bs.log"
