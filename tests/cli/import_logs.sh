@@ -199,6 +199,14 @@ imp relative '# ratelab trace: resolution_ns=1000000000 spread=no origin_ns=1791
 1000000000 10.0.0.1
 2000000000 2001:db8::5' --relative "$fx/vhost.log"
 bad relative_absolute '--relative and --absolute' --relative --absolute "$fx/vhost.log"
+# a --relative trace read again: its origin added back, its resolution kept
+"$ratelab" import --relative "$fx/haproxy.log" 2>/dev/null >"$tmp/h.rel"
+"$ratelab" import "$fx/haproxy.log" 2>/dev/null >"$tmp/h.abs"
+"$ratelab" import "$tmp/h.rel" >"$tmp/h.again" 2>"$tmp/err" || fail "re-import: $(cat "$tmp/err")"
+cmp -s "$tmp/h.abs" "$tmp/h.again" || fail "re-import of a --relative trace: $(diff "$tmp/h.abs" "$tmp/h.again")"
+has reimport 'time resolution 1ms'
+"$ratelab" import --relative "$tmp/h.rel" 2>/dev/null >"$tmp/h.rel2"
+cmp -s "$tmp/h.rel" "$tmp/h.rel2" || fail "re-import --relative: $(diff "$tmp/h.rel" "$tmp/h.rel2")"
 
 # -- the trace route is the log route: the trace keeps the log's epoch times and
 # resolution, so a study of the trace (absolute or --relative) equals the study
