@@ -626,8 +626,8 @@ static void summary(struct ctx *c, const struct sim_trace *t)
 		say(c, 0, "%zu of %zu requests had a time without a UTC offset: read as %s%s", c->st.no_offset, c->n,
 		    c->o->tz ? "--tz " : "UTC", c->o->tz ? c->st.tz : " (--tz +HH:MM says otherwise)");
 	if (c->st.cost_zero)
-		say(c, 0, "%zu requests of cost 0 take nothing: admitted with no state change, left out of the trace",
-		    c->st.cost_zero);
+		say(c, 0, "%zu request%s of cost 0 take%s nothing: admitted with no state change, left out of the trace",
+		    c->st.cost_zero, c->st.cost_zero == 1 ? "" : "s", c->st.cost_zero == 1 ? "s" : "");
 	if (c->st.anon)
 		say(c, 0, "%zu of %zu requests had no user: keyed by their address (--key user)", c->st.anon, c->n);
 	for (int k = 0; k < SIM_SKIP_COUNT && c->bad; k++) {

@@ -82,7 +82,7 @@ imp combined_bytes "$tmp/c.log" '0 ::ffff:10.0.0.3 7
 1000000000 2001:db8::1 5
 2000000000 10.0.0.1 12
 3000000000 10.0.0.2 1' 'ratelab import: skipped 0 of 5 lines' --cost-field bytes
-has combined_bytes "ratelab import: 1 requests of cost 0 take nothing: admitted with no state change, left out of the trace"
+has combined_bytes "ratelab import: 1 request of cost 0 takes nothing: admitted with no state change, left out of the trace"
 printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET / HTTP/1.1" 200 x1\n10.0.0.1 - - [10/Oct/2026:13:55:38 -0700] "GET / HTTP/1.1" 200 1\n' >"$tmp/x.log"
 imp combined_bad_bytes "$tmp/x.log" '0 10.0.0.1 1' 'ratelab import: skipped 1 of 2 lines' --cost-field bytes --format combined
 has combined_bad_bytes "stdin:1: "

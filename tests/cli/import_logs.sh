@@ -60,7 +60,7 @@ has alb_bytes "skipped 1 line for their cost ($fx/alb.log:3)"
 sed 's/ 200 200 0 57 / 200 200 0 0 /' "$fx/alb.log" >"$tmp/alb0.log"
 imp alb_cost_zero '# ratelab trace: resolution_ns=1000 spread=no origin_ns=0
 1783030980186641000 192.168.131.39 366' --cost-field bytes "$tmp/alb0.log"
-has alb_cost_zero '1 requests of cost 0 take nothing: admitted with no state change, left out of the trace'
+has alb_cost_zero '1 request of cost 0 takes nothing: admitted with no state change, left out of the trace'
 has alb_cost_zero 'skipped 2 of 4 lines'
 # -- Classic ELB: 2026-05-13T23:39:43Z is 1778715583 s
 imp elb '# ratelab trace: resolution_ns=1000 spread=no origin_ns=0
@@ -83,7 +83,7 @@ has caddy 'format caddy (detected from'
 imp caddy_client '# ratelab trace: resolution_ns=10000000 spread=no origin_ns=0
 1646861401100000000 203.0.113.9 512
 1646861401520000000 127.0.0.1 10900' --format caddy --key-field request.client_ip --cost-field size "$fx/caddy.jsonl"
-has caddy_client "1 requests of cost 0 take nothing"
+has caddy_client "1 request of cost 0 takes nothing"
 # Caddy before 2.5: no remote_ip, the client in request.remote_addr "HOST:PORT" ("[V6]:PORT")
 imp caddy_remote_addr '# ratelab trace: resolution_ns=10000000 spread=no origin_ns=0
 1646861401520000000 ::1
