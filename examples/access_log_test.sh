@@ -27,6 +27,8 @@ n=$(wc -l <"$tmp/access.log")
 "$ratelab" import --absolute --format combined --strict <"$tmp/access.log" >"$tmp/sorted" 2>"$tmp/err" ||
 	fail "import: $(cat "$tmp/err")"
 grep -qF "skipped 0 of $n lines" "$tmp/err" || fail "import: $(cat "$tmp/err")"
+head -1 "$tmp/sorted" | grep -q '^# ratelab trace: resolution_ns=1000000000 ' || fail "import: $(head -1 "$tmp/sorted")"
+sed -i 1d "$tmp/sorted" # the trace's own line: resolution and origin
 awk -F'[][]' '{ print $2 }' "$tmp/access.log" | awk 'prev > $0 { back++ } { prev = $0 } END { exit back > 0 ? 0 : 1 }' ||
 	fail "the log is in time order: a completion-order log is not"
 

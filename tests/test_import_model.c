@@ -93,8 +93,8 @@ static void random_logs_against_model(void **u)
 			size_t plen = strcspn(p, "?");
 			if (!strcmp(o.key, "ip"))
 				snprintf(x->key, sizeof(x->key), "%s", host);
-			else if (!strcmp(o.key, "user"))
-				snprintf(x->key, sizeof(x->key), "%s", user);
+			else if (!strcmp(o.key, "user")) /* no user: keyed by the address */
+				snprintf(x->key, sizeof(x->key), "%s", strcmp(user, "-") ? user : host);
 			else if (!strcmp(o.key, "path"))
 				snprintf(x->key, sizeof(x->key), "%.*s", (int)plen, p);
 			else

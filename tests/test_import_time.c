@@ -3,7 +3,9 @@
  * an independent computation, the C library's timegm(), on fixed dates
  * (leap years: 2000 is one, 2100 and 1900 are not; month ends; offsets
  * east and west; fractions of every length) and on seeded random civil
- * times (the seed is printed on failure); what is refused, at each edge.
+ * times (the seed is printed on failure), also read without an offset
+ * at a default one and through strptime-style formats; what is refused,
+ * at each edge.
  */
 #define _DEFAULT_SOURCE /* timegm */
 #include <setjmp.h>
@@ -121,6 +123,109 @@ static void rfc3339_fixed(void **u)
 	assert_int_equal(ns, 1);
 }
 
+static bool iso(const char *s, int tz, int64_t *ns, bool *had)
+{
+	const char *why;
+	return sim_time_iso(s, strlen(s), tz, ns, had, &why);
+}
+
+static bool fmt(const char *f, const char *s, int tz, int64_t *ns, bool *had)
+{
+	const char *why;
+	assert_true(sim_time_format_check(f, &why));
+	return sim_time_format(f, s, strlen(s), tz, ns, had, &why);
+}
+
+/* ISO 8601: an offset is optional (then the default is used, and said), basic forms too. */
+static void iso_fixed(void **u)
+{
+	(void)u;
+	int64_t ns, s0 = reference(2026, 9, 13, 9, 0, 0, 0) * 1000000000LL;
+	bool had;
+
+	assert_true(iso("2026-09-13T09:00:00", 0, &ns, &had));
+	assert_int_equal(ns, s0);
+	assert_false(had);
+	assert_true(iso("2026-09-13T09:00:00", 2 * 3600, &ns, &had)); /* --tz +02:00 */
+	assert_int_equal(ns, s0 - 2 * 3600 * 1000000000LL);
+	assert_true(iso("2026-09-13 09:00:00.25", -5 * 3600 - 1800, &ns, &had));
+	assert_int_equal(ns, s0 + (5 * 3600 + 1800) * 1000000000LL + 250000000);
+	assert_true(iso("2026-09-13T09:00:00,5", 0, &ns, &had)); /* ISO's decimal comma */
+	assert_int_equal(ns, s0 + 500000000);
+	assert_true(iso("2026-09-13T11:00:00+0200", 7 * 3600, &ns, &had)); /* an offset wins over tz */
+	assert_int_equal(ns, s0);
+	assert_true(had);
+	assert_true(iso("2026-09-13T11:00:00+02", 0, &ns, &had));
+	assert_int_equal(ns, s0);
+	assert_true(iso("2026-09-13T09:00:00Z", 3600, &ns, &had));
+	assert_int_equal(ns, s0);
+	assert_true(had);
+	assert_false(iso("2026-09-13T09:00", 0, &ns, &had));
+	assert_false(iso("2026-09-13T09:00:00+2", 0, &ns, &had));
+	assert_false(iso("2026-09-13T09:00:00+24:00", 0, &ns, &had));
+	assert_false(iso("2026-09-13T09:00:00 ", 0, &ns, &had));
+	assert_false(iso("1970-01-01T00:00:00", 60, &ns, &had)); /* before the epoch at +00:01 */
+	assert_true(iso("1970-01-01T00:00:00", -60, &ns, &had));
+	assert_int_equal(ns, 60 * 1000000000LL);
+
+	int off;
+	assert_true(sim_time_offset("+02:00", 6, &off) && off == 7200);
+	assert_true(sim_time_offset("-0530", 5, &off) && off == -19800);
+	assert_true(sim_time_offset("UTC", 3, &off) && off == 0);
+	assert_false(sim_time_offset("+2", 2, &off));
+	assert_false(sim_time_offset("+24:00", 6, &off));
+	assert_false(sim_time_offset("CEST", 4, &off));
+	assert_false(sim_time_offset("Z", 1, &off));
+}
+
+/* strptime-style formats: each conversion, the fraction after %S, what is refused. */
+static void formats(void **u)
+{
+	(void)u;
+	int64_t ns, s0 = reference(2015, 5, 17, 8, 5, 32, 0) * 1000000000LL;
+	bool had;
+	const char *why;
+
+	assert_true(fmt("%d/%b/%Y:%H:%M:%S %z", "17/May/2015:08:05:32 +0000", 3600, &ns, &had));
+	assert_int_equal(ns, s0);
+	assert_true(had);
+	assert_true(fmt("%d/%b/%Y:%H:%M:%S", "17/may/2015:08:05:32.125", 0, &ns, &had));
+	assert_int_equal(ns, s0 + 125000000);
+	assert_false(had);
+	assert_true(fmt("%d/%b/%Y:%H:%M:%S", "17/May/2015:10:05:32", 7200, &ns, &had)); /* at --tz */
+	assert_int_equal(ns, s0);
+	assert_true(fmt("%Y%m%d %H%M%S.%f", "20150517 080532.000001", 0, &ns, &had)); /* '.' in the format */
+	assert_int_equal(ns, s0 + 1000);
+	assert_true(fmt("%a, %d %B %Y %T %Z", "Sun, 17 May 2015 08:05:32 GMT", 3600, &ns, &had));
+	assert_int_equal(ns, s0);
+	assert_true(fmt("%F %I:%M:%S %p", "2015-05-17 08:05:32 AM", 0, &ns, &had));
+	assert_int_equal(ns, s0);
+	assert_true(fmt("%F %I:%M:%S %p", "2015-05-17 08:05:32 PM", 0, &ns, &had));
+	assert_int_equal(ns, s0 + 12 * 3600 * 1000000000LL);
+	assert_true(fmt("%F %I:%M:%S %p", "2015-05-17 12:05:32 am", 0, &ns, &had));
+	assert_int_equal(ns, s0 - 8 * 3600 * 1000000000LL);
+	assert_true(fmt("%m/%e/%y %H:%M", "5/ 7/15 8:05", 0, &ns, &had));
+	assert_int_equal(ns, (reference(2015, 5, 7, 8, 5, 0, 0)) * 1000000000LL);
+	assert_true(fmt("%s", "1431849932.5", 3600, &ns, &had));
+	assert_int_equal(ns, s0 + 500000000);
+	assert_true(fmt("[%d/%b/%Y:%H:%M:%S %z]", "[17/May/2015:10:35:32 +02:30]", 0, &ns, &had));
+	assert_int_equal(ns, s0);
+	assert_true(fmt("%Y-%m-%d %H:%M:%S%%", "2015-05-17 08:05:32%", 0, &ns, &had));
+	assert_int_equal(ns, s0);
+
+	assert_false(fmt("%d/%b/%Y:%H:%M:%S %z", "17/May/2015:08:05:32 +0000 x", 0, &ns, &had)); /* the whole */
+	assert_false(fmt("%d/%b/%Y", "31/Feb/2015", 0, &ns, &had));
+	assert_false(fmt("%d/%b/%Y %Z", "17/May/2015 CEST", 0, &ns, &had));
+	assert_false(fmt("%d/%b/%Y:%H:%M:%S", "17/May/2015:08:05:32.1234567891", 0, &ns, &had));
+	assert_false(fmt("%F %I:%M %p", "2015-05-17 13:05 PM", 0, &ns, &had));
+	assert_false(sim_time_format_check("%H:%M:%S", &why));     /* no date */
+	assert_false(sim_time_format_check("%Y-%m %H", &why));     /* no day */
+	assert_false(sim_time_format_check("%Y-%m-%d %q", &why));  /* unknown */
+	assert_false(sim_time_format_check("%Y-%m-%d %", &why));   /* a lone % */
+	assert_false(sim_time_format_check("%F %I:%M", &why));     /* %I without %p */
+	assert_true(sim_time_format_check("%s", &why));
+}
+
 static void numbers(void **u)
 {
 	(void)u;
@@ -182,6 +287,21 @@ static void random_against_timegm(void **u)
 		}
 		snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%09u%c%02d:%02d", y, mo, d, h, mi,
 			 sec, frac, sign > 0 ? '+' : '-', oh, om);
+		char f[64];
+		int64_t got;
+		bool had;
+		snprintf(f, sizeof(f), "%04d-%02d-%02dT%02d:%02d:%02d.%09u", y, mo, d, h, mi, sec, frac);
+		if (!iso(f, sign * (oh * 3600 + om * 60), &got, &had) || got != want + frac || had) {
+			printf("seed %llu: %s at %+d s: got %lld want %lld\n", (unsigned long long)seed, f,
+			       sign * (oh * 3600 + om * 60), (long long)got, (long long)(want + frac));
+			fail();
+		}
+		snprintf(f, sizeof(f), "%02d/%s/%04d:%02d:%02d:%02d.%09u", d, months[mo - 1], y, h, mi, sec, frac);
+		if (!fmt("%d/%b/%Y:%H:%M:%S", f, sign * (oh * 3600 + om * 60), &got, &had) || got != want + frac) {
+			printf("seed %llu: %s: got %lld want %lld\n", (unsigned long long)seed, f, (long long)got,
+			       (long long)(want + frac));
+			fail();
+		}
 		if (!rfc(text, &ns) || ns != want + frac) {
 			printf("seed %llu: %s: got %lld want %lld\n", (unsigned long long)seed, text,
 			       (long long)ns, (long long)(want + frac));
@@ -205,6 +325,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clf_fixed),
 		cmocka_unit_test(rfc3339_fixed),
+		cmocka_unit_test(iso_fixed),
+		cmocka_unit_test(formats),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(random_against_timegm),
 		cmocka_unit_test(days),

@@ -2,8 +2,11 @@
  * cmd_import.c - `ratelab import [--format F] [OPTIONS] [LOG ...]`: reads
  * access logs (or traces) through the importer (import.h) and writes the
  * trace, one line 'T KEY [COST]' per request in time order, to standard
- * output; COST on every line when costs were read (--cost-field, or a
- * trace's COST on some line).
+ * output, after a comment line "# ratelab trace: resolution_ns=R
+ * spread=yes|no origin_ns=O" that `ratelab import` and `ratelab study`
+ * honour when they read the trace (other readers skip it as a comment);
+ * COST on every line when costs were read (--cost-field, or a trace's COST
+ * on some line).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,39 +21,59 @@ static const char usage[] =
 	"Reads access logs (the files LOG, in the order given; standard input when\n"
 	"there is none or for '-'; a .gz file is decompressed) and writes the trace\n"
 	"'T KEY [COST]' of their requests, sorted by time (stably: equal times keep\n"
-	"their order), T in ns since the first request. Stderr names the format when\n"
-	"it was detected, the time resolution, each bad line (the first 5, as\n"
-	"FILE:LINE) and ends 'skipped K of N lines'.\n"
+	"their order), T in ns since 1970-01-01 UTC, after a line '# ratelab trace:\n"
+	"resolution_ns=R spread=yes|no origin_ns=O'. Stderr names the format when it\n"
+	"was detected, the time resolution, each bad line (the first 5, as FILE:LINE),\n"
+	"the bad lines by reason, and ends 'skipped K of N lines'. A bad line is\n"
+	"skipped wherever it stands; an input with no request is an error.\n"
 	"  --format F       auto (the default: detected from the first lines), combined\n"
 	"                   (nginx/Apache combined or common: HOST IDENT USER [TIME]\n"
-	"                   \"REQUEST\" STATUS BYTES ...), jsonl (one JSON object per\n"
-	"                   line), csv (a header line, then records; RFC 4180 quoting),\n"
-	"                   or trace ('T KEY [COST]', T in ns)\n"
-	"  --key K          combined: the key is ip (default), user, path (the request's\n"
-	"                   path without its query) or ip+path (the ip, then the path)\n"
-	"  --time-field F   jsonl, csv: the field of the time (default time): RFC 3339\n"
-	"                   (2026-10-10T13:55:36.123+02:00) or a number of --time-unit\n"
-	"  --key-field F    jsonl, csv: the field of the key (default key)\n"
+	"                   \"REQUEST\" STATUS BYTES ...), vhost_combined (Apache's:\n"
+	"                   VHOST:PORT first), alb (AWS Application or Classic Load\n"
+	"                   Balancer), haproxy (HAProxy's HTTP log behind a syslog\n"
+	"                   prefix), caddy (Caddy's JSON access log), jsonl (one JSON\n"
+	"                   object per line), csv (a header line, then records; RFC 4180\n"
+	"                   quoting, line breaks inside quotes), or trace ('T KEY [COST]')\n"
+	"  --key K          combined, vhost_combined: the key is ip (default), user (a\n"
+	"                   request without one keyed by its ip), path (the request's\n"
+	"                   path without its query) or ip+path; alb, haproxy: ip (the\n"
+	"                   client's address without its port), path or ip+path\n"
+	"  --time-field F   jsonl, caddy, csv: the field of the time (default time;\n"
+	"                   caddy ts): ISO 8601 or RFC 3339 (2026-10-10T13:55:36.123+02:00;\n"
+	"                   without an offset: --tz), DD/Mon/YYYY:HH:MM:SS +HHMM, or a\n"
+	"                   number of --time-unit. A dotted name is a nested field\n"
+	"  --key-field F    jsonl, caddy, csv: the field of the key (default key; caddy\n"
+	"                   request.remote_ip); e.g. request.remote_ip\n"
 	"  --cost-field F   the field of the request's cost, an integer in [1, 10^9]\n"
-	"                   (default: every request costs 1); combined: bytes. COST\n"
-	"                   is written on every line when costs were read\n"
+	"                   (default: every request costs 1); combined, vhost_combined,\n"
+	"                   alb, haproxy: bytes. COST is written on every line when\n"
+	"                   costs were read\n"
 	"  --time-unit U    s, ms, us or ns: the unit of numeric times (a number is\n"
-	"                   refused without it); a fraction is allowed down to 1 ns\n"
-	"  --absolute       T in ns since 1970-01-01 UTC instead of since the first request\n"
+	"                   a bad line without it; caddy: s); a fraction down to 1 ns\n"
+	"  --time-format F  jsonl, caddy, csv: the time field read by a strptime-style\n"
+	"                   format, e.g. '%d/%b/%Y:%H:%M:%S %z' (%S takes a fraction;\n"
+	"                   %f fraction digits, %s epoch seconds)\n"
+	"  --tz +HH:MM      the UTC offset of times written without one (default UTC;\n"
+	"                   HAProxy's dates have none); stderr counts them\n"
+	"  --relative       T in ns since the first request (origin_ns says when that\n"
+	"                   was), as `ratelab sim`'s replay sources want it\n"
+	"  --absolute       T in ns since 1970-01-01 UTC (the default)\n"
 	"  --spread         the requests of one tick of the time resolution placed\n"
 	"                   evenly inside it: the k-th of m at TICK + k*RES/m\n"
 	"  --strict         the first bad line is an error (exit 2), not skipped\n"
-	"A key's blanks and control bytes are written %XX.\n";
+	"A key's blanks and control bytes are written %XX. The same file named twice\n"
+	"is an error.\n";
 
 enum { O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD, O_TIME_UNIT, O_ABSOLUTE,
-       O_SPREAD, O_STRICT, O_COUNT };
+       O_SPREAD, O_STRICT, O_TIME_FORMAT, O_TZ, O_RELATIVE, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_FORMAT] = { "format", CLI_VALUE },         [O_KEY] = { "key", CLI_VALUE },
 	[O_TIME_FIELD] = { "time-field", CLI_VALUE }, [O_KEY_FIELD] = { "key-field", CLI_VALUE },
 	[O_COST_FIELD] = { "cost-field", CLI_VALUE }, [O_TIME_UNIT] = { "time-unit", CLI_VALUE },
 	[O_ABSOLUTE] = { "absolute", CLI_FLAG },      [O_SPREAD] = { "spread", CLI_FLAG },
-	[O_STRICT] = { "strict", CLI_FLAG },
+	[O_STRICT] = { "strict", CLI_FLAG },	      [O_TIME_FORMAT] = { "time-format", CLI_VALUE },
+	[O_TZ] = { "tz", CLI_VALUE },		      [O_RELATIVE] = { "relative", CLI_FLAG },
 };
 
 /* Writes v in decimal at p; returns the end. */
@@ -99,6 +122,8 @@ static int write_trace(const struct sim_trace *t)
 
 	for (size_t k = 0; k < t->nkeys; k++)
 		len[k] = strlen(t->key_name[k]);
+	p += snprintf(p, 128, "# ratelab trace: resolution_ns=%lld spread=%s origin_ns=%lld\n",
+		      (long long)t->resolution_ns, t->spread ? "yes" : "no", (long long)t->origin_ns);
 	for (size_t i = 0; i < t->n; i++) {
 		size_t kl = len[t->key[i]];
 		if (t->t_ns[i] != last_t) {
@@ -152,11 +177,15 @@ int cli_cmd_import(int argc, char **argv)
 		.key_field = a.value[O_KEY_FIELD],
 		.cost_field = a.value[O_COST_FIELD],
 		.time_unit = a.value[O_TIME_UNIT],
-		.absolute = a.value[O_ABSOLUTE] != NULL,
+		.time_format = a.value[O_TIME_FORMAT],
+		.tz = a.value[O_TZ],
+		.absolute = !a.value[O_RELATIVE],
 		.spread = a.value[O_SPREAD] != NULL,
 		.strict = a.value[O_STRICT] != NULL,
 		.cmd = "import",
 	};
+	if (a.value[O_RELATIVE] && a.value[O_ABSOLUTE])
+		return cli_usage_error("import", "--relative and --absolute are each other's opposite: give one");
 	fflush(stdout);
 	if ((status = sim_import(&o, a.pos, a.npos, &t, stderr)))
 		return status;

@@ -27,8 +27,9 @@
 
 static const char usage[] =
 	"usage: ratelab study --trace FILE [--format F] [--key K] [--time-field F] [--key-field F]\n"
-	"                     [--cost-field F] [--time-unit U] [--spread] --rules R[,R...] [--windows W[,W...]]\n"
-	"                     [--target-keys P%] [--algos LIST]\n"
+	"                     [--cost-field F] [--time-unit U] [--time-format F] [--tz +HH:MM]\n"
+	"                     [--spread] --rules R[,R...] [--windows W[,W...]] [--target-keys P%]\n"
+	"                     [--algos LIST]\n"
 	"                     [--decider CMD [--decider CMD ...]] [--decider-name N[,N...]]\n"
 	"                     [--decider-timeout D] [--jobs J] [--shard I/K] [--quiet] --out DIR\n"
 	"       ratelab study --merge DIR [DIR ...] --out DIR\n"
@@ -45,11 +46,14 @@ static const char usage[] =
 	"wrote: exactly those files are replaced); anything else in it is refused.\n"
 	"  --trace FILE     the log or 'T KEY [COST]' trace ('-': standard input),\n"
 	"                   read as `ratelab import` reads it\n"
-	"  --format F       combined, jsonl, csv or trace (default: detected)\n"
-	"  --key K          combined logs: ip (default), user, path or ip+path\n"
-	"  --time-field F, --key-field F, --cost-field F, --time-unit U\n"
-	"                   as `ratelab import` takes them (jsonl, csv; a cost field\n"
-	"                   makes every figure count units)\n"
+	"  --format F       combined, vhost_combined, alb, haproxy, caddy, jsonl, csv\n"
+	"                   or trace (default: detected)\n"
+	"  --key K          combined, vhost_combined: ip (default), user, path or\n"
+	"                   ip+path; alb, haproxy: ip, path or ip+path\n"
+	"  --time-field F, --key-field F, --cost-field F, --time-unit U,\n"
+	"  --time-format F, --tz +HH:MM\n"
+	"                   as `ratelab import` takes them (a cost field makes every\n"
+	"                   figure count units)\n"
 	"  --spread         a log's requests of one tick placed evenly inside it\n"
 	"                   (as `ratelab import --spread`; meta.csv says which)\n"
 	"  --rules R,...    N/W with W a duration (10/1s, 60/1m, 1000/1h), or\n"
@@ -74,7 +78,7 @@ static const char usage[] =
 
 enum {
 	O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD, O_TIME_UNIT, O_SPREAD, O_RULES, O_WINDOWS, O_TARGET_KEYS, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
-	O_MERGE, O_QUIET, O_COUNT
+	O_MERGE, O_QUIET, O_TIME_FORMAT, O_TZ, O_COUNT
 };
 
 static const struct cli_option options[O_COUNT] = {
@@ -87,7 +91,8 @@ static const struct cli_option options[O_COUNT] = {
 	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE }, [O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
 	[O_JOBS] = { "jobs", CLI_VALUE },	      [O_SHARD] = { "shard", CLI_VALUE },
 	[O_OUT] = { "out", CLI_VALUE },		      [O_MERGE] = { "merge", CLI_FLAG },
-	[O_QUIET] = { "quiet", CLI_FLAG },
+	[O_QUIET] = { "quiet", CLI_FLAG },	      [O_TIME_FORMAT] = { "time-format", CLI_VALUE },
+	[O_TZ] = { "tz", CLI_VALUE },
 };
 
 struct study_cmd {
@@ -335,7 +340,7 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 	if (c->merge) {
 		static const int only_study[] = { O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD,
 						  O_TIME_UNIT, O_SPREAD, O_RULES, O_WINDOWS, O_TARGET_KEYS, O_ALGOS, O_DECIDER_NAME,
-						  O_DECIDER_TIMEOUT, O_JOBS, O_SHARD };
+						  O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_TIME_FORMAT, O_TZ };
 		for (size_t i = 0; i < sizeof(only_study) / sizeof(only_study[0]); i++)
 			if (a.value[only_study[i]])
 				return cli_usage_error("study", "--merge takes the shard directories and --out only, "
@@ -359,6 +364,7 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 		.format = a.value[O_FORMAT], .key = a.value[O_KEY], .time_field = a.value[O_TIME_FIELD],
 		.key_field = a.value[O_KEY_FIELD], .cost_field = a.value[O_COST_FIELD],
 		.time_unit = a.value[O_TIME_UNIT], .spread = a.value[O_SPREAD] != NULL, .absolute = true,
+		.time_format = a.value[O_TIME_FORMAT], .tz = a.value[O_TZ],
 		.cmd = "study",
 	};
 	if (!a.value[O_RULES] && !a.value[O_WINDOWS])

@@ -738,7 +738,7 @@ static int finish(struct parse *p)
 	if (sc->duration_ns / sc->bucket_ns > 10000000 && p->span_duration)
 		return fail(p, p->scenario_line, "[scenario]: more than 10^7 time-series buckets over the "
 			    "duration, which is the traces' span (%lld ns, no duration given): if the trace's "
-			    "times are absolute (epoch) ns, `ratelab import --format trace` makes them relative "
+			    "times are absolute (epoch) ns, `ratelab import --relative --format trace` makes them relative "
 			    "to the first request; else give duration or a coarser bucket",
 			    (long long)sc->duration_ns);
 	if (sc->duration_ns / sc->bucket_ns > 10000000)

@@ -126,8 +126,8 @@ static int replay_range(struct sim_source *s, const char *ini, char *msg, size_t
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s starts at %lld ns, at or past the "
 			 "source's end (%lld ns, the duration unless stop is given): none of its %zu requests "
 			 "would be replayed. Trace times are ns from the start of the run: if these are "
-			 "absolute (epoch) times, `ratelab import --format trace %s` makes them relative "
-			 "to the first request", ini, sp->line, sp->name, path, (long long)s->trace_ns[0],
+			 "absolute (epoch) times, `ratelab import --relative --format trace %s` makes them "
+			 "relative to the first request", ini, sp->line, sp->name, path, (long long)s->trace_ns[0],
 			 (long long)sp->stop_ns, s->trace_len, sp->file);
 	else
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: none of the %zu requests of the trace %s falls "

@@ -189,7 +189,7 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 		s->import.lines = !strcmp(k, "lines_read") ? (size_t)x : s->import.lines;
 		s->import.skipped = !strcmp(k, "lines_skipped") ? (size_t)x : s->import.skipped;
 		s->import.without_cost = !strcmp(k, "requests_without_cost") ? (size_t)x : s->import.without_cost;
-		if (!strncmp(k, "skipped_example_", 16) && s->import.nexamples < SIM_IMPORT_EXAMPLES)
+		if (!strncmp(k, "skipped_example_", 16) && s->import.nexamples < SIM_IMPORT_FIRST_BAD)
 			snprintf(s->import.example[s->import.nexamples++], sizeof(s->import.example[0]), "%s", v);
 		if (!strcmp(k, "target_keys") && !sim_study_target_parse(v, &s->target_keys))
 			return bad(rd, "target_keys '%.40s' is not a share P%% (0 < P <= 100)", v);

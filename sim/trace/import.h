@@ -1,7 +1,8 @@
 /*
  * import.h - the importer: access logs (nginx/Apache combined and common,
- * JSON lines, CSV) and 'T KEY [COST]' traces read into one in-memory trace
- * (trace.h), for `ratelab import` to print and `ratelab study` to decide.
+ * Apache vhost_combined, AWS load balancers, Caddy, HAProxy, JSON lines,
+ * CSV) and 'T KEY [COST]' traces read into one in-memory trace (trace.h),
+ * for `ratelab import` to print and `ratelab study` to decide.
  */
 #ifndef RATELAB_SIM_IMPORT_H
 #define RATELAB_SIM_IMPORT_H
@@ -12,38 +13,77 @@
 
 #include "trace.h"
 
-/* What was read, for a command that reports it (`ratelab study`). */
-#define SIM_IMPORT_EXAMPLES 5
+/* Why a line was skipped. */
+enum sim_import_skip {
+	SIM_SKIP_SHAPE,   /* not a line of the format */
+	SIM_SKIP_TIME,    /* its time is missing or not read */
+	SIM_SKIP_KEY,     /* its key is missing or empty */
+	SIM_SKIP_COST,    /* its cost is missing or not an integer in [0, RL_COST_MAX] */
+	SIM_SKIP_LONG,    /* longer than 16 MiB */
+	SIM_SKIP_NUL,     /* holds a NUL byte */
+	SIM_SKIP_COUNT
+};
+
+/* The reasons' names: shape, time, key, cost, too_long, nul. */
+extern const char *const sim_import_skip_name[SIM_SKIP_COUNT];
+
+#define SIM_IMPORT_EXAMPLES 3  /* the first bad lines of a reason whose place is kept */
+#define SIM_IMPORT_WHERE 128   /* "FILE:LINE", cut to fit */
+#define SIM_IMPORT_FIRST_BAD 5 /* the first bad lines kept whole, whatever their reason */
+
+/*
+ * What the import met, for the study's report: filled when asked
+ * (sim_import_opts.stats), also when the import fails.
+ */
 struct sim_import_stats {
-	size_t lines, skipped;      /* lines that should hold a request (a trace's comments aside), of them bad */
-	size_t requests, without_cost; /* requests read; of them those that carried no cost (counted 1) */
-	size_t nexamples;           /* the first skipped lines, "FILE:LINE: reason (the line)" */
-	char example[SIM_IMPORT_EXAMPLES][512];
+	size_t lines;                     /* lines (CSV: records) that should hold a request */
+	size_t skipped;                   /* of them, bad */
+	size_t skip[SIM_SKIP_COUNT];      /* the bad ones by reason */
+	char where[SIM_SKIP_COUNT][SIM_IMPORT_EXAMPLES][SIM_IMPORT_WHERE]; /* the first of each: FILE:LINE */
+	size_t no_offset;                 /* requests whose time had no UTC offset: read at tz */
+	char tz[8];                       /* that offset, "+HH:MM" (--tz, "+00:00" by default) */
+	size_t anon;                      /* --key user: requests without a user, keyed by their address */
+	size_t cost_zero;                 /* requests of cost 0: admitted with no state change, not in the trace */
+	char format[16];                  /* the format read */
+	bool detected;                    /* it was detected, not given */
+	int64_t resolution_ns;            /* the times' resolution */
+	size_t requests;                  /* requests read (in the trace) */
+	size_t without_cost;              /* of them those that carried no cost (counted 1) */
+	size_t nexamples;                 /* the first bad lines, "FILE:LINE: reason (the line)" */
+	char example[SIM_IMPORT_FIRST_BAD][512];
 };
 
 struct sim_import_opts {
-	const char *format;     /* NULL or "auto" (detected), combined, jsonl, csv, trace */
-	const char *key;        /* combined: ip (default), user, path, ip+path */
-	/* jsonl, csv: the fields (NULL: "time", "key", no cost); combined: cost_field "bytes" */
+	const char *format;     /* NULL or "auto" (detected), combined, vhost_combined, alb, haproxy,
+				 * caddy, jsonl, csv, trace */
+	const char *key;        /* combined, vhost_combined: ip (default), user, path, ip+path;
+				 * alb, haproxy: ip, path, ip+path */
+	/* jsonl, caddy, csv: the fields (NULL: "time", "key", no cost; caddy: "ts",
+	 * "request.remote_ip"), a dotted name a nested member; combined, vhost_combined,
+	 * alb, haproxy: cost_field "bytes" (the response's size) */
 	const char *time_field, *key_field, *cost_field;
-	const char *time_unit;  /* s, ms, us or ns: numeric times in jsonl, csv */
+	const char *time_unit;  /* s, ms, us or ns: numeric times in jsonl, csv (caddy: s) */
+	const char *time_format; /* jsonl, caddy, csv: a strptime-style format of the time field */
+	const char *tz;         /* +HH:MM: the offset of times written without one (default UTC) */
+	struct sim_import_stats *stats; /* NULL, or filled (also when the import fails) */
 	bool absolute;          /* keep epoch ns instead of times relative to the first request */
 	bool spread;            /* place one tick's requests evenly inside it */
 	bool strict;            /* the first bad line is an error */
 	const char *cmd;        /* the command named in messages: NULL is "import" */
-	struct sim_import_stats *stats; /* NULL, or filled when sim_import returns 0 */
 };
 
 /*
  * Reads the files in order (a path, "-" for standard input, none for
  * standard input alone; .gz read through zlib)
  * into t, which the caller frees with sim_trace_free. What was detected,
- * the resolution and the bad lines are reported on err, each line
+ * the resolution, the bad lines (the first 5, then the count of each
+ * reason with its first places), the times read without an offset and
+ * the requests without a user are reported on err, each line
  * "ratelab CMD: ...", the last "skipped K of N lines". Returns 0, or a
  * CLI exit status with t left empty, after its message: 2 for bad input
- * (a bad option, an undetectable format, with strict the first bad line,
- * a log none of whose lines is read, a corrupt .gz), 1 when out of memory
- * or a read fails.
+ * (a bad option, a file named twice, an undetectable format, with strict
+ * the first bad line, an input with no request, a corrupt .gz), 1 when
+ * out of memory or a read fails.
  */
 int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t npaths,
 	       struct sim_trace *t, FILE *err);

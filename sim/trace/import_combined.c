@@ -6,10 +6,13 @@
  *
  * HOST is an IPv4 or IPv6 address or a name; the request is read up to its
  * closing quote, a quote escaped with '\' (and '\\') staying inside; STATUS
- * is three digits, BYTES digits or '-'; what follows BYTES after a blank
+ * is three digits, BYTES digits or '-' (no byte sent: a cost of 0 for
+ * --cost-field bytes, as the format defines it); what follows BYTES after a blank
  * (the combined format's referer and agent, or further fields) is not read.
  * The path of the request is its second word without the query string.
- * Parsed in one pass, in place, without copies.
+ * Parsed in one pass, in place, without copies. Apache's vhost_combined
+ * is the same after a first field VHOST:PORT. With --key user, a request
+ * without a user ('-') is keyed by its HOST.
  */
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +60,7 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 		im->clf_ns = f->t_ns;
 		im->clf_ok = true;
 	} else {
+		im->reason = SIM_SKIP_TIME;
 		snprintf(im->why, sizeof(im->why), "time '%.26s': %s", s + i + 2, why);
 		return im->why;
 	}
@@ -89,7 +93,9 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 				bytes_len = 0;
 	if (!bytes_len)
 		return "expected the size (digits or '-') after the status";
-	if (im->want_cost) {
+	if (im->want_cost && bytes_len == 1 && s[bytes_at] == '-') {
+		f->cost = 0; /* the common log format's '-': no byte sent */
+	} else if (im->want_cost) {
 		if ((why = imp_cost(im, s + bytes_at, bytes_len, &f->cost)))
 			return why;
 	} else {
@@ -97,14 +103,18 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 	}
 
 	f->key2_len = 0;
+	f->no_offset = false;
+	f->anon = false;
 	switch (im->key_mode) {
 	case IMP_KEY_IP:
 		f->key = s;
 		f->key_len = host_len;
 		return NULL;
 	case IMP_KEY_USER:
-		f->key = s + user_at;
-		f->key_len = user_len;
+		/* no user ('-'): the client's address, so that anonymous clients stay apart */
+		f->anon = user_len == 1 && s[user_at] == '-';
+		f->key = f->anon ? s : s + user_at;
+		f->key_len = f->anon ? host_len : user_len;
 		return NULL;
 	case IMP_KEY_PATH:
 	case IMP_KEY_IP_PATH:
@@ -113,16 +123,20 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 	/* "METHOD PATH[?QUERY] PROTOCOL": the second word, up to '?'. */
 	size_t p = req_at, path_len;
 	token(s, req_end, &p);
-	if (p == req_end || p == req_at)
+	if (p == req_end || p == req_at) {
+		im->reason = SIM_SKIP_KEY;
 		return "the request has no path";
+	}
 	p++;
 	size_t path_at = p;
 	path_len = token(s, req_end, &p);
 	const char *q = memchr(s + path_at, '?', path_len);
 	if (q)
 		path_len = (size_t)(q - (s + path_at));
-	if (!path_len)
+	if (!path_len) {
+		im->reason = SIM_SKIP_KEY;
 		return "the request has no path";
+	}
 	if (im->key_mode == IMP_KEY_PATH) {
 		f->key = s + path_at;
 		f->key_len = path_len;
@@ -133,4 +147,17 @@ const char *imp_combined(struct imp *im, char *s, size_t len, struct imp_fields 
 		f->key2_len = path_len;
 	}
 	return NULL;
+}
+
+const char *imp_vhost(struct imp *im, char *s, size_t len, struct imp_fields *f)
+{
+	static const char *const shape = "expected 'VHOST:PORT HOST IDENT USER [TIME] \"REQUEST\" STATUS BYTES'";
+	const char *sp = memchr(s, ' ', len), *why;
+
+	/* VHOST:PORT, the server's name and port: one token that holds a ':' */
+	if (!sp || sp == s || !memchr(s, ':', (size_t)(sp - s)))
+		return shape;
+	size_t skip = (size_t)(sp - s) + 1;
+	why = imp_combined(im, s + skip, len - skip, f);
+	return why && !strncmp(why, "expected 'HOST", 14) ? shape : why;
 }

@@ -1,8 +1,8 @@
 /*
  * import_impl.h - the importer's parts (import.c reads the files and
- * builds the trace; import_combined.c, import_jsonl.c, import_csv.c and
- * the shared trace line reader read one line each). Private to the
- * simulator library.
+ * builds the trace; import_combined.c, import_alb.c, import_haproxy.c,
+ * import_jsonl.c, import_csv.c and the shared trace line reader read one
+ * line each). Private to the simulator library.
  *
  * A line reader fills struct imp_fields with pointers into the line or
  * into the importer's scratch buffers, valid until the next line, and
@@ -19,7 +19,8 @@
 #include "import.h"
 #include "keymap.h"
 
-enum imp_format { IMP_COMBINED, IMP_JSONL, IMP_CSV, IMP_TRACE };
+enum imp_format { IMP_COMBINED, IMP_JSONL, IMP_CSV, IMP_TRACE, IMP_ALB, IMP_CADDY, IMP_VHOST, IMP_HAPROXY,
+		  IMP_NFORMATS };
 enum imp_key { IMP_KEY_IP, IMP_KEY_USER, IMP_KEY_PATH, IMP_KEY_IP_PATH };
 
 struct imp_fields {
@@ -28,7 +29,9 @@ struct imp_fields {
 	size_t key_len;
 	const char *key2;
 	size_t key2_len;
-	int64_t cost;         /* units, in [1, RL_COST_MAX] */
+	int64_t cost;         /* units, in [0, RL_COST_MAX]; 0 (a cost field's) takes nothing */
+	bool no_offset;       /* the time had no UTC offset: --tz (UTC by default) was assumed */
+	bool anon;            /* --key user: no user, keyed by the address */
 };
 
 /* A growable byte buffer that only grows. */
@@ -45,15 +48,21 @@ struct imp {
 	enum imp_key key_mode;
 	int64_t unit_ns;             /* --time-unit, 0 when not given */
 	const char *time_field, *key_field, *cost_field;
+	const char *time_format;     /* --time-format, NULL when not given */
+	const char *key_addr_field;  /* caddy: the key "HOST:PORT" when key_field is missing (Caddy < 2.5) */
+	int tz_s;                    /* --tz: seconds east of UTC of times without an offset */
 	bool want_cost;
-	bool unit_missing;           /* a numeric time met without --time-unit: fatal */
 	bool trace_cost;             /* a trace line had a COST */
+	int64_t trace_res_ns;        /* a trace's "# ratelab trace:" line: its resolution, 0 if none */
+	bool trace_spread;           /* ... and whether it was spread */
+	enum sim_import_skip reason; /* why the last bad line is bad */
 	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
 	int col_time, col_key, col_cost, ncols;
 	char clf_text[26];           /* combined: the last time's text and value */
 	int64_t clf_ns;
 	bool clf_ok;
 	struct imp_buf s_time, s_key, s_cost, s_skip; /* decoded field values; s_skip the others' */
+	struct imp_buf names;        /* jsonl: the member names met, csv: the header's; dotted paths */
 	char why[160];
 };
 
@@ -63,26 +72,57 @@ const char *imp_jsonl(struct imp *im, char *line, size_t len, struct imp_fields 
 const char *imp_csv_header(struct imp *im, char *line, size_t len);
 const char *imp_csv(struct imp *im, char *line, size_t len, struct imp_fields *f);
 const char *imp_trace(struct imp *im, char *line, size_t len, struct imp_fields *f);
+const char *imp_vhost(struct imp *im, char *line, size_t len, struct imp_fields *f);
+const char *imp_alb(struct imp *im, char *line, size_t len, struct imp_fields *f);
+const char *imp_haproxy(struct imp *im, char *line, size_t len, struct imp_fields *f);
+/*
+ * Where a CSV record stands after s[0..len), from state (IMP_CSV_START at
+ * a record's start): IMP_CSV_QUOTED when it ends inside a quoted field,
+ * so that the record goes on on the next line. Scanned once per line.
+ */
+enum { IMP_CSV_START, IMP_CSV_PLAIN, IMP_CSV_QUOTED, IMP_CSV_QUOTE };
+int imp_csv_scan(const char *s, size_t len, int state);
 
-/* A field's time text: RFC 3339, or a number of --time-unit. */
-const char *imp_time(struct imp *im, const char *s, size_t len, int64_t *ns);
-/* A field's cost text: an integer in [1, RL_COST_MAX]. */
+/*
+ * The key of a request line whose fields are the client's address
+ * host[0..host_len) and the request "METHOD TARGET PROTOCOL" at
+ * req[0..req_len): by im->key_mode ip, path or ip+path (user is not
+ * asked of these formats). The path is the target's without its query,
+ * and, for an absolute target "http://host:port/p", without the scheme and
+ * host. NULL, or the reason.
+ */
+const char *imp_request_key(struct imp *im, const char *host, size_t host_len, const char *req, size_t req_len,
+			    struct imp_fields *f);
+
+/*
+ * A field's time text: --time-format when given; else ISO 8601 / RFC 3339
+ * (without an offset: --tz), the common log format's time (also in
+ * brackets), or a number of --time-unit. f->no_offset says when --tz was
+ * assumed.
+ */
+const char *imp_time(struct imp *im, const char *s, size_t len, struct imp_fields *f);
+/* A field's cost text: an integer in [0, RL_COST_MAX] (0: a request that takes nothing). */
 const char *imp_cost(struct imp *im, const char *s, size_t len, int64_t *cost);
 
 /*
- * A file's lines, through zlib: a .gz file (or several gzip members one
- * after the other) is decompressed, any other file read as it is. A line
- * is returned without its '\n', NUL-terminated in place; lines longer
- * than IMP_LINE_MAX are returned cut (too_long set, the first bytes kept
- * for the message).
+ * A file's lines, through zlib: a file that opens with gzip's magic bytes
+ * (several gzip members one after the other too) is decompressed, any
+ * other read as it is; bytes after the last gzip member that do not open
+ * another are counted in trailing, not read. A line is returned without
+ * its '\n', NUL-terminated in place; lines longer than IMP_LINE_MAX are
+ * returned cut (too_long set, the first bytes kept for the message).
  */
 #define IMP_LINE_MAX ((size_t)16 << 20)
 struct imp_reader {
-	void *gz;        /* gzFile */
+	int fd;
+	void *gz;        /* the input buffer and inflate state (import_read.c) */
 	char *buf;
 	size_t cap, pos, len;
 	bool eof, too_long;
 	long lineno;     /* of the line last returned */
+	uint64_t trailing; /* bytes after the gzip data, not read */
+	int err, err_no; /* after -1: what failed, and errno for an I/O error */
+	const char *zmsg;
 };
 
 /* Opens path ("-": standard input); false with errno set. */

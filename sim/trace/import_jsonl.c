@@ -3,10 +3,15 @@
  * the time, key and cost fields (named by --time-field, --key-field,
  * --cost-field, compared with the member names as written) are read and
  * every other member skipped, nested objects and arrays included. A
- * string value is decoded (escapes, \uXXXX and surrogate pairs to UTF-8);
- * a number is taken as written. The first member of a name counts.
+ * dotted name "request.remote_ip" is the member remote_ip of the object
+ * request (a member whose own name holds the dot also matches). A string
+ * value is decoded (escapes, \uXXXX and surrogate pairs to UTF-8); a
+ * number is taken as written. A member name written twice in the object,
+ * or in an object a dotted name goes through, makes the line bad: which
+ * of the two counts would be a guess.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import_impl.h"
@@ -174,84 +179,210 @@ static const char *take(struct cursor *c, struct imp_buf *b, const char **v, siz
 	return NULL;
 }
 
-static bool name_is(const char *name, const char *s, size_t len)
+/* A wanted field: its dotted name, where its value goes, and whether it was met. */
+struct want {
+	const char *name;
+	size_t len;
+	struct imp_buf *b;
+	const char *v;
+	size_t vl;
+	bool ok, met;
+};
+
+/* Member names as written (offset, length in the line), for the repeat check. */
+struct name_at {
+	size_t at, len;
+};
+
+static int by_name(const void *a, const void *b, void *line)
 {
-	return name && strlen(name) == len && !memcmp(name, s, len);
+	const struct name_at *x = a, *y = b;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp((const char *)line + x->at, (const char *)line + y->at, x->len);
+}
+
+/* A member name given twice among names[0..n): its index, or -1. */
+static long repeated(struct name_at *names, size_t n, const char *line)
+{
+	if (n <= 16) { /* the usual object: a few names, compared pairwise, mostly by length */
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = 0; j < i; j++)
+				if (names[i].len == names[j].len &&
+				    !memcmp(line + names[i].at, line + names[j].at, names[i].len))
+					return (long)i;
+		return -1;
+	}
+	/* many: merge-sorted, so that a line of many members costs n log n */
+	struct name_at *tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -2;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				tmp[o++] = by_name(&names[j], &names[i], (void *)line) < 0 ? names[j++] : names[i++];
+			while (i < mid)
+				tmp[o++] = names[i++];
+			while (j < hi)
+				tmp[o++] = names[j++];
+		}
+		memcpy(names, tmp, n * sizeof(*names));
+	}
+	free(tmp);
+	for (size_t i = 1; i < n; i++)
+		if (!by_name(&names[i - 1], &names[i], (void *)line))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * The object at c (at its '{'), whose members' dotted names begin with
+ * path[0..plen) (empty at the top; path a wanted name that goes on): each member a wanted field names is
+ * taken, an object on the way to one is read the same way, every other
+ * value skipped. A member name written twice in one of these objects
+ * makes the line bad, naming it.
+ */
+static const char *object(struct imp *im, struct cursor *c, struct want *w, const char *path, size_t plen)
+{
+	const char *line = c->s, *why;
+	size_t first_name = im->names.len / sizeof(struct name_at), n = 0;
+
+	c->i++;
+	ws(c);
+	if (c->i < c->len && line[c->i] == '}') {
+		c->i++;
+		return NULL;
+	}
+	for (;;) {
+		ws(c);
+		if (c->i == c->len || line[c->i] != '"')
+			return "expected a member name";
+		size_t name_at = c->i + 1;
+		if ((why = string(c, NULL)))
+			return why;
+		size_t name_len = c->i - 1 - name_at;
+		ws(c);
+		if (c->i == c->len || line[c->i] != ':')
+			return "expected ':' after a member name";
+		c->i++;
+		if (!imp_buf_reserve(&im->names, sizeof(struct name_at)))
+			return "out of memory";
+		struct name_at na = { name_at, name_len };
+		memcpy(im->names.p + im->names.len, &na, sizeof(na));
+		im->names.len += sizeof(na);
+		n++;
+		int k = 0, inside = -1;
+		for (; k < 4; k++) {
+			if (!w[k].name || w[k].len < plen + name_len || memcmp(w[k].name, path, plen) ||
+			    memcmp(w[k].name + plen, line + name_at, name_len))
+				continue;
+			if (w[k].len == plen + name_len)
+				break;
+			if (w[k].name[plen + name_len] == '.')
+				inside = k;
+		}
+		ws(c);
+		if (k < 4) {
+			if (w[k].met) /* a repeat: said below, where the object's names are checked */
+				why = skip_value(c);
+			else
+				why = take(c, w[k].b, &w[k].v, &w[k].vl, &w[k].ok);
+			w[k].met = true;
+		} else if (inside >= 0 && c->i < c->len && line[c->i] == '{') {
+			/* the path of the member's members: the wanted name's own bytes up to the '.' */
+			why = object(im, c, w, w[inside].name, plen + name_len + 1);
+		} else {
+			why = skip_value(c);
+		}
+		if (why)
+			return why;
+		ws(c);
+		if (c->i < c->len && line[c->i] == ',') {
+			c->i++;
+			continue;
+		}
+		if (c->i < c->len && line[c->i] == '}') {
+			c->i++;
+			break;
+		}
+		return "expected ',' or '}' after a value";
+	}
+	struct name_at *names = (struct name_at *)(void *)im->names.p + first_name;
+	long r = repeated(names, n, line);
+	if (r == -2)
+		return "out of memory";
+	if (r >= 0) {
+		im->reason = SIM_SKIP_SHAPE;
+		snprintf(im->why, sizeof(im->why), "member '%.*s' is given twice", names[r].len > 40 ? 40 :
+			 (int)names[r].len, line + names[r].at);
+		return im->why;
+	}
+	im->names.len = first_name * sizeof(struct name_at);
+	return NULL;
 }
 
 const char *imp_jsonl(struct imp *im, char *line, size_t len, struct imp_fields *f)
 {
 	struct cursor c = { line, 0, len };
-	const char *tv = NULL, *kv = NULL, *cv = NULL, *why;
-	size_t tl = 0, kl = 0, cl = 0;
-	bool tok = false, kok = false, cok = false;
+	struct want w[4] = {
+		{ im->time_field, strlen(im->time_field), &im->s_time, NULL, 0, false, false },
+		{ im->key_field, strlen(im->key_field), &im->s_key, NULL, 0, false, false },
+		{ im->cost_field, im->cost_field ? strlen(im->cost_field) : 0, &im->s_cost, NULL, 0, false, false },
+		{ im->key_addr_field, im->key_addr_field ? strlen(im->key_addr_field) : 0, &im->s_skip, NULL, 0,
+		  false, false },
+	};
+	const char *why;
 
 	ws(&c);
 	if (c.i == len || line[c.i] != '{')
 		return "expected a JSON object '{...}'";
-	c.i++;
-	ws(&c);
-	if (c.i < len && line[c.i] == '}') {
-		c.i++;
-	} else {
-		for (;;) {
-			ws(&c);
-			if (c.i == len || line[c.i] != '"')
-				return "expected a member name";
-			size_t name_at = c.i + 1;
-			if ((why = string(&c, NULL)))
-				return why;
-			size_t name_len = c.i - 1 - name_at;
-			ws(&c);
-			if (c.i == len || line[c.i] != ':')
-				return "expected ':' after a member name";
-			c.i++;
-			if (!tv && name_is(im->time_field, line + name_at, name_len))
-				why = take(&c, &im->s_time, &tv, &tl, &tok);
-			else if (!kv && name_is(im->key_field, line + name_at, name_len))
-				why = take(&c, &im->s_key, &kv, &kl, &kok);
-			else if (!cv && name_is(im->cost_field, line + name_at, name_len))
-				why = take(&c, &im->s_cost, &cv, &cl, &cok);
-			else
-				why = skip_value(&c);
-			if (why)
-				return why;
-			ws(&c);
-			if (c.i < len && line[c.i] == ',') {
-				c.i++;
-				continue;
-			}
-			if (c.i < len && line[c.i] == '}') {
-				c.i++;
-				break;
-			}
-			return "expected ',' or '}' after a value";
-		}
-	}
+	im->names.len = 0;
+	if ((why = object(im, &c, w, "", 0)))
+		return why;
 	ws(&c);
 	if (c.i != len)
 		return "text after the object";
-	if (!tv || !tok) {
-		snprintf(im->why, sizeof(im->why), "no time field '%.40s'%s", im->time_field,
-			 tv ? " (null, an object or an array)" : "");
+	if (!w[0].met || !w[0].ok) {
+		im->reason = SIM_SKIP_TIME;
+		snprintf(im->why, sizeof(im->why), "no time field '%.40s' (--time-field)%s", im->time_field,
+			 w[0].met ? ": null, an object or an array" : "");
 		return im->why;
 	}
-	if (!kv || !kok || !kl) {
-		snprintf(im->why, sizeof(im->why), "no key field '%.40s'%s", im->key_field,
-			 kv ? " (empty, null, an object or an array)" : "");
+	if (!w[1].met && w[3].met && w[3].ok && w[3].vl) { /* "HOST:PORT", "[V6]:PORT": the host */
+		const char *a = w[3].v;
+		size_t n = w[3].vl;
+		while (n > 0 && a[n - 1] >= '0' && a[n - 1] <= '9')
+			n--;
+		if (n > 1 && n < w[3].vl && a[n - 1] == ':')
+			n--;
+		else
+			n = w[3].vl;
+		if (n >= 2 && a[0] == '[' && a[n - 1] == ']') {
+			a++;
+			n -= 2;
+		}
+		w[1] = (struct want){ .v = a, .vl = n, .ok = true, .met = n > 0 };
+	}
+	if (!w[1].met || !w[1].ok || !w[1].vl) {
+		im->reason = SIM_SKIP_KEY;
+		snprintf(im->why, sizeof(im->why), "no key field '%.40s' (--key-field)%s", im->key_field,
+			 w[1].met ? ": empty, null, an object or an array" : "");
 		return im->why;
 	}
 	f->cost = 1;
-	if (im->cost_field && (!cv || !cok)) {
-		snprintf(im->why, sizeof(im->why), "no cost field '%.40s'", im->cost_field);
+	if (im->cost_field && (!w[2].met || !w[2].ok)) {
+		im->reason = SIM_SKIP_COST;
+		snprintf(im->why, sizeof(im->why), "no cost field '%.40s' (--cost-field)", im->cost_field);
 		return im->why;
 	}
-	if (cv && (why = imp_cost(im, cv, cl, &f->cost)))
+	if (w[2].met && (why = imp_cost(im, w[2].v, w[2].vl, &f->cost)))
 		return why;
-	if ((why = imp_time(im, tv, tl, &f->t_ns)))
+	if ((why = imp_time(im, w[0].v, w[0].vl, f)))
 		return why;
-	f->key = kv;
-	f->key_len = kl;
+	f->key = w[1].v;
+	f->key_len = w[1].vl;
 	f->key2_len = 0;
 	return NULL;
 }

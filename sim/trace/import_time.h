@@ -25,11 +25,43 @@ int64_t sim_days_from_civil(int64_t y, int m, int d);
 bool sim_time_clf(const char *s, size_t len, int64_t *epoch_ns, const char **why);
 
 /*
- * s[0..len): RFC 3339 "YYYY-MM-DDTHH:MM:SS[.F]Z|+HH:MM|-HH:MM" ('T' also
- * 't' or a space, 'Z' also 'z'); F has 1 to 9 digits, or more when the
- * digits past the ninth are zeros (no finer than 1 ns).
+ * s[0..len): ISO 8601 "YYYY-MM-DDTHH:MM:SS[.F][Z|+HH:MM|+HHMM|+HH]" ('T'
+ * also 't' or a space, 'Z' also 'z', the fraction's separator '.' or
+ * ','); F has 1 to 9 digits, or more when the digits past the ninth are
+ * zeros (no finer than 1 ns). Without an offset the time is
+ * default_offset_s east of UTC and *had_offset is false.
  */
+bool sim_time_iso(const char *s, size_t len, int default_offset_s, int64_t *epoch_ns, bool *had_offset,
+		  const char **why);
+
+/* s[0..len): RFC 3339, sim_time_iso's times with an offset 'Z' or +HH:MM (-HH:MM). */
 bool sim_time_rfc3339(const char *s, size_t len, int64_t *epoch_ns, const char **why);
+
+/* s[0..len): a UTC offset "+HH:MM" or "+HHMM" (or '-'), or "UTC", "GMT": seconds east of UTC. */
+bool sim_time_offset(const char *s, size_t len, int *offset_s);
+
+/*
+ * A strptime-style format: true when every conversion is one that
+ * sim_time_format knows and the format gives a date (%Y or %y, %m or %b,
+ * %d) or an epoch time (%s); else *why says what is wrong.
+ */
+bool sim_time_format_check(const char *fmt, const char **why);
+
+/*
+ * s[0..len) read by fmt, which sim_time_format_check accepted, as
+ * strptime(3) reads it in the C locale: %Y 4 digits, %y 2 (69-99 the
+ * 1900s), %m %d %e %H %I %M %S 1 or 2 digits, %p AM or PM, %b %h %B an
+ * English month's name (any case; %B in full or abbreviated), %a %A a
+ * weekday's name (skipped), %z an offset (Z, +HH:MM, +HHMM, +HH), %Z UTC,
+ * GMT or Z, %s epoch seconds with an optional ".F", %T %H:%M:%S, %F
+ * %Y-%m-%d, %f a fraction's digits, %n %t and a blank any blanks, %% a
+ * '%'. A fraction ".F" or ",F" right after %S (or %T) is read with it
+ * unless the format goes on with that separator. Without %z, %Z or %s the
+ * time is default_offset_s east of UTC and *had_offset is false. The
+ * whole of s must match.
+ */
+bool sim_time_format(const char *fmt, const char *s, size_t len, int default_offset_s, int64_t *epoch_ns,
+		     bool *had_offset, const char **why);
 
 /*
  * s[0..len): a decimal number "D[.F]" of unit_ns (1, 10^3, 10^6 or 10^9)

@@ -6,6 +6,14 @@
 # option's bad input refused with one message, exit 2. $1 is the binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 
+# rel_import ARGS...: `ratelab import --relative ARGS`, its "# ratelab trace:" line left out; its exit status.
+rel_import() {
+	local o rc
+	o=$("$ratelab" import --relative "$@"); rc=$?
+	printf '%s\n' "$o" | grep -v '^# ratelab trace:'
+	return $rc
+}
+
 good() { printf '10.0.0.%d - - [10/Oct/2026:13:55:%02d +0000] "GET / HTTP/1.1" 200 1 "-" "-"\n' "$1" "$2"; }
 
 # -- seven bad lines among three good ones, in two files
@@ -23,7 +31,7 @@ good() { printf '10.0.0.%d - - [10/Oct/2026:13:55:%02d +0000] "GET / HTTP/1.1" 2
 	printf '10.0.0.9 - - [10/Oct/2026:13:55:12 +0000] "GET / HTTP/1.1" 200 x\n'
 	good 3 9
 } >"$tmp/b.log"
-out=$("$ratelab" import "$tmp/a.log" "$tmp/b.log" 2>"$tmp/err"); rc=$?
+out=$(rel_import "$tmp/a.log" "$tmp/b.log" 2>"$tmp/err"); rc=$?
 [ $rc -eq 0 ] || fail "bad_lines: exit $rc"
 [ "$out" = '0 10.0.0.3
 1000000000 10.0.0.1
@@ -36,6 +44,8 @@ ratelab import: $tmp/a.log:6: '10.0.0.1 - - [10/Oct/2026:13:55:10 +0000] \"GET /
 ratelab import: (further bad lines are counted, not shown)
 ratelab import: format combined (detected from $tmp/a.log:1)
 ratelab import: time resolution 1s: the requests of one tick share one instant (--spread spreads them evenly inside it)
+ratelab import: skipped 5 lines for not a line of the format (the first: $tmp/a.log:2, $tmp/a.log:5, $tmp/a.log:6, ...)
+ratelab import: skipped 2 lines for their time ($tmp/a.log:3, $tmp/a.log:4)
 ratelab import: skipped 7 of 10 lines"
 [ "$(cat "$tmp/err")" = "$want" ] || fail "bad_lines: stderr
 --- got:
@@ -49,14 +59,14 @@ $want"
 grep -qF "$tmp/b.log:1: '10.0.0.9 - - [10/Oct/2026:13:55:12 +0000] \"GET / HTTP/1.1\" 2'...(64 bytes): expected the size" "$tmp/err" ||
 	fail "second file: $(cat "$tmp/err")"
 { good 1 10; printf 'bad\x01line\there\\\n'; printf '10.0.0.2\x7f - - [10/Oct/2026:13:55:11 +0000] "GET / HTTP/1.1" 200 1\n'; } >"$tmp/ctl.log"
-out=$("$ratelab" import "$tmp/ctl.log" 2>"$tmp/err")
+out=$(rel_import "$tmp/ctl.log" 2>"$tmp/err")
 grep -qF "$tmp/ctl.log:2: 'bad\\x01line\\there\\\\': expected" "$tmp/err" || fail "control bytes: $(cat "$tmp/err")"
 [ "$out" = '0 10.0.0.1
 1000000000 10.0.0.2%7F' ] || fail "control byte in a key: $out"
 
 # a rotated log opening with the end of a line cut short: the format is
 # detected from the next line, and the cut line counted as bad
-out=$({ printf 'compatible; bot/2.1)"\n'; good 1 10; good 2 11; } | "$ratelab" import 2>"$tmp/err")
+out=$({ printf 'compatible; bot/2.1)"\n'; good 1 10; good 2 11; } | rel_import 2>"$tmp/err")
 [ "$out" = '0 10.0.0.1
 1000000000 10.0.0.2' ] || fail "cut first line: $out"
 grep -qF "stdin:1: 'compatible; bot/2.1)\"': expected 'HOST IDENT USER" "$tmp/err" &&
@@ -82,7 +92,7 @@ out=$(printf 'x y z\na b c\n' | "$ratelab" import --format combined 2>"$tmp/err"
 
 # -- a NUL byte: refused, said, never read short
 printf '%s\n10.0.0.5 - - [10/Oct/2026:13:55:10 +0000] "GET /\0 HTTP/1.1" 200 1\n%s\n' "$(good 1 10)" "$(good 2 11)" >"$tmp/nul.log"
-out=$("$ratelab" import "$tmp/nul.log" 2>"$tmp/err")
+out=$(rel_import "$tmp/nul.log" 2>"$tmp/err")
 [ "$out" = '0 10.0.0.1
 1000000000 10.0.0.2' ] || fail "nul: stdout: $out"
 grep -qF "$tmp/nul.log:2: holds a NUL byte" "$tmp/err" || fail "nul: $(cat "$tmp/err")"
@@ -98,7 +108,7 @@ grep -qF 'skipped 1 of 3 lines' "$tmp/err" || fail "nul: $(cat "$tmp/err")"
 	printf '\n'
 	good 2 13
 } >"$tmp/long.log"
-out=$("$ratelab" import "$tmp/long.log" 2>"$tmp/err")
+out=$(rel_import "$tmp/long.log" 2>"$tmp/err")
 [ "$out" = '0 10.0.0.1
 2000000000 10.0.0.7
 3000000000 10.0.0.2' ] || fail "long lines: stdout: $out"
@@ -108,12 +118,12 @@ grep -qF 'skipped 1 of 4 lines' "$tmp/err" || fail "long lines: $(cat "$tmp/err"
 
 # -- options: each bad value, one message, exit 2
 log=$(good 1 10)
-run_bad format_unknown "$log" '' import --format xml -- "--format 'xml' is not auto, combined, jsonl, csv or trace"
+run_bad format_unknown "$log" '' import --format xml -- "--format 'xml' is not auto, combined, vhost_combined, alb, haproxy, caddy, jsonl, csv or trace"
 run_bad key_unknown "$log" '' import --key host -- "--key 'host' is not ip, user, path or ip+path"
 run_bad unit_unknown '{"time":1,"key":"a"}' '' import --time-unit h -- "--time-unit 'h' is not s, ms, us or ns"
 run_bad field_empty '{"time":1,"key":"a"}' '' import --time-field= -- '--time-field is empty: it names a field'
-run_bad key_on_jsonl '{"time":1,"key":"a"}' '' import --key ip -- '--key applies to the combined format only (jsonl takes --key-field)'
-run_bad key_on_csv 'time,key' '' import --format csv --key user -- '--key applies to the combined format only (csv takes --key-field)'
+run_bad key_on_jsonl '{"time":1,"key":"a"}' '' import --key ip -- '--key applies to the combined, vhost_combined, alb and haproxy formats only (jsonl takes --key-field)'
+run_bad key_on_csv 'time,key' '' import --format csv --key user -- '--key applies to the combined, vhost_combined, alb and haproxy formats only (csv takes --key-field)'
 run_bad time_field_on_combined "$log" '' import --time-field t -- '--time-field does not apply to the combined format'
 run_bad unit_on_combined "$log" '' import --format combined --time-unit s -- '--time-unit does not apply to the combined format'
 run_bad cost_on_combined "$log" '' import --cost-field status -- "--cost-field 'status': the combined format's only cost is 'bytes'"
@@ -123,8 +133,11 @@ run_bad flag_value "$log" '' import --spread=maybe -- "option --spread is a flag
 run_bad unknown_option "$log" '' import --keys ip -- "unknown option or argument '--keys'"
 run_bad twice "$log" '' import --key ip --key user -- 'option --key given twice'
 run_bad missing_file '' '' import /nonexistent/x.log -- "cannot open '/nonexistent/x.log': No such file or directory"
-run_bad numeric_no_unit '{"time":1700000000,"key":"a"}' '' import -- \
-	"stdin:1: time '1700000000' is a number: give its unit with --time-unit s, ms, us or ns"
+# a number without its unit: a bad line like any other (and so, every line bad, an error)
+out=$(printf '{"time":1700000000,"key":"a"}\n' | "$ratelab" import 2>"$tmp/err"); rc=$?
+[ $rc -eq 2 ] && [ -z "$out" ] || fail "numeric_no_unit: exit $rc, stdout $out"
+grep -qF "stdin:1: '{\"time\":1700000000,\"key\":\"a\"}': time '1700000000': is a number: give its unit with --time-unit s, ms, us or ns" "$tmp/err" ||
+	fail "numeric_no_unit: $(cat "$tmp/err")"
 run_bad csv_no_column 'when,who
 1,a' '' import --time-unit s -- "stdin:1: 'when,who': the header has no time column 'time' (--time-field)"
 run_bad undetectable 'hello world again
@@ -138,7 +151,7 @@ $edge" '' import --absolute --spread -- '--spread moves the last request past 40
 
 # --help: the options, exit 0
 "$ratelab" import --help >"$tmp/help" || fail "--help: exit $?"
-for opt in --format --key --time-field --key-field --cost-field --time-unit --absolute --spread --strict; do
+for opt in --format --key --time-field --key-field --cost-field --time-unit --time-format --tz --relative --absolute --spread --strict; do
 	grep -q -- "$opt" "$tmp/help" || fail "--help lacks $opt"
 done
 

@@ -9,11 +9,14 @@
 source "$(dirname "$0")/lib/harness.sh" "$1"
 
 # imp NAME FILE WANT_STDOUT WANT_LAST_STDERR_LINE ARGS...: exit 0, stdout
-# exact, stderr's last line exact.
+# exact (T since the first request, --relative, unless --absolute is
+# given; the "# ratelab trace:" line left out), stderr's last line exact.
 imp() {
-	local name=$1 file=$2 want=$3 last=$4 out rc
+	local name=$1 file=$2 want=$3 last=$4 out rc rel=--relative
 	shift 4
-	out=$("$ratelab" import "$@" <"$file" 2>"$tmp/err"); rc=$?
+	case " $* " in *" --absolute "*) rel= ;; esac
+	out=$("$ratelab" import $rel "$@" <"$file" 2>"$tmp/err"); rc=$?
+	out=$(printf '%s\n' "$out" | grep -v '^# ratelab trace:')
 	[ $rc -eq 0 ] || fail "$name: exit $rc (stderr: $(cat "$tmp/err"))"
 	[ "$out" = "$want" ] || fail "$name: ratelab import $*
 --- got:
@@ -42,11 +45,13 @@ imp combined_ip "$tmp/c.log" '0 ::ffff:10.0.0.3
 3000000000 10.0.0.2' 'ratelab import: skipped 0 of 5 lines'
 has combined_detected 'ratelab import: format combined (detected from stdin:1)'
 has combined_resolution 'ratelab import: time resolution 1s'
-imp combined_user "$tmp/c.log" '0 -
+# --key user: a request without a user keyed by its address, and counted
+imp combined_user "$tmp/c.log" '0 ::ffff:10.0.0.3
 1000000000 bob
-1000000000 -
-2000000000 -
-3000000000 -' 'ratelab import: skipped 0 of 5 lines' --key user
+1000000000 10.0.0.1
+2000000000 10.0.0.1
+3000000000 10.0.0.2' 'ratelab import: skipped 0 of 5 lines' --key user
+has combined_user 'ratelab import: 4 of 5 requests had no user: keyed by their address (--key user)'
 imp combined_path "$tmp/c.log" '0 /d\"e
 1000000000 /b
 1000000000 /a
@@ -71,23 +76,28 @@ imp combined_absolute "$tmp/c.log" '1791665735000000000 ::ffff:10.0.0.3
 1791665736000000000 10.0.0.1
 1791665737000000000 10.0.0.1
 1791665738000000000 10.0.0.2' 'ratelab import: skipped 0 of 5 lines' --absolute
-# --cost-field bytes: the size; '-' is no cost (a bad line, said)
+# --cost-field bytes: the size; '-' is the common log format's 0 bytes: a request of
+# cost 0 takes nothing (admitted, no state changed), so it is counted and left out
 imp combined_bytes "$tmp/c.log" '0 ::ffff:10.0.0.3 7
 1000000000 2001:db8::1 5
 2000000000 10.0.0.1 12
-3000000000 10.0.0.2 1' 'ratelab import: skipped 1 of 5 lines' --cost-field bytes
-has combined_bytes "stdin:3: '10.0.0.1 - - [10/Oct/2026:20:55:36 +0000] \"POST /a HTTP/1.1\"'...(74 bytes): cost '-' is not an integer in [1, 1000000000]"
+3000000000 10.0.0.2 1' 'ratelab import: skipped 0 of 5 lines' --cost-field bytes
+has combined_bytes "ratelab import: 1 request of cost 0 takes nothing: admitted with no state change, left out of the trace"
+printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET / HTTP/1.1" 200 x1\n10.0.0.1 - - [10/Oct/2026:13:55:38 -0700] "GET / HTTP/1.1" 200 1\n' >"$tmp/x.log"
+imp combined_bad_bytes "$tmp/x.log" '0 10.0.0.1 1' 'ratelab import: skipped 1 of 2 lines' --cost-field bytes --format combined
+has combined_bad_bytes "stdin:1: "
+has combined_bad_bytes "expected the size (digits or '-') after the status"
 
 # a request ending in an escaped backslash: the quote right after it closes it
 printf '10.0.0.1 - - [10/Oct/2026:13:55:37 -0700] "GET /a\\\\" 200 1 "-" "-"\n' >"$tmp/bs.log"
 imp combined_backslash "$tmp/bs.log" '0 /a\\' 'ratelab import: skipped 0 of 1 lines' --key path
 
 # -- JSON lines: BOM, CRLF, nested values skipped (a '}' inside a string),
-# escapes decoded (a key's blank written %20), fractions and offsets, the
-# first member of a name counted, unknown members ignored.
+# escapes decoded (a key's blank written %20), fractions and offsets,
+# unknown members ignored.
 {
 	printf '\xef\xbb\xbf{"time":"2026-10-10T13:55:36.120Z","key":"a b","n":[1,{"x":"}"}],"cost":3}\r\n'
-	printf '{"key":"c\\u00e9\\"","time":"2026-10-10T15:55:36.1+02:00","cost":"2","key":"ignored"}\n'
+	printf '{"key":"c\\u00e9\\"","time":"2026-10-10T15:55:36.1+02:00","cost":"2"}\n'
 	printf '\n'
 	printf '  { "time" : "2026-10-10T08:25:36.12-05:30" , "key" : 7 , "cost" : 1 }  \n'
 } >"$tmp/j.jsonl"
@@ -129,7 +139,7 @@ imp csv_spread "$tmp/c.csv" '0 a%20"quoted",%20b
 # several CSV files: each opens with its own header (the columns may move)
 printf 'key,time\nb,2026-10-10T13:55:38Z\n' >"$tmp/2.csv"
 printf 'time,key\n2026-10-10T13:55:37Z,a\n' >"$tmp/1.csv"
-out=$("$ratelab" import --format csv "$tmp/2.csv" "$tmp/1.csv" 2>"$tmp/err")
+out=$("$ratelab" import --relative --format csv "$tmp/2.csv" "$tmp/1.csv" 2>"$tmp/err" | grep -v '^#')
 [ "$out" = '0 a
 1000000000 b' ] || fail "csv_files: $out ($(cat "$tmp/err"))"
 

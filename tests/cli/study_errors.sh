@@ -52,7 +52,7 @@ run_bad "bad key" "" "" study --trace "$t" --key nope --rules 10/1s --out "$o" -
 "$ratelab" study --trace "$tmp/empty.trace" --rules 10/1s --out "$o" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] || fail "empty trace: exit $rc, want 2"
-[ "$(tail -1 "$tmp/err")" = "ratelab study: --trace '$tmp/empty.trace' holds no request" ] ||
+[ "$(tail -1 "$tmp/err")" = "ratelab study: '$tmp/empty.trace' holds no request" ] ||
 	fail "empty trace: $(cat "$tmp/err")"
 run_bad "missing trace" "" "" study --trace "$tmp/none" --rules 10/1s --out "$o" -- "$tmp/none"
 [ -e "$o" ] && fail "a refused study wrote $o"

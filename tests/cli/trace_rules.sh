@@ -108,12 +108,12 @@ printf '1764633600000000000 a\n1764633600500000000 b\n' >"$tmp/epoch.txt"
 scenario "$tmp/epoch.ini" epoch.txt $'duration = 10m\n'
 run_bad epoch_times "" "" sim --quiet --out "$tmp/epoch_out" "$tmp/epoch.ini" -- \
 	"epoch.ini:7: [traffic t]: the trace '$tmp/epoch.txt' starts at 1764633600000000000 ns" \
-	"none of its 2 requests" "ratelab import --format trace"
+	"none of its 2 requests" "ratelab import --relative --format trace"
 [ ! -e "$tmp/epoch_out" ] || fail "epoch times: output written"
 # ... and without a duration, the span is too long for the time series: said so, with the same pointer
 scenario "$tmp/epoch2.ini" epoch.txt
 run_bad epoch_span "" "" sim --quiet --out "$tmp/epoch_out" "$tmp/epoch2.ini" -- \
-	"epoch2.ini:2:" "the traces' span (1764633600500000001 ns" "ratelab import --format trace"
+	"epoch2.ini:2:" "the traces' span (1764633600500000001 ns" "ratelab import --relative --format trace"
 
 # Without a duration the trace is read for its span first: a bad line is named the
 # same way, after the scenario's line; a trace that cannot be read twice is refused.

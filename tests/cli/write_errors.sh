@@ -76,7 +76,7 @@ empty() {
 }
 empty "import empty" "'$tmp/empty.log' holds no request" import "$tmp/empty.log"
 empty "import empty stdin" "standard input holds no request" import
-empty "study empty" "--trace '$tmp/empty.log' holds no request" study --quiet --trace "$tmp/empty.log" --rules 1/1s --out "$tmp/e"
+empty "study empty" "'$tmp/empty.log' holds no request" study --quiet --trace "$tmp/empty.log" --rules 1/1s --out "$tmp/e"
 [ -e "$tmp/e" ] && fail "an empty log left a study folder"
 
 finish write_errors

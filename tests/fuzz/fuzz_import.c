@@ -29,19 +29,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const formats[] = { NULL, "combined", "jsonl", "csv", "trace" };
+	static const char *const formats[] = { NULL, "combined", "jsonl", "csv", "trace", "alb", "caddy",
+					       "vhost_combined", "haproxy" };
 	static const char *const keys[] = { NULL, "user", "path", "ip+path" };
 
 	if (!size)
 		return 0;
 	uint8_t pick = data[0];
-	struct sim_import_opts o = { .format = formats[pick % 5], .spread = pick & 0x08, .absolute = pick & 0x10,
-				     .strict = pick & 0x20 };
-	if (o.format && !strcmp(o.format, "combined"))
+	struct sim_import_opts o = { .format = formats[pick % 9], .spread = pick & 0x08, .absolute = pick & 0x10,
+				     .strict = pick & 0x20, .tz = pick & 0x04 ? "-01:30" : NULL };
+	if (o.format && (!strcmp(o.format, "combined") || !strcmp(o.format, "vhost_combined")))
 		o.key = keys[(pick >> 6) & 3];
-	if (o.format && (!strcmp(o.format, "jsonl") || !strcmp(o.format, "csv"))) {
+	if (o.format && (!strcmp(o.format, "alb") || !strcmp(o.format, "haproxy")) && ((pick >> 6) & 3) != 1)
+		o.key = keys[(pick >> 6) & 3];
+	if (o.format && (!strcmp(o.format, "jsonl") || !strcmp(o.format, "csv") || !strcmp(o.format, "caddy"))) {
 		o.time_unit = pick & 0x40 ? "ms" : NULL;
 		o.cost_field = pick & 0x80 ? "c" : NULL;
+		o.key_field = pick & 0x02 ? "a.b" : NULL;
+		o.time_format = pick & 0x01 && !o.time_unit ? "%d/%b/%Y:%H:%M:%S %z" : NULL;
 	}
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(data + 1, 1, size - 1, f) != size - 1 || fclose(f))
