@@ -20,6 +20,7 @@ static const struct {
 	{ "fleet", cli_cmd_fleet, "simulate k nodes with local shares synced every S (local plus global)" },
 	{ "theory", cli_cmd_theory, "each algorithm's rejection probability for Poisson traffic (closed forms)" },
 	{ "study", cli_cmd_study, "every algorithm and rule on one trace or log, judged by its clients" },
+	{ "report", cli_cmd_report, "render make bench's results into REPORT.md and report.html" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,51 @@
+/*
+ * report_csv.h - the reports' CSV reader (RFC 4180): fields separated by
+ * ',', a field quoted with '"' may hold ',', CR, LF and '""' (one '"');
+ * records end with LF or CRLF, the last may lack it. Lines starting with
+ * '#' before the header are comments (the simulator's series name their
+ * seed there); empty lines are skipped. A row may have fewer or more
+ * fields than the header (a missing cell reads as empty); a caller that
+ * needs the count checks it. A NUL byte, an unclosed quote, text after a
+ * closing quote or a '"' inside an unquoted field is refused with
+ * "FILE:LINE: problem".
+ */
+#ifndef RATELAB_SIM_REPORT_CSV_H
+#define RATELAB_SIM_REPORT_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct rp_csv {
+	char *path;      /* as given */
+	bool present;    /* the file exists */
+	size_t ncols;
+	char **col;      /* header names */
+	size_t nrows;
+	size_t *nf;      /* fields of each row */
+	char ***row;     /* row[r][f], NUL-terminated */
+	long *line;      /* the line each row starts on, from 1 */
+	char *data;      /* the file's bytes, split in place */
+	char **cells;    /* every row's cells */
+};
+
+/* The exit statuses: success, machine failure, bad input. */
+enum { RP_OK = 0, RP_FAIL = 1, RP_BAD = 2 };
+
+/* Reads path. A missing file gives an empty table (present false) and RP_OK;
+ * RP_BAD after "WHO: FILE:LINE: problem" on err; RP_FAIL for I/O or memory. */
+int rp_csv_read(struct rp_csv *t, const char *path, const char *who, FILE *err);
+void rp_csv_free(struct rp_csv *t);
+/* The index of the column called name, or -1. */
+int rp_csv_col(const struct rp_csv *t, const char *name);
+/* The cell of row in column name; "" when the column or the cell is absent. */
+const char *rp_csv_at(const struct rp_csv *t, size_t row, const char *name);
+/* The cell as a number (strtod, the whole cell); NaN when empty or not a number. */
+double rp_csv_num(const struct rp_csv *t, size_t row, const char *name);
+
+/* Reads a whole file into *data (NUL-terminated, *len bytes): RP_OK, RP_BAD
+ * when it does not exist (errno ENOENT, nothing printed), RP_FAIL after
+ * "WHO: PATH: reason" on err. */
+int rp_read_file(const char *path, char **data, size_t *len, const char *who, FILE *err);
+
+#endif
