@@ -8,6 +8,10 @@
  *                  max over the repetitions), over-N admissions % and false
  *                  rejects % (median, min, max over the seeds), bytes per
  *                  key (all-in at 1M keys, else the state's size)
+ *   tradeoff_labels.dat  per panel of the tradeoff chart a block, one line
+ *                  per point: name, the point (x, y), where its label starts
+ *                  (lx, ly: left end, middle) and where its leader line ends;
+ *                  placed apart (place_labels); vars.gp: the panels' ranges
  *   load_sweep.dat per algorithm the sweep measured a block (its name heads
  *                  it; vars.gp lists them as sweep_algos): offered load %,
  *                  over-N % and false reject % (median, min, max over seeds)
@@ -63,8 +67,8 @@ static const char sc_error_text[] =
 	"0.003%% — a population of sources mostly far under their limit, all requests counted (see the "
 	"population section for why the figures differ).\n\n";
 
-/* "a (x) and b (y) ...": a ranking only when the ranges do not overlap. */
-static const char *rank_pair(const char *a, struct rp_stat sa, const char *b, struct rp_stat sb, int d)
+/* a ranking only when the ranges do not overlap */
+const char *br_rank_pair(const char *a, struct rp_stat sa, const char *b, struct rp_stat sb, int d)
 {
 	if (!rp_measured(sa) || !rp_measured(sb))
 		return "not measured";
@@ -98,7 +102,7 @@ void br_charts(struct br_in *in, struct sr_buf *o)
 		}
 	}
 	if (c[1])
-		sr_printf(o, "Cheapest checks: %s. ", rank_pair(c[0]->algo, c[0]->ns_hot, c[1]->algo, c[1]->ns_hot, 2));
+		sr_printf(o, "Cheapest checks: %s. ", br_rank_pair(c[0]->algo, c[0]->ns_hot, c[1]->algo, c[1]->ns_hot, 2));
 	sr_puts(o, tradeoff_end);
 
 	const char *bnd = br_boundary_scenario(in);
@@ -172,6 +176,157 @@ void br_charts(struct br_in *in, struct sr_buf *o)
 	sr_printf(o, sc_error_text, rp_fmt_stat(peak, 3), peak_load);
 }
 
+/* The tradeoff chart's geometry, shared with plots/tradeoff.gp through
+ * vars.gp: each panel's plot area in screen fractions of a W x H image (px). */
+#define TRADE_W 1500.0
+#define TRADE_H 700.0
+static const double trade_left[2] = { 0.06, 0.47 }, trade_right[2] = { 0.40, 0.81 };
+#define TRADE_BOTTOM 0.12
+#define TRADE_TOP 0.84
+/* Text of the chart's font (DejaVu Sans 12 at pngcairo's 96 dpi), px: a
+ * generous width per character, so that a label never runs into its neighbour. */
+#define CHAR_W 8.6
+#define LABEL_H 18.0
+#define MARKER 9.0
+#define GAP 8.0
+#define MAX_STEPS 24
+
+/* 1, 2, 2.5, 5 times a power of ten: the least at or above v (v > 0). */
+static double nice_ceil(double v)
+{
+	static const double m[] = { 1.0, 2.0, 2.5, 5.0, 10.0 };
+	double p = pow(10, floor(log10(v)));
+	for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++)
+		if (m[i] * p >= v)
+			return m[i] * p;
+	return 10 * p;
+}
+
+struct box {
+	double x0, y0, x1, y1;
+};
+
+static bool hits(const struct box *a, const struct box *b)
+{
+	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* One label per point, placed apart: px, py the n points in px of a w x h
+ * plot area (y up); each label (chars[i] characters) goes right or left of
+ * its point, level with it or stepped up or down, at the first place inside
+ * the area that covers no other label and no point. Sets lx, ly per point:
+ * the label's left end and middle, px. taken holds 2n boxes, order n. */
+static void place_labels(size_t n, const double *px, const double *py, const size_t *chars, double w, double h,
+			 double *lx, double *ly, struct box *taken, size_t *order)
+{
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++)
+		taken[nt++] = (struct box){ px[i] - MARKER, py[i] - MARKER, px[i] + MARKER, py[i] + MARKER };
+	/* neighbours first along x (a stable insertion sort), so that a cluster's labels fan out in order */
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i;
+		while (k > 0 && px[order[k - 1]] > px[i]) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	for (size_t oi = 0; oi < n; oi++) {
+		size_t i = order[oi];
+		double lw = CHAR_W * (double)chars[i] + 4;
+		bool placed = false, have_first = false;
+		struct box first = { 0, 0, 0, 0 };
+		for (int step = 0; step <= MAX_STEPS && !placed; step++)
+			for (int sign = 1; sign >= -1 && !placed; sign -= 2) {
+				if (step == 0 && sign < 0)
+					continue;
+				double y = py[i] + sign * step * (LABEL_H + 2);
+				for (int side = 1; side >= -1; side -= 2) {
+					double x0 = side > 0 ? px[i] + MARKER + GAP : px[i] - MARKER - GAP - lw;
+					struct box b = { x0, y - LABEL_H / 2, x0 + lw, y + LABEL_H / 2 };
+					if (b.x0 < 0 || b.x1 > w || b.y0 < 0 || b.y1 > h)
+						continue;
+					if (!have_first) {
+						first = b;
+						have_first = true;
+					}
+					bool free_ = true;
+					for (size_t t = 0; t < nt; t++)
+						free_ = free_ && !hits(&b, &taken[t]);
+					if (free_) {
+						first = b;
+						placed = true;
+						break;
+					}
+				}
+			}
+		if (!have_first) /* wider than the area: at the point, left end inside */
+			first = (struct box){ fmax(0.0, fmin(px[i] + MARKER + GAP, w - lw)), py[i] - LABEL_H / 2, 0,
+					      py[i] + LABEL_H / 2 };
+		first.x1 = first.x0 + lw;
+		taken[nt++] = first;
+		lx[i] = first.x0;
+		ly[i] = (first.y0 + first.y1) / 2;
+	}
+}
+
+/* tradeoff_labels.dat: per panel of the tradeoff chart a block, one line per
+ * point: name, the point (x, y), where its label starts (lx, ly: left end,
+ * middle) and where its leader line ends; the panels' ranges into xy. */
+static void trade_labels(struct br_in *in, const struct br_figures *figs, struct sr_buf *tl, double *xmax, double ytop[2])
+{
+	size_t n = 0;
+	const struct br_figures **pts = malloc((in->nalgos + 1) * sizeof(*pts));
+	double *px = malloc((in->nalgos + 1) * 5 * sizeof(double)), *py = px + in->nalgos + 1,
+	       *lx = py + in->nalgos + 1, *ly = lx + in->nalgos + 1;
+	size_t *chars = malloc((in->nalgos + 1) * 2 * sizeof(size_t)), *order = chars + in->nalgos + 1;
+	struct box *taken = malloc((2 * in->nalgos + 2) * sizeof(*taken));
+	if (!pts || !px || !chars || !taken) {
+		br_error(in, RP_FAIL, "out of memory");
+		goto done;
+	}
+	/* the ranges: x from 1 ns to the decade above the slowest, y from 0 */
+	double ns_top = 10;
+	ytop[0] = ytop[1] = 0;
+	for (size_t i = 0; i < in->nalgos; i++) {
+		const struct br_figures *f = &figs[i];
+		if (rp_measured(f->ns_hot) && rp_measured(f->over_n_pct) && rp_measured(f->false_reject_pct)) {
+			pts[n++] = f;
+			ns_top = fmax(ns_top, f->ns_hot.max);
+			ytop[0] = fmax(ytop[0], f->over_n_pct.max);
+			ytop[1] = fmax(ytop[1], f->false_reject_pct.max);
+		}
+	}
+	double xdec = ceil(log10(ns_top * 1.2));
+	for (int p = 0; p < 2; p++)
+		ytop[p] = nice_ceil(fmax(ytop[p] * 1.15, 1.0));
+	*xmax = pow(10, xdec);
+	sr_puts(tl, "algo x y lx ly leader_x leader_y\n");
+	for (int p = 0; p < 2; p++) {
+		double w = (trade_right[p] - trade_left[p]) * TRADE_W, h = (TRADE_TOP - TRADE_BOTTOM) * TRADE_H;
+		for (size_t i = 0; i < n; i++) {
+			double y = (p == 0 ? pts[i]->over_n_pct : pts[i]->false_reject_pct).median;
+			px[i] = log10(pts[i]->ns_hot.median) / xdec * w;
+			py[i] = y / ytop[p] * h;
+			chars[i] = strlen(pts[i]->algo);
+		}
+		place_labels(n, px, py, chars, w, h, lx, ly, taken, order);
+		for (size_t i = 0; i < n; i++) {
+			/* the leader line ends at the label's end nearer the point */
+			double near = lx[i] > px[i] ? lx[i] - 2 : lx[i] + CHAR_W * (double)chars[i] + 6;
+			sr_printf(tl, "%s %s %s", pts[i]->algo, rp_gnum(pow(10, px[i] / w * xdec)), rp_gnum(py[i] / h * ytop[p]));
+			sr_printf(tl, " %s %s", rp_gnum(pow(10, lx[i] / w * xdec)), rp_gnum(ly[i] / h * ytop[p]));
+			sr_printf(tl, " %s %s\n", rp_gnum(pow(10, near / w * xdec)), rp_gnum(ly[i] / h * ytop[p]));
+		}
+		sr_puts(tl, "\n\n");
+	}
+done:
+	free(pts);
+	free(px);
+	free(chars);
+	free(taken);
+}
+
 static int state_code(const char *s)
 {
 	if (strcmp(s, "CLOSED") == 0 || strcmp(s, "0") == 0)
@@ -193,8 +348,8 @@ void br_chart_data(struct br_in *in)
 	sr_puts(t, "algo ns ns_min ns_max over over_min over_max rej rej_min rej_max bytes\n");
 	for (size_t i = 0; i < in->nalgos; i++) {
 		const struct br_figures *f = &figs[i];
-		if (!rp_measured(f->ns_hot))
-			continue; /* no timing: no point to place */
+		if (!rp_measured(f->ns_hot) || !rp_measured(f->over_n_pct) || !rp_measured(f->false_reject_pct))
+			continue; /* no timing or no simulation: no point to place (gnuplot warns on an empty series) */
 		sr_printf(&placed, "%s%s", placed.len ? " " : "", f->algo);
 		double bytes = isnan(f->allin_1m) ? f->state_bytes : f->allin_1m;
 		sr_printf(t, "%s %s %s %s %s %s %s %s %s %s %s\n", f->algo, rp_gnum(f->ns_hot.median),
@@ -202,6 +357,12 @@ void br_chart_data(struct br_in *in)
 			  rp_gnum(f->over_n_pct.min), rp_gnum(f->over_n_pct.max), rp_gnum(f->false_reject_pct.median),
 			  rp_gnum(f->false_reject_pct.min), rp_gnum(f->false_reject_pct.max), rp_gnum(bytes));
 	}
+
+	double xmax = NAN, ytop[2] = { NAN, NAN };
+	struct sr_buf *tl = br_data(in, "tradeoff_labels.dat");
+	if (!tl)
+		return;
+	trade_labels(in, figs, tl, &xmax, ytop);
 
 	/* One block per algorithm the sweep measured (a quick run runs a peer on one scenario only). */
 	size_t nsweep;
@@ -319,12 +480,20 @@ void br_chart_data(struct br_in *in)
 	sr_printf(v, "breaker_scenario = \"%s\"\n", bs);
 	sr_printf(v, "bytes_limit = \"%s\"\n", in->bytes_limit.path);
 	sr_printf(v, "sweep = \"%s\"\n", nsweep ? sweep[0].name : "");
+	sr_printf(v, "sweep_last = \"%s\"\n", nsweep ? sweep[nsweep - 1].name : "");
 	sr_printf(v, "sweep_limit = %s\n", rp_gnum(sweep_limit));
 	sr_printf(v, "population_total = %s\n", rp_gnum(pop_total));
 	sr_printf(v, "breaker_rate = %s\n", rp_gnum(breaker_limit / breaker_window_s));
 	sr_printf(v, "seeds = %zu\n", br_seeds(in)->n);
 	sr_printf(v, "tradeoff_algos = \"%s\"\n", placed.p ? placed.p : "");
 	sr_printf(v, "sweep_algos = \"%s\"\n", swept.p ? swept.p : "");
+	sr_printf(v, "tradeoff_xmax = %s\n", rp_gnum(xmax));
+	sr_printf(v, "tradeoff_ymax_over = %s\n", rp_gnum(ytop[0]));
+	sr_printf(v, "tradeoff_ymax_rej = %s\n", rp_gnum(ytop[1]));
+	sr_printf(v, "tradeoff_w = %g\ntradeoff_h = %g\n", TRADE_W, TRADE_H);
+	sr_printf(v, "tradeoff_left = \"%g %g\"\n", trade_left[0], trade_left[1]);
+	sr_printf(v, "tradeoff_right = \"%g %g\"\n", trade_right[0], trade_right[1]);
+	sr_printf(v, "tradeoff_bottom = %g\ntradeoff_top = %g\n", TRADE_BOTTOM, TRADE_TOP);
 	br_peer_chart_data(in);
 done:
 	v->oom |= placed.oom || swept.oom;

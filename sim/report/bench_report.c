@@ -25,6 +25,7 @@ static const char tradeoff_begin[] = "<!-- tradeoff:begin -->", tradeoff_end[] =
 static void full_report(struct br_in *in, struct sr_buf *o)
 {
 	sr_puts(o, report_head);
+	br_answer(in, o);
 	br_machine(in, o);
 	sr_puts(o, "## Tradeoff table\n\n");
 	br_tradeoff(in, o);

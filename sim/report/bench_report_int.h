@@ -190,6 +190,8 @@ const size_t *br_key_counts(struct br_in *in, size_t *n);
 /* Records an error for each input the report needs and lacks. */
 void br_require(struct br_in *in);
 
+/* "a (x) is below b (y), the ranges apart", "... are within noise", or "...: one repetition, no ranking". */
+const char *br_rank_pair(const char *a, struct rp_stat sa, const char *b, struct rp_stat sb, int decimals);
 /* a / b and a + b with their ranges from the extremes. */
 struct rp_stat br_ratio(struct rp_stat a, struct rp_stat b);
 struct rp_stat br_sum(struct rp_stat a, struct rp_stat b);
@@ -208,6 +210,7 @@ struct br_bytes {
 const struct br_bytes *br_bytes_by_limit(struct br_in *in, size_t *n);
 
 /* ---- sections: each appends its Markdown to o */
+void br_answer(struct br_in *in, struct sr_buf *o);
 void br_machine(struct br_in *in, struct sr_buf *o);
 void br_tradeoff(struct br_in *in, struct sr_buf *o);
 void br_qualitative(struct br_in *in, struct sr_buf *o);
