@@ -8,7 +8,8 @@
 #                               min_time, 3 repetitions, 2 simulator
 #                               seeds): about 2 minutes
 # The full run repeats every benchmark 5 times and the simulator over 5
-# seeds; the report quotes medians with their ranges (bench/report.h).
+# seeds; the report quotes medians with their ranges (`ratelab report`,
+# sim/report/bench_report.h).
 #
 # A missing tool or library stops it with the apt-get command that fixes it.
 set -euo pipefail
@@ -57,7 +58,7 @@ echo "bench: $MODE run; results in $RESULTS/"
 
 step 1 "build (Release, -DRL_BENCH=ON) in $BUILD"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRL_BENCH=ON >/dev/null
-cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit ratelab_report \
+cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit \
 	ratelab_study_gen access_log
 
 step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim"
@@ -87,7 +88,7 @@ if compgen -G "sim/scenarios/weighted/*.ini" >/dev/null; then
 fi
 # The theory scenarios, each seed's output kept whole: the report's queueing
 # theory section pools every seed's series (batch means) and fails the run on
-# a point too far off its closed form (bench/report_theory.cc).
+# a point too far off its closed form (sim/report/bench_theory.c).
 for s in $SEEDS; do
 	"$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini >/dev/null
 done
@@ -121,7 +122,7 @@ bench_pass "-$SINGLE|$KEYS1K" false "$RESULTS/bench/bench_rest.json"
 python3 - "$RESULTS/bench" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
-def load(f): # Google Benchmark writes NaN and inf bare (report_load.cc): read them as null
+def load(f): # Google Benchmark writes NaN and inf bare: read them as null
     text = open(os.path.join(d, f)).read()
     return json.loads(re.sub(r": *-?(nan|NaN|inf|Inf|INF|NAN)([,\n}])", r": null\2", text))
 passes = ("bench_single.json", "bench_1k.json", "bench_rest.json")
@@ -179,7 +180,9 @@ cpu_line() {
 	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo n/a)"
 	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"
 } >"$RESULTS/bench/env.txt"
-"$BUILD/ratelab_report" "$RESULTS" bench/qualitative.csv README.md "$MODE"
+# the report, its chart data and the README's tradeoff table (`ratelab report`, sim/report/)
+report() { "$BUILD/ratelab" report "$RESULTS" --qualitative bench/qualitative.csv --readme README.md --mode "$MODE"; }
+report
 
 step 6 "charts -> $RESULTS/plots"
 for gp in plots/*.gp; do
@@ -187,5 +190,8 @@ for gp in plots/*.gp; do
 	echo "  $gp"
 	gnuplot -e "data='$RESULTS/plots/data'; out='$RESULTS/plots'" "$gp"
 done
+
+echo "  report.html with the charts just drawn"
+report >/dev/null
 
 echo "bench: done in $(($(date +%s) - T0))s: $RESULTS/REPORT.md"
