@@ -4,11 +4,9 @@
  * beside its name and renamed over it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "bench_report.h"
 #include "bench_report_int.h"
@@ -80,49 +78,6 @@ static void readme(struct br_in *in, const char *path, struct sr_buf *table)
 	free(text);
 }
 
-/* Writes b to path: to PATH.part (which must not exist: it is no file of ours), then renamed. */
-static int write_file(const char *path, const struct sr_buf *b, FILE *err)
-{
-	char tmp[SR_PATH_MAX + 128];
-	if (b->oom) {
-		fprintf(err, BR_WHO "%s: out of memory\n", path);
-		return RP_FAIL;
-	}
-	if (snprintf(tmp, sizeof(tmp), "%s.part", path) >= (int)sizeof(tmp)) {
-		fprintf(err, BR_WHO "%s: the name is too long\n", path);
-		return RP_FAIL;
-	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (fd < 0) {
-		fprintf(err, BR_WHO "%s: %s%s\n", tmp, strerror(errno),
-			errno == EEXIST ? " (not written by this run: remove it if it is stale)" : "");
-		return RP_FAIL;
-	}
-	FILE *f = fdopen(fd, "wb");
-	if (!f) {
-		fprintf(err, BR_WHO "%s: %s\n", tmp, strerror(errno));
-		close(fd);
-		remove(tmp);
-		return RP_FAIL;
-	}
-	bool ok = fwrite(b->p ? b->p : "", 1, b->len, f) == b->len;
-	int e = errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		ok = false;
-		e = errno;
-	}
-	if (!ok) {
-		remove(tmp);
-		fprintf(err, BR_WHO "%s: %s\n", path, strerror(e));
-		return RP_FAIL;
-	}
-	return RP_OK;
-}
-
 /* mkdir -p of dir's last two levels as the report needs them (plots, plots/data). */
 static int make_dir(struct br_in *in, const char *dir)
 {
@@ -167,10 +122,10 @@ int bench_report(const struct bench_report_opts *opts, FILE *err)
 	if (!sr_path(plots, in.results, "plots") || make_dir(&in, plots) || make_dir(&in, in.data_dir))
 		goto done;
 	for (size_t i = 0; i < in.nfiles && !in.status; i++)
-		in.status = write_file(in.file[i]->path, &in.file[i]->b, err);
-	if (!in.status && !(sr_path(path, in.out, "REPORT.md") && !write_file(path, &md, err)))
+		in.status = rp_write(&in.file[i]->b, in.file[i]->path, BR_WHO, err);
+	if (!in.status && !(sr_path(path, in.out, "REPORT.md") && !rp_write(&md, path, BR_WHO, err)))
 		in.status = RP_FAIL;
-	if (!in.status && !(sr_path(path, in.out, "report.html") && !write_file(path, &html, err)))
+	if (!in.status && !(sr_path(path, in.out, "report.html") && !rp_write(&html, path, BR_WHO, err)))
 		in.status = RP_FAIL;
 	if (!in.status)
 		printf("report: wrote %s/REPORT.md, %s/report.html, %s%s\n", in.out, in.out, in.data_dir,

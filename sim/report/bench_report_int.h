@@ -16,7 +16,7 @@
 #include "report_csv.h"
 #include "report_json.h"
 #include "report_stat.h"
-#include "study_report_int.h"
+#include "report_text.h"
 
 #define BR_WHO "ratelab report: "
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report_csv.h"
+#include "report_text.h"
 
 int rp_read_file(const char *path, char **data, size_t *len, const char *who, FILE *err)
 {
@@ -55,6 +56,8 @@ static int bad(const struct rp_csv *t, long line, const char *who, FILE *err, co
 	return RP_BAD;
 }
 
+const struct rp_csv_rules rp_csv_lenient = { true, true, false };
+
 void rp_csv_free(struct rp_csv *t)
 {
 	free(t->path);
@@ -66,101 +69,170 @@ void rp_csv_free(struct rp_csv *t)
 	*t = (struct rp_csv){0};
 }
 
-/* One pass over the records: counts them (cells NULL) or fills the tables. */
-static int split(struct rp_csv *t, char *d, size_t len, size_t *ncells, size_t *nrec, bool fill,
-		 const char *who, FILE *err)
+/* Grows *v (of *cap elements of size sz) to hold n + 1. */
+static bool grow(void **v, size_t *cap, size_t n, size_t sz)
 {
-	size_t i = 0, cells = 0, rec = 0;
-	long line = 1;
-	bool header = true;
-	while (i < len) {
-		/* comments before the header, empty lines anywhere */
-		if (header && d[i] == '#') {
-			while (i < len && d[i] != '\n')
-				i++;
-			i++;
-			line++;
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? *cap * 2 : 64;
+	void *g = c > SIZE_MAX / sz ? NULL : realloc(*v, c * sz);
+	if (!g)
+		return false;
+	*v = g;
+	*cap = c;
+	return true;
+}
+
+/* A record of fields first .. ncells (of t->cells) starting on line: the header, or a row. */
+static int add_record(struct rp_csv *t, size_t first, size_t ncells, long line, size_t *rcap, size_t **firsts,
+		      bool *header, const struct rp_csv_rules *r, const char *who, FILE *err)
+{
+	size_t nf = ncells - first;
+	if (!*header) { /* the header: cells 0 .. nf */
+		for (size_t i = first; r->strict && i < ncells; i++)
+			for (size_t j = first; j < i; j++)
+				if (strcmp(t->cells[i], t->cells[j]) == 0) {
+					struct sr_buf q = {0};
+					sr_quote(&q, t->cells[i]);
+					fprintf(err, "%s%s:%ld: column %s given twice\n", who, t->path, line, q.p ? q.p : "");
+					sr_buf_free(&q);
+					return RP_BAD;
+				}
+		*header = true;
+		t->ncols = nf;
+		return RP_OK;
+	}
+	if (r->strict && nf != t->ncols) {
+		fprintf(err, "%s%s:%ld: %zu field%s, the header has %zu\n", who, t->path, line, nf, nf == 1 ? "" : "s",
+			t->ncols);
+		return RP_BAD;
+	}
+	size_t c0 = *rcap, c1 = *rcap, c2 = *rcap;
+	if (!grow((void **)firsts, &c0, t->nrows, sizeof(**firsts)) ||
+	    !grow((void **)&t->nf, &c1, t->nrows, sizeof(*t->nf)) ||
+	    !grow((void **)&t->line, &c2, t->nrows, sizeof(*t->line))) {
+		fprintf(err, "%s%s: out of memory\n", who, t->path);
+		return RP_FAIL;
+	}
+	*rcap = c0;
+	(*firsts)[t->nrows] = first; /* the row's cells, by index until they stop moving */
+	t->nf[t->nrows] = nf;
+	t->line[t->nrows++] = line;
+	return RP_OK;
+}
+
+int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, const char *who, FILE *err)
+{
+	char *p = t->data, *end = t->data + len;
+	size_t ccap = 0, rcap = 0, ncells = 0, first = 0, *firsts = NULL;
+	bool header = false;
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	if (memchr(p, '\0', (size_t)(end - p))) {
+		long line = 1;
+		for (char *q = p; *q; q++)
+			line += *q == '\n';
+		return bad(t, line, who, err, "holds a NUL byte");
+	}
+	if (p == end && r->strict)
+		return bad(t, 1, who, err, "empty: no header line");
+	long line = 1, rec_line = 1;
+	int rc = RP_OK;
+	bool header_comments = r->comments;
+	for (;;) {
+		if (p == end && ncells == first)
+			break;
+		if (ncells == first && header_comments && *p == '#') { /* a comment before the header */
+			while (p < end && *p != '\n')
+				p++;
+			p += p < end;
+			rec_line = ++line;
 			continue;
 		}
-		if (d[i] == '\n' || (d[i] == '\r' && i + 1 < len && d[i + 1] == '\n')) {
-			i += d[i] == '\r' ? 2 : 1;
-			line++;
+		if (ncells == first && r->skip_empty && (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n'))) {
+			p += *p == '\r' ? 2 : 1;
+			rec_line = ++line;
 			continue;
 		}
-		long start = line;
-		size_t first = cells;
-		for (;;) { /* one field */
-			char *out = d + i, *w = out;
-			if (i < len && d[i] == '"') {
-				i++;
-				for (;;) {
-					if (i >= len)
-						return bad(t, start, who, err, "a quoted field is not closed");
-					if (d[i] == '"') {
-						if (i + 1 < len && d[i + 1] == '"') {
-							if (fill)
-								*w = '"';
-							w++;
-							i += 2;
-							continue;
-						}
-						i++;
-						break;
+		/* one field: p at its first byte; out receives its text in place */
+		char *out = p, *start = p;
+		if (*p == '"') {
+			long qline = line;
+			p++;
+			for (;;) {
+				if (p == end) {
+					rc = bad(t, qline, who, err, "a quoted field is not closed");
+					break;
+				}
+				if (*p == '"') {
+					if (p + 1 < end && p[1] == '"') {
+						*out++ = '"';
+						p += 2;
+						continue;
 					}
-					if (d[i] == '\0')
-						return bad(t, line, who, err, "a NUL byte");
-					if (d[i] == '\n')
-						line++;
-					if (fill)
-						*w = d[i];
-					w++;
-					i++;
+					p++;
+					break;
 				}
-				if (i < len && d[i] != ',' && d[i] != '\n' && !(d[i] == '\r' && i + 1 < len && d[i + 1] == '\n'))
-					return bad(t, line, who, err, "text after a closing quote");
-			} else {
-				while (i < len && d[i] != ',' && d[i] != '\n' &&
-				       !(d[i] == '\r' && i + 1 < len && d[i + 1] == '\n')) {
-					if (d[i] == '"')
-						return bad(t, line, who, err, "a '\"' inside an unquoted field");
-					if (d[i] == '\0')
-						return bad(t, line, who, err, "a NUL byte");
-					i++;
-				}
-				w = d + i;
+				line += *p == '\n';
+				*out++ = *p++;
 			}
-			if (fill)
-				t->cells[cells] = out;
-			cells++;
-			bool more = i < len && d[i] == ',';
-			size_t end = i;
-			if (i < len)
-				i += d[i] == '\r' ? 2 : 1;
-			if (fill)
-				*w = '\0';
-			(void)end;
-			if (!more) {
-				line++;
+			if (rc)
+				break;
+			if (p < end && *p != ',' && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n')) {
+				rc = bad(t, line, who, err,
+					 "text after a closing '\"' (a quoted field ends at a comma or the line's end)");
 				break;
 			}
-		}
-		if (fill) {
-			if (header) {
-				t->col = t->cells + first;
-				t->ncols = cells - first;
-			} else {
-				t->row[rec] = t->cells + first;
-				t->nf[rec] = cells - first;
-				t->line[rec] = start;
+		} else {
+			while (p < end && *p != ',' && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n')) {
+				if (*p == '"') {
+					rc = bad(t, line, who, err, "a '\"' inside an unquoted field");
+					break;
+				}
+				if (*p == '\r') {
+					rc = bad(t, line, who, err, "a CR byte not before LF in an unquoted field");
+					break;
+				}
+				out++;
+				p++;
 			}
+			if (rc)
+				break;
 		}
-		if (!header)
-			rec++;
-		header = false;
+		if (!grow((void **)&t->cells, &ccap, ncells, sizeof(*t->cells))) {
+			fprintf(err, "%s%s: out of memory\n", who, t->path);
+			rc = RP_FAIL;
+			break;
+		}
+		t->cells[ncells++] = start;
+		/* the separator: ',' continues the record; a line end or the end closes it */
+		char sep = p < end ? *p : '\n';
+		if (sep == '\r')
+			p++;
+		p += p < end;
+		*out = '\0';
+		if (sep == ',')
+			continue;
+		if ((rc = add_record(t, first, ncells, rec_line, &rcap, &firsts, &header, r, who, err)))
+			break;
+		header_comments = false;
+		first = ncells;
+		line++;
+		rec_line = line;
 	}
-	*ncells = cells;
-	*nrec = rec;
-	return RP_OK;
+	/* the pointers, once the cells stop moving */
+	if (!rc && header)
+		t->col = t->cells;
+	if (!rc && t->nrows && !(t->row = malloc(t->nrows * sizeof(*t->row)))) {
+		fprintf(err, "%s%s: out of memory\n", who, t->path);
+		rc = RP_FAIL;
+	}
+	for (size_t i = 0; !rc && i < t->nrows; i++)
+		t->row[i] = t->cells + firsts[i];
+	free(firsts);
+	if (rc) /* nothing half read */
+		t->nrows = t->ncols = 0;
+	return rc;
 }
 
 int rp_csv_read(struct rp_csv *t, const char *path, const char *who, FILE *err)
@@ -178,25 +250,7 @@ int rp_csv_read(struct rp_csv *t, const char *path, const char *who, FILE *err)
 	if (rc)
 		return rc;
 	t->present = true;
-	if (memchr(t->data, '\0', len)) {
-		long line = 1;
-		for (const char *p = t->data; *p; p++)
-			line += *p == '\n';
-		return bad(t, line, who, err, "a NUL byte");
-	}
-	size_t ncells, nrec;
-	if ((rc = split(t, t->data, len, &ncells, &nrec, false, who, err)))
-		return rc;
-	t->cells = malloc((ncells + 1) * sizeof(*t->cells));
-	t->row = malloc((nrec + 1) * sizeof(*t->row));
-	t->nf = malloc((nrec + 1) * sizeof(*t->nf));
-	t->line = malloc((nrec + 1) * sizeof(*t->line));
-	if (!t->cells || !t->row || !t->nf || !t->line) {
-		fprintf(err, "%s%s: out of memory\n", who, path);
-		return RP_FAIL;
-	}
-	t->nrows = nrec;
-	return split(t, t->data, len, &ncells, &nrec, true, who, err);
+	return rp_csv_parse(t, len, &rp_csv_lenient, who, err);
 }
 
 int rp_csv_col(const struct rp_csv *t, const char *name)

@@ -1,5 +1,5 @@
 /*
- * study_report_text.c - the report's text: a growable buffer whose appends
+ * report_text.c - the reports' text (report_text.h): a growable buffer whose appends
  * cannot fail (an allocation failure is remembered and reported once, when
  * the buffer is written), and the escapes that make bytes from the data
  * (keys, algorithm and decider names, trace paths) safe in Markdown, HTML,
@@ -9,11 +9,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study_report_int.h"
+#include <unistd.h>
+
+#include "report_text.h"
 
 static bool reserve(struct sr_buf *b, size_t more)
 {
@@ -85,19 +88,29 @@ void sr_buf_free(struct sr_buf *b)
 	*b = (struct sr_buf){0};
 }
 
-int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err)
+int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *err)
 {
-	if (b->oom) {
-		fprintf(err, SR_WHO "%s: out of memory\n", path);
-		return SR_FAIL;
-	}
-	/* written beside, then renamed: a reader never sees half a report */
 	char tmp[SR_PATH_MAX + 8];
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	FILE *f = fopen(tmp, "wb");
+	if (b->oom) {
+		fprintf(err, "%s%s: out of memory\n", who, path);
+		return 1;
+	}
+	/* written beside, then renamed: a reader never sees half a file */
+	if (snprintf(tmp, sizeof(tmp), "%s.part", path) >= (int)sizeof(tmp)) {
+		fprintf(err, "%s%s: the name is too long\n", who, path);
+		return 1;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (!f) {
-		fprintf(err, SR_WHO "%s: %s\n", tmp, strerror(errno));
-		return SR_FAIL;
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			remove(tmp);
+		}
+		fprintf(err, "%s%s: %s%s\n", who, tmp, strerror(e),
+			e == EEXIST ? " (not written by ratelab: remove it if it is stale)" : "");
+		return 1;
 	}
 	bool ok = fwrite(b->p ? b->p : "", 1, b->len, f) == b->len;
 	int e = errno;
@@ -111,10 +124,10 @@ int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err)
 	}
 	if (!ok) {
 		remove(tmp);
-		fprintf(err, SR_WHO "%s: %s\n", path, strerror(e));
-		return SR_FAIL;
+		fprintf(err, "%s%s: %s\n", who, path, strerror(e));
+		return 1;
 	}
-	return SR_OK;
+	return 0;
 }
 
 /* The length of the valid UTF-8 sequence at s (1..4), or 0 if none starts there. */
