@@ -77,10 +77,6 @@ void br_fleet(struct br_in *in, struct sr_buf *o)
 		goto done;
 	}
 	for (size_t i = 0; i < c.nrows; i++) {
-		if (c.nf[i] != c.ncols) {
-			br_error(in, RP_BAD, "%s:%ld: %zu fields, the header has %zu", path, c.line[i], c.nf[i], c.ncols);
-			goto done;
-		}
 		if (rp_csv_num(&c, i, "skew_ns") != 0 || rp_csv_num(&c, i, "outage_to_ns") != 0)
 			continue;
 		long long s = (long long)rp_csv_num(&c, i, "sync_ns");

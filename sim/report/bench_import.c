@@ -97,7 +97,15 @@ void br_study_scale(struct br_in *in, struct sr_buf *o)
 	struct rp_csv t;
 	struct sr_buf b = {0};
 	sr_puts(o, "## Study at scale\n\n");
-	br_csv(in, &t, br_path(in->results, "bench/study_scale.csv"), NULL);
+	/* name,value rows whose value may hold commas unquoted (the command line): ragged */
+	static const struct rp_csv_rules ragged = { true, true, false, true };
+	int rc = rp_csv_read(&t, br_path(in->results, "bench/study_scale.csv"), &ragged, BR_WHO, in->err);
+	if (rc) {
+		if (!in->status)
+			in->status = rc;
+		rp_csv_free(&t);
+		return;
+	}
 	if (!t.present) {
 		sr_puts(o, study_absent);
 		rp_csv_free(&t);

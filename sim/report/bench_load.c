@@ -90,7 +90,7 @@ struct sr_buf *br_data(struct br_in *in, const char *name)
 
 void br_csv(struct br_in *in, struct rp_csv *t, const char *path, const char *const *want)
 {
-	int rc = rp_csv_read(t, path, BR_WHO, in->err);
+	int rc = rp_csv_read(t, path, NULL, BR_WHO, in->err);
 	if (rc) {
 		if (!in->status)
 			in->status = rc;

@@ -56,7 +56,7 @@ static int bad(const struct rp_csv *t, long line, const char *who, FILE *err, co
 	return RP_BAD;
 }
 
-const struct rp_csv_rules rp_csv_lenient = { true, true, false };
+const struct rp_csv_rules rp_csv_lenient = { true, true, false, false };
 
 void rp_csv_free(struct rp_csv *t)
 {
@@ -102,7 +102,7 @@ static int add_record(struct rp_csv *t, size_t first, size_t ncells, long line, 
 		t->ncols = nf;
 		return RP_OK;
 	}
-	if (r->strict && nf != t->ncols) {
+	if (!r->ragged && nf != t->ncols) {
 		fprintf(err, "%s%s:%ld: %zu field%s, the header has %zu\n", who, t->path, line, nf, nf == 1 ? "" : "s",
 			t->ncols);
 		return RP_BAD;
@@ -235,7 +235,7 @@ int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, con
 	return rc;
 }
 
-int rp_csv_read(struct rp_csv *t, const char *path, const char *who, FILE *err)
+int rp_csv_read(struct rp_csv *t, const char *path, const struct rp_csv_rules *r, const char *who, FILE *err)
 {
 	*t = (struct rp_csv){0};
 	t->path = strdup(path);
@@ -250,7 +250,7 @@ int rp_csv_read(struct rp_csv *t, const char *path, const char *who, FILE *err)
 	if (rc)
 		return rc;
 	t->present = true;
-	return rp_csv_parse(t, len, &rp_csv_lenient, who, err);
+	return rp_csv_parse(t, len, r ? r : &rp_csv_lenient, who, err);
 }
 
 int rp_csv_col(const struct rp_csv *t, const char *name)

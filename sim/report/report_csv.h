@@ -7,8 +7,7 @@
  * with "FILE:LINE: problem". The study report reads its files strictly
  * (every record as many fields as the header, no header name twice, no
  * empty file); the bench report leniently (comments before the header,
- * empty lines skipped, rows of any length: a caller that needs the count
- * checks it).
+ * empty lines skipped; rows of any length only where it asks for them).
  */
 #ifndef RATELAB_SIM_REPORT_CSV_H
 #define RATELAB_SIM_REPORT_CSV_H
@@ -36,9 +35,10 @@ enum { RP_OK = 0, RP_FAIL = 1, RP_BAD = 2 };
 struct rp_csv_rules {
 	bool comments;   /* lines starting with '#' before the header are skipped */
 	bool skip_empty; /* empty lines are skipped (else one is a record of one empty field) */
-	bool strict;     /* a header is required, named once each; every row has its field count */
+	bool strict;     /* a header is required, named once each */
+	bool ragged;     /* rows may have any number of fields (else the header's) */
 };
-/* The bench report's rules: comments, empty lines skipped, rows of any length. */
+/* The bench report's rules: comments, empty lines skipped, rows of the header's length. */
 extern const struct rp_csv_rules rp_csv_lenient;
 
 /* Splits t->data[0..len) (read by the caller, NUL-terminated, split in
@@ -46,10 +46,10 @@ extern const struct rp_csv_rules rp_csv_lenient;
  * RP_BAD after "WHO FILE:LINE: problem" on err, RP_FAIL when out of memory. */
 int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, const char *who, FILE *err);
 
-/* Reads path under rp_csv_lenient. A missing file gives an empty table
+/* Reads path under r (NULL: rp_csv_lenient). A missing file gives an empty table
  * (present false) and RP_OK; RP_BAD after "WHO FILE:LINE: problem" on err;
  * RP_FAIL for I/O or memory. */
-int rp_csv_read(struct rp_csv *t, const char *path, const char *who, FILE *err);
+int rp_csv_read(struct rp_csv *t, const char *path, const struct rp_csv_rules *r, const char *who, FILE *err);
 void rp_csv_free(struct rp_csv *t);
 /* The index of the column called name, or -1. */
 int rp_csv_col(const struct rp_csv *t, const char *name);

@@ -66,7 +66,7 @@ static int read_all(struct sr_csv *t, size_t *len, FILE *err)
 	return SR_OK;
 }
 
-static const struct rp_csv_rules strict = { false, false, true };
+static const struct rp_csv_rules strict = { false, false, true, false };
 
 int sr_csv_read(struct sr_csv *t, const char *dir, const char *name, FILE *err)
 {

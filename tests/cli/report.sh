@@ -74,6 +74,9 @@ fresh
 sed -i '1s/,seed,/,sead,/' "$tmp/r/sim/summary.csv"
 bad no_column 2 "$tmp/r/sim/summary.csv:1: no column 'seed'" -- "$tmp/r"
 fresh
+sed -i '5s/,[^,]*$//' "$tmp/r/sim/summary.csv" # a row cut short
+bad short_row 2 "$tmp/r/sim/summary.csv:5: $(($(head -1 "$tmp/r/sim/summary.csv" | tr -cd , | wc -c))) fields, the header has" -- "$tmp/r"
+fresh
 printf '{"context": {}, "benchmarks": [\n{"name": x}]}\n' >"$tmp/r/bench/bench.json"
 bad bad_json 2 "$tmp/r/bench/bench.json:2: expected a value" -- "$tmp/r"
 fresh
