@@ -1,7 +1,8 @@
 // bench_names.h - every benchmark run's name and every target, written
-// once: the drivers register runs by these names and the report generator
-// looks them up by the same functions (it fails when a run it needs is
-// missing, report_figures.cc require_inputs).
+// once: the drivers register runs by these names, and `ratelab report`
+// looks them up by the same names and targets (sim/report/bench_report_int.h,
+// kept equal to these; it fails when a run it needs is missing,
+// bench_figures.c br_require).
 #ifndef RATELAB_BENCH_NAMES_H
 #define RATELAB_BENCH_NAMES_H
 

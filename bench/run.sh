@@ -8,7 +8,8 @@
 #                               min_time, 3 repetitions, 2 simulator
 #                               seeds): about 2 minutes
 # The full run repeats every benchmark 5 times and the simulator over 5
-# seeds; the report quotes medians with their ranges (bench/report.h).
+# seeds; the report quotes medians with their ranges (`ratelab report`,
+# sim/report/bench_report.h).
 #
 # Every missing tool, package or peer is named before the first step, with
 # the command that installs it (exit 2). Each step prints what it does, the
@@ -48,7 +49,7 @@ echo "bench: $MODE run; results in $RESULTS/"
 
 step 1 "build (Release, -DRL_BENCH=ON) in $BUILD"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRL_BENCH=ON >/dev/null
-cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit ratelab_report \
+cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit \
 	ratelab_study_gen access_log
 
 step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim"
@@ -102,7 +103,7 @@ sim_seeds "$RESULTS/sim"
 [ $weighted = 0 ] || sim_seeds "$RESULTS/sim/weighted" sim/scenarios/weighted/*.ini
 # The theory scenarios, each seed's output kept whole: the report's queueing
 # theory section pools every seed's series (batch means) and fails the run on
-# a point too far off its closed form (bench/report_theory.cc).
+# a point too far off its closed form (sim/report/bench_theory.c).
 for s in $SEEDS; do
 	pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini
 done
@@ -141,7 +142,7 @@ bench_pass "-$SINGLE|$KEYS1K" false "$RESULTS/bench/bench_rest.json"
 python3 - "$RESULTS/bench" <<'PY'
 import json, os, re, sys
 d = sys.argv[1]
-def load(f): # Google Benchmark writes NaN and inf bare (report_load.cc): read them as null
+def load(f): # Google Benchmark writes NaN and inf bare: read them as null
     text = open(os.path.join(d, f)).read()
     return json.loads(re.sub(r": *-?(nan|NaN|inf|Inf|INF|NAN)([,\n}])", r": null\2", text))
 passes = ("bench_single.json", "bench_1k.json", "bench_rest.json")
@@ -205,11 +206,16 @@ cpu_line() {
 	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"
 	echo "make_bench=$(bench_steps_summary); the report and charts after them not counted"
 } >"$RESULTS/bench/env.txt"
-"$BUILD/ratelab_report" "$RESULTS" bench/qualitative.csv README.md "$MODE"
+# the report, its chart data and the README's tradeoff table (`ratelab report`, sim/report/)
+report() { "$BUILD/ratelab" report "$RESULTS" --qualitative bench/qualitative.csv --readme README.md --mode "$MODE"; }
+report
 
 step 11 "charts -> $RESULTS/plots"
 # every plots/*.gp; a gnuplot warning fails the run (tests/charts/render.sh)
 bash tests/charts/render.sh "$RESULTS/plots/data" "$RESULTS/plots"
+
+echo "  report.html with the charts just drawn"
+report >/dev/null
 
 bench_steps_done
 echo "bench: done in $(($(date +%s) - T0))s: $RESULTS/REPORT.md; each step's time in $STEPS_CSV"

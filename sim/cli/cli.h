@@ -31,6 +31,7 @@ int cli_cmd_import(int argc, char **argv);
 int cli_cmd_theory(int argc, char **argv);
 int cli_cmd_study(int argc, char **argv);
 int cli_cmd_compare(int argc, char **argv);
+int cli_cmd_report(int argc, char **argv);
 
 /*
  * Options. Each command describes its options in a table and parses argv

@@ -22,6 +22,7 @@ static const struct {
 	{ "theory", cli_cmd_theory, "each algorithm's rejection probability for Poisson traffic (closed forms)" },
 	{ "study", cli_cmd_study, "every algorithm and rule on one trace or log, judged by its clients" },
 	{ "compare", cli_cmd_compare, "compare two Google Benchmark runs: medians, Mann-Whitney U test, verdicts" },
+	{ "report", cli_cmd_report, "render make bench's results into REPORT.md and report.html" },
 };
 
 static void usage(FILE *f)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "compat.h"
+#include "report_text.h"
 
 /* The exit statuses of study_report.h: success, machine failure, bad input. */
 enum { SR_OK = 0, SR_FAIL = 1, SR_BAD = 2 };
@@ -23,40 +24,9 @@ enum { SR_OK = 0, SR_FAIL = 1, SR_BAD = 2 };
 
 /* Paths: the study directory's name is at most SR_DIR_MAX bytes (checked
  * first), so it joins with any name of the report's within SR_PATH_MAX. */
-#define SR_PATH_MAX 4096
 #define SR_DIR_MAX (SR_PATH_MAX - 128)
-/* dir/name into out[SR_PATH_MAX]; false, out empty, when it does not fit. */
-bool sr_path(char *out, const char *dir, const char *name);
-
-/* ---- text buffer: appends never fail; oom is set instead, checked once at the end */
-struct sr_buf {
-	char *p; /* NUL-terminated when len > 0 */
-	size_t len, cap;
-	bool oom;
-};
-void sr_put(struct sr_buf *b, const char *s, size_t n);
-void sr_puts(struct sr_buf *b, const char *s);
-void sr_printf(struct sr_buf *b, const char *fmt, ...) RL_PRINTF(2, 3);
-void sr_buf_free(struct sr_buf *b);
 /* Writes b to PATH.part, then renames it to path: SR_OK, or SR_FAIL after a message. */
 int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err);
-
-/* ---- escapes. Bytes that are not valid UTF-8, and control bytes, become
- * the text \xNN (\n, \t, \r for those three) in every one of them. */
-/* Markdown text (a table cell or a line): also \ ` * [ ] < > | # and a '_'
- * not inside a word escaped by '\'. */
-void sr_md(struct sr_buf *b, const char *s);
-/* HTML text or attribute value: & < > " ' as character references. */
-void sr_html(struct sr_buf *b, const char *s);
-/* The inside of a gnuplot single-quoted string ('' for '), for a noenhanced
- * terminal; at most max bytes of s, then "...(N bytes)". */
-void sr_gp(struct sr_buf *b, const char *s, size_t max);
-/* For a message: like cli_quote, at most 60 bytes of s, then "...(N bytes)"; in quotes. */
-void sr_quote(struct sr_buf *b, const char *s);
-/* The same for a path: never cut, so the file's name stays. */
-void sr_quote_path(struct sr_buf *b, const char *s);
-/* RFC 4648 base64 of data[0..n). */
-void sr_base64(struct sr_buf *b, const unsigned char *data, size_t n);
 
 /* ---- CSV (RFC 4180: ',' separated, '"' quoted with "" inside, quoted
  * fields may hold CR and LF; records end with LF or CRLF; a final record
@@ -65,10 +35,10 @@ struct sr_csv {
 	char *path;     /* as named in messages: DIR/NAME */
 	char *data;     /* the file's bytes, split in place into the cells */
 	size_t ncols;
-	char **col;     /* header names */
+	char **col;     /* header names (the first cells of flat) */
 	size_t nrows;
 	char ***cell;   /* cell[row][col], NUL-terminated (rows of flat) */
-	char **flat;    /* every row's cells, row-major */
+	char **flat;    /* the header's cells, then every row's, row-major */
 	long *line;     /* the line each row starts on, from 1 (the header) */
 };
 /* Reads dir/name: SR_BAD for a missing or malformed file (FILE:LINE), SR_FAIL for I/O. */

@@ -12,6 +12,11 @@
 
 #include "study_report_int.h"
 
+int sr_buf_write(const struct sr_buf *b, const char *path, FILE *err)
+{
+	return rp_write(b, path, SR_WHO, err) ? SR_FAIL : SR_OK;
+}
+
 static const char *cell(const struct sr_block *b, size_t i)
 {
 	return i < b->ncells ? b->cell[i] : "";

@@ -1,0 +1,242 @@
+/*
+ * test_report_layer.c - the reports' shared pieces (sim/report/report_*.h):
+ * the one CSV reader against an obviously-correct RFC 4180 writer on seeded
+ * random tables (every byte a cell can hold, quoted where it must be; the
+ * seed printed on failure, RL_SEED replays it), its refusals with
+ * FILE:LINE under the study's strict rules and the bench report's lenient
+ * ones; the JSON reader (Google Benchmark's bare NaN, escapes, errors with
+ * their line); the statistics (median, range, CV against a direct
+ * computation) and their formats.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report_csv.h"
+#include "report_json.h"
+#include "report_stat.h"
+#include "report_text.h"
+#include "test_rng.h"
+
+static const struct rp_csv_rules strict = { false, false, true, false };
+
+/* Parses text under r into t (a copy, as the reader splits in place); err's text into msg. */
+static int parse(struct rp_csv *t, const char *text, const struct rp_csv_rules *r, char *msg, size_t cap)
+{
+	size_t len = strlen(text);
+	*t = (struct rp_csv){0};
+	t->path = strdup("T.csv");
+	t->data = malloc(len + 1);
+	assert_non_null(t->path);
+	assert_non_null(t->data);
+	memcpy(t->data, text, len + 1);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *err = open_memstream(&buf, &n);
+	assert_non_null(err);
+	int rc = rp_csv_parse(t, len, r, "who: ", err);
+	fclose(err);
+	snprintf(msg, cap, "%s", buf ? buf : "");
+	free(buf);
+	return rc;
+}
+
+static void csv_quoted_fields_whole(void **state)
+{
+	(void)state;
+	struct rp_csv t;
+	char msg[512];
+	/* a quoted field keeps its commas, quotes and line ends (the C++ reader cut it at the comma) */
+	assert_int_equal(parse(&t, "a,b\r\n\"x, y\",\"say \"\"hi\"\"\nthere\"\n3,\n", &strict, msg, sizeof(msg)), RP_OK);
+	assert_int_equal(t.ncols, 2);
+	assert_int_equal(t.nrows, 2);
+	assert_string_equal(t.row[0][0], "x, y");
+	assert_string_equal(t.row[0][1], "say \"hi\"\nthere");
+	assert_string_equal(t.row[1][0], "3");
+	assert_string_equal(t.row[1][1], "");
+	assert_int_equal(t.line[0], 2);
+	assert_int_equal(t.line[1], 4); /* after a field that spans two lines */
+	assert_string_equal(rp_csv_at(&t, 0, "b"), "say \"hi\"\nthere");
+	assert_string_equal(rp_csv_at(&t, 0, "nope"), "");
+	assert_true(isnan(rp_csv_num(&t, 1, "b")));
+	assert_true(rp_csv_num(&t, 1, "a") == 3);
+	rp_csv_free(&t);
+}
+
+static void csv_refusals(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *msg;
+		bool lenient;
+	} cases[] = {
+		{ "a,b\n1,\"2\n", "who: T.csv:2: a quoted field is not closed\n", false },
+		{ "a,b\n1,\"2\"x\n", "who: T.csv:2: text after a closing '\"' (a quoted field ends at a comma or the line's end)\n", false },
+		{ "a,b\n1,2\"\n", "who: T.csv:2: a '\"' inside an unquoted field\n", false },
+		{ "a,b\n1,2\r3\n", "who: T.csv:2: a CR byte not before LF in an unquoted field\n", false },
+		{ "a,a\n1,2\n", "who: T.csv:1: column 'a' given twice\n", false },
+		{ "a,b\n1,2,3\n", "who: T.csv:2: 3 fields, the header has 2\n", false },
+		{ "", "who: T.csv:1: empty: no header line\n", false },
+		{ "# c\na,b\n\n1\n", "who: T.csv:4: 1 field, the header has 2\n", true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct rp_csv t;
+		char msg[512];
+		int rc = parse(&t, cases[i].text, cases[i].lenient ? &rp_csv_lenient : &strict, msg, sizeof(msg));
+		if (rc != RP_BAD || strcmp(msg, cases[i].msg) != 0)
+			fail_msg("case %zu: rc %d, message '%s', want '%s'", i, rc, msg, cases[i].msg);
+		assert_int_equal(t.nrows, 0); /* nothing half read */
+		rp_csv_free(&t);
+	}
+	/* lenient: comments before the header and empty lines skipped, lines counted */
+	struct rp_csv t;
+	char msg[512];
+	assert_int_equal(parse(&t, "# seed=1\n#x\na,b\n\n1,2\n\n3,4", &rp_csv_lenient, msg, sizeof(msg)), RP_OK);
+	assert_int_equal(t.nrows, 2);
+	assert_int_equal(t.line[0], 5);
+	assert_int_equal(t.line[1], 7);
+	assert_string_equal(t.row[1][1], "4");
+	rp_csv_free(&t);
+}
+
+/* The obviously-correct writer: a cell quoted when it holds , " CR LF or is empty-looking-ambiguous. */
+static void write_cell(struct sr_buf *b, const char *c)
+{
+	if (!strpbrk(c, ",\"\r\n")) {
+		sr_puts(b, c);
+		return;
+	}
+	sr_puts(b, "\"");
+	for (; *c; c++)
+		sr_put(b, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
+	sr_puts(b, "\"");
+}
+
+static void csv_random_round_trip(void **state)
+{
+	(void)state;
+	static const char alphabet[] = "ab ,\"\r\n;x9\t#";
+	uint64_t seed = t_seed_from_env(20261205), s = seed;
+	for (int round = 0; round < 300; round++) {
+		size_t ncols = 1 + t_splitmix(&s) % 5, nrows = t_splitmix(&s) % 8;
+		char cell[9][5][9];
+		struct sr_buf b = {0};
+		for (size_t r = 0; r <= nrows; r++) {
+			for (size_t c = 0; c < ncols; c++) {
+				size_t len = t_splitmix(&s) % 8;
+				for (size_t k = 0; k < len; k++)
+					cell[r][c][k] = alphabet[t_splitmix(&s) % (sizeof(alphabet) - 1)];
+				cell[r][c][len] = '\0';
+				if (r == 0) /* header names distinct, and a one-column empty row is an empty line */
+					snprintf(cell[r][c], sizeof(cell[r][c]), "h%zu", c);
+				if (r > 0 && ncols == 1 && !len)
+					snprintf(cell[r][c], sizeof(cell[r][c]), "e");
+				if (c)
+					sr_puts(&b, ",");
+				write_cell(&b, cell[r][c]);
+			}
+			sr_puts(&b, t_splitmix(&s) % 2 ? "\r\n" : "\n");
+		}
+		struct rp_csv t;
+		char msg[512];
+		int rc = parse(&t, b.p, &strict, msg, sizeof(msg));
+		if (rc != RP_OK)
+			fail_msg("seed %llu round %d: rc %d: %s", (unsigned long long)seed, round, rc, msg);
+		if (t.ncols != ncols || t.nrows != nrows)
+			fail_msg("seed %llu round %d: %zu x %zu, want %zu x %zu", (unsigned long long)seed, round, t.nrows,
+				 t.ncols, nrows, ncols);
+		for (size_t r = 0; r < nrows; r++)
+			for (size_t c = 0; c < ncols; c++)
+				if (strcmp(t.row[r][c], cell[r + 1][c]) != 0)
+					fail_msg("seed %llu round %d: cell %zu,%zu '%s', want '%s'", (unsigned long long)seed,
+						 round, r, c, t.row[r][c], cell[r + 1][c]);
+		rp_csv_free(&t);
+		sr_buf_free(&b);
+	}
+}
+
+static void json_reader(void **state)
+{
+	(void)state;
+	static const char text[] = "{\"a\": [1, -2.5e3, nan, -inf, NaN],\n \"s\": \"\\u00e9\\ud83d\\ude00\\n\","
+				   " \"t\": true, \"o\": {\"k\": null}}";
+	struct rp_json j;
+	long line;
+	const char *why;
+	assert_true(rp_json_parse(text, strlen(text), &j, &line, &why));
+	const struct rp_json *a = rp_json_get(&j, "a");
+	assert_non_null(a);
+	assert_int_equal(a->type, RP_JARR);
+	assert_int_equal(a->n, 5);
+	assert_true(a->v[1].num == -2500);
+	assert_string_equal(a->v[1].str, "-2.5e3");
+	for (size_t i = 2; i < 5; i++)
+		assert_int_equal(a->v[i].type, RP_JNULL); /* Google Benchmark's bare NaN and inf */
+	assert_string_equal(rp_json_str(&j, "s"), "\xc3\xa9\xf0\x9f\x98\x80\n");
+	assert_true(rp_json_is(rp_json_get(&j, "t"), RP_JTRUE));
+	assert_true(isnan(rp_json_num(rp_json_get(&j, "o"), "k")));
+	assert_null(rp_json_get(&j, "missing"));
+	rp_json_free(&j);
+
+	static const struct {
+		const char *text, *why;
+		long line;
+	} bad[] = {
+		{ "{\"a\": 1,\n\"b\": x}", "expected a value", 2 },
+		{ "[1, 2", "expected ',' or ']'", 1 },
+		{ "\"abc", "a string is not closed", 1 },
+		{ "{\"a\" 1}", "expected ':'", 1 },
+		{ "1 2", "text after the value", 1 },
+		{ "\"\\u12g4\"", "a \\u escape has a bad hex digit", 1 },
+		{ "1.", "a number has no digit after its '.'", 1 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		if (rp_json_parse(bad[i].text, strlen(bad[i].text), &j, &line, &why))
+			fail_msg("case %zu accepted", i);
+		if (strcmp(why, bad[i].why) != 0 || line != bad[i].line)
+			fail_msg("case %zu: line %ld '%s', want line %ld '%s'", i, line, why, bad[i].line, bad[i].why);
+	}
+}
+
+static void stats(void **state)
+{
+	(void)state;
+	double v[] = { 4, NAN, 1, 3, 2 };
+	struct rp_stat s = rp_stat_of(v, 5);
+	assert_int_equal(s.n, 4);
+	assert_true(s.median == 2.5 && s.min == 1 && s.max == 4);
+	/* sample stddev of 1..4 is sqrt(5/3); mean 2.5 */
+	assert_true(fabs(s.cv - sqrt(5.0 / 3) / 2.5) < 1e-15);
+	assert_string_equal(rp_fmt_stat(s, 2), "2.50 [1.00\xe2\x80\x93" "4.00] (CV 52%)");
+	double one[] = { 7 };
+	s = rp_stat_of(one, 1);
+	assert_true(s.n == 1 && s.median == 7 && isnan(s.cv));
+	assert_string_equal(rp_fmt_stat(s, 1), "7.0");
+	double same[] = { 1.001, 1.004 }; /* a range that is one figure at the precision shown */
+	assert_string_equal(rp_fmt_stat(rp_stat_of(same, 2), 2), "1.00");
+	assert_string_equal(rp_fmt_stat(rp_stat_none(), 2), "-");
+	assert_string_equal(rp_fmt(NAN, 3), "-");
+	assert_string_equal(rp_gnum(NAN), "NaN");
+	assert_string_equal(rp_gnum(0.1234567), "0.123457");
+	double odd[] = { 5, 1, 3 };
+	assert_true(rp_median(odd, 3) == 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(csv_quoted_fields_whole),
+		cmocka_unit_test(csv_refusals),
+		cmocka_unit_test(csv_random_round_trip),
+		cmocka_unit_test(json_reader),
+		cmocka_unit_test(stats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
