@@ -70,10 +70,24 @@ static const struct entry *entries_find(const struct entries *l, const char *rel
 
 static bool join(char *out, size_t len, const char *a, const char *b)
 {
-	size_t al = strlen(a);
-	int n = *a && *b ? snprintf(out, len, "%s%s%s", a, a[al - 1] == '/' ? "" : "/", b)
-			 : snprintf(out, len, "%s", *a ? a : b);
-	return n >= 0 && (size_t)n < len;
+	size_t al = strlen(a), bl = strlen(b);
+	const char *b_or_a = *a ? a : b;
+
+	if (!*a || !*b) {
+		size_t n = strlen(b_or_a);
+		if (n >= len)
+			return false;
+		memcpy(out, b_or_a, n + 1);
+		return true;
+	}
+	bool slash = a[al - 1] != '/';
+	if (al + slash + bl >= len)
+		return false;
+	memcpy(out, a, al);
+	if (slash)
+		out[al] = '/';
+	memcpy(out + al + slash, b, bl + 1);
+	return true;
 }
 
 /*

@@ -242,7 +242,12 @@ static FILE *open_out(const char *dir, const char *name, const char *header)
 	char path[PATH_MAX], q[2 * PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		fprintf(stderr, "ratelab sim: cannot write %s/%s: %s\n", sim_out_quote(q, sizeof(q), dir), name,
+			strerror(errno));
+		return NULL;
+	}
 	if (!(f = fopen(path, "w"))) {
 		fprintf(stderr, "ratelab sim: cannot write %s: %s\n", sim_out_quote(q, sizeof(q), path), strerror(errno));
 		return NULL;

@@ -385,11 +385,12 @@ static int script_limits(const struct sr_study *s, size_t wi, struct sr_buf *gp,
 		sr_printf(gp, "set logscale x\nset xrange [1:%llu]\n", (unsigned long long)w->limit[w->n - 1] * 2);
 	else
 		sr_printf(gp, "set xrange [0:%llu]\n", (unsigned long long)w->limit[w->n - 1] + 1);
-	sr_printf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 2 lw 1.5 lc rgb '#c03030'\n"
-		      "set label 'suggested %llu' at %llu, graph 0.92 offset 0.5,0 tc rgb '#c03030'\n",
+	/* the suggested limit: the palette's reference line (a limit, dashed black) */
+	sr_printf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead lt ls_limit\n"
+		      "set label 'suggested %llu' at %llu, graph 0.92 offset 0.5,0 tc lt ls_limit\n",
 		  (unsigned long long)n, (unsigned long long)n, (unsigned long long)n, (unsigned long long)n);
-	sr_printf(gp, "plot 'limits_%zu.dat' using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'keys refused any "
-		      "request', \\\n     'limits_%zu.dat' using 1:3 with linespoints pt 5 ps 0.5 lw 2 title "
+	sr_printf(gp, "plot 'limits_%zu.dat' using 1:2 with linespoints lt ls_step2 ps 0.5 title 'keys refused any "
+		      "request', \\\n     'limits_%zu.dat' using 1:3 with linespoints lt ls_step4 ps 0.5 title "
 		      "'requests refused'\n", wi + 1, wi + 1);
 	return add_chart(ch, SR_CHART_LIMITS, wi, file, &title, err);
 }
