@@ -246,3 +246,69 @@ const struct rl_algo rl_sliding_log_algo = {
 	.check_heap = check_heap_op,
 	.max_admitted = bound_op,
 };
+
+/*
+ * Policies (policy.h, policy_ops.h): the check's decision and answer
+ * without changing the state. The runs that have left the window are
+ * skipped, as never() skips them.
+ */
+int rl__sliding_log_probe(const struct rl_limiter *lim, const struct rl_sliding_log *st, int64_t now_ns,
+			  int64_t cost, struct rl_decision *out)
+{
+	if (!rl__time_ok(now_ns) || !rl__cost_ok(cost) || cost > lim->rule.limit)
+		return never(lim, st, now_ns, cost, out);
+
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
+	const struct rl_runlog *log = &st->log;
+	int64_t in_window = log->total;
+	uint32_t first = 0;
+
+	for (; first < log->len; first++) {
+		const struct rl_run *r = &log->runs[(log->head + first) & (log->cap - 1)];
+		if (r->at > now - w)
+			break;
+		in_window -= r->count;
+	}
+	int verdict = in_window + cost <= n ? RL_ALLOWED : RL_REJECTED;
+
+	if (!out)
+		return verdict;
+	out->remaining = n - in_window - (verdict ? cost : 0);
+	out->retry_after_ns = 0;
+	for (int64_t left = in_window; !verdict; first++) {
+		/* the oldest runs in the window leave one by one (retry_after) */
+		const struct rl_run *r = &log->runs[(log->head + first) & (log->cap - 1)];
+		left -= r->count;
+		if (left + cost <= n) {
+			out->retry_after_ns = r->at + w - now;
+			break;
+		}
+	}
+	/* admitted, its own run at now would leave last */
+	out->reset_ns = verdict ? w : in_window ? rl_runlog_newest(log)->at + w - now : 0;
+	out->delay_ns = 0;
+	return verdict;
+}
+
+/* Drops the runs that have left the window at now_ns (no decision changes). */
+void rl__sliding_log_expire(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns)
+{
+	struct rl_runlog *log = &st->log;
+
+	rl_runlog_expire(log, rl__clamp(now_ns, st->last_ns) - lim->rule.window_ns);
+	if (rl__runlog_trim_due(log))
+		rl_runlog_trim(log);
+}
+
+/* Takes back the cost units the last admitted check added to the newest run. */
+void rl__sliding_log_unpush(struct rl_sliding_log *st, int64_t cost)
+{
+	struct rl_runlog *log = &st->log;
+	struct rl_run *r = &log->runs[(log->head + log->len - 1) & (log->cap - 1)];
+
+	r->count -= (uint32_t)cost;
+	log->total -= (uint32_t)cost;
+	if (r->count == 0)
+		log->len--;
+}
