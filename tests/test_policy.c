@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "ratelab/http.h"
 #include "ratelab/limit.h"
 #include "ratelab/policy.h"
 #include "ratelab/store.h"
@@ -476,6 +477,30 @@ static void limit_new_policy_errors(void **u)
 	rl_limit_free(one);
 }
 
+/* The HTTP fields of several policies in the draft's list form. */
+static void http_list(void **u)
+{
+	(void)u;
+	struct rl_http_policy hp[2] = { { "rpm", 60, RL_S(60) }, { "tpm", 90000, RL_S(60) } };
+	struct rl_decision each[2] = { { 59, 0, RL_S(1), 0 }, { 0, 1500000001, RL_S(59), 0 } };
+	struct rl_decision all = { 0, 1500000001, RL_S(59), 0 };
+	char buf[512];
+
+	assert_true(rl_http_headers_list(buf, sizeof(buf), hp, each, 2, RL_REJECTED, &all, RL_HTTP_LF) > 0);
+	assert_string_equal(buf, "RateLimit-Policy: \"rpm\";q=60;w=60, \"tpm\";q=90000;w=60\n"
+				 "RateLimit: \"rpm\";r=59;t=1, \"tpm\";r=0;t=59\n"
+				 "Retry-After: 2\n");
+	assert_true(rl_http_headers_list(buf, sizeof(buf), hp, each, 2, RL_ALLOWED, &all, RL_HTTP_LEGACY) > 0);
+	assert_string_equal(buf, "RateLimit-Policy: \"rpm\";q=60;w=60, \"tpm\";q=90000;w=60\r\n"
+				 "RateLimit: \"rpm\";r=59;t=1, \"tpm\";r=0;t=59\r\n"
+				 "X-RateLimit-Limit: 90000\r\nX-RateLimit-Remaining: 0\r\nX-RateLimit-Reset: 59\r\n");
+	assert_int_equal(rl_http_headers_list(buf, 40, hp, each, 2, RL_ALLOWED, &all, 0), RL_EFULL);
+	assert_string_equal(buf, "");
+	assert_int_equal(rl_http_headers_list(buf, sizeof(buf), hp, each, 0, RL_ALLOWED, &all, 0), RL_EINVAL);
+	hp[1].name = "t\npm";
+	assert_int_equal(rl_http_headers_list(buf, sizeof(buf), hp, each, 2, RL_ALLOWED, &all, 0), RL_EINVAL);
+}
+
 int main(void)
 {
 	const char *s;
@@ -492,6 +517,7 @@ int main(void)
 		cmocka_unit_test(parse_forms),	     cmocka_unit_test(parse_errors),
 		cmocka_unit_test(state_sizes),	     cmocka_unit_test(hand_fixed_window),
 		cmocka_unit_test(hand_units),	     cmocka_unit_test(limit_new_policy_errors),
+		cmocka_unit_test(http_list),
 		cmocka_unit_test(prop_token_bucket), cmocka_unit_test(prop_gcra),
 		cmocka_unit_test(prop_leaky_bucket), cmocka_unit_test(prop_fixed_window),
 		cmocka_unit_test(prop_sliding_log),  cmocka_unit_test(prop_sliding_counter),

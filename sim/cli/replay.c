@@ -66,6 +66,7 @@ static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct
 	}
 	out->t = l.t_ns;
 	out->cost = l.cost;
+	out->has_cost = l.has_cost;
 	out->key = l.key;
 	out->key_len = l.key_len;
 	out->tier = rp->reg ? rl_registry_resolve(rp->reg, l.key, l.key_len) : NULL;

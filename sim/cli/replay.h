@@ -16,11 +16,13 @@
 #include "keymap.h"
 #include "lines.h"
 #include "ratelab/algo.h"
+#include "ratelab/policy.h"
 #include "ratelab/registry.h"
 
 struct replay_opts {
 	const char *algo;
 	const char *limit, *window, *burst;
+	const char *policy; /* --policy P: rules joined by '+' (policy.h) */
 	const char *config;
 	const char *trace; /* NULL or "-": standard input */
 	const char *redis, *redis_batch, *redis_prefix, *redis_timeout; /* --redis... */
@@ -32,7 +34,9 @@ struct replay_opts {
 /* One keymap per limited tier (or the one limiter without --config). */
 struct cli_replay {
 	struct replay_opts ro;
-	struct rl_limiter lim; /* without --config */
+	struct rl_limiter lim; /* without --config; with --policy, the policy as one limiter */
+	struct rl_policy policy;              /* --policy */
+	struct rl_policy_limiter *pl;         /* --policy's limiter, or NULL */
 	struct rl_registry *reg;
 	size_t nmaps;
 	struct sim_keymap *maps;
@@ -42,6 +46,7 @@ struct cli_replay {
 struct cli_replay_line {
 	int64_t t;                  /* ns */
 	int64_t cost;               /* units, default 1 */
+	bool has_cost;              /* the line carries COST */
 	const char *key;
 	size_t key_len;
 	const struct rl_tier *tier; /* with --config, else NULL */
@@ -61,6 +66,13 @@ void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, i
 
 /* Decides in's lines in process (replay.c); returns the exit status. */
 int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in);
+
+/*
+ * Decides in's lines with --policy (replay_policy.c): a line without COST
+ * is refused when a rule counts units; --explain adds each rule's answer,
+ * --headers the list form of the HTTP fields. Returns the exit status.
+ */
+int cli_replay_policy_in_process(const struct cli_replay *rp, struct sim_lines *in);
 
 /*
  * Decides in's lines in Redis (--redis), --redis-batch lines per round
