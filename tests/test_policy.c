@@ -331,6 +331,13 @@ static void run_trace(const struct prop_case *pc, long trace)
 		fail_msg("rl_limit_new_policy(%s, %s): %s", pc->algo_name, text, rl_limit_error());
 	void *st = calloc(1, rl_policy_state_size(algo, p.count));
 	assert_non_null(st);
+	/* the same policy in shadow mode, on a state of its own */
+	struct rl_policy_limiter shadow;
+	assert_int_equal(rl_policy_limiter_init(&shadow, algo, &p, msg, sizeof(msg)), RL_OK);
+	rl_policy_set_shadow(&shadow, true);
+	void *sst = calloc(1, rl_policy_state_size(algo, p.count));
+	assert_non_null(sst);
+	uint64_t refused = 0;
 
 	int64_t t = m_rng_range(&r, 0, 3) ? m_rng_range(&r, 0, 1000000000) : M_TIME_MAX - m_rng_range(&r, 0, 1000);
 	int nreq = (int)m_rng_range(&r, 5, 60);
@@ -375,7 +382,17 @@ static void run_trace(const struct prop_case *pc, long trace)
 		if (getenv("RL_VERBOSE"))
 			printf("#%d t=%lld cost %lld: %d\n", q, (long long)t, (long long)cost, got);
 
+		struct rl_policy_answer sa;
+		int got_shadow = rl_policy_check(&shadow, sst, t, cost, &sa);
+		refused += !want;
+
 		SAME("verdict", got, want);
+		SAME("shadow verdict", got_shadow, RL_ALLOWED);
+		SAME("shadow would_reject", sa.would_reject, !want);
+		SAME("shadow retry_after_ns", sa.all.retry_after_ns, a.all.retry_after_ns);
+		SAME("shadow remaining", sa.all.remaining, a.all.remaining);
+		SAME("shadow reset_ns", sa.all.reset_ns, a.all.reset_ns);
+		SAME("shadow count", rl_policy_would_reject(&shadow), refused);
 		SAME("store verdict", got_store, want);
 		SAME("rl_limit verdict", got_limit, want);
 		SAME("answered rules", a.count, m.count);
@@ -419,6 +436,8 @@ static void run_trace(const struct prop_case *pc, long trace)
 		m_key_free(&m.key[i]);
 	rl_policy_release(&pl, st);
 	free(st);
+	rl_policy_release(&shadow, sst);
+	free(sst);
 	rl_store_destroy(store);
 	rl_limit_free(lim);
 }
@@ -468,7 +487,21 @@ static void limit_new_policy_errors(void **u)
 	assert_int_equal(a.all.retry_after_ns, 1198000000000LL);
 	rl_limit_free(l);
 
+	/* shadow mode through rl_limit: admitted, the answer as it would be, counted */
+	l = rl_limit_new_policy("fixed_window", "1/1s");
+	assert_int_equal(rl_limit_set_shadow(l, true), RL_OK);
+	struct rl_decision d;
+	assert_int_equal(rl_limit_allow_key_n_at(l, "k", 1, 0, 1, &d), RL_ALLOWED);
+	assert_int_equal(d.retry_after_ns, 0);
+	assert_int_equal(rl_limit_allow_key_n_at(l, "k", 1, 10, 1, &d), RL_ALLOWED);
+	assert_int_equal(d.retry_after_ns, RL_S(1) - 10);
+	assert_true(rl_limit_allow(l));
+	assert_int_equal(rl_limit_would_reject(l), 1);
+	rl_limit_free(l);
+
 	struct rl_limit *one = rl_limit_new("gcra", 1, RL_S(1), 0);
+	assert_int_equal(rl_limit_set_shadow(one, true), RL_EINVAL);
+	assert_int_equal(rl_limit_would_reject(one), 0);
 	assert_null(rl_limit_policy(one));
 	assert_int_equal(rl_limit_policy_at(one, 0, 1, &a), RL_EINVAL);
 	/* the one-rule limiter takes costs too */

@@ -362,3 +362,16 @@ int rl_limit_policy_at(struct rl_limit *l, int64_t now_ns, int64_t cost, struct 
 	rl__spin_unlock(&l->lock);
 	return rc;
 }
+
+int rl_limit_set_shadow(struct rl_limit *l, bool shadow)
+{
+	if (!l || !l->policy)
+		return RL_EINVAL;
+	rl_policy_set_shadow(l->policy, shadow);
+	return RL_OK;
+}
+
+uint64_t rl_limit_would_reject(const struct rl_limit *l)
+{
+	return l && l->policy ? rl_policy_would_reject(l->policy) : 0;
+}

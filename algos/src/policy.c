@@ -227,7 +227,24 @@ int rl_policy_check(const struct rl_policy_limiter *pl, void *state, int64_t now
 		memcpy(state, &h, sizeof(h));
 	}
 	combine(a, verdict, &a->all);
+	a->would_reject = false;
+	if (pl->shadow && !verdict) {
+		/* pl is const to the checks but for this count (policy.h) */
+		__atomic_fetch_add((uint64_t *)(uintptr_t)&pl->would_reject, 1, __ATOMIC_RELAXED);
+		a->would_reject = true;
+		return RL_ALLOWED;
+	}
 	return verdict;
+}
+
+void rl_policy_set_shadow(struct rl_policy_limiter *pl, bool shadow)
+{
+	pl->shadow = shadow;
+}
+
+uint64_t rl_policy_would_reject(const struct rl_policy_limiter *pl)
+{
+	return __atomic_load_n(&pl->would_reject, __ATOMIC_RELAXED);
 }
 
 static int check_op(const struct rl_limiter *lim, void *state, int64_t now_ns, int64_t cost,

@@ -44,6 +44,12 @@ static const char usage[] =
 	"               others count 1. --explain adds, per rule K (1, 2, ...),\n"
 	"               ruleK=V ruleK.remaining= ruleK.retry_after_ns= ruleK.reset_ns=;\n"
 	"               --headers lists the rules as policies \"rule1\", \"rule2\", ...\n"
+	"  --shadow     shadow mode: decide and keep every key's state as when\n"
+	"               enforcing, but admit (print 1 for) every request; --explain\n"
+	"               adds would_reject=0|1 after the answer (which stays as it would\n"
+	"               be), --headers answers 200 without Retry-After; stderr ends\n"
+	"               with 'ratelab replay: shadow: would_reject=R of N requests'.\n"
+	"               Not with --config or --redis\n"
 	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
 	"               leaky_bucket)\n"
 	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
@@ -73,13 +79,13 @@ static const char usage[] =
 	"               on_error decides\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
-enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_POLICY, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
+enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_POLICY, O_SHADOW, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
        O_REDIS, O_REDIS_BATCH, O_REDIS_PREFIX, O_REDIS_TIMEOUT, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_ALGO] = { "algo", CLI_VALUE },       [O_LIMIT] = { "limit", CLI_VALUE },
 	[O_WINDOW] = { "window", CLI_VALUE },   [O_BURST] = { "burst", CLI_VALUE },
-	[O_POLICY] = { "policy", CLI_VALUE },
+	[O_POLICY] = { "policy", CLI_VALUE },   [O_SHADOW] = { "shadow", CLI_FLAG },
 	[O_CONFIG] = { "config", CLI_VALUE },   [O_EXPLAIN] = { "explain", CLI_FLAG },
 	[O_HEADERS] = { "headers", CLI_FLAG },  [O_LEGACY] = { "legacy-headers", CLI_FLAG },
 	[O_REDIS] = { "redis", CLI_VALUE },     [O_REDIS_BATCH] = { "redis-batch", CLI_VALUE },
@@ -101,6 +107,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 	ro->window = a.value[O_WINDOW];
 	ro->burst = a.value[O_BURST];
 	ro->policy = a.value[O_POLICY];
+	ro->shadow = a.value[O_SHADOW];
 	ro->config = a.value[O_CONFIG];
 	ro->explain = a.value[O_EXPLAIN];
 	/* the usage's [--headers | --legacy-headers]: one or the other */
@@ -174,6 +181,24 @@ static int make_policy(struct cli_replay *rp)
 	return CLI_EXIT_OK;
 }
 
+/* --shadow without --policy: the one rule as a policy of one rule (counting COST, as the rule does). */
+static int one_rule_policy(struct cli_replay *rp)
+{
+	char msg[256];
+
+	rp->policy = (struct rl_policy){ .count = 1 };
+	rp->policy.rules[0] = rp->lim.rule;
+	rp->policy.units[0] = true;
+	if (!(rp->pl = malloc(sizeof(*rp->pl)))) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	if (rl_policy_limiter_init(rp->pl, rp->lim.algo, &rp->policy, msg, sizeof(msg)))
+		return cli_usage_error("replay", "%s", msg);
+	rp->lim = *rl_policy_as_limiter(rp->pl);
+	return CLI_EXIT_OK;
+}
+
 static void release_state(void *state, void *lim)
 {
 	rl_limiter_release(lim, state);
@@ -197,6 +222,9 @@ static int replay_setup(struct cli_replay *rp)
 {
 	const struct replay_opts *ro = &rp->ro;
 
+	if (ro->shadow && (ro->config || ro->redis))
+		return cli_usage_error("replay", "--shadow is decided in process with --limit/--window or "
+				       "--policy only (not with --config or --redis)");
 	if (ro->policy && ro->config)
 		return cli_usage_error("replay", "--policy and --config exclude each other: a tiers file "
 				       "gives each tier its rules");
@@ -221,6 +249,10 @@ static int replay_setup(struct cli_replay *rp)
 		int status = ro->policy ? make_policy(rp) : make_limiter(ro, &rp->lim);
 		if (status)
 			return status;
+		if (ro->shadow && !ro->policy && (status = one_rule_policy(rp)))
+			return status;
+		if (ro->shadow)
+			rl_policy_set_shadow(rp->pl, true);
 		rp->nmaps = 1;
 	}
 	if (!(rp->maps = calloc(rp->nmaps, sizeof(*rp->maps)))) {

@@ -28,6 +28,7 @@ struct replay_opts {
 	const char *redis, *redis_batch, *redis_prefix, *redis_timeout; /* --redis... */
 	bool explain;
 	bool headers;
+	bool shadow; /* --shadow: decide as enforcing, admit all, count would-rejects */
 	unsigned http_flags; /* rl_http_flags */
 };
 

@@ -4,6 +4,10 @@
  * answer per rule. A loop of its own, so that the one-rule loop
  * (replay.c) stays as it is.
  *
+ * With --shadow (and, without --policy, the one rule as a policy of one
+ * rule counting COST) every request prints 1; --explain says
+ * would_reject=0|1 after the answer, which stays as it would be.
+ *
  * --explain line: the combined answer as for one rule, then per rule K
  * (1-based, in the policy's order)
  *   ruleK=V ruleK.remaining=R ruleK.retry_after_ns=A ruleK.reset_ns=S
@@ -26,7 +30,9 @@ static void print_explain(const struct cli_replay *rp, int rc, const struct rl_p
 	       (long long)a->all.retry_after_ns, (long long)a->all.reset_ns);
 	if (delay)
 		printf(" delay_ns=%lld", (long long)a->all.delay_ns);
-	for (size_t i = 0; i < a->count; i++) {
+	if (rp->ro.shadow)
+		printf(" would_reject=%d", a->would_reject);
+	for (size_t i = 0; i < a->count && rp->ro.policy; i++) {
 		const struct rl_decision *d = &a->rule[i];
 		printf(" rule%zu=%d rule%zu.remaining=%lld rule%zu.retry_after_ns=%lld rule%zu.reset_ns=%lld", i + 1,
 		       a->verdict[i], i + 1, (long long)d->remaining, i + 1, (long long)d->retry_after_ns, i + 1,
@@ -47,8 +53,14 @@ static void print_headers(const struct cli_replay *rp, int rc, const struct rl_p
 		hp[i] = (struct rl_http_policy){ names[i], rp->policy.rules[i].limit, rp->policy.rules[i].window_ns };
 	}
 	printf("HTTP/1.1 %s\n", rl_http_status(rc) == 429 ? "429 Too Many Requests" : "200 OK");
-	if (rl_http_headers_list(buf, sizeof(buf), hp, a->rule, rp->policy.count, rc, &a->all, rp->ro.http_flags) > 0)
+	if (!rp->ro.policy) { /* --shadow with one rule: its fields as without --shadow */
+		struct rl_http_policy one = { "default", rp->policy.rules[0].limit, rp->policy.rules[0].window_ns };
+		if (rl_http_headers(buf, sizeof(buf), &one, rc, &a->all, rp->ro.http_flags) > 0)
+			fputs(buf, stdout);
+	} else if (rl_http_headers_list(buf, sizeof(buf), hp, a->rule, rp->policy.count, rc, &a->all,
+					rp->ro.http_flags) > 0) {
 		fputs(buf, stdout);
+	}
 	putchar('\n');
 }
 
@@ -63,7 +75,8 @@ static size_t units_rule(const struct rl_policy *p)
 
 int cli_replay_policy_in_process(const struct cli_replay *rp, struct sim_lines *in)
 {
-	size_t units = units_rule(&rp->policy);
+	size_t units = rp->ro.policy ? units_rule(&rp->policy) : 0;
+	uint64_t requests = 0;
 	int status = CLI_EXIT_OK;
 	char *line;
 
@@ -91,12 +104,18 @@ int cli_replay_policy_in_process(const struct cli_replay *rp, struct sim_lines *
 			status = CLI_EXIT_FAIL;
 			break;
 		}
+		requests++;
 		if (rp->ro.explain)
 			print_explain(rp, rc, &a);
 		else
 			fputs(rc ? "1\n" : "0\n", stdout);
 		if (rp->ro.headers)
 			print_headers(rp, rc, &a);
+	}
+	if (rp->ro.shadow && status == CLI_EXIT_OK) {
+		fflush(stdout);
+		fprintf(stderr, "ratelab replay: shadow: would_reject=%llu of %llu requests\n",
+			(unsigned long long)rl_policy_would_reject(rp->pl), (unsigned long long)requests);
 	}
 	return status;
 }

@@ -68,6 +68,40 @@ $got
 $want"
 done
 
+# --shadow: every request prints 1; --explain keeps the enforcing answer and
+# adds would_reject=1 where enforcing printed 0; stderr counts them
+for algo in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter; do
+	for rule in "--limit 5 --window 100ns" "--policy 5/100ns:units+7/300ns"; do
+		# shellcheck disable=SC2086
+		enforce=$(printf '%s' "$trace" | "$ratelab" replay --algo "$algo" $rule --explain)
+		want=$(printf '%s\n' "$enforce" | awk '{ w = $1 == "0"; $1 = "1"; sub(/( rule1=| delay_ns=|$)/, " would_reject=" w "&") } 1' |
+		       sed -E 's/ would_reject=([01]) delay_ns=([0-9]+)/ delay_ns=\2 would_reject=\1/')
+		# shellcheck disable=SC2086
+		got=$(printf '%s' "$trace" | "$ratelab" replay --algo "$algo" $rule --explain --shadow 2>"$tmp/err")
+		[ "$got" = "$want" ] || fail "shadow_$algo ($rule):
+--- got:
+$got
+--- want:
+$want"
+		n=$(printf '%s\n' "$enforce" | grep -c '^0')
+		[ "$(cat "$tmp/err")" = "ratelab replay: shadow: would_reject=$n of 10 requests" ] ||
+			fail "shadow_$algo ($rule): stderr $(cat "$tmp/err"), want $n of 10"
+	done
+done
+# 200 without Retry-After, the fields as they would be
+got=$(printf '0 a\n0 a\n' | "$ratelab" replay --algo fixed_window --limit 1 --window 1s --headers --shadow 2>"$tmp/err")
+[ "$got" = "1
+HTTP/1.1 200 OK
+RateLimit-Policy: \"default\";q=1;w=1
+RateLimit: \"default\";r=0;t=1
+
+1
+HTTP/1.1 200 OK
+RateLimit-Policy: \"default\";q=1;w=1
+RateLimit: \"default\";r=0;t=1" ] || fail "shadow_headers: got
+$got"
+grep -qx 'ratelab replay: shadow: would_reject=1 of 2 requests' "$tmp/err" || fail "shadow_headers: stderr $(cat "$tmp/err")"
+
 # bad NAME INPUT WANT ARGS... -- NEEDLE...: see run_bad in lib/harness.sh.
 bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" replay "$@"; }
 bad nine_rules $'0 a\n' "" --algo gcra --policy '1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s' -- \
@@ -83,5 +117,6 @@ bad with_limit $'0 a\n' "" --algo gcra --policy 1/1s --limit 2 -- "--policy repl
 bad without_algo $'0 a\n' "" --policy 1/1s -- "--policy needs --algo"
 bad with_config $'0 a\n' "" --policy 1/1s --config /dev/null -- "--policy and --config exclude each other"
 bad with_redis $'0 a\n' "" --algo gcra --policy 1/1s --redis 127.0.0.1:1 -- "--policy is decided in process only"
+bad shadow_config $'0 a\n' "" --shadow --config /dev/null -- "--shadow is decided in process"
 
 finish replay_policy

@@ -152,6 +152,20 @@ int rl_limit_allow_key_n_at(struct rl_limit *l, const void *key, size_t len, int
 int rl_limit_policy_at(struct rl_limit *l, int64_t now_ns, int64_t cost, struct rl_policy_answer *out);
 
 /*
+ * Shadow mode for a policy limiter (policy.h): every request is decided
+ * and its key's state kept as when enforcing, but every call answers
+ * RL_ALLOWED; one that would have been refused keeps its answer
+ * (retry_after_ns > 0) and is counted (rl_limit_would_reject). Set it
+ * before the first check. RL_OK, or RL_EINVAL for NULL l or a limiter of
+ * one rule (make that a policy of one rule: rl_limit_new_policy(algo,
+ * "10/1s")).
+ */
+int rl_limit_set_shadow(struct rl_limit *l, bool shadow);
+
+/* Requests shadow mode admitted that enforcing would have refused; 0 for NULL or one rule. */
+uint64_t rl_limit_would_reject(const struct rl_limit *l);
+
+/*
  * The rule the limiter enforces (with the burst filled in), for headers
  * and logs; for a policy, its rule of the longest window.
  */

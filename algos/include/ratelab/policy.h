@@ -46,6 +46,14 @@
  * So each rule's set of admitting waits is [d_i, infinity), d_i its own
  * retry_after_ns, and their intersection starts at max(d_i).
  *
+ * Shadow mode (rl_policy_set_shadow): every request is decided, and the
+ * key's state kept, exactly as when enforcing, but rl_policy_check
+ * returns RL_ALLOWED for every request; one the policy would have refused
+ * has would_reject set in the answer and keeps the answer it would have
+ * had (retry_after_ns >= 1: so through rl_limiter's check, which has no
+ * would_reject, an RL_ALLOWED with retry_after_ns > 0 is a would-reject),
+ * and is counted (rl_policy_would_reject).
+ *
  * Memory per key: rl_policy_state_size(algo, k) = 16 + k * (the
  * algorithm's state_size rounded up to 8) bytes: a header (the last seen
  * time, the rule count and the algorithm) and the k states side by side:
@@ -115,11 +123,16 @@ struct rl_policy_limiter {
 	size_t stride;       /* bytes from one rule's state to the next: state_size rounded up to 8 */
 	struct rl_algo ops;  /* the policy as one algorithm over its whole per-key state */
 	struct rl_limiter one; /* ops bound to this policy: what rl_store and rl_limit hold */
+	bool shadow;           /* admit every request, counting would-rejects */
+	/* requests refused had it enforced (shadow mode); the one field a
+	 * check writes, atomically: read it with rl_policy_would_reject */
+	uint64_t would_reject;
 };
 
 /* The answer per rule and combined (see Answers). */
 struct rl_policy_answer {
 	struct rl_decision all;                       /* combined */
+	bool would_reject;                            /* shadow mode: refused had it enforced */
 	size_t count;                                 /* rules answered */
 	int verdict[RL_POLICY_MAX_RULES];             /* each rule's own: RL_ALLOWED or RL_REJECTED */
 	struct rl_decision rule[RL_POLICY_MAX_RULES]; /* each rule's own answer */
@@ -151,6 +164,12 @@ int rl_policy_check(const struct rl_policy_limiter *pl, void *state, int64_t now
  * one-rule limiter is shared with it.
  */
 const struct rl_limiter *rl_policy_as_limiter(const struct rl_policy_limiter *pl);
+
+/* Shadow mode on or off (see Shadow mode); set it before any check. */
+void rl_policy_set_shadow(struct rl_policy_limiter *pl, bool shadow);
+
+/* How many requests shadow mode admitted that enforcing would have refused. */
+uint64_t rl_policy_would_reject(const struct rl_policy_limiter *pl);
 
 /* Frees what a key's state owns (sliding_log rings); the state is then zeroed. */
 void rl_policy_release(const struct rl_policy_limiter *pl, void *state);
