@@ -247,6 +247,8 @@ const struct rl_algo rl_sliding_log_algo = {
 	.max_admitted = bound_op,
 };
 
+#include "policy_ops.h"
+
 /*
  * Policies (policy.h, policy_ops.h): the check's decision and answer
  * without changing the state. The runs that have left the window are
@@ -311,4 +313,54 @@ void rl__sliding_log_unpush(struct rl_sliding_log *st, int64_t cost)
 	log->total -= (uint32_t)cost;
 	if (r->count == 0)
 		log->len--;
+}
+
+#include "settle_ops.h"
+
+/*
+ * settle.h: the run at admitted_ns while it is in the window. A refund
+ * that empties a run at either end of the ring drops it (and any emptied
+ * run next to it); one in the middle stays as a run of 0 units, which
+ * changes no decision or answer and leaves with its time.
+ */
+int rl__sliding_log_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			   int64_t now_ns)
+{
+	struct rl_sliding_log *st = state;
+	struct rl_runlog *log = &st->log;
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+	uint32_t mask = log->cap - 1, lo = 0, hi = log->len;
+
+	if (admitted_ns <= now - lim->rule.window_ns)
+		return RL_OK; /* it has left the window */
+	/* the runs are in time order: the first at or after admitted_ns */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (log->runs[(log->head + mid) & mask].at < admitted_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == log->len || log->runs[(log->head + lo) & mask].at != admitted_ns)
+		return RL_OK; /* nothing admitted then */
+	struct rl_run *r = &log->runs[(log->head + lo) & mask];
+	if (r->count == 0)
+		return RL_OK; /* refunded entirely already */
+	if (delta > 0) {
+		if ((uint64_t)log->total + (uint64_t)delta > UINT32_MAX)
+			return RL_EINVAL;
+		r->count += (uint32_t)delta;
+		log->total += (uint32_t)delta;
+		return RL_OK;
+	}
+	uint32_t take = (uint64_t)-delta < r->count ? (uint32_t)-delta : r->count;
+	r->count -= take;
+	log->total -= take;
+	while (log->len && log->runs[(log->head + log->len - 1) & mask].count == 0)
+		log->len--;
+	while (log->len && log->runs[log->head].count == 0) {
+		log->head = (log->head + 1) & mask;
+		log->len--;
+	}
+	return RL_OK;
 }
