@@ -17,6 +17,7 @@
 
 #include "arith.h"
 #include "policy_ops.h"
+#include "ratelab/settle.h"
 #include "ratelab/static_assert.h"
 #include "ratelab/store.h"
 
@@ -192,6 +193,7 @@ int rl_policy_check(const struct rl_policy_limiter *pl, void *state, int64_t now
 	memcpy(&h, state, sizeof(h));
 	now_ns = rl__clamp(now_ns, h.last_ns);
 	a->count = pl->count;
+	a->at_ns = now_ns;
 	for (size_t i = 0; i < pl->count; i++) {
 		void *st = rule_state(state, pl->stride, i);
 		int rc;
@@ -235,6 +237,28 @@ int rl_policy_check(const struct rl_policy_limiter *pl, void *state, int64_t now
 		return RL_ALLOWED;
 	}
 	return verdict;
+}
+
+int rl_policy_settle(const struct rl_policy_limiter *pl, void *state, int64_t admitted_ns, int64_t delta,
+		     int64_t now_ns)
+{
+	struct policy_head h;
+
+	if (!rl_algo_settles(pl->rules[0].algo))
+		return RL_EINVAL;
+	if (!rl__time_ok(now_ns))
+		return RL_ERANGE;
+	memcpy(&h, state, sizeof(h));
+	now_ns = rl__clamp(now_ns, h.last_ns);
+	/* the checks that can fail, once, before any rule changes */
+	int rc = rl_limiter_settle(&pl->rules[0], NULL, admitted_ns, 0, now_ns);
+	if (rc == RL_ERANGE || delta == 0 || delta < -RL_COST_MAX || delta > RL_COST_MAX)
+		return rc == RL_ERANGE ? rc : RL_EINVAL;
+	for (size_t i = 0; i < pl->count; i++)
+		if (pl->units[i] && (rc = rl_limiter_settle(&pl->rules[i], rule_state(state, pl->stride, i),
+							    admitted_ns, delta, now_ns)) != RL_OK)
+			return rc;
+	return RL_OK;
 }
 
 void rl_policy_set_shadow(struct rl_policy_limiter *pl, bool shadow)

@@ -59,6 +59,8 @@ static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct
 	char why[SIM_QUOTE_SIZE + 80], msg[2 * SIM_QUOTE_SIZE + 120];
 
 	if (in->has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+		if (!in->has_nul && cli_replay_settle_form(in->text))
+			return CLI_REPLAY_SETTLE; /* the rest goes to replay_policy.c's loop */
 		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
 				     in->has_nul ? SIM_TRACE_LINE_NUL : why);
 		cli_usage_error("replay", "%s", msg);
@@ -83,7 +85,15 @@ void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, i
 int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
 		     struct cli_replay_line *out)
 {
-	return parse_line(rp, in, line, out);
+	int status = parse_line(rp, in, line, out);
+
+	if (status == CLI_REPLAY_SETTLE) {
+		char msg[2 * SIM_QUOTE_SIZE + 200];
+		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->text,
+				     "a settle line 'T KEY COST ACTUAL DONE_T' is replayed in process only");
+		return cli_usage_error("replay", "%s", msg);
+	}
+	return status;
 }
 
 int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in)
@@ -113,5 +123,6 @@ int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in)
 		}
 		print_answer(rp, l.tier, rc, &d);
 	}
-	return status;
+	/* a settle line: this line and the rest in replay_policy.c's loop */
+	return status == CLI_REPLAY_SETTLE ? cli_replay_resume(rp, in) : status;
 }

@@ -68,10 +68,24 @@ void cli_replay_print(const struct cli_replay *rp, const struct rl_tier *tier, i
 /* Decides in's lines in process (replay.c); returns the exit status. */
 int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in);
 
+/* parse_line's answer for a settle line, which replay.c's loop hands on (not an exit status). */
+#define CLI_REPLAY_SETTLE 100
+
+/* True when text has the 5 tokens of a settle line 'T KEY COST ACTUAL DONE_T'. */
+bool cli_replay_settle_form(const char *text);
+
 /*
- * Decides in's lines with --policy (replay_policy.c): a line without COST
- * is refused when a rule counts units; --explain adds each rule's answer,
- * --headers the list form of the HTTP fields. Returns the exit status.
+ * Goes on deciding in's lines in replay_policy.c's loop, from the line
+ * just read (in->text), whose states and output go on from replay.c's.
+ */
+int cli_replay_resume(const struct cli_replay *rp, struct sim_lines *in);
+
+/*
+ * Decides in's lines with --policy or --shadow (replay_policy.c): a line
+ * without COST is refused when a rule counts units; --explain adds each
+ * rule's answer, --headers the list form of the HTTP fields. The settle
+ * form 'T KEY COST ACTUAL DONE_T' is read here (and handed here by
+ * replay.c's loop). Returns the exit status.
  */
 int cli_replay_policy_in_process(const struct cli_replay *rp, struct sim_lines *in);
 

@@ -133,6 +133,7 @@ struct rl_policy_limiter {
 struct rl_policy_answer {
 	struct rl_decision all;                       /* combined */
 	bool would_reject;                            /* shadow mode: refused had it enforced */
+	int64_t at_ns;                                /* the time decided at (clamped), ns: a settle's admitted_ns */
 	size_t count;                                 /* rules answered */
 	int verdict[RL_POLICY_MAX_RULES];             /* each rule's own: RL_ALLOWED or RL_REJECTED */
 	struct rl_decision rule[RL_POLICY_MAX_RULES]; /* each rule's own answer */
@@ -164,6 +165,17 @@ int rl_policy_check(const struct rl_policy_limiter *pl, void *state, int64_t now
  * one-rule limiter is shared with it.
  */
 const struct rl_limiter *rl_policy_as_limiter(const struct rl_policy_limiter *pl);
+
+/*
+ * Settles a request the policy admitted at admitted_ns (its answer's
+ * at_ns) by delta units (settle.h) at now_ns (clamped to the key's last
+ * seen time): each ":units" rule settles as its algorithm does; the
+ * others counted the request as 1 and do not change. RL_OK, or
+ * rl_limiter_settle's errors (RL_EINVAL for an algorithm that does not
+ * settle); on an error no rule has changed.
+ */
+int rl_policy_settle(const struct rl_policy_limiter *pl, void *state, int64_t admitted_ns, int64_t delta,
+		     int64_t now_ns);
 
 /* Shadow mode on or off (see Shadow mode); set it before any check. */
 void rl_policy_set_shadow(struct rl_policy_limiter *pl, bool shadow);
