@@ -60,7 +60,7 @@ static void print_explain(const struct cli_replay *rp, int rc, const struct rl_p
 static void print_headers(const struct cli_replay *rp, int rc, const struct rl_policy_answer *a)
 {
 	struct rl_http_policy hp[RL_POLICY_MAX_RULES];
-	char names[RL_POLICY_MAX_RULES][16], buf[2048];
+	char names[RL_POLICY_MAX_RULES][32], buf[2048];
 
 	for (size_t i = 0; i < rp->policy.count; i++) {
 		snprintf(names[i], sizeof(names[i]), "rule%zu", i + 1);
