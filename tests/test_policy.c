@@ -510,6 +510,34 @@ static void limit_new_policy_errors(void **u)
 	rl_limit_free(one);
 }
 
+/* A policy in an rl_store at its cap: fail open decides a new key as fresh, fail closed refuses it. */
+static void store_full(void **u)
+{
+	(void)u;
+	struct rl_policy p;
+	struct rl_policy_limiter pl;
+	char msg[256];
+	struct rl_decision d;
+
+	assert_int_equal(rl_policy_parse("1/1s+5/1h", &p, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_policy_limiter_init(&pl, &rl_sliding_log_algo, &p, msg, sizeof(msg)), RL_OK);
+	for (int mode = 0; mode < 2; mode++) {
+		struct rl_store *s = NULL;
+		struct rl_store_config cfg = { .limiter = rl_policy_as_limiter(&pl), .max_keys = 1,
+					       .when_full = mode ? RL_FULL_FAIL_CLOSED : RL_FULL_FAIL_OPEN };
+		assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+		assert_int_equal(rl_store_check(s, "a", 1, 0, &d), RL_ALLOWED);
+		assert_int_equal(rl_store_check(s, "a", 1, 0, &d), RL_REJECTED);
+		assert_int_equal(rl_store_check(s, "b", 1, 0, &d), mode ? RL_REJECTED : RL_ALLOWED);
+		assert_int_equal(d.retry_after_ns, mode ? 3600000000000LL : 0); /* closed: the longest window */
+		struct rl_store_stats st;
+		rl_store_stats(s, &st);
+		assert_int_equal(st.keys, 1);
+		assert_int_equal(st.full_decided, 1);
+		rl_store_destroy(s);
+	}
+}
+
 /* The HTTP fields of several policies in the draft's list form. */
 static void http_list(void **u)
 {
@@ -550,7 +578,7 @@ int main(void)
 		cmocka_unit_test(parse_forms),	     cmocka_unit_test(parse_errors),
 		cmocka_unit_test(state_sizes),	     cmocka_unit_test(hand_fixed_window),
 		cmocka_unit_test(hand_units),	     cmocka_unit_test(limit_new_policy_errors),
-		cmocka_unit_test(http_list),
+		cmocka_unit_test(http_list),	     cmocka_unit_test(store_full),
 		cmocka_unit_test(prop_token_bucket), cmocka_unit_test(prop_gcra),
 		cmocka_unit_test(prop_leaky_bucket), cmocka_unit_test(prop_fixed_window),
 		cmocka_unit_test(prop_sliding_log),  cmocka_unit_test(prop_sliding_counter),

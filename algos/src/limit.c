@@ -183,7 +183,7 @@ bool rl_limit_allow(struct rl_limit *l)
 }
 
 /* The named keys' store, made by the first caller that needs it. */
-static struct rl_store *keyed_store(struct rl_limit *l)
+static RL_ALWAYS_INLINE struct rl_store *keyed_store(struct rl_limit *l)
 {
 	struct rl_store *s = atomic_load_explicit(&l->store, memory_order_acquire);
 

@@ -52,23 +52,33 @@ static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp, const str
 		print_headers(rp, tier, rc, d);
 }
 
+/* A line the parser refused: a settle line's status (the rest goes to
+ * replay_policy.c's loop), else the message and CLI_EXIT_USAGE. Out of
+ * line: the loop's code stays as it was before settle lines. */
+static RL_NOINLINE int bad_line(const struct sim_lines *in, const char *why)
+{
+	char msg[2 * SIM_QUOTE_SIZE + 120];
+
+	if (!in->has_nul && cli_replay_settle_form(in->text))
+		return CLI_REPLAY_SETTLE;
+	sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
+			     in->has_nul ? SIM_TRACE_LINE_NUL : why);
+	cli_usage_error("replay", "%s", msg);
+	return CLI_EXIT_USAGE; /* visibly non-zero: out is unset */
+}
+
 static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct sim_lines *in, char *line,
 				       struct cli_replay_line *out)
 {
 	struct sim_trace_line l;
-	char why[SIM_QUOTE_SIZE + 80], msg[2 * SIM_QUOTE_SIZE + 120];
+	char why[SIM_QUOTE_SIZE + 80];
 
 	if (in->has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
-		if (!in->has_nul && cli_replay_settle_form(in->text))
-			return CLI_REPLAY_SETTLE; /* the rest goes to replay_policy.c's loop */
-		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
-				     in->has_nul ? SIM_TRACE_LINE_NUL : why);
-		cli_usage_error("replay", "%s", msg);
-		return CLI_EXIT_USAGE; /* visibly non-zero: out is unset */
+		int status = bad_line(in, why);
+		return status ? status : CLI_EXIT_USAGE; /* never 0: out is unset */
 	}
 	out->t = l.t_ns;
 	out->cost = l.cost;
-	out->has_cost = l.has_cost;
 	out->key = l.key;
 	out->key_len = l.key_len;
 	out->tier = rp->reg ? rl_registry_resolve(rp->reg, l.key, l.key_len) : NULL;

@@ -47,7 +47,6 @@ struct cli_replay {
 struct cli_replay_line {
 	int64_t t;                  /* ns */
 	int64_t cost;               /* units, default 1 */
-	bool has_cost;              /* the line carries COST */
 	const char *key;
 	size_t key_len;
 	const struct rl_tier *tier; /* with --config, else NULL */
