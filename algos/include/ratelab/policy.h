@@ -172,7 +172,9 @@ const struct rl_limiter *rl_policy_as_limiter(const struct rl_policy_limiter *pl
  * seen time): each ":units" rule settles as its algorithm does; the
  * others counted the request as 1 and do not change. RL_OK, or
  * rl_limiter_settle's errors (RL_EINVAL for an algorithm that does not
- * settle); on an error no rule has changed.
+ * settle); on an error no rule has changed, but for a sliding_log charge
+ * past 2^32 - 1 units in one rule's window, refused by that rule after
+ * the ":units" rules before it have taken it.
  */
 int rl_policy_settle(const struct rl_policy_limiter *pl, void *state, int64_t admitted_ns, int64_t delta,
 		     int64_t now_ns);
