@@ -86,3 +86,20 @@ const struct rl_algo rl_fixed_window_algo = {
 	.state_ok = state_ok_op,
 	.last_ns = last_ns_op,
 };
+
+#include "settle_ops.h"
+
+/* settle.h: within the admission's window only; the count kept in [0, N]. */
+int rl__fixed_window_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			    int64_t now_ns)
+{
+	struct rl_fixed_window *st = state;
+	int64_t now = rl__clamp(now_ns, st->last_ns), w = lim->rule.window_ns;
+
+	/* the state's window is the admission's, and now has not left it */
+	if (admitted_ns < st->end_ns - w || admitted_ns >= st->end_ns || now >= st->end_ns)
+		return RL_OK;
+	int64_t count = (int64_t)st->count + delta;
+	st->count = (uint32_t)(count < 0 ? 0 : count > lim->rule.limit ? lim->rule.limit : count);
+	return RL_OK;
+}

@@ -89,3 +89,51 @@ int rl_http_headers(char *buf, size_t len, const struct rl_http_policy *policy, 
 	}
 	return (int)o.used;
 }
+
+int rl_http_headers_list(char *buf, size_t len, const struct rl_http_policy *policies,
+			 const struct rl_decision *each, size_t n, int verdict, const struct rl_decision *all,
+			 unsigned flags)
+{
+	if (!buf || !policies || !each || !all || n == 0 || (verdict != RL_ALLOWED && verdict != RL_REJECTED))
+		return RL_EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!policies[i].name || policies[i].quota < 0 || policies[i].window_ns < 1)
+			return RL_EINVAL;
+		for (const char *c = policies[i].name; *c; c++)
+			if (*c < 0x20 || *c > 0x7e)
+				return RL_EINVAL;
+	}
+
+	const char *eol = flags & RL_HTTP_LF ? "\n" : "\r\n";
+	struct out o = { buf, len, 0, len == 0 };
+	size_t binding = 0; /* the least remaining, the first on a tie */
+
+	put(&o, "RateLimit-Policy: ");
+	for (size_t i = 0; i < n; i++) {
+		put(&o, "%s\"", i ? ", " : "");
+		put_name(&o, policies[i].name);
+		put(&o, "\";q=%lld;w=%lld", (long long)policies[i].quota,
+		    (long long)rl_http_seconds_up(policies[i].window_ns));
+	}
+	put(&o, "%sRateLimit: ", eol);
+	for (size_t i = 0; i < n; i++) {
+		put(&o, "%s\"", i ? ", " : "");
+		put_name(&o, policies[i].name);
+		put(&o, "\";r=%lld;t=%lld", (long long)(each[i].remaining > 0 ? each[i].remaining : 0),
+		    (long long)rl_http_seconds_up(each[i].reset_ns));
+		binding = each[i].remaining < each[binding].remaining ? i : binding;
+	}
+	put(&o, "%s", eol);
+	if (verdict == RL_REJECTED)
+		put(&o, "Retry-After: %lld%s", (long long)rl_http_seconds_up(all->retry_after_ns), eol);
+	if (flags & RL_HTTP_LEGACY)
+		put(&o, "X-RateLimit-Limit: %lld%sX-RateLimit-Remaining: %lld%sX-RateLimit-Reset: %lld%s",
+		    (long long)policies[binding].quota, eol, (long long)(all->remaining > 0 ? all->remaining : 0),
+		    eol, (long long)rl_http_seconds_up(all->reset_ns), eol);
+	if (o.full) {
+		if (len)
+			buf[0] = '\0';
+		return RL_EFULL;
+	}
+	return (int)o.used;
+}

@@ -34,6 +34,7 @@
 
 #include "compat.h"
 #include "gcra_cas.h"
+#include "ratelab/policy.h"
 #include "ratelab/store.h"
 #include "spin.h"
 #include "verdicts.h"
@@ -51,7 +52,10 @@ struct rl_limit {
 	/* limiter.algo->verdict (NULL when it has none), one load nearer */
 	rl_verdict_fn *verdict;
 	allow_fn *allow; /* the verdicts' route (allow_route), or NULL: rl_limit_allow_at's own */
-	alignas(max_align_t) unsigned char state[RL_ALGO_MAX_STATE]; /* the unnamed key */
+	/* a policy's rules (limiter is its rl_policy_as_limiter), or NULL */
+	struct rl_policy_limiter *policy;
+	/* the unnamed key: RL_ALGO_MAX_STATE bytes, a policy's state size for a policy */
+	alignas(max_align_t) unsigned char state[];
 };
 
 static _Thread_local char last_error[160];
@@ -124,7 +128,7 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 		return fail(EINVAL, "burst %lld does not apply to %s (pass 0)", (long long)burst, a->name);
 	if (burst != 0)
 		rule.burst = burst;
-	l = calloc(1, sizeof(*l));
+	l = calloc(1, sizeof(*l) + RL_ALGO_MAX_STATE);
 	if (!l)
 		return fail(ENOMEM, "out of memory");
 	if (rl_limiter_init(&l->limiter, a, &rule, msg, sizeof(msg)) != RL_OK) {
@@ -179,7 +183,7 @@ bool rl_limit_allow(struct rl_limit *l)
 }
 
 /* The named keys' store, made by the first caller that needs it. */
-static struct rl_store *keyed_store(struct rl_limit *l)
+static RL_ALWAYS_INLINE struct rl_store *keyed_store(struct rl_limit *l)
 {
 	struct rl_store *s = atomic_load_explicit(&l->store, memory_order_acquire);
 
@@ -234,6 +238,7 @@ void rl_limit_free(struct rl_limit *l)
 	rl_store_destroy(atomic_load_explicit(&l->store, memory_order_relaxed));
 	rl_limiter_release(&l->limiter, l->state);
 	pthread_mutex_destroy(&l->store_lock);
+	free(l->policy);
 	free(l);
 }
 
@@ -243,4 +248,130 @@ int64_t rl_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * A policy (policy.h) is its own path: its limiter is the policy as one
+ * algorithm (no verdict op, no route, no lock-free state), so the checks
+ * above decide it through rl_limiter_check under the same locks.
+ */
+struct rl_limit *rl_limit_new_policy(const char *algo, const char *policy)
+{
+	char msg[sizeof(last_error)];
+	const struct rl_algo *a;
+	struct rl_policy p;
+	struct rl_policy_limiter *pl;
+	struct rl_limit *l;
+
+	last_error[0] = '\0';
+	if (!algo)
+		return fail(EINVAL, "no algorithm given");
+	if (!policy)
+		return fail(EINVAL, "no policy given");
+	a = rl_algo_find(algo);
+	if (!a)
+		return fail(EINVAL, "unknown algorithm '%.40s' (%s)", algo, rl_algo_names());
+	if (rl_policy_parse(policy, &p, msg, sizeof(msg)) != RL_OK)
+		return fail(EINVAL, "%s", msg);
+	pl = malloc(sizeof(*pl));
+	if (!pl)
+		return fail(ENOMEM, "out of memory");
+	if (rl_policy_limiter_init(pl, a, &p, msg, sizeof(msg)) != RL_OK) {
+		free(pl);
+		return fail(EINVAL, "%s", msg);
+	}
+	l = calloc(1, sizeof(*l) + pl->ops.state_size);
+	if (!l) {
+		free(pl);
+		return fail(ENOMEM, "out of memory");
+	}
+	if (pthread_mutex_init(&l->store_lock, NULL) != 0) {
+		free(pl);
+		free(l);
+		return fail(ENOMEM, "cannot make a mutex");
+	}
+	if (!rl__random_seed(&l->seed))
+		l->seed = (uint64_t)rl_now_ns() ^ (uint64_t)(uintptr_t)l;
+	atomic_init(&l->store, NULL);
+	l->policy = pl;
+	l->limiter = *rl_policy_as_limiter(pl);
+	return l;
+}
+
+const struct rl_policy_limiter *rl_limit_policy(const struct rl_limit *l)
+{
+	return l ? l->policy : NULL;
+}
+
+#if RL_HAVE_CAS16
+/* A cost-c check of the lock-free gcra word: decided on a copy, published by one CAS (gcra_cas.h). */
+static RL_NOINLINE RL_TARGET_CX16 int cas_check_n(struct rl_limit *l, int64_t now_ns, int64_t cost,
+						  struct rl_decision *out)
+{
+	rl__u128 *word = (rl__u128 *)(void *)l->state;
+	rl__u128 seen = rl__load16_guess(word), next;
+	int rc;
+
+	do {
+		next = seen;
+		rc = rl_limiter_check_n(&l->limiter, &next, now_ns, cost, out);
+		if (rc < 0)
+			return rc;
+	} while (!rl__cas16(word, &seen, next));
+	return rc;
+}
+#endif
+
+int rl_limit_allow_n_at(struct rl_limit *l, int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	int rc;
+
+	if (!l)
+		return RL_EINVAL;
+#if RL_HAVE_CAS16
+	if (l->lock_free)
+		return cas_check_n(l, now_ns, cost, out);
+#endif
+	rl__spin_lock(&l->lock);
+	rc = rl_limiter_check_n(&l->limiter, l->state, now_ns, cost, out);
+	rl__spin_unlock(&l->lock);
+	return rc;
+}
+
+int rl_limit_allow_key_n_at(struct rl_limit *l, const void *key, size_t len, int64_t now_ns, int64_t cost,
+			    struct rl_decision *out)
+{
+	struct rl_store *s;
+
+	if (!l || (!key && len > 0))
+		return RL_EINVAL;
+	s = keyed_store(l);
+	if (!s)
+		return RL_ENOMEM;
+	return rl_store_check_n(s, key, len, now_ns, cost, out);
+}
+
+int rl_limit_policy_at(struct rl_limit *l, int64_t now_ns, int64_t cost, struct rl_policy_answer *out)
+{
+	int rc;
+
+	if (!l || !l->policy)
+		return RL_EINVAL;
+	rl__spin_lock(&l->lock);
+	rc = rl_policy_check(l->policy, l->state, now_ns, cost, out);
+	rl__spin_unlock(&l->lock);
+	return rc;
+}
+
+int rl_limit_set_shadow(struct rl_limit *l, bool shadow)
+{
+	if (!l || !l->policy)
+		return RL_EINVAL;
+	rl_policy_set_shadow(l->policy, shadow);
+	return RL_OK;
+}
+
+uint64_t rl_limit_would_reject(const struct rl_limit *l)
+{
+	return l && l->policy ? rl_policy_would_reject(l->policy) : 0;
 }

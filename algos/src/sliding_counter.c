@@ -202,3 +202,30 @@ const struct rl_algo rl_sliding_counter_algo = {
 	.state_ok = state_ok_op,
 	.last_ns = last_ns_op,
 };
+
+#include "settle_ops.h"
+
+/*
+ * settle.h: the admission's window's counter while it is the current or
+ * the previous one at now, kept in [0, N]. The state is not advanced (a
+ * later check may come at a time before now): its curr is the counter of
+ * [end - W, end), which is still current or previous at now < end + W;
+ * its prev that of [end - 2W, end - W), previous while now < end.
+ */
+int rl__sliding_counter_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			       int64_t now_ns)
+{
+	struct rl_sliding_counter *st = state;
+	int64_t now = rl__clamp(now_ns, st->last_ns), w = lim->rule.window_ns, end = st->end_ns;
+	uint32_t *counter;
+
+	if (admitted_ns >= end - w && admitted_ns < end && now - end < w)
+		counter = &st->curr;
+	else if (admitted_ns >= end - 2 * w && admitted_ns < end - w && now < end)
+		counter = &st->prev;
+	else
+		return RL_OK; /* its window has gone (or nothing was admitted) */
+	int64_t v = (int64_t)*counter + delta;
+	*counter = (uint32_t)(v < 0 ? 0 : v > lim->rule.limit ? lim->rule.limit : v);
+	return RL_OK;
+}

@@ -296,3 +296,121 @@ const struct rl_algo rl_sliding_log_algo = {
 	.state_ok = state_ok_op,
 	.last_ns = last_ns_op,
 };
+
+#include "policy_ops.h"
+
+/*
+ * Policies (policy.h, policy_ops.h): the check's decision and answer
+ * without changing the state. The runs that have left the window are
+ * skipped, as never() skips them.
+ */
+int rl__sliding_log_probe(const struct rl_limiter *lim, const struct rl_sliding_log *st, int64_t now_ns,
+			  int64_t cost, struct rl_decision *out)
+{
+	if (!rl__time_ok(now_ns) || !rl__cost_ok(cost) || cost > lim->rule.limit)
+		return never(lim, st, now_ns, cost, out);
+
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
+	const struct rl_runlog *log = &st->log;
+	int64_t in_window = log->total;
+	uint32_t first = 0;
+
+	for (; first < log->len; first++) {
+		const struct rl_run *r = &log->runs[(log->head + first) & (log->cap - 1)];
+		if (r->at > now - w)
+			break;
+		in_window -= r->count;
+	}
+	int verdict = in_window + cost <= n ? RL_ALLOWED : RL_REJECTED;
+
+	if (!out)
+		return verdict;
+	out->remaining = n - in_window - (verdict ? cost : 0);
+	out->retry_after_ns = 0;
+	for (int64_t left = in_window; !verdict; first++) {
+		/* the oldest runs in the window leave one by one (retry_after) */
+		const struct rl_run *r = &log->runs[(log->head + first) & (log->cap - 1)];
+		left -= r->count;
+		if (left + cost <= n) {
+			out->retry_after_ns = r->at + w - now;
+			break;
+		}
+	}
+	/* admitted, its own run at now would leave last */
+	out->reset_ns = verdict ? w : in_window ? rl_runlog_newest(log)->at + w - now : 0;
+	out->delay_ns = 0;
+	return verdict;
+}
+
+/* Drops the runs that have left the window at now_ns (no decision changes). */
+void rl__sliding_log_expire(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns)
+{
+	struct rl_runlog *log = &st->log;
+
+	rl_runlog_expire(log, rl__clamp(now_ns, st->last_ns) - lim->rule.window_ns);
+	if (rl__runlog_trim_due(log))
+		rl_runlog_trim(log);
+}
+
+/* Takes back the cost units the last admitted check added to the newest run. */
+void rl__sliding_log_unpush(struct rl_sliding_log *st, int64_t cost)
+{
+	struct rl_runlog *log = &st->log;
+	struct rl_run *r = &log->runs[(log->head + log->len - 1) & (log->cap - 1)];
+
+	r->count -= (uint32_t)cost;
+	log->total -= (uint32_t)cost;
+	if (r->count == 0)
+		log->len--;
+}
+
+#include "settle_ops.h"
+
+/*
+ * settle.h: the run at admitted_ns while it is in the window. A refund
+ * that empties a run at either end of the ring drops it (and any emptied
+ * run next to it); one in the middle stays as a run of 0 units, which
+ * changes no decision or answer and leaves with its time.
+ */
+int rl__sliding_log_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			   int64_t now_ns)
+{
+	struct rl_sliding_log *st = state;
+	struct rl_runlog *log = &st->log;
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+	uint32_t mask = log->cap - 1, lo = 0, hi = log->len;
+
+	if (admitted_ns <= now - lim->rule.window_ns)
+		return RL_OK; /* it has left the window */
+	/* the runs are in time order: the first at or after admitted_ns */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (log->runs[(log->head + mid) & mask].at < admitted_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == log->len || log->runs[(log->head + lo) & mask].at != admitted_ns)
+		return RL_OK; /* nothing admitted then */
+	struct rl_run *r = &log->runs[(log->head + lo) & mask];
+	if (r->count == 0)
+		return RL_OK; /* refunded entirely already */
+	if (delta > 0) {
+		if ((uint64_t)log->total + (uint64_t)delta > UINT32_MAX)
+			return RL_EINVAL;
+		r->count += (uint32_t)delta;
+		log->total += (uint32_t)delta;
+		return RL_OK;
+	}
+	uint32_t take = (uint64_t)-delta < r->count ? (uint32_t)-delta : r->count;
+	r->count -= take;
+	log->total -= take;
+	while (log->len && log->runs[(log->head + log->len - 1) & mask].count == 0)
+		log->len--;
+	while (log->len && log->runs[log->head].count == 0) {
+		log->head = (log->head + 1) & mask;
+		log->len--;
+	}
+	return RL_OK;
+}

@@ -518,6 +518,21 @@ static int insert(struct rl_store *s, struct bucket *b, int slot, uint32_t tag, 
 	return rc;
 }
 
+/* RL_FULL_FAIL_OPEN for a state wider than an algorithm's (a policy's, policy.h): a fresh one on the heap. */
+static RL_NOINLINE int fail_open_wide(struct rl_store *s, int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	const struct rl_limiter *lim = &s->lim;
+	void *fresh = calloc(1, lim->algo->state_size);
+
+	if (!fresh)
+		return RL_ENOMEM;
+	atomic_fetch_add_explicit(&s->full_decided, 1, memory_order_relaxed);
+	int rc = lim->algo->check(lim, fresh, now_ns, cost, out);
+	rl_limiter_release(lim, fresh);
+	free(fresh);
+	return rc;
+}
+
 /* A new key meets a full store: the when_full policy (store.h). */
 static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, struct bucket *into,
 		     int slot, uint32_t tag, int64_t now_ns, int64_t cost, struct rl_decision *out)
@@ -525,7 +540,9 @@ static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, s
 	const struct rl_limiter *lim = &s->lim;
 
 	if (s->when_full == RL_FULL_FAIL_OPEN) {
-		_Alignas(16) unsigned char fresh[RL_STORE_MAX_STATE] = { 0 };
+		if (lim->algo->state_size > RL_ALGO_MAX_STATE)
+			return fail_open_wide(s, now_ns, cost, out);
+		_Alignas(16) unsigned char fresh[RL_ALGO_MAX_STATE] = { 0 };
 		atomic_fetch_add_explicit(&s->full_decided, 1, memory_order_relaxed);
 		int rc = lim->algo->check(lim, fresh, now_ns, cost, out);
 		rl_limiter_release(lim, fresh);

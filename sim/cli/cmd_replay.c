@@ -23,6 +23,7 @@
 
 static const char usage[] =
 	"usage: ratelab replay --algo A --limit N --window W [--burst B] [OPTIONS] [TRACE]\n"
+	"       ratelab replay --algo A --policy P [OPTIONS] [TRACE]\n"
 	"       ratelab replay --config FILE [OPTIONS] [TRACE]\n"
 	"\n"
 	"Reads lines 'T KEY [COST]' (T: integer ns in [0, 4*10^18]; KEY: any non-blank\n"
@@ -36,6 +37,20 @@ static const char usage[] =
 	"               a bare number is refused\n"
 	"  --burst B    bucket capacity, 1..10^9, for the algorithms with a bucket\n"
 	"               (%s; default N); refused for others\n"
+	"  --policy P   several rules decided together instead of --limit/--window/\n"
+	"               --burst: rules N/W[:bB][:units] joined by '+' (10/1s+1000/1h,\n"
+	"               60/1m+90000/1m:units), at most 8; a request passes iff every\n"
+	"               rule admits it, and then every rule takes it. A rule marked\n"
+	"               :units counts the line's COST (every line must carry one), the\n"
+	"               others count 1. --explain adds, per rule K (1, 2, ...),\n"
+	"               ruleK=V ruleK.remaining= ruleK.retry_after_ns= ruleK.reset_ns=;\n"
+	"               --headers lists the rules as policies \"rule1\", \"rule2\", ...\n"
+	"  --shadow     shadow mode: decide and keep every key's state as when\n"
+	"               enforcing, but admit (print 1 for) every request; --explain\n"
+	"               adds would_reject=0|1 after the answer (which stays as it would\n"
+	"               be), --headers answers 200 without Retry-After; stderr ends\n"
+	"               with 'ratelab replay: shadow: would_reject=R of N requests'.\n"
+	"               Not with --config or --redis\n"
 	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
 	"               leaky_bucket)\n"
 	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
@@ -70,12 +85,13 @@ static const char usage[] =
 	"               change\"); in process and with --redis alike; not with --config\n"
 	"Blank lines and lines starting with # are skipped.\n";
 
-enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
+enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_POLICY, O_SHADOW, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
        O_REDIS, O_REDIS_BATCH, O_REDIS_PREFIX, O_REDIS_TIMEOUT, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_ALGO] = { "algo", CLI_VALUE },       [O_LIMIT] = { "limit", CLI_VALUE },
 	[O_WINDOW] = { "window", CLI_VALUE },   [O_BURST] = { "burst", CLI_VALUE },
+	[O_POLICY] = { "policy", CLI_VALUE },   [O_SHADOW] = { "shadow", CLI_FLAG },
 	[O_CONFIG] = { "config", CLI_VALUE },   [O_EXPLAIN] = { "explain", CLI_FLAG },
 	[O_HEADERS] = { "headers", CLI_FLAG },  [O_LEGACY] = { "legacy-headers", CLI_FLAG },
 	[O_REDIS] = { "redis", CLI_VALUE },     [O_REDIS_BATCH] = { "redis-batch", CLI_VALUE },
@@ -204,6 +220,8 @@ static int parse_opts(int argc, char **argv, struct replay_opts *ro)
 	ro->limit = a.value[O_LIMIT];
 	ro->window = a.value[O_WINDOW];
 	ro->burst = a.value[O_BURST];
+	ro->policy = a.value[O_POLICY];
+	ro->shadow = a.value[O_SHADOW];
 	ro->config = a.value[O_CONFIG];
 	ro->explain = a.value[O_EXPLAIN];
 	/* the usage's [--headers | --legacy-headers]: one or the other */
@@ -246,6 +264,55 @@ static int make_limiter(const struct replay_opts *ro, struct rl_limiter *lim)
 	return CLI_EXIT_OK;
 }
 
+/* --algo A --policy P: rp->pl, and rp->lim the policy as one limiter. */
+static int make_policy(struct cli_replay *rp)
+{
+	const struct replay_opts *ro = &rp->ro;
+	char msg[512], burst[160];
+
+	if (!ro->algo)
+		return cli_usage_error("replay", "--policy needs --algo (see --help)");
+	if (ro->limit || ro->window || ro->burst)
+		return cli_usage_error("replay", "--policy replaces --limit, --window and --burst");
+	const struct rl_algo *algo = rl_algo_find(ro->algo);
+	if (!algo)
+		return cli_usage_error("replay", "unknown algorithm %s (%s)", cli_quote(ro->algo),
+				       rl_algo_names());
+	if (rl_policy_parse(ro->policy, &rp->policy, msg, sizeof(msg)))
+		return cli_usage_error("replay", "--policy: %s", msg);
+	for (size_t i = 0; i < rp->policy.count && !algo->uses_burst; i++)
+		if (rp->policy.rules[i].burst != rp->policy.rules[i].limit)
+			return cli_usage_error("replay", "--policy: rule %zu: a burst does not apply to %s: it has "
+					       "no bucket (only %s take a burst)", i + 1, algo->name,
+					       rl_algo_burst_names(burst, sizeof(burst)));
+	if (!(rp->pl = malloc(sizeof(*rp->pl)))) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	if (rl_policy_limiter_init(rp->pl, algo, &rp->policy, msg, sizeof(msg)))
+		return cli_usage_error("replay", "--policy: %s", msg);
+	rp->lim = *rl_policy_as_limiter(rp->pl);
+	return CLI_EXIT_OK;
+}
+
+/* --shadow without --policy: the one rule as a policy of one rule (counting COST, as the rule does). */
+static int one_rule_policy(struct cli_replay *rp)
+{
+	char msg[256];
+
+	rp->policy = (struct rl_policy){ .count = 1 };
+	rp->policy.rules[0] = rp->lim.rule;
+	rp->policy.units[0] = true;
+	if (!(rp->pl = malloc(sizeof(*rp->pl)))) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	if (rl_policy_limiter_init(rp->pl, rp->lim.algo, &rp->policy, msg, sizeof(msg)))
+		return cli_usage_error("replay", "%s", msg);
+	rp->lim = *rl_policy_as_limiter(rp->pl);
+	return CLI_EXIT_OK;
+}
+
 static void release_state(void *state, void *lim)
 {
 	rl_limiter_release(lim, state);
@@ -263,6 +330,7 @@ static void replay_free(struct cli_replay *rp)
 	free(rp->maps);
 	free(rp->rules);
 	free(rp->rule_at);
+	free(rp->pl);
 	rl_registry_destroy(rp->reg);
 }
 
@@ -271,6 +339,18 @@ static int replay_setup(struct cli_replay *rp, const struct rule_at_args *ra)
 	const struct replay_opts *ro = &rp->ro;
 	size_t state_size = 0;
 
+	if (ra->n && (ro->policy || ro->shadow))
+		return cli_usage_error("replay", "--rule-at changes one rule (--limit/--window/--burst): not with %s",
+				       ro->policy ? "--policy" : "--shadow");
+	if (ro->shadow && (ro->config || ro->redis))
+		return cli_usage_error("replay", "--shadow is decided in process with --limit/--window or "
+				       "--policy only (not with --config or --redis)");
+	if (ro->policy && ro->config)
+		return cli_usage_error("replay", "--policy and --config exclude each other: a tiers file "
+				       "gives each tier its rules");
+	if (ro->policy && ro->redis)
+		return cli_usage_error("replay", "--policy is decided in process only: the Redis backend "
+				       "does not take a policy yet (drop --redis)");
 	if (ro->config) {
 		char err[512];
 		if (ro->algo || ro->limit || ro->window || ro->burst)
@@ -289,9 +369,13 @@ static int replay_setup(struct cli_replay *rp, const struct rule_at_args *ra)
 			return cli_usage_error("replay", "%s", err);
 		rp->nmaps = rl_registry_tier_count(rp->reg);
 	} else {
-		int status = make_limiter(ro, &rp->lim);
+		int status = ro->policy ? make_policy(rp) : make_limiter(ro, &rp->lim);
 		if (status || (status = make_rules(rp, ra)))
 			return status;
+		if (ro->shadow && !ro->policy && (status = one_rule_policy(rp)))
+			return status;
+		if (ro->shadow)
+			rl_policy_set_shadow(rp->pl, true);
 		rp->nmaps = 1;
 		state_size = rp->lim.algo->state_size;
 		if (rp->nrules > 1) {
@@ -358,7 +442,7 @@ int cli_cmd_replay(int argc, char **argv)
 		return cli_usage_error("replay", "--redis-batch, --redis-prefix and --redis-timeout need --redis");
 	}
 
-	status = cli_replay_in_process(&rp, &in);
+	status = rp.pl ? cli_replay_policy_in_process(&rp, &in) : cli_replay_in_process(&rp, &in);
 	status = cli_lines_end(&in, "replay", status);
 	cli_close_input(in.in);
 	sim_lines_free(&in);

@@ -49,17 +49,30 @@ static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp, const str
 		print_headers(rp, tier, lim, rc, d);
 }
 
+/* A line the parser refused: a settle line's status (the rest goes to
+ * replay_policy.c's loop), else the message and CLI_EXIT_USAGE. Out of
+ * line: the loop's code stays as it was before settle lines. */
+static RL_NOINLINE int bad_line(const struct sim_lines *in, const char *why)
+{
+	char msg[2 * SIM_QUOTE_SIZE + 120];
+
+	if (!in->has_nul && cli_replay_settle_form(in->text))
+		return CLI_REPLAY_SETTLE;
+	sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
+			     in->has_nul ? SIM_TRACE_LINE_NUL : why);
+	cli_usage_error("replay", "%s", msg);
+	return CLI_EXIT_USAGE; /* visibly non-zero: out is unset */
+}
+
 static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct sim_lines *in, char *line,
 				       struct cli_replay_line *out)
 {
 	struct sim_trace_line l;
-	char why[SIM_QUOTE_SIZE + 80], msg[2 * SIM_QUOTE_SIZE + 120];
+	char why[SIM_QUOTE_SIZE + 80];
 
 	if (in->has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
-		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
-				     in->has_nul ? SIM_TRACE_LINE_NUL : why);
-		cli_usage_error("replay", "%s", msg);
-		return CLI_EXIT_USAGE; /* visibly non-zero: out is unset */
+		int status = bad_line(in, why);
+		return status ? status : CLI_EXIT_USAGE; /* never 0: out is unset */
 	}
 	out->t = l.t_ns;
 	out->cost = l.cost;
@@ -157,7 +170,15 @@ static int in_process_rules(const struct cli_replay *rp, struct sim_lines *in)
 int cli_replay_parse(const struct cli_replay *rp, const struct sim_lines *in, char *line,
 		     struct cli_replay_line *out)
 {
-	return parse_line(rp, in, line, out);
+	int status = parse_line(rp, in, line, out);
+
+	if (status == CLI_REPLAY_SETTLE) {
+		char msg[2 * SIM_QUOTE_SIZE + 200];
+		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->text,
+				     "a settle line 'T KEY COST ACTUAL DONE_T' is replayed in process only");
+		return cli_usage_error("replay", "%s", msg);
+	}
+	return status;
 }
 
 int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in)
@@ -190,5 +211,12 @@ int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in)
 		}
 		print_answer(rp, l.tier, lim, rc, &d);
 	}
-	return status;
+	/* a settle line: this line and the rest in replay_policy.c's loop */
+	if (status == CLI_REPLAY_SETTLE && rp->nrules > 1) {
+		fflush(stdout);
+		fprintf(stderr, "ratelab replay: line %ld: a settle line 'T KEY COST ACTUAL DONE_T' is not replayed "
+			"with --rule-at\n", in->lineno);
+		return CLI_EXIT_USAGE;
+	}
+	return status == CLI_REPLAY_SETTLE ? cli_replay_resume(rp, in) : status;
 }

@@ -16,23 +16,26 @@
 #include "keymap.h"
 #include "lines.h"
 #include "ratelab/algo.h"
+#include "ratelab/policy.h"
 #include "ratelab/registry.h"
 
 struct replay_opts {
 	const char *algo;
 	const char *limit, *window, *burst;
+	const char *policy; /* --policy P: rules joined by '+' (policy.h) */
 	const char *config;
 	const char *trace; /* NULL or "-": standard input */
 	const char *redis, *redis_batch, *redis_prefix, *redis_timeout; /* --redis... */
 	bool explain;
 	bool headers;
+	bool shadow; /* --shadow: decide as enforcing, admit all, count would-rejects */
 	unsigned http_flags; /* rl_http_flags */
 };
 
 /* One keymap per limited tier (or the one limiter without --config). */
 struct cli_replay {
 	struct replay_opts ro;
-	struct rl_limiter lim; /* without --config */
+	struct rl_limiter lim; /* without --config; with --policy, the policy as one limiter */
 	/*
 	 * Without --config: rules[0] is lim, rules[i] (i >= 1) the i-th
 	 * --rule-at change, in force for the lines with t >= rule_at[i]
@@ -42,6 +45,8 @@ struct cli_replay {
 	int64_t *rule_at;
 	size_t nrules;
 	size_t state_off; /* with --rule-at: where a key's rule index follows its state */
+	struct rl_policy policy;              /* --policy */
+	struct rl_policy_limiter *pl;         /* --policy's limiter, or NULL */
 	struct rl_registry *reg;
 	size_t nmaps;
 	struct sim_keymap *maps;
@@ -74,6 +79,27 @@ size_t cli_replay_rule_at(const struct cli_replay *rp, int64_t t);
 
 /* Decides in's lines in process (replay.c); returns the exit status. */
 int cli_replay_in_process(const struct cli_replay *rp, struct sim_lines *in);
+
+/* parse_line's answer for a settle line, which replay.c's loop hands on (not an exit status). */
+#define CLI_REPLAY_SETTLE 100
+
+/* True when text has the 5 tokens of a settle line 'T KEY COST ACTUAL DONE_T'. */
+bool cli_replay_settle_form(const char *text);
+
+/*
+ * Goes on deciding in's lines in replay_policy.c's loop, from the line
+ * just read (in->text), whose states and output go on from replay.c's.
+ */
+int cli_replay_resume(const struct cli_replay *rp, struct sim_lines *in);
+
+/*
+ * Decides in's lines with --policy or --shadow (replay_policy.c): a line
+ * without COST is refused when a rule counts units; --explain adds each
+ * rule's answer, --headers the list form of the HTTP fields. The settle
+ * form 'T KEY COST ACTUAL DONE_T' is read here (and handed here by
+ * replay.c's loop). Returns the exit status.
+ */
+int cli_replay_policy_in_process(const struct cli_replay *rp, struct sim_lines *in);
 
 /*
  * Decides in's lines in Redis (--redis), --redis-batch lines per round

@@ -63,6 +63,43 @@ bool sim_trace_line_parse(char *line, struct sim_trace_line *out, char *msg, siz
 	return true;
 }
 
+bool sim_trace_line_parse_settle(char *line, struct sim_trace_line *out, char *msg, size_t msg_len)
+{
+	char *tok[5], q[SIM_QUOTE_SIZE];
+	int ntok = sim_split(line, tok, 5);
+
+	out->has_settle = ntok == 5;
+	if (ntok < 2 || ntok == 4 || ntok > 5) {
+		snprintf(msg, msg_len, "expected %s", ntok < 2 ? "'T KEY'" : "'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'");
+		return false;
+	}
+	if (!read_digits(tok[0], RL_TIME_MAX_NS, &out->t_ns)) {
+		snprintf(msg, msg_len, "time %s is not an integer number of ns in [0, %lld]", sim_quote(q, tok[0]),
+			 (long long)RL_TIME_MAX_NS);
+		return false;
+	}
+	out->has_cost = ntok >= 3;
+	out->cost = 1;
+	if (out->has_cost && (!read_digits(tok[2], RL_COST_MAX, &out->cost) || out->cost < 1)) {
+		snprintf(msg, msg_len, "cost %s is not an integer in [1, %lld]", sim_quote(q, tok[2]),
+			 (long long)RL_COST_MAX);
+		return false;
+	}
+	if (out->has_settle && !read_digits(tok[3], RL_COST_MAX, &out->actual)) {
+		snprintf(msg, msg_len, "actual cost %s is not an integer in [0, %lld]", sim_quote(q, tok[3]),
+			 (long long)RL_COST_MAX);
+		return false;
+	}
+	if (out->has_settle && (!read_digits(tok[4], RL_TIME_MAX_NS, &out->done_ns) || out->done_ns < out->t_ns)) {
+		snprintf(msg, msg_len, "done time %s is not an integer number of ns in [T, %lld] (T = %lld)",
+			 sim_quote(q, tok[4]), (long long)RL_TIME_MAX_NS, (long long)out->t_ns);
+		return false;
+	}
+	out->key = tok[1];
+	out->key_len = strlen(tok[1]);
+	return true;
+}
+
 void sim_trace_line_error(char *msg, size_t msg_len, const char *file, long lineno, const char *text,
 			  const char *why)
 {

@@ -29,6 +29,10 @@ struct sim_trace_line {
 	size_t key_len;
 	int64_t cost;       /* units, in [1, RL_COST_MAX]; 1 when absent */
 	bool has_cost;
+	/* sim_trace_line_parse_settle's 'T KEY COST ACTUAL DONE_T' only: */
+	bool has_settle;
+	int64_t actual;     /* the request's real cost, units, in [0, RL_COST_MAX] */
+	int64_t done_ns;    /* when it is settled (its response ended), ns, in [T, RL_TIME_MAX_NS] */
 };
 
 /*
@@ -42,6 +46,16 @@ struct sim_trace_line {
 bool sim_trace_line_parse(char *line, struct sim_trace_line *out, char *msg, size_t msg_len);
 
 #define SIM_TRACE_LINE_NUL "holds a NUL byte"
+
+/*
+ * The same, and also the settle form 'T KEY COST ACTUAL DONE_T' (2, 3 or
+ * 5 tokens): the request is decided at T with COST and, when admitted,
+ * settled by ACTUAL - COST units at DONE_T (settle.h). ACTUAL in
+ * [0, RL_COST_MAX]; DONE_T a time as T is, not before T. For the readers
+ * that settle (replay); the others keep sim_trace_line_parse, which
+ * refuses a settle line as any line of more than 3 tokens.
+ */
+bool sim_trace_line_parse_settle(char *line, struct sim_trace_line *out, char *msg, size_t msg_len);
 
 /*
  * The whole message of a bad line, the same in every command:

@@ -40,6 +40,13 @@ struct rl_fixed_window {
 };
 RL_STATIC_ASSERT(sizeof(struct rl_fixed_window) == 24, "rl_fixed_window is 24 bytes");
 
+/*
+ * Settle (settle.h): a request admitted at a in window [kW, (k+1)W) and
+ * settled by delta at t changes the count only while t is in that window
+ * (count += delta, kept in [0, N]: a window charged full refuses until
+ * it ends, as deeper debt would); once the window has ended, nothing.
+ */
+
 #ifdef __cplusplus
 }
 #endif

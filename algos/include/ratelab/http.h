@@ -57,6 +57,22 @@ int64_t rl_http_seconds_up(int64_t ns);
 int rl_http_headers(char *buf, size_t len, const struct rl_http_policy *policy, int verdict,
 		    const struct rl_decision *d, unsigned flags);
 
+/*
+ * The same for several policies decided together (a policy of several
+ * rules, policy.h), in the draft's list form, one item per policy in the
+ * order given:
+ *   RateLimit-Policy: "rpm";q=60;w=60, "tpm";q=90000;w=60
+ *   RateLimit: "rpm";r=59;t=60, "tpm";r=89000;t=60
+ *   Retry-After: S                    only when rejected: all's retry_after_ns
+ * each[i] is policies[i]'s own answer (r, t); with RL_HTTP_LEGACY the trio
+ * says all's remaining and reset with the quota of the policy of least
+ * remaining (the first on a tie). n >= 1; the same returns as
+ * rl_http_headers.
+ */
+int rl_http_headers_list(char *buf, size_t len, const struct rl_http_policy *policies,
+			 const struct rl_decision *each, size_t n, int verdict, const struct rl_decision *all,
+			 unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif

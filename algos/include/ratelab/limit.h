@@ -59,6 +59,7 @@
 #include <stdint.h>
 
 #include "ratelab/algo.h"
+#include "ratelab/policy.h"
 #include "ratelab/rule.h"
 #include "ratelab/status.h"
 
@@ -120,7 +121,54 @@ bool rl_limit_allow_key(struct rl_limit *l, const void *key, size_t len);
 int rl_limit_allow_key_at(struct rl_limit *l, const void *key, size_t len, int64_t now_ns,
 			  struct rl_decision *out);
 
-/* The rule the limiter enforces (with the burst filled in), for headers and logs. */
+/*
+ * A limiter of a policy (policy.h): one algorithm and the rules of the
+ * text policy ("10/1s+1000/1h", "60/1m+90000/1m:units"), decided all or
+ * nothing. Every call above takes it, with the same contract and the same
+ * concurrency (its unnamed key under the spinlock, never lock-free; its
+ * named keys in an rl_store, each key's state rl_policy_state_size bytes);
+ * their answers are the policy's combined one. NULL on a bad argument
+ * (errno EINVAL, rl_limit_error() in rl_policy_parse's words) or ENOMEM.
+ */
+struct rl_limit *rl_limit_new_policy(const char *algo, const char *policy);
+
+/* The limiter's policy, or NULL for a limiter of one rule (rl_limit_new). */
+const struct rl_policy_limiter *rl_limit_policy(const struct rl_limit *l);
+
+/*
+ * One request of cost units (1 <= cost <= RL_COST_MAX) of the unnamed
+ * key, or of a named key: as rl_limit_allow_at and rl_limit_allow_key_at,
+ * RL_EINVAL also for a cost out of range. A policy's ":units" rules count
+ * the cost, its others 1.
+ */
+int rl_limit_allow_n_at(struct rl_limit *l, int64_t now_ns, int64_t cost, struct rl_decision *out);
+int rl_limit_allow_key_n_at(struct rl_limit *l, const void *key, size_t len, int64_t now_ns, int64_t cost,
+			    struct rl_decision *out);
+
+/*
+ * A policy limiter's unnamed key with the answer per rule
+ * (rl_policy_check). RL_EINVAL for NULL l or a limiter of one rule.
+ */
+int rl_limit_policy_at(struct rl_limit *l, int64_t now_ns, int64_t cost, struct rl_policy_answer *out);
+
+/*
+ * Shadow mode for a policy limiter (policy.h): every request is decided
+ * and its key's state kept as when enforcing, but every call answers
+ * RL_ALLOWED; one that would have been refused keeps its answer
+ * (retry_after_ns > 0) and is counted (rl_limit_would_reject). Set it
+ * before the first check. RL_OK, or RL_EINVAL for NULL l or a limiter of
+ * one rule (make that a policy of one rule: rl_limit_new_policy(algo,
+ * "10/1s")).
+ */
+int rl_limit_set_shadow(struct rl_limit *l, bool shadow);
+
+/* Requests shadow mode admitted that enforcing would have refused; 0 for NULL or one rule. */
+uint64_t rl_limit_would_reject(const struct rl_limit *l);
+
+/*
+ * The rule the limiter enforces (with the burst filled in), for headers
+ * and logs; for a policy, its rule of the longest window.
+ */
 const struct rl_rule *rl_limit_rule(const struct rl_limit *l);
 
 /* Releases the limiter, its keys and their memory. NULL is a no-op. */

@@ -42,6 +42,13 @@ struct rl_sliding_counter {
 };
 RL_STATIC_ASSERT(sizeof(struct rl_sliding_counter) == 24, "rl_sliding_counter is 24 bytes");
 
+/*
+ * Settle (settle.h): a request admitted at a, settled by delta at t,
+ * changes the counter of a's window while that window is t's (curr) or
+ * the one before (prev), kept in [0, N] as the counters are; earlier,
+ * nothing.
+ */
+
 #ifdef __cplusplus
 }
 #endif

@@ -44,6 +44,14 @@ RL_STATIC_ASSERT(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 byte
  * overhead included, is rl_runlog_heap_bytes(&st->log). */
 size_t rl_sliding_log_heap_bytes(const struct rl_sliding_log *st);
 
+/*
+ * Settle (settle.h): a request admitted at a, settled by delta at t,
+ * changes the run at a while a is in the window (t - W < a): a charge
+ * adds delta units at a (the window may go above N: debt, remaining
+ * answers 0, and requests wait until enough runs leave); a refund takes back up to the run's units. Once a has left the
+ * window, or when no unit is left at a, nothing.
+ */
+
 #ifdef __cplusplus
 }
 #endif

@@ -109,8 +109,8 @@ enum rl_when_full {
 /* Slots per bucket: one lock and 16 tags per bucket. */
 #define RL_STORE_BUCKET_SLOTS 16
 
-/* The largest algorithm state the store takes, bytes. */
-#define RL_STORE_MAX_STATE RL_ALGO_MAX_STATE
+/* The largest state the store takes, bytes: a policy's (policy.h: RL_POLICY_MAX_STATE). */
+#define RL_STORE_MAX_STATE (16 + 8 * RL_ALGO_MAX_STATE)
 
 /*
  * max_keys above this is refused (RL_EINVAL): 2^32 keys. Its table alone
