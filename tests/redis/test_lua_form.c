@@ -314,7 +314,7 @@ static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct r
 				    " B=%" PRId64 ") (seed 0x%" PRIx64 ", reproduce: RL_SEED=0x%" PRIx64 ")\n"
 				    "  redis: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
 				    " delay=%" PRId64 " %s\n"
-				    "  model: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
+				    "  library: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
 				    " delay=%" PRId64 "\n",
 				    algo->name, caseno, i, keys[k], b, t, cost, rule.limit, rule.window_ns, rule.burst,
 				    before.limit, before.window_ns, before.burst, was_written ? "under" : "never, zero",
