@@ -19,7 +19,9 @@
  *     stored) packed here from the library's state is continued as if
  *     written under the calling rule, and written back as version 3; the
  *     scripts' bytes are the library's state after the same checks, under
- *     the rule the module stores (a window algorithm's burst is N).
+ *     the rule the module stores (a window algorithm's burst is N: the
+ *     scripts called directly with a burst of 0 or N store N, with the
+ *     module's bytes; another burst is the module's error, in its words).
  *
  * Built with LF_MODULE (the path of ratelab.so) the server loads the
  * module, and a key written by one backend is continued by the other,
@@ -41,6 +43,7 @@
 #include <cmocka.h>
 
 #include "redis_harness.h"
+#include "redis_scripts.h"
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
@@ -640,6 +643,67 @@ static void test_foreign_values(void **state)
 	rl_redis_destroy(r);
 }
 
+/* The text of the script called name. */
+static const char *script_text(const char *name)
+{
+	for (size_t i = 0; i < rl__redis_script_count; i++)
+		if (strcmp(rl__redis_scripts[i].name, name) == 0)
+			return rl__redis_scripts[i].text;
+	fail_msg("no script %s", name);
+	return NULL;
+}
+
+/*
+ * A window algorithm has no burst: its script, called with 0 or N, stores
+ * the rule with B = N (as the module does, byte for byte); another burst
+ * is the module's error, in its words, and writes nothing.
+ */
+static void window_burst(void)
+{
+	const char *algs[] = { "fixed_window", "sliding_counter", "sliding_log" };
+
+	for (int i = 0; i < 3; i++) {
+		const char *text = script_text(algs[i]);
+		char want[160];
+		redisReply *r = cmd("EVAL %s 1 wb:7 1000 5 1000000000 7 600000 1", text);
+		snprintf(want, sizeof(want), "ratelab: burst '7' does not apply to %s: pass 0 or the limit (5)", algs[i]);
+		assert_int_equal(r->type, REDIS_REPLY_ERROR);
+		assert_string_equal(r->str, want);
+		freeReplyObject(r);
+		r = cmd("EXISTS wb:7");
+		assert_int_equal(r->integer, 0);
+		freeReplyObject(r);
+		struct bytes got[2];
+		for (int b = 0; b < 2; b++) {
+			freeReplyObject(cmd("DEL wb:%d", b));
+			r = cmd("EVAL %s 1 wb:%d 1000 5 1000000000 %d 600000 1", text, b, b ? 5 : 0);
+			assert_int_equal(r->type, REDIS_REPLY_ARRAY);
+			assert_int_equal(r->element[0]->integer, 1);
+			freeReplyObject(r);
+			char key[8];
+			snprintf(key, sizeof(key), "wb:%d", b);
+			got[b] = get_key(key);
+		}
+		const struct rl_rule sr = { 5, 1000000000, 5 };
+		struct bytes head = value(3, algs[i], &sr);
+		assert_true(got[0].n > head.n);
+		assert_memory_equal(got[0].b, head.b, head.n);
+		assert_int_equal(got[0].n, got[1].n);
+		assert_memory_equal(got[0].b, got[1].b, got[0].n);
+#ifdef LF_MODULE
+		r = cmd("RATELAB.CHECK wb:7 %s 5 1000000000 7 1 1000 600000", algs[i]);
+		assert_int_equal(r->type, REDIS_REPLY_ERROR);
+		assert_string_equal(r->str, want);
+		freeReplyObject(r);
+		freeReplyObject(cmd("DEL wb:m"));
+		freeReplyObject(cmd("RATELAB.CHECK wb:m %s 5 1000000000 0 1 1000 600000", algs[i]));
+		struct bytes m = get_key("wb:m");
+		assert_int_equal(m.n, got[0].n);
+		assert_memory_equal(m.b, got[0].b, m.n);
+#endif
+	}
+}
+
 /*
  * The bytes: after the same checks the scripts' value is the header, the
  * rule and the library's state (fixed-size states: the struct itself,
@@ -706,6 +770,7 @@ static void test_bytes_are_the_library_state(void **state)
 			rl_limiter_release(&lim, st);
 		}
 	}
+	window_burst();
 	rl_redis_destroy(r);
 }
 
