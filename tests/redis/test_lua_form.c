@@ -170,7 +170,7 @@ static bool never(const struct rl_limiter *lim, int64_t now, int64_t cost)
  * state and rule. remaining is at least 0 on the wire (a sliding_log
  * converted to a lower N may hold more than N).
  */
-static int model_check(struct mkey *k, const struct rl_limiter *lim, int64_t now, int64_t cost, struct rl_decision *d)
+static int library_check(struct mkey *k, const struct rl_limiter *lim, int64_t now, int64_t cost, struct rl_decision *d)
 {
 	const struct rl_algo *algo = lim->algo;
 	const struct rl_rule r1 = stored_rule(lim);
@@ -276,7 +276,7 @@ static struct rl_rule random_rule(uint64_t *s)
 /*
  * One trace of algo on NK keys with rule changes, each request sent to
  * one of the backends (picked at random among the nb given), compared
- * with the model.
+ * with the library (library_check).
  */
 static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct rl_redis **rs, int nb)
 {
@@ -307,7 +307,7 @@ static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct r
 		struct rl_decision want, got = { 0 };
 		struct rl_rule wrote = mk[k].rule;
 		bool was_written = mk[k].written;
-		int wrc = model_check(&mk[k], &lim, t, cost, &want);
+		int wrc = library_check(&mk[k], &lim, t, cost, &want);
 		int grc = rl_redis_check_n(rs[b], &rr, keys[k], strlen(keys[k]), t, cost, &got);
 		if (grc != wrc || got.remaining != want.remaining || got.retry_after_ns != want.retry_after_ns ||
 		    got.reset_ns != want.reset_ns || got.delay_ns != want.delay_ns) {
