@@ -2,11 +2,12 @@
 # ratelab replay --rule-at against a real redis-server: a seeded trace
 # whose rule changes (limits, windows and bursts up and down, by factors up
 # to 10^4) reach every key lazily prints, for every algorithm, with
-# --explain, the same lines in process and with --redis (the stored form
-# v3 carries the rule a key's state was written under; --redis-batch 1 and
-# 50). The server loads ratelab.so when RL_REDIS_MODULE is its path
-# (lib/redis.sh); without it the scripts decide (the same comparison).
-# $1 is the ratelab binary.
+# --explain, the same lines in process, with the module and with the
+# scripts (the stored form v3 carries the rule a key's state was written
+# under; --redis-batch 1 and 50). The server loads ratelab.so when
+# RL_REDIS_MODULE is its path (lib/redis.sh): each run is then made once
+# through the module and once through the scripts (RATELAB_REDIS_SCRIPTS=1);
+# without it, through the scripts only. $1 is the ratelab binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 source "$(dirname "$0")/lib/redis.sh"
 start_redis
@@ -30,6 +31,9 @@ first=$(head -1 "$tmp/trace" | cut -d' ' -f1)
 last=$(sort -n "$tmp/trace" | tail -1 | cut -d' ' -f1)
 at() { echo $((first + ($last - $first) * $1 / 10)); } # a tenth of the span
 
+# the module (when the server loaded it) and the scripts, each on keys of its own
+modes=("using scripts")
+[ "$REDIS_MODE" = "using scripts" ] || modes=("$REDIS_MODE" "using scripts")
 n=0
 for algo in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_counter; do
 	bucket=0
@@ -53,13 +57,18 @@ for algo in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_coun
 		"$ratelab" replay --algo $algo "${base[@]}" --explain <"$tmp/trace" >"$tmp/plain" 2>/dev/null
 		cmp -s "$tmp/want" "$tmp/plain" && fail "$algo set $set: the rule changes changed nothing"
 		for batch in 1 50; do
-			n=$((n + 1))
-			"$ratelab" replay --algo $algo "${base[@]}" "${changes[@]}" --explain --redis "$R" --redis-prefix "ra$n:" \
-				--redis-batch $batch <"$tmp/trace" >"$tmp/got" 2>"$tmp/err" || fail "$algo set $set batch $batch: exit $?"
-			cmp -s "$tmp/want" "$tmp/got" || fail "$algo set $set batch $batch ($REDIS_MODE): differs from in-process
+			for mode in "${modes[@]}"; do
+				n=$((n + 1))
+				scripts=0
+				[ "$mode" = "using scripts" ] && scripts=1
+				RATELAB_REDIS_SCRIPTS=$scripts "$ratelab" replay --algo $algo "${base[@]}" "${changes[@]}" --explain \
+					--redis "$R" --redis-prefix "ra$n:" --redis-batch $batch <"$tmp/trace" >"$tmp/got" 2>"$tmp/err" ||
+					fail "$algo set $set batch $batch ($mode): exit $? ($(cat "$tmp/err"))"
+				cmp -s "$tmp/want" "$tmp/got" || fail "$algo set $set batch $batch ($mode): differs from in-process
 $(diff "$tmp/want" "$tmp/got" | head -6)"
-			[ "$(cat "$tmp/err")" = "ratelab replay: redis: $REDIS_MODE" ] ||
-				fail "$algo set $set batch $batch: stderr $(cat "$tmp/err")"
+				[ "$(cat "$tmp/err")" = "ratelab replay: redis: $mode" ] ||
+					fail "$algo set $set batch $batch ($mode): stderr $(cat "$tmp/err")"
+			done
 		done
 	done
 done

@@ -5,9 +5,10 @@
  *   - rule changes: every algorithm on seeded random multi-key traces whose
  *     rule changes mid-trace (limit, window and burst up and down by
  *     factors up to 10^4, or to their extremes; times up to 4 * 10^18),
- *     decision by decision against the library in process, whose state is
- *     carried to the new rule by a slow model of the contract written here
- *     (128-bit integers, docs/redis.md "A rule change");
+ *     decision by decision against the library in process: its state
+ *     carried to the new rule by rl_limiter_rerule, then rl_limiter_check_n
+ *     (one meaning, the library's: docs/library.md, docs/redis.md "A rule
+ *     change"); a window algorithm's rule stored with B = N;
  *   - damaged states: hand-packed values that no valid rule could have
  *     written (the issue's cases: a count of -7, a curr of -100, a log
  *     over N, a TAT that is no time; and every other field's bound) are
@@ -17,7 +18,10 @@
  *   - the byte form: a version 2 value (the module's before the rule was
  *     stored) packed here from the library's state is continued as if
  *     written under the calling rule, and written back as version 3; the
- *     scripts' bytes are the library's state after the same checks.
+ *     scripts' bytes are the library's state after the same checks, under
+ *     the rule the module stores (a window algorithm's burst is N: the
+ *     scripts called directly with a burst of 0 or N store N, with the
+ *     module's bytes; another burst is the module's error, in its words).
  *
  * Built with LF_MODULE (the path of ratelab.so) the server loads the
  * module, and a key written by one backend is continued by the other,
@@ -39,6 +43,7 @@
 #include <cmocka.h>
 
 #include "redis_harness.h"
+#include "redis_scripts.h"
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
@@ -53,8 +58,6 @@
 #ifdef LF_MODULE
 #include "state_bytes.h"
 #endif
-
-typedef unsigned __int128 u128;
 
 static struct rh g_srv;
 static int g_port;
@@ -77,11 +80,6 @@ static int64_t loguni(uint64_t *s, int64_t max)
 static int64_t min64(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
-}
-
-static int64_t max64(int64_t a, int64_t b)
-{
-	return a > b ? a : b;
 }
 
 static redisReply *cmd(const char *fmt, ...)
@@ -114,83 +112,39 @@ static struct rl_redis *backend(bool scripts_only)
 	return r;
 }
 
-/* ---- the model: the library's state carried to a new rule (the contract) */
+/* ---- the reference: the library itself, rl_limiter_rerule then rl_limiter_check_n */
 
-static int64_t gcra_t(const struct rl_rule *r)
+/* The rule a backend stores for lim: a window algorithm has no burst and
+ * its stored rule holds B = N (struct rl_rule), whatever burst lim was
+ * made with (the backend sends N). */
+static struct rl_rule stored_rule(const struct rl_limiter *lim)
 {
-	return (int64_t)(((u128)r->window_ns + (u128)r->limit - 1) / (u128)r->limit);
+	struct rl_rule r = lim->rule;
+
+	if (!lim->algo->uses_burst)
+		r.burst = r.limit;
+	return r;
 }
 
-static int64_t gcra_tau(const struct rl_rule *r)
+/* A deep copy of a key's state into to (sliding_log: its runs pushed
+ * again into a ring of its own). */
+static void copy_state(const struct rl_algo *algo, void *to, const void *from)
 {
-	int64_t t = gcra_t(r);
-	u128 tol = (u128)(r->burst - 1) * (u128)t;
-	int64_t cap = RL_GCRA_HORIZON_NS - t;
-
-	return tol > (u128)cap ? cap : (int64_t)tol;
-}
-
-static u128 ceil_div(u128 a, u128 b)
-{
-	return a / b + (a % b != 0);
-}
-
-static void convert(const struct rl_algo *algo, void *state, const struct rl_rule *r0, const struct rl_rule *r1,
-		    int64_t now_ns)
-{
-	u128 w0 = (u128)r0->window_ns, w1 = (u128)r1->window_ns;
-
-	if (algo == &rl_token_bucket_algo || algo == &rl_leaky_bucket_algo) {
-		struct rl_level *st = state;
-		int64_t now = max64(now_ns, st->last_ns);
-		u128 level = ((u128)st->level_hi << 64) | st->level_lo;
-		u128 drained = (u128)(uint64_t)(now - st->last_ns) * (u128)r0->limit;
-		u128 l0 = level > drained ? level - drained : 0;
-		u128 l1 = l0 / w0 * w1 + ceil_div(l0 % w0 * w1, w0), cap = (u128)r1->burst * w1;
-		if (l1 > cap)
-			l1 = cap;
-		st->last_ns = now;
-		st->level_lo = (uint64_t)l1;
-		st->level_hi = (uint32_t)(l1 >> 64);
-	} else if (algo == &rl_gcra_algo) {
-		struct rl_gcra *st = state;
-		int64_t now = max64(now_ns, st->last_ns);
-		u128 debt = st->tat_ns > now ? (u128)(st->tat_ns - now) : 0;
-		u128 d1 = ceil_div(debt * (u128)gcra_t(r1), (u128)gcra_t(r0));
-		u128 cap = (u128)gcra_tau(r1) + (u128)gcra_t(r1);
-		st->tat_ns = now + (int64_t)(d1 < cap ? d1 : cap);
-		st->last_ns = now;
-	} else if (algo == &rl_fixed_window_algo) {
-		struct rl_fixed_window *st = state;
-		int64_t now = max64(now_ns, st->last_ns);
-		if (now < st->end_ns) {
-			st->count = (uint32_t)min64(st->count, r1->limit);
-			if (w1 != w0)
-				st->end_ns = now - now % r1->window_ns + r1->window_ns;
-		}
-	} else if (algo == &rl_sliding_counter_algo) {
-		struct rl_sliding_counter *st = state;
-		int64_t now = max64(now_ns, st->last_ns);
-		if (now >= st->end_ns) { /* advanced to now's window under the old rule, as its check does */
-			int64_t start = now - now % r0->window_ns;
-			st->prev = start == st->end_ns ? st->curr : 0;
-			st->curr = 0;
-			st->end_ns = start + r0->window_ns;
-		}
-		if (w1 == w0) {
-			st->prev = (uint32_t)min64(st->prev, r1->limit);
-			st->curr = (uint32_t)min64(st->curr, r1->limit);
-		} else {
-			u128 u = st->curr + ceil_div((u128)st->prev * (u128)(st->end_ns - now), w0);
-			st->curr = (uint32_t)(u < (u128)r1->limit ? u : (u128)r1->limit);
-			st->prev = 0;
-			st->end_ns = now - now % r1->window_ns + r1->window_ns;
-		}
+	memset(to, 0, RL_ALGO_MAX_STATE);
+	if (algo != &rl_sliding_log_algo) {
+		memcpy(to, from, algo->state_size);
+		return;
 	}
-	/* sliding_log: the runs are absolute times and stay */
+	const struct rl_sliding_log *f = from;
+	struct rl_sliding_log *t = to;
+	t->last_ns = f->last_ns;
+	for (uint32_t i = 0; i < f->log.len; i++) {
+		const struct rl_run *run = &f->log.runs[(f->log.head + i) & (f->log.cap - 1)];
+		assert_int_equal(rl_runlog_push_n(&t->log, run->at, run->count), RL_OK);
+	}
 }
 
-/* One key of the model: the library's state and the rule that last wrote it. */
+/* One key of the reference: the library's state and the rule that last wrote it. */
 struct mkey {
 	bool written;
 	struct rl_rule rule;
@@ -208,32 +162,40 @@ static bool never(const struct rl_limiter *lim, int64_t now, int64_t cost)
 }
 
 /*
- * The decision the backends owe: the state carried to lim's rule when
- * another wrote it, then the library's check. A request that can never be
- * admitted writes nothing (the state and its rule stay as they were; a
- * log's clamp and expiry change no later decision). sliding_log's
- * remaining is max(0, N - count) (a log converted to a lower N may hold
- * more).
+ * The decision the backends owe (algo.h, "A rule change on a live key"):
+ * on a copy of the key's state, valid under the rule that wrote it,
+ * rl_limiter_rerule to lim's stored rule (a state it accepts), then
+ * rl_limiter_check_n. A request that can never be admitted writes
+ * nothing, the conversion included: the copy is dropped, the key keeps its
+ * state and rule. remaining is at least 0 on the wire (a sliding_log
+ * converted to a lower N may hold more than N).
  */
-static int model_check(struct mkey *k, const struct rl_limiter *lim, int64_t now, int64_t cost, struct rl_decision *d)
+static int library_check(struct mkey *k, const struct rl_limiter *lim, int64_t now, int64_t cost, struct rl_decision *d)
 {
 	const struct rl_algo *algo = lim->algo;
-	_Alignas(16) unsigned char snap[RL_ALGO_MAX_STATE];
-	bool plain = !algo->release;
+	const struct rl_rule r1 = stored_rule(lim);
+	struct rl_limiter to, from;
+	_Alignas(16) unsigned char work[RL_ALGO_MAX_STATE];
 
-	memcpy(snap, k->st, sizeof(snap));
-	if (k->written && memcmp(&k->rule, &lim->rule, sizeof(k->rule)) != 0)
-		convert(algo, k->st, &k->rule, &lim->rule, now);
+	assert_int_equal(rl_limiter_init(&to, algo, &r1, NULL, 0), RL_OK);
+	copy_state(algo, work, k->st);
+	if (k->written) {
+		assert_int_equal(rl_limiter_init(&from, algo, &k->rule, NULL, 0), RL_OK);
+		assert_int_equal(rl_limiter_state_check(&from, work), RL_OK);
+		assert_int_equal(rl_limiter_rerule(&from, &to, work, now), RL_OK);
+		assert_int_equal(rl_limiter_state_check(&to, work), RL_OK);
+	}
 	memset(d, 0, sizeof(*d));
-	int rc = rl_limiter_check_n(lim, k->st, now, cost, d);
+	int rc = rl_limiter_check_n(&to, work, now, cost, d);
 	if (d->remaining < 0)
 		d->remaining = 0;
-	if (rc == RL_REJECTED && d->retry_after_ns == RL_DURATION_MAX_NS && never(lim, now, cost)) {
-		if (plain)
-			memcpy(k->st, snap, sizeof(snap));
+	if (rc == RL_REJECTED && d->retry_after_ns == RL_DURATION_MAX_NS && never(&to, now, cost)) {
+		rl_limiter_release(&to, work);
 	} else {
+		rl_limiter_release(&to, k->st);
+		memcpy(k->st, work, sizeof(work));
 		k->written = true;
-		k->rule = lim->rule;
+		k->rule = r1;
 	}
 	return rc;
 }
@@ -314,7 +276,7 @@ static struct rl_rule random_rule(uint64_t *s)
 /*
  * One trace of algo on NK keys with rule changes, each request sent to
  * one of the backends (picked at random among the nb given), compared
- * with the model.
+ * with the library (library_check).
  */
 static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct rl_redis **rs, int nb)
 {
@@ -345,7 +307,7 @@ static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct r
 		struct rl_decision want, got = { 0 };
 		struct rl_rule wrote = mk[k].rule;
 		bool was_written = mk[k].written;
-		int wrc = model_check(&mk[k], &lim, t, cost, &want);
+		int wrc = library_check(&mk[k], &lim, t, cost, &want);
 		int grc = rl_redis_check_n(rs[b], &rr, keys[k], strlen(keys[k]), t, cost, &got);
 		if (grc != wrc || got.remaining != want.remaining || got.retry_after_ns != want.retry_after_ns ||
 		    got.reset_ns != want.reset_ns || got.delay_ns != want.delay_ns) {
@@ -355,7 +317,7 @@ static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct r
 				    " B=%" PRId64 ") (seed 0x%" PRIx64 ", reproduce: RL_SEED=0x%" PRIx64 ")\n"
 				    "  redis: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
 				    " delay=%" PRId64 " %s\n"
-				    "  model: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
+				    "  library: rc=%d remaining=%" PRId64 " retry=%" PRId64 " reset=%" PRId64
 				    " delay=%" PRId64 "\n",
 				    algo->name, caseno, i, keys[k], b, t, cost, rule.limit, rule.window_ns, rule.burst,
 				    before.limit, before.window_ns, before.burst, was_written ? "under" : "never, zero",
@@ -528,9 +490,18 @@ static void test_damaged_states(void **state)
 	v = value(3, "gcra", &rule); /* at tau + T exactly: fine, decided */
 	put(&v, 100 + 1000000000, 8), put(&v, 100, 8);
 	set_key("rl:{g3}", &v);
-	v = value(3, "token_bucket", &rule); /* level above (B + 1) * W */
-	put(&v, 100, 8), put(&v, 6000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
+	v = value(3, "token_bucket", &rule); /* level above B * W: a bucket more than empty */
+	put(&v, 100, 8), put(&v, 5000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
 	damaged(r, "token_bucket", &rule, "tb", &v);
+	v = value(3, "token_bucket", &rule); /* at B * W exactly: fine, decided */
+	put(&v, 100, 8), put(&v, 5000000000, 8), put(&v, 0, 4), put(&v, 0, 4);
+	set_key("rl:{tb4}", &v);
+	v = value(3, "leaky_bucket", &rule); /* level above (B + 1) * W: more than B waiting */
+	put(&v, 100, 8), put(&v, 6000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
+	damaged(r, "leaky_bucket", &rule, "lb2", &v);
+	v = value(3, "leaky_bucket", &rule); /* at (B + 1) * W exactly: fine, decided */
+	put(&v, 100, 8), put(&v, 6000000000, 8), put(&v, 0, 4), put(&v, 0, 4);
+	set_key("rl:{lb3}", &v);
 	v = value(3, "leaky_bucket", &rule); /* level_hi beyond any level */
 	put(&v, 100, 8), put(&v, 0, 8), put(&v, 1u << 31, 4), put(&v, 0, 4);
 	damaged(r, "leaky_bucket", &rule, "lb", &v);
@@ -573,10 +544,21 @@ static void test_damaged_states(void **state)
 	put(&v, 0, 8), put(&v, 100, 8);
 	damaged(r, "gcra", &rule, "g5", &v);
 	/* a state damaged under the rule it was written under, read under another */
-	const struct rl_rule other = { 7, 2000000000, 3 };
+	const struct rl_rule other = { 7, 2000000000, 7 };
 	v = value(3, "fixed_window", &other);
 	put(&v, 100, 8), put(&v, 2000000000, 8), put(&v, 8, 4), put(&v, 0, 4);
 	damaged(r, "fixed_window", &rule, "fw4", &v);
+	/* a window algorithm's stored rule with a burst other than N: no backend writes it */
+	const struct rl_rule burst = { 7, 2000000000, 3 };
+	v = value(3, "fixed_window", &burst);
+	put(&v, 100, 8), put(&v, 2000000000, 8), put(&v, 1, 4), put(&v, 0, 4);
+	damaged(r, "fixed_window", &rule, "fw5", &v);
+	v = value(3, "sliding_log", &burst);
+	put(&v, 100, 8), put(&v, 50, 8), put(&v, 1, 4);
+	damaged(r, "sliding_log", &rule, "sl7", &v);
+	v = value(3, "sliding_counter", &burst);
+	put(&v, 100, 8), put(&v, 2000000000, 8), put(&v, 0, 4), put(&v, 1, 4);
+	damaged(r, "sliding_counter", &rule, "sc3", &v);
 	/* the key quoted with its control bytes escaped */
 	v = value(3, "fixed_window", &rule);
 	put(&v, 100, 8), put(&v, 1000000000, 8), put(&v, 9, 4), put(&v, 0, 4);
@@ -603,6 +585,14 @@ static void test_damaged_states(void **state)
 	struct rl_decision d;
 	assert_int_equal(rl_limiter_init(&lim, &rl_gcra_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "g3", 2, 100, &d), RL_REJECTED);
+	assert_int_equal(d.retry_after_ns, 200000000);
+	/* an empty bucket: the next token in W / N = 0.2 s */
+	assert_int_equal(rl_limiter_init(&lim, &rl_token_bucket_algo, &rule, NULL, 0), RL_OK);
+	assert_int_equal(rl_redis_check(r, &rr, "tb4", 3, 100, &d), RL_REJECTED);
+	assert_int_equal(d.retry_after_ns, 200000000);
+	/* a full queue, B waiting and one in service: the next slot in 0.2 s */
+	assert_int_equal(rl_limiter_init(&lim, &rl_leaky_bucket_algo, &rule, NULL, 0), RL_OK);
+	assert_int_equal(rl_redis_check(r, &rr, "lb3", 3, 100, &d), RL_REJECTED);
 	assert_int_equal(d.retry_after_ns, 200000000);
 	rl_redis_destroy(r);
 }
@@ -653,6 +643,67 @@ static void test_foreign_values(void **state)
 	rl_redis_destroy(r);
 }
 
+/* The text of the script called name. */
+static const char *script_text(const char *name)
+{
+	for (size_t i = 0; i < rl__redis_script_count; i++)
+		if (strcmp(rl__redis_scripts[i].name, name) == 0)
+			return rl__redis_scripts[i].text;
+	fail_msg("no script %s", name);
+	return NULL;
+}
+
+/*
+ * A window algorithm has no burst: its script, called with 0 or N, stores
+ * the rule with B = N (as the module does, byte for byte); another burst
+ * is the module's error, in its words, and writes nothing.
+ */
+static void window_burst(void)
+{
+	const char *algs[] = { "fixed_window", "sliding_counter", "sliding_log" };
+
+	for (int i = 0; i < 3; i++) {
+		const char *text = script_text(algs[i]);
+		char want[160];
+		redisReply *r = cmd("EVAL %s 1 wb:7 1000 5 1000000000 7 600000 1", text);
+		snprintf(want, sizeof(want), "ratelab: burst '7' does not apply to %s: pass 0 or the limit (5)", algs[i]);
+		assert_int_equal(r->type, REDIS_REPLY_ERROR);
+		assert_string_equal(r->str, want);
+		freeReplyObject(r);
+		r = cmd("EXISTS wb:7");
+		assert_int_equal(r->integer, 0);
+		freeReplyObject(r);
+		struct bytes got[2];
+		for (int b = 0; b < 2; b++) {
+			freeReplyObject(cmd("DEL wb:%d", b));
+			r = cmd("EVAL %s 1 wb:%d 1000 5 1000000000 %d 600000 1", text, b, b ? 5 : 0);
+			assert_int_equal(r->type, REDIS_REPLY_ARRAY);
+			assert_int_equal(r->element[0]->integer, 1);
+			freeReplyObject(r);
+			char key[8];
+			snprintf(key, sizeof(key), "wb:%d", b);
+			got[b] = get_key(key);
+		}
+		const struct rl_rule sr = { 5, 1000000000, 5 };
+		struct bytes head = value(3, algs[i], &sr);
+		assert_true(got[0].n > head.n);
+		assert_memory_equal(got[0].b, head.b, head.n);
+		assert_int_equal(got[0].n, got[1].n);
+		assert_memory_equal(got[0].b, got[1].b, got[0].n);
+#ifdef LF_MODULE
+		r = cmd("RATELAB.CHECK wb:7 %s 5 1000000000 7 1 1000 600000", algs[i]);
+		assert_int_equal(r->type, REDIS_REPLY_ERROR);
+		assert_string_equal(r->str, want);
+		freeReplyObject(r);
+		freeReplyObject(cmd("DEL wb:m"));
+		freeReplyObject(cmd("RATELAB.CHECK wb:m %s 5 1000000000 0 1 1000 600000", algs[i]));
+		struct bytes m = get_key("wb:m");
+		assert_int_equal(m.n, got[0].n);
+		assert_memory_equal(m.b, got[0].b, m.n);
+#endif
+	}
+}
+
 /*
  * The bytes: after the same checks the scripts' value is the header, the
  * rule and the library's state (fixed-size states: the struct itself,
@@ -699,7 +750,8 @@ static void test_bytes_are_the_library_state(void **state)
 				if (want.remaining < 0)
 					want.remaining = 0;
 				assert_memory_equal(&got, &want, sizeof(got));
-				struct bytes v = get_key(full), e = value(3, algo->name, &rule);
+				const struct rl_rule sr = stored_rule(&lim);
+				struct bytes v = get_key(full), e = value(3, algo->name, &sr);
 				if (algo == &rl_sliding_log_algo) {
 					const struct rl_sliding_log *sl = (const void *)st;
 					put(&e, (uint64_t)sl->last_ns, 8);
@@ -718,6 +770,7 @@ static void test_bytes_are_the_library_state(void **state)
 			rl_limiter_release(&lim, st);
 		}
 	}
+	window_burst();
 	rl_redis_destroy(r);
 }
 

@@ -43,14 +43,14 @@ repeat
 	local reset = count > 0 and to_end or 0
 	if not llo then llo, lhi = words(nh, nl) end
 	if renewed then elo, ehi = words(eh, el) end
-	save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0,
+	save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0,
 		llo, lhi, elo, ehi, count, 0), fceil(reset, 1000000) + A[5])
 	remaining = limit - count
 	return answer(verdict, remaining > 0 and remaining or 0, retry, reset, 0)
 until true
 
 local X = wide(nh, nl, costn)
-local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0)
 local add, sub, cmp, divmod, ZERO = X.add, X.sub, X.cmp, X.divmod, X.ZERO
 local last, wend, count = ZERO, ZERO, 0
 if s then

@@ -45,7 +45,7 @@ repeat
 until true
 
 local X = wide(nh, nl, costn)
-local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0)
 local add, sub, mul, cmp, max = X.add, X.sub, X.mul, X.cmp, X.max
 local divmod, small, ZERO, ONE = X.divmod, X.small, X.ZERO, X.ONE
 local last, tat0 = ZERO, ZERO

@@ -43,10 +43,10 @@ repeat
 until true
 
 local X = wide(nh, nl, costn)
-local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0)
 local add, sub, mul, cmp, divmod, ceil_div = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div
 local ZERO, ONE = X.ZERO, X.ONE
-local level, now = X.load_level(s, 29, X.n, X.w, X.b)
+local level, now = X.load_level(s, 29, X.n, X.w, X.b, true)
 if not level then return damaged(ALG) end
 local queued = level
 local bw = mul(X.b, X.w)

@@ -380,12 +380,13 @@ local function wide(nh, nl, costn)
 
 	-- The level algorithms' state (level.h: token_bucket, leaky_bucket) at
 	-- byte pos of s (false: a fresh key): the level drained to now (clamped
-	-- to the last seen time), and now; nil for a level above (B + 1) * W or
-	-- a time out of range under the rule (n, w, b).
-	local function load_level(s, pos, n, w, b)
+	-- to the last seen time), and now; nil for a time out of range or a
+	-- level above B * W under the rule (n, w, b), (B + 1) * W when deep
+	-- (leaky_bucket: B waiting and the one in service).
+	local function load_level(s, pos, n, w, b, deep)
 		if not s then return ZERO, now end
 		local last, level = at(s, pos), level_at(s, pos + 8)
-		if not time_ok(last) or cmp(level, mul(add(b, ONE), w)) > 0 then return nil end
+		if not time_ok(last) or cmp(level, mul(deep and add(b, ONE) or b, w)) > 0 then return nil end
 		local t = max(now, last)
 		local drained = mul(sub(t, last), n)
 		return cmp(level, drained) > 0 and sub(level, drained) or ZERO, t
@@ -409,9 +410,9 @@ local function wide(nh, nl, costn)
 	end
 	local W1, N1, B1 = num(ARGV[3]), num(ARGV[2]), num(ARGV[4])
 
-	-- token_bucket, leaky_bucket: L1 = min(ceil(L0 * W1 / W0), B1 * W1).
-	local function convert_level(s, n0, w0, b0)
-		local l0, t = load_level(s, 29, n0, w0, b0)
+	-- token_bucket, leaky_bucket (deep): L1 = min(ceil(L0 * W1 / W0), B1 * W1).
+	local function convert_level(s, n0, w0, b0, deep)
+		local l0, t = load_level(s, 29, n0, w0, b0, deep)
 		if not l0 then return nil end
 		local q, r = divmod(l0, w0)
 		local l1 = min(add(mul(q, W1), ceil_div(mul(r, W1), w0)), mul(B1, W1))
@@ -478,11 +479,17 @@ local function wide(nh, nl, costn)
 		return put(t) .. put(e) .. struct.pack('<I4I4', prev, curr)
 	end
 
-	-- sliding_log: the runs stay (absolute times); checked under the old rule.
+	-- sliding_log: checked under the old rule; the runs are absolute times
+	-- and stay, but for those at or before now - min(W0, W1), which have
+	-- left a window (so a longer W1 never counts admissions older than W0);
+	-- the last seen time is now.
 	local function convert_log(s, n0, w0, b0)
 		local last = at(s, 29)
 		if not time_ok(last) then return nil end
-		local total, prev = 0, nil
+		local t = max(now, last)
+		local m = min(w0, W1)
+		local horizon = cmp(t, m) >= 0 and sub(t, m) or nil -- nil: before 0, nothing has left
+		local total, prev, keep = 0, nil, #s + 1
 		for pos = 37, #s - 11, 12 do
 			local lo, hi, c = struct.unpack('<I4I4I4', s, pos)
 			local a = of_words(lo, hi)
@@ -490,10 +497,11 @@ local function wide(nh, nl, costn)
 				(not prev and cmp(add(a, w0), last) <= 0) then
 				return nil
 			end
+			if keep > pos and not (horizon and cmp(a, horizon) <= 0) then keep = pos end
 			total, prev = total + c, a
 		end
 		if total > 1000000 then return nil end -- RL_LIMIT_MAX: a lower N may have followed a higher
-		return string.sub(s, 29)
+		return put(t) .. string.sub(s, keep)
 	end
 
 	return { small = small, num = num, str = str, tonum = tonum, cmp = cmp, add = add, sub = sub, mul = mul,
@@ -521,6 +529,7 @@ else
 end
 if nh > 4000000000 or (nh == 4000000000 and nl > 0) then return redis.error_reply('ratelab: time out of range') end
 local n, w = A[2] + 0, A[3] + 0
+local burst = A[4] + 0 -- the rule's burst as stored: N for the window algorithms (state())
 local costn = tonumber(A[6]) or 1
 
 -- The stored form (docs/redis.md, "Stored form"): a string, every integer
@@ -541,6 +550,16 @@ local costn = tonumber(A[6]) or 1
 -- A value is written as the u32s H, N, 0, wlo, whi, B, 0, then the body.
 local function state(alg, id, fixed, run, convert)
 	local key = KEYS[1]
+	-- the window algorithms have no burst: the client passes 0 or N, and
+	-- their rule holds B = N (struct rl_rule), as the module stores it
+	local windowed = id == 88 or id == 123 or id == 114
+	if windowed then
+		if burst ~= 0 and burst ~= n then
+			return redis.error_reply("ratelab: burst '" .. A[4] .. "' does not apply to " .. alg ..
+				': pass 0 or the limit (' .. string.format('%d', n) .. ')')
+		end
+		burst = n
+	end
 	local H, wlo, whi = 224370 + id * 16777216, 0, 0 -- 'r' + 'l' * 2^8 + 3 * 2^16
 	if id ~= 128 then
 		if w < 9007199254740992 then
@@ -569,7 +588,7 @@ local function state(alg, id, fixed, run, convert)
 		return damaged(nil, 'ratelab: key ', ' holds ' .. (held or "unknown (a newer ratelab's?)") ..
 			' state, not ' .. alg)
 	end
-	local head, b = 4, A[4] + 0 -- the header's and rule's bytes
+	local head, b = 4, burst -- the header's and rule's bytes
 	if id ~= 128 then
 		head = 28
 		if ver == 2 then s = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0) .. string.sub(s, 5) end
@@ -582,12 +601,14 @@ local function state(alg, id, fixed, run, convert)
 		return nil, s, H, wlo, whi, false
 	end
 	-- written under another rule: a valid one, and the state valid under it
-	if z1 ~= 0 or z2 ~= 0 or n0 < 1 or n0 > 1000000 or b0 < 1 or b0 > 1000000000 or (wl == 0 and wh == 0) or
+	if z1 ~= 0 or z2 ~= 0 or n0 < 1 or n0 > 1000000 or b0 < 1 or b0 > 1000000000 or (windowed and b0 ~= n0) or
+		(wl == 0 and wh == 0) or
 		wh > 232830643 or (wh == 232830643 and wl > 2808348672) then
 		return damaged(alg)
 	end
 	local X = wide(nh, nl, costn)
-	local body = X[convert](s, X.small(n0), X.of_words(wl, wh), X.small(b0))
+	-- (leaky_bucket's level may hold one W more than B * W: the one in service)
+	local body = X[convert](s, X.small(n0), X.of_words(wl, wh), X.small(b0), id == 61)
 	if not body then return damaged(alg) end
 	return nil, struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0) .. body, H, wlo, whi, true
 end

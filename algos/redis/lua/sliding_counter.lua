@@ -85,14 +85,14 @@ repeat
 	if costn <= limit then
 		if not llo then llo, lhi = words(nh, nl) end
 		if renewed then elo, ehi = words(eh, el) end
-		save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0,
+		save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0,
 			llo, lhi, elo, ehi, prev, curr), fceil(reset, 1000000) + A[5])
 	end
 	return answer(verdict, remaining, retry, reset, 0)
 until true
 
 local X = wide(nh, nl, costn)
-local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0)
 local add, sub, mul, cmp, divmod, ceil_div = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div
 local small, ZERO, ONE, w = X.small, X.ZERO, X.ONE, X.w
 local last, wend, prev, curr = ZERO, ZERO, 0, 0

@@ -6,12 +6,13 @@
 -- out of order, of no units, after the last seen time, at or before
 -- last - W, or holding more than RL_LIMIT_MAX units in all, or a time out
 -- of range, are damaged. A state written under another rule keeps its
--- runs: under a lower N they may hold more than N units, and the check
--- admits nothing (remaining 0) until enough leave.
+-- runs but for those at or before now - min(W0, W1) (lib.lua,
+-- convert_log): under a lower N they may hold more than N units, and the
+-- check admits nothing (remaining 0) until enough leave.
 -- Times are compared as their u32 words, and differences taken as pairs
 -- (lib.lua), exact for every W: one track.
 local ALG = 'sliding_log'
-local err, s, H, wlo, whi, converted = state(ALG, 114, 8, 12, 'convert_log')
+local err, s, H, wlo, whi = state(ALG, 114, 8, 12, 'convert_log')
 if err then return err end
 local limit = n
 -- a cost above N is never admitted and changes nothing: its expiry is not stored
@@ -54,10 +55,10 @@ for pos = 37, stop - 12, 12 do
 end
 -- the newest run at most last, at most RL_LIMIT_MAX units in all (a log
 -- converted to a lower N keeps its runs: more than N until they leave);
--- under the rule it was written under (not a converted state's), the
--- oldest after last - W
+-- the oldest after last - W (a converted log's too: the conversion drops
+-- the runs at or before now - min(W0, W1) and makes now its last)
 if phi > lhi or (phi == lhi and plo > llo) or all > 1000000 then return damaged(ALG) end
-if stop > 37 and not converted then
+if stop > 37 then
 	local olo, ohi = struct.unpack('<I4I4', s, 37)
 	if ohi < vhi or (ohi == vhi and olo <= vlo) then return damaged(ALG) end
 end
@@ -101,6 +102,6 @@ if remaining < 0 then remaining = 0 end
 if not frozen then
 	-- the TTL: reset rounded up to ms, plus the grace
 	local ttl = reset_h * 1000 + fceil(reset_l, 1000000) + ARGV[5]
-	save(struct.pack('<I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0, nlo, nhi) .. runs, ttl)
+	save(struct.pack('<I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0, nlo, nhi) .. runs, ttl)
 end
 return { verdict, string.format('%d', remaining), verdict == 1 and '0' or retry_s, dec(reset_h, reset_l), '0' }

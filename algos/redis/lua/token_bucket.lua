@@ -3,7 +3,8 @@
 -- (lib.lua, state()): the last seen time and the level then (missing
 -- tokens in 1/W request, 96 bits), which drains by N per ns. A request of
 -- cost c is admitted iff level + c * W <= B * W, then level += c * W.
--- A stored level above (B + 1) * W, or a time out of range, is damaged.
+-- A stored level above B * W (a bucket more than empty), or a time out of
+-- range, is damaged.
 -- Fast track: B * W below 2^51, the level within it.
 local ALG = 'token_bucket'
 local err, s, H, wlo, whi = state(ALG, 5, 24, 0, 'convert_level')
@@ -17,7 +18,7 @@ repeat
 	if s then tlo, thi, llo, lhi, ltop = struct.unpack('<I4I4I4I4I4', s, 29) end
 	if ltop ~= 0 or lhi >= 524288 then break end -- a level of 2^51 or more: the wide track checks it
 	local level = lhi * TWO32 + llo
-	if level > bw + w or not time_ok(tlo, thi) then return damaged(ALG) end
+	if level > bw or not time_ok(tlo, thi) then return damaged(ALG) end
 	local th, tl = pair(tlo, thi)
 	if th > nh or (th == nh and tl > nl) then nh, nl = th, tl else tlo = nil end -- now clamped to last
 	-- the ns since last: exact below 2^53, else more than any level takes to drain
@@ -42,9 +43,9 @@ repeat
 until true
 
 local X = wide(nh, nl, costn)
-local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, A[4] + 0, 0)
+local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0)
 local add, sub, mul, cmp, divmod, ceil_div = X.add, X.sub, X.mul, X.cmp, X.divmod, X.ceil_div
-local level, now = X.load_level(s, 29, X.n, X.w, X.b)
+local level, now = X.load_level(s, 29, X.n, X.w, X.b, false)
 if not level then return damaged(ALG) end
 local bw, take = mul(X.b, X.w), mul(X.w, X.cost)
 local verdict = cmp(add(level, take), bw) <= 0 and 1 or 0
