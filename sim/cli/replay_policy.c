@@ -300,8 +300,8 @@ static int run(const struct cli_replay *rp, struct sim_lines *in, bool resume)
 	}
 	for (char *next = line; next || (next = cli_lines_next(in)); next = NULL) {
 		struct sim_trace_line l;
-		const struct rl_tier *tier;
-		size_t map;
+		const struct rl_tier *tier = NULL;
+		size_t map = 0;
 
 		if ((status = parse(rp, in, next, &l, &tier, &map)) ||
 		    (status = decide(rp, &q, &l, tier, map, in->lineno, &requests)))
