@@ -72,30 +72,38 @@ pool_wait() {
 	for p in "${pool[@]}"; do wait "$p"; done
 	pool=()
 }
-# sim_seeds OUT [SCENARIO.ini ...]: the first seed writes OUT (its series
-# too), every other seed OUT/seed_S, whose rows sim_seeds_join appends to
-# OUT's CSV files in the order of the seeds.
+# sim_seeds OUT [SCENARIO.ini ...]: each seed writes a new folder of its own
+# under SIMTMP (`ratelab sim --out` writes only a new folder or its own
+# earlier run's: results/ holds the committed run's files), and sim_seeds_join
+# puts the first seed's output (its series too) in OUT, then appends every
+# other seed's rows to OUT's CSV files in the order of the seeds.
+SIMTMP=$(mktemp -d)
+trap '_tick_stop; rm -rf "$SIMTMP"' EXIT
+sim_tmp() { echo "$SIMTMP/$(echo "$1" | tr '/' '_')"; }
 sim_seeds() {
-	local out=$1 first=1 s
+	local out=$1 s
 	shift
 	for s in $SEEDS; do
-		if [ $first = 1 ]; then
-			pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$out" "$@"
-			first=0
-		else
-			pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$out/seed_$s" "$@"
-		fi
+		pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$(sim_tmp "$out")/seed_$s" "$@"
 	done
 }
 sim_seeds_join() {
-	local out=$1 first=1 s f
+	local out=$1 first=1 s f tmp
+	tmp=$(sim_tmp "$out")
 	for s in $SEEDS; do
-		[ $first = 1 ] && { first=0; continue; }
+		if [ $first = 1 ]; then
+			first=0
+			mkdir -p "$out"
+			rm -rf "$out/series"
+			cp -r "$tmp/seed_$s/." "$out/"
+			rm -f "$out/.ratelab-manifest"
+			continue
+		fi
 		for f in summary diverged breaker; do
-			tail -n +2 "$out/seed_$s/$f.csv" >>"$out/$f.csv"
+			tail -n +2 "$tmp/seed_$s/$f.csv" >>"$out/$f.csv"
 		done
-		rm -rf "$out/seed_$s"
 	done
+	rm -rf "$tmp"
 }
 weighted=0
 compgen -G "sim/scenarios/weighted/*.ini" >/dev/null && weighted=1
@@ -105,11 +113,17 @@ sim_seeds "$RESULTS/sim"
 # theory section pools every seed's series (batch means) and fails the run on
 # a point too far off its closed form (sim/report/bench_theory.c).
 for s in $SEEDS; do
-	pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$RESULTS/sim/theory/seed_$s" sim/scenarios/theory/*.ini
+	pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$SIMTMP/theory_seed_$s" sim/scenarios/theory/*.ini
 done
 pool_wait
 sim_seeds_join "$RESULTS/sim"
 [ $weighted = 0 ] || sim_seeds_join "$RESULTS/sim/weighted"
+rm -rf "$RESULTS/sim/theory"
+mkdir -p "$RESULTS/sim/theory"
+for s in $SEEDS; do
+	rm -f "$SIMTMP/theory_seed_$s/.ratelab-manifest"
+	mv "$SIMTMP/theory_seed_$s" "$RESULTS/sim/theory/seed_$s"
+done
 bash bench/fleet/run.sh "$BUILD" "$RESULTS"
 
 step 3 "peers -> $RESULTS/bench/peers.json, $RESULTS/sim (PEERS=0 skips them)"
