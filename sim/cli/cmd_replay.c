@@ -107,11 +107,13 @@ static const char *burst_names_of(char *buf, size_t len)
 struct rule_at_args {
 	const char **value;
 	size_t n;
+	char **args; /* argv without the --rule-at options (argv itself is left as it is) */
 };
 
 /*
- * Moves every "--rule-at V" and "--rule-at=V" before "--" out of argv
- * into ra, compacting argv; returns the new argc, or -1 after a usage
+ * Takes every "--rule-at V" and "--rule-at=V" before "--" into ra->value,
+ * the other arguments into ra->args (argv, which may be read-only, is not
+ * written); returns their count, or -1 after a usage
  * error (a --rule-at without a value), or -2 out of memory.
  */
 static int take_rule_at(int argc, char **argv, struct rule_at_args *ra)
@@ -120,7 +122,8 @@ static int take_rule_at(int argc, char **argv, struct rule_at_args *ra)
 	bool opts_on = true;
 
 	ra->value = calloc((size_t)argc + 1, sizeof(*ra->value));
-	if (!ra->value)
+	ra->args = calloc((size_t)argc + 1, sizeof(*ra->args));
+	if (!ra->value || !ra->args)
 		return -2;
 	for (int i = 0; i < argc; i++) {
 		if (opts_on && strcmp(argv[i], "--") == 0)
@@ -134,7 +137,7 @@ static int take_rule_at(int argc, char **argv, struct rule_at_args *ra)
 		} else if (opts_on && strncmp(argv[i], "--rule-at=", 10) == 0) {
 			ra->value[ra->n++] = argv[i] + 10;
 		} else {
-			argv[out++] = argv[i];
+			ra->args[out++] = argv[i];
 		}
 	}
 	return out;
@@ -407,16 +410,18 @@ int cli_cmd_replay(int argc, char **argv)
 	struct cli_replay rp = { 0 };
 	struct rule_at_args ra = { 0 };
 	int n = take_rule_at(argc, argv, &ra);
-	int status = n == -2 ? CLI_EXIT_FAIL : n < 0 ? CLI_EXIT_USAGE : parse_opts(n, argv, &rp.ro);
+	int status = n == -2 ? CLI_EXIT_FAIL : n < 0 ? CLI_EXIT_USAGE : parse_opts(n, ra.args, &rp.ro);
 
 	if (n == -2)
 		fputs("ratelab replay: out of memory\n", stderr);
 	if (status) {
 		free(ra.value);
+		free(ra.args);
 		return status < 0 ? CLI_EXIT_OK : status;
 	}
 	status = replay_setup(&rp, &ra);
 	free(ra.value);
+	free(ra.args);
 	if (status) {
 		replay_free(&rp);
 		return status;
