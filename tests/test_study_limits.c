@@ -238,7 +238,7 @@ static void limits_of(const struct fixture *f, struct sim_limits *l, uint32_t ta
 static void check_against_study(const struct fixture *f, const struct sim_limits *l)
 {
 	const struct rl_algo *log = rl_algo_find("sliding_log");
-	struct sim_study_rule rules[NWIN];
+	struct sim_study_rule rules[NWIN] = { 0 }; /* policy.count 0: each its rule alone */
 
 	for (int w = 0; w < NWIN; w++) {
 		const struct sim_limits_window *lw = &l->w[w];

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "import.h"
+#include "ratelab/settle.h"
 #include "study.h"
 #include "out_dir.h"
 #include "study_report.h"
@@ -57,7 +58,11 @@ static const char usage[] =
 	"  --spread         a log's requests of one tick placed evenly inside it\n"
 	"                   (as `ratelab import --spread`; meta.csv says which)\n"
 	"  --rules R,...    N/W with W a duration (10/1s, 60/1m, 1000/1h), or\n"
-	"                   N/W:bB with a burst B for the buckets (60/1m:b120)\n"
+	"                   N/W:bB with a burst B for the buckets (60/1m:b120), or a\n"
+	"                   policy: rules N/W[:bB][:units] joined by '+', decided\n"
+	"                   together (10/1s+1000/1h, 60/1m+90000/1m:units; a rule\n"
+	"                   marked :units counts the request's cost, the others\n"
+	"                   count 1; a plain rule counts the cost)\n"
 	"  --windows W,...  more windows for limits.csv and a suggested limit (1m,1h);\n"
 	"                   with them --rules may be left out\n"
 	"  --target-keys P% the suggested limit refuses no request of this share of\n"
@@ -373,10 +378,14 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 	if ((a.value[O_RULES] && (status = parse_rules(a.value[O_RULES], c))) ||
 	    (status = parse_algos(a.value[O_ALGOS], c)))
 		return status;
+	/* every rule of a policy gives its window: rule k is the k-th "N/W[:...]" of the text joined by '+' */
 	for (size_t i = 0; i < c->o.nrules; i++) {
-		const char *w = strchr(c->rules[i].text, '/') + 1;
-		if ((status = add_window(c, w, strcspn(w, ":"), c->rules[i].rule.window_ns)))
-			return status;
+		const char *r = c->rules[i].text;
+		for (size_t k = 0; k < c->rules[i].policy.count; k++, r = strchr(r, '+') + 1) {
+			const char *w = strchr(r, '/') + 1;
+			if ((status = add_window(c, w, strcspn(w, ":+ \t"), c->rules[i].policy.rules[k].window_ns)))
+				return status;
+		}
 	}
 	if (a.value[O_WINDOWS] && (status = parse_windows(a.value[O_WINDOWS], c)))
 		return status;
@@ -546,6 +555,40 @@ static int other_placement(struct study_cmd *c, const struct sim_trace *t, struc
 	return rc;
 }
 
+/*
+ * What the trace allows of the items and algorithms: a rule counting units
+ * (":units") needs costs (replay's words: "every line needs 'T KEY
+ * COST'"); settle lines need algorithms that settle (settle.h); a decider
+ * decides one rule, without settles.
+ */
+static int check_items(const struct study_cmd *c, const struct sim_trace *t)
+{
+	for (size_t i = 0; i < c->o.nrules; i++)
+		for (size_t k = 0; c->rules[i].is_policy && k < c->rules[i].policy.count; k++)
+			if (c->rules[i].policy.units[k] && !t->cost_read)
+				return cli_usage_error("study", "--rules: %s: no COST in --trace %s, and rule %zu counts units "
+						       "(':units'): every line needs 'T KEY COST' (a log: --cost-field F)",
+						       cli_quote(c->rules[i].text), cli_quote(c->trace), k + 1);
+	for (size_t a = 0; t->actual && a < c->o.nalgos; a++)
+		if (!rl_algo_settles(c->algos[a])) {
+			size_t n;
+			const struct rl_algo *const *all = rl_algo_all(&n);
+			char those[256] = "";
+			for (size_t i = 0; i < n; i++)
+				if (rl_algo_settles(all[i]))
+					snprintf(those + strlen(those), sizeof(those) - strlen(those), "%s%s",
+						 *those ? "," : "", all[i]->name);
+			return cli_usage_error("study", "--trace %s has settle lines 'T KEY COST ACTUAL DONE_T', and %s "
+					       "does not settle (settle.h): choose --algos among those that do: %s",
+					       cli_quote(c->trace), c->algos[a]->name, those);
+		}
+	for (size_t i = 0; c->o.ndeciders && i < c->o.nrules; i++)
+		if (c->rules[i].is_policy || t->actual)
+			return cli_usage_error("study", "--decider decides one rule without settles: %s",
+					       t->actual ? "the trace has settle lines" : c->rules[i].text);
+	return CLI_EXIT_OK;
+}
+
 int cli_cmd_study(int argc, char **argv)
 {
 	static struct study_cmd c; /* large: off the stack */
@@ -576,6 +619,10 @@ int cli_cmd_study(int argc, char **argv)
 	if (t.n == 0) {
 		sim_trace_free(&t);
 		return cli_usage_error("study", "--trace %s holds no request", cli_quote(c.trace));
+	}
+	if ((status = check_items(&c, &t))) {
+		sim_trace_free(&t);
+		return status;
 	}
 	double l0 = wall_s();
 	int rc = sim_study_limits(&lim, &t, &c.lo, why, sizeof(why));

@@ -29,17 +29,20 @@ static int oom(FILE *err)
 	return SR_FAIL;
 }
 
-/* A rule's text through the library's one reader (rl_rule_parse); burst 0
- * when the text gives none (B = N). False with the reason in why. */
+/* A rule's or policy's text through the study's reader (sim_study_rule_parse:
+ * the library's rl_rule_parse, rl_policy_parse); a policy's figures are its
+ * first rule's (study.h); burst 0 when that rule gives none (B = N). False
+ * with the reason in why. */
 static bool parse_rule(const char *text, struct sr_rule *r, char *why, size_t why_len)
 {
-	struct rl_rule rule;
+	struct sim_study_rule sr;
 
-	if (rl_rule_parse(text, &rule, why, why_len) != RL_OK)
+	if (!sim_study_rule_parse(text, &sr, why, why_len))
 		return false;
-	r->limit = (uint64_t)rule.limit;
-	r->window_ns = rule.window_ns;
-	r->burst = strchr(text, ':') ? (uint64_t)rule.burst : 0;
+	r->limit = (uint64_t)sr.rule.limit;
+	r->window_ns = sr.rule.window_ns;
+	r->burst = strcspn(text, ":") < strcspn(text, "+") && text[strcspn(text, ":") + 1] == 'b'
+			   ? (uint64_t)sr.rule.burst : 0;
 	return true;
 }
 

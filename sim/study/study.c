@@ -22,6 +22,7 @@
 
 #include "compat.h"
 #include "ratelab/sliding_log.h"
+#include "study_decide.h"
 
 #define NS_PER_S 1000000000LL
 #define DEFAULT_TIMING (1u << 20)
@@ -62,27 +63,30 @@ static void progress(struct study_ctx *c, const char *rule, const char *name)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* The reference pass of rule r: excess bits, within-rule keys, excess units. */
+/* The reference pass of rule r: excess bits, within-rule keys, excess units. The exact
+ * sliding log decides as the algorithms do (study_decide.h): a policy's rules together, settles too. */
 static int reference_pass(struct study_ctx *c, size_t r)
 {
 	const struct sim_trace *t = c->t;
 	const struct study_shared *sh = &c->sh;
-	struct rl_limiter ref;
-	struct rl_sliding_log *st = calloc(t->nkeys ? t->nkeys : 1, sizeof(*st));
+	struct study_decide d;
+	int rc = study_decide_init(&d, &rl_sliding_log_algo, &c->o->rules[r], t);
+	size_t ss = study_decide_state_size(&d);
+	unsigned char *st = rc ? NULL : calloc(t->nkeys ? t->nkeys : 1, ss);
 	unsigned char *bad = calloc(t->nkeys ? t->nkeys : 1, 1);
 	uint64_t *ex = sh->excess[r];
 	int64_t excess = 0;
-	int rc = rl_limiter_init(&ref, &rl_sliding_log_algo, &c->o->rules[r].rule, NULL, 0);
 
-	if (!st || !bad)
+	if (rc == RL_OK && (!st || !bad))
 		rc = RL_ENOMEM;
 	for (size_t i = 0; rc == RL_OK && i < t->n; i++) {
 		uint32_t k = t->key[i];
 		if (i + PREFETCH < t->n)
-			RL_PREFETCH_WRITE(&st[t->key[i + PREFETCH]]);
+			RL_PREFETCH_WRITE(st + (size_t)t->key[i + PREFETCH] * ss);
 		if (!sh->in[k])
 			continue;
-		int v = rl_limiter_check_n(&ref, &st[k], t->t_ns[i], t->cost[i], NULL);
+		int v = d.pl ? study_decide_one(&d, st, i)
+			     : rl_limiter_check_n(&d.lim, st + (size_t)k * ss, t->t_ns[i], t->cost[i], NULL);
 		if (v < 0) {
 			rc = v;
 		} else if (!v) {
@@ -93,12 +97,13 @@ static int reference_pass(struct study_ctx *c, size_t r)
 	}
 	int64_t good = 0;
 	for (size_t k = 0; st && bad && k < t->nkeys; k++) {
-		rl_limiter_release(&ref, &st[k]);
+		study_decide_release(&d, st + k * ss);
 		sh->within[r][k] = sh->units[k] > 0 && !bad[k];
 		good += sh->within[r][k];
 	}
 	sh->good_keys[r] = good;
 	sh->excess_units[r] = excess;
+	study_decide_free(&d);
 	free(st);
 	free(bad);
 	return rc;
@@ -126,7 +131,7 @@ static void run_job(struct study_ctx *c, size_t job)
 		.sh = &c->sh, .rule = r, .row = &s->rows[r * s->nnames + a], .top_ids = c->top_ids,
 		.ntop = s->ntop, .top = s->top, .col = r * s->nnames + a,
 	};
-	rc = sim_study_algo_pass(&p, c->o->algos[a], &c->o->rules[r].rule);
+	rc = sim_study_algo_pass(&p, c->o->algos[a], &c->o->rules[r]);
 	if (rc != RL_OK) {
 		snprintf(what, sizeof(what), "rule %s, %s: %s", c->o->rules[r].text, c->o->algos[a]->name,
 			 rl_strerror(rc));

@@ -55,6 +55,7 @@
 
 #include "import.h"
 #include "ratelab/algo.h"
+#include "ratelab/policy.h"
 #include "study_limits.h"
 #include "trace.h"
 
@@ -62,13 +63,25 @@
 #define SIM_STUDY_TRAFFIC_KEYS 5  /* heaviest keys given a column in traffic.csv */
 #define SIM_STUDY_TRAFFIC_BINS 2000 /* traffic.csv's most rows (sim_study_traffic_bin) */
 #define SIM_STUDY_BUCKETS 5       /* refused.csv's buckets of the share refused */
-#define SIM_STUDY_RULE_MAX 64     /* a rule's text, NUL included */
+#define SIM_STUDY_RULE_MAX 160    /* a rule's or policy's text, NUL included */
 #define SIM_STUDY_NAME_MAX 48     /* an algorithm's or decider's name, NUL included */
 
-/* A rule as the user wrote it ("60/1m:b120") and what it means. */
+/*
+ * An item of --rules as the user wrote it and what it means: a rule
+ * ("60/1m:b120"), which counts units as everything in a study does, or a
+ * policy (policy.h: rules joined by '+', or a rule marked ":units":
+ * "10/1s+1000/1h", "60/1m+90000/1m:units"), whose rules without ":units"
+ * count every request as 1. Both are held as a policy: a plain rule is a
+ * policy of one ":units" rule, decided exactly as the rule alone (policy.h).
+ * rule is the policy's first rule: the one max_in_w is counted in and
+ * max_in_w_over_n divided by. A policy of count 0 (an item filled with
+ * its rule alone) is that rule (sim_study_rule_policy).
+ */
 struct sim_study_rule {
 	char text[SIM_STUDY_RULE_MAX];
 	struct rl_rule rule;
+	struct rl_policy policy;
+	bool is_policy; /* written as a policy ('+' or ":units") */
 };
 
 /* An external decider (sim_decider.h's protocol), named in the tables. */
@@ -189,9 +202,13 @@ uint64_t sim_study_key_hash(const char *key, size_t len);
  * Parses a rule "N/W" or "N/W:bB" (N, B integers; W a duration with its
  * unit, parse.h) into out; the burst defaults to N. False with the reason
  * in msg (naming the part at fault, the text not quoted: "the window W is
- * not a duration ...").
+ * not a duration ..."). A text with '+' or ":units" is read as a policy by
+ * rl_policy_parse, with its words (the text quoted first).
  */
 bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *msg, size_t msg_len);
+
+/* The item's policy: r->policy, or for count 0 its rule as one ":units" rule. */
+struct rl_policy sim_study_rule_policy(const struct sim_study_rule *r);
 
 /*
  * Runs the study of trace t into s (zeroed by it; meta fields other than

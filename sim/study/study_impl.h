@@ -32,7 +32,7 @@ struct study_pass {
 };
 
 /* RL_OK or a negative rl_status. */
-int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const struct rl_rule *rule);
+int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const struct sim_study_rule *rule);
 
 /* RL_OK, or RL_EINVAL / RL_ENOMEM with a message naming the decider in msg. */
 int sim_study_decider_pass(struct study_pass *p, const struct sim_study_decider *d,

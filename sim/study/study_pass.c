@@ -23,6 +23,7 @@
 #include "runlog_ops.h"
 #include "sim_decider.h"
 #include "sim_scenario.h"
+#include "study_decide.h"
 
 #define PREFETCH 16 /* requests ahead: a key's state and judge; half as far ahead, its log's oldest run */
 
@@ -33,24 +34,64 @@ struct key_judge {
 };
 _Static_assert(sizeof(struct key_judge) == 32, "a key's judge is half a cache line");
 
+/*
+ * A policy's rules 2.. are judged on logs of their own (more, nmore per
+ * key): a decision is exact when every rule's own admitted share in its
+ * window plus this request's share is within its N (the share: c for a
+ * rule that counts units, else 1).
+ */
 struct judge {
 	const struct study_shared *sh;
 	const uint64_t *excess;
 	int64_t limit, window_ns;
+	bool units0;          /* rule 1 counts units (always, but for a policy's rule without ":units") */
 	struct key_judge *kj; /* per key */
 	struct sim_study_row *row;
+	size_t nmore;         /* a policy's rules after its first */
+	int64_t more_limit[RL_POLICY_MAX_RULES - 1], more_window_ns[RL_POLICY_MAX_RULES - 1];
+	bool more_units[RL_POLICY_MAX_RULES - 1];
+	struct rl_runlog *more; /* per key, nmore logs */
 };
 
-static int judge_init(struct judge *j, const struct study_pass *p, const struct rl_rule *rule)
+static int judge_init(struct judge *j, const struct study_pass *p, const struct sim_study_rule *r)
 {
 	size_t nk = p->sh->t->nkeys ? p->sh->t->nkeys : 1;
+	struct rl_policy policy = sim_study_rule_policy(r);
+	const struct rl_policy *pol = &policy;
 
-	*j = (struct judge){ .sh = p->sh, .excess = p->sh->excess[p->rule], .limit = rule->limit,
-			     .window_ns = rule->window_ns, .row = p->row };
+	*j = (struct judge){ .sh = p->sh, .excess = p->sh->excess[p->rule], .limit = r->rule.limit,
+			     .window_ns = r->rule.window_ns, .units0 = pol->units[0], .row = p->row,
+			     .nmore = pol->count - 1 };
+	for (size_t i = 0; i < j->nmore; i++) {
+		j->more_limit[i] = pol->rules[i + 1].limit;
+		j->more_window_ns[i] = pol->rules[i + 1].window_ns;
+		j->more_units[i] = pol->units[i + 1];
+	}
+	if (j->nmore && !(j->more = calloc(nk * j->nmore, sizeof(*j->more))))
+		return RL_ENOMEM;
 	j->kj = aligned_alloc(64, (nk * sizeof(*j->kj) + 63) / 64 * 64);
 	if (j->kj)
 		memset(j->kj, 0, nk * sizeof(*j->kj));
 	return j->kj ? RL_OK : RL_ENOMEM;
+}
+
+/* A policy's rules 2..: whether the request's shares fit; when admitted (v), taken. */
+static int judge_more(struct judge *j, uint32_t k, int64_t t, int64_t c, int v, bool *exact)
+{
+	for (size_t r = 0; r < j->nmore; r++) {
+		struct rl_runlog *log = &j->more[(size_t)k * j->nmore + r];
+		int64_t share = j->more_units[r] ? c : 1;
+		rl_runlog_expire(log, t - j->more_window_ns[r]);
+		*exact = *exact && (int64_t)log->total + share <= j->more_limit[r];
+		if (!v)
+			continue;
+		if ((int64_t)log->total + share > UINT32_MAX)
+			return RL_EFULL;
+		int rc = rl_runlog_push_n(log, t, (uint32_t)share);
+		if (rc)
+			return rc;
+	}
+	return RL_OK;
 }
 
 /* Fetches the states and judges of the key of request i + PREFETCH, and the oldest and newest runs of the
@@ -79,16 +120,22 @@ static RL_ALWAYS_INLINE int judge(struct judge *j, size_t i, uint32_t k, int64_t
 	struct key_judge *kj = &j->kj[k];
 	struct rl_runlog *log = &kj->track;
 	bool excess = j->excess[i / 64] >> (i % 64) & 1;
+	int64_t share = j->units0 ? c : 1;
 
 	if (rl__runlog_expire_one(log, t - j->window_ns))
 		rl_runlog_expire(log, t - j->window_ns);
-	bool exact = (int64_t)log->total + c <= j->limit;
+	bool exact = (int64_t)log->total + share <= j->limit;
+	if (j->nmore) {
+		int rc = judge_more(j, k, t, c, v, &exact);
+		if (rc)
+			return rc;
+	}
 	if (v) {
 		kj->adm += c;
-		if ((int64_t)log->total + c > UINT32_MAX)
+		if ((int64_t)log->total + share > UINT32_MAX)
 			return RL_EFULL; /* more units admitted in one window than a run log counts */
-		if (!rl__runlog_push_fits(log, t, (uint32_t)c)) {
-			int rc = rl_runlog_push_n(log, t, (uint32_t)c);
+		if (!rl__runlog_push_fits(log, t, (uint32_t)share)) {
+			int rc = rl_runlog_push_n(log, t, (uint32_t)share);
 			if (rc)
 				return rc;
 		}
@@ -132,7 +179,10 @@ static void judge_finish(struct judge *j, const struct study_pass *p, const size
 		p->top[n].admitted[p->col] = j->kj[p->top_ids[n]].adm;
 	for (size_t k = 0; k < sh->t->nkeys; k++)
 		rl_runlog_free(&j->kj[k].track);
+	for (size_t k = 0; j->more && k < sh->t->nkeys * j->nmore; k++)
+		rl_runlog_free(&j->more[k]);
 	free(j->kj);
+	free(j->more);
 }
 
 /* Seconds of clock c: the thread's CPU time for a check loop (other processes
@@ -146,18 +196,22 @@ static double clock_s(clockid_t c)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void release_all(const struct rl_limiter *lim, unsigned char *states, size_t nkeys)
+static void release_all(const struct study_decide *d, unsigned char *states, size_t nkeys)
 {
-	for (size_t k = 0; lim->algo->release && k < nkeys; k++)
-		rl_limiter_release(lim, states + k * lim->algo->state_size);
-	memset(states, 0, nkeys * lim->algo->state_size);
+	size_t ss = study_decide_state_size(d);
+
+	for (size_t k = 0; d->lim.algo->release && k < nkeys; k++)
+		study_decide_release(d, states + k * ss);
+	memset(states, 0, nkeys * ss);
 }
 
-/* The algorithm alone over the shard's first sh->timing_n requests, fresh states: ns per check. */
-static int time_checks(const struct study_shared *sh, const struct rl_limiter *lim, unsigned char *states,
+/* The algorithm alone over the shard's first sh->timing_n requests, fresh states: ns per check
+ * (settles left out: a check's cost). */
+static int time_checks(const struct study_shared *sh, const struct study_decide *d, unsigned char *states,
 		       double *ns)
 {
 	const struct sim_trace *t = sh->t;
+	const struct rl_limiter *lim = &d->lim;
 	size_t ss = lim->algo->state_size, done = 0;
 
 	memset(states, 0, t->nkeys * ss); /* the pages mapped before the clock starts */
@@ -173,42 +227,46 @@ static int time_checks(const struct study_shared *sh, const struct rl_limiter *l
 		done++;
 	}
 	*ns = done ? (clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e9 / (double)done : 0;
-	release_all(lim, states, t->nkeys);
+	release_all(d, states, t->nkeys);
 	return RL_OK;
 }
 
-int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const struct rl_rule *rule)
+int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const struct sim_study_rule *rule)
 {
 	const struct study_shared *sh = p->sh;
 	const struct sim_trace *t = sh->t;
-	size_t nk = t->nkeys ? t->nkeys : 1, ss = algo->state_size;
-	struct rl_limiter lim;
-	struct judge j;
-	int rc = rl_limiter_init(&lim, algo, rule, NULL, 0);
+	size_t nk = t->nkeys ? t->nkeys : 1;
+	struct study_decide d;
+	struct judge j = { 0 };
+	int rc = study_decide_init(&d, algo, rule, t);
 
-	if (rc)
+	if (rc) {
+		study_decide_free(&d);
 		return rc;
-	bool owns_heap = algo->heap_bytes != NULL;
+	}
+	size_t ss = study_decide_state_size(&d);
+	const struct rl_limiter *lim = &d.lim;
+	bool owns_heap = lim->algo->heap_bytes != NULL;
 	unsigned char *states = calloc(nk, ss);
 	size_t *peak = owns_heap ? calloc(nk, sizeof(*peak)) : NULL;
 	if ((rc = judge_init(&j, p, rule)) == RL_OK && (!states || (owns_heap && !peak)))
 		rc = RL_ENOMEM;
 	p->row->state_bytes = (int64_t)ss;
 	if (rc == RL_OK)
-		rc = time_checks(sh, &lim, states, &p->row->ns_per_check);
+		rc = time_checks(sh, &d, states, &p->row->ns_per_check);
 	for (size_t i = 0; rc == RL_OK && i < t->n; i++) {
 		uint32_t k = t->key[i];
 		prefetch(&j, t, i, states, ss);
 		if (!sh->in[k])
 			continue;
 		void *st = states + (size_t)k * ss;
-		int v = rl_limiter_check_n(&lim, st, t->t_ns[i], t->cost[i], NULL);
+		int v = d.pl ? study_decide_one(&d, states, i) : rl_limiter_check_n(lim, st, t->t_ns[i], t->cost[i], NULL);
 		if (v < 0) {
 			rc = v;
 			break;
 		}
 		if (owns_heap) {
-			size_t h = rl_limiter_heap_bytes(&lim, st);
+			size_t h = rl_limiter_heap_bytes(lim, st);
 			if (h > peak[k])
 				peak[k] = h;
 		}
@@ -219,9 +277,12 @@ int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const 
 			judge_finish(&j, p, peak);
 		else
 			judge_finish(&j, &(struct study_pass){ .sh = sh, .rule = p->rule, .row = p->row }, NULL);
+	} else {
+		free(j.more);
 	}
 	if (states)
-		release_all(&lim, states, t->nkeys);
+		release_all(&d, states, t->nkeys);
+	study_decide_free(&d);
 	free(states);
 	free(peak);
 	return rc;
@@ -234,18 +295,26 @@ int sim_study_decider_pass(struct study_pass *p, const struct sim_study_decider 
 	const struct sim_trace *t = sh->t;
 	struct sim_scenario *sc = calloc(1, sizeof(*sc));
 	struct sim_child *child = NULL;
-	struct judge j;
+	struct judge j = { 0 };
 	size_t done = 0;
-	int rc = judge_init(&j, p, &rule->rule);
+	int rc;
 
 	p->row->state_bytes = -1;
+	if (rule->is_policy || t->actual) { /* the protocol (sim_decider.h) carries one rule and no settle */
+		snprintf(msg, msg_len, "decider %s: %s", d->name, rule->is_policy ? "a decider decides one rule, not "
+			 "a policy" : "a decider does not settle (the trace has settle lines)");
+		free(sc);
+		return RL_EINVAL;
+	}
+	rc = judge_init(&j, p, rule);
 	if (!sc || rc) {
 		snprintf(msg, msg_len, "out of memory");
 		free(sc);
 		free(j.kj);
+		free(j.more);
 		return RL_ENOMEM;
 	}
-	snprintf(sc->name, sizeof(sc->name), "%s", rule->text);
+	snprintf(sc->name, sizeof(sc->name), "%.*s", (int)sizeof(sc->name) - 1, rule->text); /* a rule's text: short */
 	sc->rule = rule->rule;
 	rc = sim_child_start(&child, d->cmd, sc, d->timeout_ns, msg, msg_len);
 	double t0 = clock_s(CLOCK_MONOTONIC);

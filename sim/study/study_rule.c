@@ -1,6 +1,6 @@
 /*
- * study_rule.c - a study's rule (its text read by rl_rule_parse, kept as
- * given for the report) and the shard hash
+ * study_rule.c - a study's rule or policy (its text read by rl_rule_parse
+ * or rl_policy_parse, kept as given for the report) and the shard hash
  * (study.h): 64-bit FNV-1a of the key's bytes.
  */
 #include "study.h"
@@ -26,8 +26,18 @@ bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *ms
 	size_t len = strlen(text);
 
 	memset(out, 0, sizeof(*out));
-	if (rl_rule_parse(text, &out->rule, msg, msg_len) != RL_OK)
-		return false;
+	out->is_policy = strchr(text, '+') || strstr(text, ":units");
+	if (out->is_policy) {
+		if (rl_policy_parse(text, &out->policy, msg, msg_len) != RL_OK)
+			return false;
+		out->rule = out->policy.rules[0];
+	} else {
+		if (rl_rule_parse(text, &out->rule, msg, msg_len) != RL_OK)
+			return false;
+		out->policy.count = 1;
+		out->policy.rules[0] = out->rule;
+		out->policy.units[0] = true; /* a study's rule counts units */
+	}
 	if (len >= sizeof(out->text)) {
 		char q[RL_QUOTE_SIZE];
 		snprintf(msg, msg_len, "%s is longer than %zu bytes", rl_quote(q, text), sizeof(out->text) - 1);
@@ -35,6 +45,17 @@ bool sim_study_rule_parse(const char *text, struct sim_study_rule *out, char *ms
 	}
 	memcpy(out->text, text, len + 1);
 	return true;
+}
+
+struct rl_policy sim_study_rule_policy(const struct sim_study_rule *r)
+{
+	struct rl_policy p = { .count = 1 };
+
+	if (r->policy.count)
+		return r->policy;
+	p.rules[0] = r->rule;
+	p.units[0] = true;
+	return p;
 }
 
 bool sim_study_target_parse(const char *text, uint32_t *target)

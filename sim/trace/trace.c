@@ -15,5 +15,7 @@ void sim_trace_free(struct sim_trace *t)
 	free(t->t_ns);
 	free(t->key);
 	free(t->cost);
+	free(t->actual);
+	free(t->done_ns);
 	memset(t, 0, sizeof(*t));
 }
