@@ -6,7 +6,9 @@
  * spread=yes|no origin_ns=O" that `ratelab import` and `ratelab study`
  * honour when they read the trace (other readers skip it as a comment);
  * COST on every line when costs were read (--cost-field, or a trace's COST
- * on some line).
+ * on some line); 'T KEY COST ACTUAL DONE_T' on every line when settles were
+ * read (--actual-field and --duration-field, or a trace's settle lines:
+ * ACTUAL = COST and DONE_T = T on a line that settles nothing).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +22,7 @@ static const char usage[] =
 	"\n"
 	"Reads access logs (the files LOG, in the order given; standard input when\n"
 	"there is none or for '-'; a .gz file is decompressed) and writes the trace\n"
-	"'T KEY [COST]' of their requests, sorted by time (stably: equal times keep\n"
+	"'T KEY [COST [ACTUAL DONE_T]]' of their requests, sorted by time (stably: equal times keep\n"
 	"their order), T in ns since 1970-01-01 UTC, after a line '# ratelab trace:\n"
 	"resolution_ns=R spread=yes|no origin_ns=O'. Stderr names the format when it\n"
 	"was detected, the time resolution, each bad line (the first 5, as FILE:LINE),\n"
@@ -48,6 +50,15 @@ static const char usage[] =
 	"                   (default: every request costs 1); combined, vhost_combined,\n"
 	"                   alb, haproxy: bytes. COST is written on every line when\n"
 	"                   costs were read\n"
+	"  --actual-field G, --duration-field D\n"
+	"                   jsonl, caddy, csv, with --cost-field F (the estimate\n"
+	"                   charged when the request is decided): the request's real\n"
+	"                   cost G (an integer in [0, 10^9]) and its response time D;\n"
+	"                   each line is then 'T KEY COST ACTUAL DONE_T', settled by\n"
+	"                   ACTUAL - COST at DONE_T = T + D (replay, study). A missing\n"
+	"                   or negative value is a bad line (reason cost or time)\n"
+	"  --duration-unit U  s (default: seconds with a fraction, as nginx's\n"
+	"                   $request_time 0.250), ms, us or ns; kept to the ns\n"
 	"  --time-unit U    s, ms, us or ns: the unit of numeric times (a number is\n"
 	"                   a bad line without it; caddy: s); a fraction down to 1 ns\n"
 	"  --time-format F  jsonl, caddy, csv: the time field read by a strptime-style\n"
@@ -65,7 +76,8 @@ static const char usage[] =
 	"is an error.\n";
 
 enum { O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD, O_TIME_UNIT, O_ABSOLUTE,
-       O_SPREAD, O_STRICT, O_TIME_FORMAT, O_TZ, O_RELATIVE, O_COUNT };
+       O_SPREAD, O_STRICT, O_TIME_FORMAT, O_TZ, O_RELATIVE, O_ACTUAL_FIELD, O_DURATION_FIELD,
+       O_DURATION_UNIT, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_FORMAT] = { "format", CLI_VALUE },         [O_KEY] = { "key", CLI_VALUE },
@@ -74,6 +86,8 @@ static const struct cli_option options[O_COUNT] = {
 	[O_ABSOLUTE] = { "absolute", CLI_FLAG },      [O_SPREAD] = { "spread", CLI_FLAG },
 	[O_STRICT] = { "strict", CLI_FLAG },	      [O_TIME_FORMAT] = { "time-format", CLI_VALUE },
 	[O_TZ] = { "tz", CLI_VALUE },		      [O_RELATIVE] = { "relative", CLI_FLAG },
+	[O_ACTUAL_FIELD] = { "actual-field", CLI_VALUE }, [O_DURATION_FIELD] = { "duration-field", CLI_VALUE },
+	[O_DURATION_UNIT] = { "duration-unit", CLI_VALUE },
 };
 
 /* Writes v in decimal at p; returns the end. */
@@ -131,14 +145,14 @@ static int write_trace(const struct sim_trace *t)
 			last_len = (size_t)(put_u64(last, (uint64_t)last_t) - last);
 			last[last_len++] = ' ';
 		}
-		if ((size_t)(buf + OUT_BUF - p) < kl + 48) {
+		if ((size_t)(buf + OUT_BUF - p) < kl + 96) {
 			if (!put(buf, (size_t)(p - buf)))
 				break;
 			p = buf;
 		}
 		memcpy(p, last, last_len);
 		p += last_len;
-		if (kl + 48 > OUT_BUF) { /* a key too long for the buffer: written on its own */
+		if (kl + 96 > OUT_BUF) { /* a key too long for the buffer: written on its own */
 			if (!put(buf, (size_t)(p - buf)) || !put(t->key_name[t->key[i]], kl))
 				break;
 			p = buf;
@@ -146,9 +160,15 @@ static int write_trace(const struct sim_trace *t)
 			memcpy(p, t->key_name[t->key[i]], kl);
 			p += kl;
 		}
-		if (t->cost_read) {
+		if (t->cost_read || t->actual) {
 			*p++ = ' ';
 			p = put_u64(p, t->cost[i]);
+		}
+		if (t->actual) {
+			*p++ = ' ';
+			p = put_u64(p, t->actual[i]);
+			*p++ = ' ';
+			p = put_u64(p, (uint64_t)t->done_ns[i]);
 		}
 		*p++ = '\n';
 	}
@@ -176,6 +196,9 @@ int cli_cmd_import(int argc, char **argv)
 		.time_field = a.value[O_TIME_FIELD],
 		.key_field = a.value[O_KEY_FIELD],
 		.cost_field = a.value[O_COST_FIELD],
+		.actual_field = a.value[O_ACTUAL_FIELD],
+		.duration_field = a.value[O_DURATION_FIELD],
+		.duration_unit = a.value[O_DURATION_UNIT],
 		.time_unit = a.value[O_TIME_UNIT],
 		.time_format = a.value[O_TIME_FORMAT],
 		.tz = a.value[O_TZ],

@@ -73,6 +73,7 @@ struct ctx {
 	const char *file;         /* the current file's name in messages */
 	long lineno;
 	int64_t file_origin;      /* a trace's "# ratelab trace: origin_ns=": added to its times */
+	struct imp_settles settles; /* beside rec: real costs and response times (import_settle.c) */
 };
 
 
@@ -183,6 +184,26 @@ static int check_values(struct ctx *c)
 	c->im.key_field = o->key_field ? o->key_field : "key";
 	c->im.cost_field = o->cost_field;
 	c->im.want_cost = o->cost_field != NULL;
+	/* settles: the real cost and the response time together, beside the estimate */
+	const char *const set[2] = { o->actual_field, o->duration_field };
+	static const char *const set_opts[2] = { "--actual-field", "--duration-field" };
+	for (int i = 0; i < 2; i++)
+		if (set[i] && !set[i][0])
+			return say(c, EXIT_USAGE, "%s is empty: it names a field", set_opts[i]);
+	if ((o->actual_field || o->duration_field) && !o->cost_field)
+		return say(c, EXIT_USAGE, "%s needs --cost-field F: the estimate charged at the decision, which the "
+			   "real cost settles", o->actual_field ? "--actual-field" : "--duration-field");
+	if (!o->actual_field != !o->duration_field)
+		return say(c, EXIT_USAGE, "%s needs %s: a settle is the real cost at the response's end",
+			   o->actual_field ? "--actual-field" : "--duration-field",
+			   o->actual_field ? "--duration-field D" : "--actual-field G");
+	if (o->duration_unit && !o->duration_field)
+		return say(c, EXIT_USAGE, "--duration-unit is given without --duration-field");
+	if (o->duration_unit && !in(o->duration_unit, units, 4, &at))
+		return say(c, EXIT_USAGE, "--duration-unit %s is not s, ms, us or ns", sim_quote(q, o->duration_unit));
+	c->im.duration_unit_ns = o->duration_unit ? unit_ns[at] : 1000000000;
+	c->im.actual_field = o->actual_field;
+	c->im.duration_field = o->duration_field;
 	return 0;
 }
 
@@ -195,6 +216,10 @@ static int check_applies(struct ctx *c)
 	const struct sim_import_opts *o = c->o;
 	const char *f = format_names[c->im.format];
 	char q[SIM_QUOTE_SIZE];
+	if (o->actual_field && c->im.format != IMP_JSONL && c->im.format != IMP_CADDY && c->im.format != IMP_CSV)
+		return say(c, EXIT_USAGE, "--actual-field and --duration-field apply to jsonl, caddy and csv (fields "
+			   "by name), not to %s%s", f, c->im.format == IMP_TRACE ? ", whose settle lines "
+			   "'T KEY COST ACTUAL DONE_T' are read as they are" : "");
 	const char *not_field = o->time_field ? "--time-field" : o->key_field ? "--key-field" :
 				o->time_unit ? "--time-unit" : o->time_format ? "--time-format" : NULL;
 
@@ -342,6 +367,13 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 		c->rec = rec;
 		c->cap = cap;
 	}
+	if (f.settle && f.dur_ns > RL_TIME_MAX_NS - f.t_ns) {
+		c->im.reason = SIM_SKIP_TIME;
+		return bad_line(c, c->im.format == IMP_TRACE ? c->copy.p : line, "its response ends past 4*10^18 ns",
+				SIM_SKIP_TIME);
+	}
+	if (!imp_settles_put(&c->settles, c->rec, c->n, &f))
+		return oom(c);
 	c->rec[c->n++] = (struct imp_rec){ f.t_ns, (uint32_t)id, (uint32_t)f.cost };
 	c->st.without_cost += !costed;
 	c->st.no_offset += f.no_offset;
@@ -579,7 +611,7 @@ static int build(struct ctx *c, struct sim_trace *t)
 {
 	const struct sim_import_opts *o = c->o;
 
-	if (!imp_sort(c->rec, c->n))
+	if (!imp_settles_sort(&c->settles, c->rec, c->n))
 		return oom(c);
 	bool spread = c->im.format == IMP_TRACE && c->im.trace_spread ? true : o->spread && c->res_ns > 1;
 	if (spread && !(c->im.format == IMP_TRACE && c->im.trace_spread)) /* a spread trace is not spread twice */
@@ -600,6 +632,10 @@ static int build(struct ctx *c, struct sim_trace *t)
 	}
 	t->cost_read = c->im.want_cost || c->im.trace_cost;
 	t->n = c->n;
+	int set = imp_settles_build(&c->settles, t);
+	if (set)
+		return set < 0 ? oom(c) : say(c, EXIT_USAGE, "a response ends past %lld ns once the times are %s",
+					      (long long)RL_TIME_MAX_NS, spread ? "spread" : "placed");
 	t->nkeys = c->keys.nkeys;
 	t->key_name = c->keys.names;
 	c->keys.names = NULL;
@@ -657,6 +693,9 @@ static void ctx_free(struct ctx *c)
 	free(c->im.s_time.p);
 	free(c->im.s_key.p);
 	free(c->im.s_cost.p);
+	free(c->im.s_actual.p);
+	free(c->im.s_dur.p);
+	imp_settles_free(&c->settles);
 	free(c->im.s_skip.p);
 	free(c->im.names.p);
 	free(c->record.p);

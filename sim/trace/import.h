@@ -62,6 +62,12 @@ struct sim_import_opts {
 	 * "request.remote_ip"), a dotted name a nested member; combined, vhost_combined,
 	 * alb, haproxy: cost_field "bytes" (the response's size) */
 	const char *time_field, *key_field, *cost_field;
+	/* jsonl, caddy, csv: settles (trace.h): the request's real cost (an integer in [0, RL_COST_MAX])
+	 * and its response time, which give 'T KEY COST ACTUAL DONE_T' with DONE_T = T + the time;
+	 * both or neither, and with cost_field (the estimate). The time: a decimal with a fraction
+	 * ("0.250", as nginx's $request_time) of duration_unit: s (default), ms, us or ns, kept
+	 * to the ns (finer digits dropped); a trace's settle lines are read as they are. */
+	const char *actual_field, *duration_field, *duration_unit;
 	const char *time_unit;  /* s, ms, us or ns: numeric times in jsonl, csv (caddy: s) */
 	const char *time_format; /* jsonl, caddy, csv: a strptime-style format of the time field */
 	const char *tz;         /* +HH:MM: the offset of times written without one (default UTC) */

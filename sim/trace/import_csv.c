@@ -12,6 +12,9 @@
 
 #include "import_impl.h"
 
+/* the columns read: time, key, cost, and the settles' real cost and response time */
+enum { NCOL = 5 };
+
 /*
  * The field at s[*i..len): pointed at (unquoted) or decoded into b
  * (quoted); *i then at the ',' that ends it or at len. NULL, or the reason.
@@ -52,11 +55,11 @@ static const char *field(const char *s, size_t len, size_t *i, struct imp_buf *b
 }
 
 /* Splits the line into fields, those of the wanted columns into v[0..2]; the number of fields. */
-static const char *record(struct imp *im, const char *s, size_t len, const char *v[3], size_t vl[3],
+static const char *record(struct imp *im, const char *s, size_t len, const char *v[NCOL], size_t vl[NCOL],
 			  int *nfields)
 {
-	const int col[3] = { im->col_time, im->col_key, im->col_cost };
-	struct imp_buf *buf[3] = { &im->s_time, &im->s_key, &im->s_cost };
+	const int col[NCOL] = { im->col_time, im->col_key, im->col_cost, im->col_actual, im->col_dur };
+	struct imp_buf *buf[NCOL] = { &im->s_time, &im->s_key, &im->s_cost, &im->s_actual, &im->s_dur };
 	size_t i = 0;
 	int n = 0;
 	const char *why;
@@ -65,12 +68,12 @@ static const char *record(struct imp *im, const char *s, size_t len, const char 
 		const char *fv;
 		size_t fl;
 		struct imp_buf *b = &im->s_skip;
-		for (int w = 0; w < 3; w++)
+		for (int w = 0; w < NCOL; w++)
 			if (col[w] == n)
 				b = buf[w];
 		if ((why = field(s, len, &i, b, &fv, &fl)))
 			return why;
-		for (int w = 0; w < 3; w++)
+		for (int w = 0; w < NCOL; w++)
 			if (col[w] == n) {
 				v[w] = fv;
 				vl[w] = fl;
@@ -151,13 +154,14 @@ static const char *repeated_column(struct imp *im, size_t text_len, int n)
 
 const char *imp_csv_header(struct imp *im, char *line, size_t len)
 {
-	const char *names[3] = { im->time_field, im->key_field, im->cost_field };
-	int *col[3] = { &im->col_time, &im->col_key, &im->col_cost };
+	const char *names[NCOL] = { im->time_field, im->key_field, im->cost_field, im->actual_field,
+				    im->duration_field };
+	int *col[NCOL] = { &im->col_time, &im->col_key, &im->col_cost, &im->col_actual, &im->col_dur };
 	size_t i = 0;
 	int n = 0;
 	const char *why;
 
-	*col[0] = *col[1] = *col[2] = -1;
+	*col[0] = *col[1] = *col[2] = *col[3] = *col[4] = -1;
 	/* the names' text in im->names, their (offset, length) pairs in im->s_key, then after the text */
 	im->names.len = 0;
 	im->s_key.len = 0;
@@ -166,7 +170,7 @@ const char *imp_csv_header(struct imp *im, char *line, size_t len)
 		size_t fl;
 		if ((why = field(line, len, &i, &im->s_skip, &fv, &fl)))
 			return why;
-		for (int w = 0; w < 3; w++)
+		for (int w = 0; w < NCOL; w++)
 			if (names[w] && *col[w] < 0 && strlen(names[w]) == fl && !memcmp(names[w], fv, fl))
 				*col[w] = n;
 		size_t pair[2] = { im->names.len, fl };
@@ -188,8 +192,8 @@ const char *imp_csv_header(struct imp *im, char *line, size_t len)
 	memcpy(im->names.p + text_len, im->s_key.p, im->s_key.len);
 	if ((why = repeated_column(im, text_len, n)))
 		return why;
-	static const char *const what[3] = { "time", "key", "cost" };
-	for (int w = 0; w < 3; w++)
+	static const char *const what[NCOL] = { "time", "key", "cost", "actual", "duration" };
+	for (int w = 0; w < NCOL; w++)
 		if (names[w] && *col[w] < 0) {
 			snprintf(im->why, sizeof(im->why), "the header has no %s column '%.40s' (--%s-field)",
 				 what[w], names[w], what[w]);
@@ -200,8 +204,8 @@ const char *imp_csv_header(struct imp *im, char *line, size_t len)
 
 const char *imp_csv(struct imp *im, char *line, size_t len, struct imp_fields *f)
 {
-	const char *v[3] = { NULL, NULL, NULL }, *why;
-	size_t vl[3] = { 0, 0, 0 };
+	const char *v[NCOL] = { NULL, NULL, NULL, NULL, NULL }, *why;
+	size_t vl[NCOL] = { 0, 0, 0, 0, 0 };
 	int n;
 
 	if ((why = record(im, line, len, v, vl, &n)))
@@ -216,6 +220,8 @@ const char *imp_csv(struct imp *im, char *line, size_t len, struct imp_fields *f
 	}
 	f->cost = 1;
 	if (im->cost_field && (why = imp_cost(im, v[2], vl[2], &f->cost)))
+		return why;
+	if (im->actual_field && (why = imp_settle_fields(im, v[3], vl[3], v[4], vl[4], f)))
 		return why;
 	if ((why = imp_time(im, v[0], vl[0], f)))
 		return why;

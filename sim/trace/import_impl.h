@@ -32,6 +32,9 @@ struct imp_fields {
 	int64_t cost;         /* units, in [0, RL_COST_MAX]; 0 (a cost field's) takes nothing */
 	bool no_offset;       /* the time had no UTC offset: --tz (UTC by default) was assumed */
 	bool anon;            /* --key user: no user, keyed by the address */
+	bool settle;          /* a real cost and a response time were read (import.h) */
+	int64_t actual;       /* units, in [0, RL_COST_MAX] */
+	int64_t dur_ns;       /* ns, in [0, RL_TIME_MAX_NS]: DONE_T = T + dur_ns */
 };
 
 /* A growable byte buffer that only grows. */
@@ -48,6 +51,8 @@ struct imp {
 	enum imp_key key_mode;
 	int64_t unit_ns;             /* --time-unit, 0 when not given */
 	const char *time_field, *key_field, *cost_field;
+	const char *actual_field, *duration_field; /* settles (import.h), NULL when not asked */
+	int64_t duration_unit_ns;
 	const char *time_format;     /* --time-format, NULL when not given */
 	const char *key_addr_field;  /* caddy: the key "HOST:PORT" when key_field is missing (Caddy < 2.5) */
 	int tz_s;                    /* --tz: seconds east of UTC of times without an offset */
@@ -57,11 +62,12 @@ struct imp {
 	bool trace_spread;           /* ... and whether it was spread */
 	enum sim_import_skip reason; /* why the last bad line is bad */
 	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
-	int col_time, col_key, col_cost, ncols;
+	int col_time, col_key, col_cost, col_actual, col_dur, ncols;
 	char clf_text[26];           /* combined: the last time's text and value */
 	int64_t clf_ns;
 	bool clf_ok;
 	struct imp_buf s_time, s_key, s_cost, s_skip; /* decoded field values; s_skip the others' */
+	struct imp_buf s_actual, s_dur;
 	struct imp_buf names;        /* jsonl: the member names met, csv: the header's; dotted paths */
 	char why[160];
 };
@@ -103,6 +109,38 @@ const char *imp_request_key(struct imp *im, const char *host, size_t host_len, c
 const char *imp_time(struct imp *im, const char *s, size_t len, struct imp_fields *f);
 /* A field's cost text: an integer in [0, RL_COST_MAX] (0: a request that takes nothing). */
 const char *imp_cost(struct imp *im, const char *s, size_t len, int64_t *cost);
+
+/*
+ * The settle fields' texts (either NULL: missing) into f->actual and
+ * f->dur_ns (import_settle.c): NULL, or the reason (reason cost for the
+ * real cost, time for the response time: a negative value, not a number).
+ */
+const char *imp_settle_fields(struct imp *im, const char *actual, size_t alen, const char *dur, size_t dlen,
+			      struct imp_fields *f);
+
+struct imp_rec;
+
+/* The settles of the records, in input order until sorted (import_settle.c). */
+struct imp_settles {
+	uint32_t *actual;  /* units */
+	int64_t *dur_ns;   /* ns */
+	size_t cap;
+	bool on;           /* some record settles: every record has them (ACTUAL = COST, 0 ns before) */
+};
+
+/* Record n's settle (f's, or none) with rec[0..n) before it; false when out of memory. */
+bool imp_settles_put(struct imp_settles *s, const struct imp_rec *rec, size_t n, const struct imp_fields *f);
+
+/* rec[0..n) and the settles sorted together by time, stably (imp_sort's order); false when out of memory. */
+bool imp_settles_sort(struct imp_settles *s, struct imp_rec *rec, size_t n);
+
+/*
+ * t->actual and t->done_ns from the sorted settles and t's final times (DONE_T = T + the response
+ * time); 1 when one passes RL_TIME_MAX_NS, -1 when out of memory, 0 else.
+ */
+int imp_settles_build(struct imp_settles *s, struct sim_trace *t);
+
+void imp_settles_free(struct imp_settles *s);
 
 /*
  * A file's lines, through zlib: a file that opens with gzip's magic bytes

@@ -180,6 +180,9 @@ static const char *take(struct cursor *c, struct imp_buf *b, const char **v, siz
 }
 
 /* A wanted field: its dotted name, where its value goes, and whether it was met. */
+/* the wanted members: time, key, cost, caddy's address, the settles' real cost and response time */
+enum { NWANT = 6 };
+
 struct want {
 	const char *name;
 	size_t len;
@@ -274,7 +277,7 @@ static const char *object(struct imp *im, struct cursor *c, struct want *w, cons
 		im->names.len += sizeof(na);
 		n++;
 		int k = 0, inside = -1;
-		for (; k < 4; k++) {
+		for (; k < NWANT; k++) {
 			if (!w[k].name || w[k].len < plen + name_len || memcmp(w[k].name, path, plen) ||
 			    memcmp(w[k].name + plen, line + name_at, name_len))
 				continue;
@@ -284,7 +287,7 @@ static const char *object(struct imp *im, struct cursor *c, struct want *w, cons
 				inside = k;
 		}
 		ws(c);
-		if (k < 4) {
+		if (k < NWANT) {
 			if (w[k].met) /* a repeat: said below, where the object's names are checked */
 				why = skip_value(c);
 			else
@@ -326,12 +329,15 @@ static const char *object(struct imp *im, struct cursor *c, struct want *w, cons
 const char *imp_jsonl(struct imp *im, char *line, size_t len, struct imp_fields *f)
 {
 	struct cursor c = { line, 0, len };
-	struct want w[4] = {
+	struct want w[NWANT] = {
 		{ im->time_field, strlen(im->time_field), &im->s_time, NULL, 0, false, false },
 		{ im->key_field, strlen(im->key_field), &im->s_key, NULL, 0, false, false },
 		{ im->cost_field, im->cost_field ? strlen(im->cost_field) : 0, &im->s_cost, NULL, 0, false, false },
 		{ im->key_addr_field, im->key_addr_field ? strlen(im->key_addr_field) : 0, &im->s_skip, NULL, 0,
 		  false, false },
+		{ im->actual_field, im->actual_field ? strlen(im->actual_field) : 0, &im->s_actual, NULL, 0, false, false },
+		{ im->duration_field, im->duration_field ? strlen(im->duration_field) : 0, &im->s_dur, NULL, 0, false,
+		  false },
 	};
 	const char *why;
 
@@ -378,6 +384,9 @@ const char *imp_jsonl(struct imp *im, char *line, size_t len, struct imp_fields 
 		return im->why;
 	}
 	if (w[2].met && (why = imp_cost(im, w[2].v, w[2].vl, &f->cost)))
+		return why;
+	if (im->actual_field && (why = imp_settle_fields(im, w[4].met && w[4].ok ? w[4].v : NULL, w[4].vl,
+							  w[5].met && w[5].ok ? w[5].v : NULL, w[5].vl, f)))
 		return why;
 	if ((why = imp_time(im, w[0].v, w[0].vl, f)))
 		return why;

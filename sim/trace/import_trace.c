@@ -1,6 +1,7 @@
 /*
- * import_trace.c - one line of a trace, 'T KEY [COST]', read by the one
- * trace line reader (trace_line.h) that every command shares.
+ * import_trace.c - one line of a trace, 'T KEY [COST]' or the settle form
+ * 'T KEY COST ACTUAL DONE_T', read by the one trace line reader
+ * (trace_line.h) that every command shares.
  */
 #include "import_impl.h"
 #include "trace_line.h"
@@ -10,8 +11,11 @@ const char *imp_trace(struct imp *im, char *line, size_t len, struct imp_fields 
 	struct sim_trace_line tl;
 
 	(void)len;
-	if (!sim_trace_line_parse(line, &tl, im->why, sizeof(im->why)))
+	if (!sim_trace_line_parse_settle(line, &tl, im->why, sizeof(im->why)))
 		return im->why;
+	f->settle = tl.has_settle;
+	f->actual = tl.actual;
+	f->dur_ns = tl.done_ns - tl.t_ns;
 	f->t_ns = tl.t_ns;
 	f->key = tl.key;
 	f->key_len = tl.key_len;
