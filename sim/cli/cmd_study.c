@@ -584,8 +584,9 @@ static int check_items(const struct study_cmd *c, const struct sim_trace *t)
 		}
 	for (size_t i = 0; c->o.ndeciders && i < c->o.nrules; i++)
 		if (c->rules[i].is_policy || t->actual)
-			return cli_usage_error("study", "--decider decides one rule without settles: %s",
-					       t->actual ? "the trace has settle lines" : c->rules[i].text);
+			return cli_usage_error("study", "--decider: a decider decides one rule and settles nothing: %s%s",
+					       t->actual ? "the trace has settle lines" : "--rules names the policy ",
+					       t->actual ? "" : cli_quote(c->rules[i].text));
 	return CLI_EXIT_OK;
 }
 

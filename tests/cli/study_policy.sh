@@ -98,7 +98,7 @@ study_bad units_without_cost "rule 2 counts units (':units'): every line needs '
 	--trace "$tmp/nocost.trace" --rules '5/1s+10/1s:units'
 study_bad nine_rules "has 9 rules (at most 8)" --trace "$tmp/nocost.trace" --rules '1/1s+1/1s+1/1s+1/1s+1/1s+1/1s+1/1s+1/1s+1/1s'
 study_bad policy_rule_zero "'0/1s'" --trace "$tmp/nocost.trace" --rules '5/1s+0/1s'
-study_bad decider_policy "a decider decides one rule" --trace "$tmp/nocost.trace" --rules '5/1s+10/1m' --decider cat
+study_bad decider_policy "a decider decides one rule and settles nothing: --rules names the policy" --trace "$tmp/nocost.trace" --rules '5/1s+10/1m' --decider cat
 printf '0 a 2 1 5\n10 a 1\n' >"$tmp/settle.trace"
 for a in $algos; do
 	if ! printf '0 k 1 1 1\n' | "$ratelab" replay --algo "$a" --limit 1 --window 1s >/dev/null 2>"$tmp/rerr"; then
