@@ -33,6 +33,17 @@
  *                 the most heap each key's state held (sim_run.h's state
  *                 bytes); not measured for a decider (its memory is its own).
  *
+ * Policies (an item of --rules with '+' or ":units", sim_study_rule): the
+ * algorithm decides by rl_policy_check (a request admitted iff every rule
+ * admits its share), the exact reference is the sliding-log policy of the
+ * same rules; "exact" (over_n_admissions, false_rejects) holds when every
+ * rule's own admitted shares in its window plus this share are within its
+ * N; max_in_w counts the first rule's shares.
+ *
+ * Settles (a trace with ACTUAL and DONE_T, trace.h): applied to the
+ * algorithm's and the reference's states as `ratelab replay` applies them
+ * (study_decide.h); every figure counts each request's COST.
+ *
  * Sharding: a key belongs to shard sim_study_key_hash(bytes) % K. The
  * hash is 64-bit FNV-1a of the key's bytes (offset basis
  * 14695981039346656037, prime 1099511628211): fixed, seed-free, the same
