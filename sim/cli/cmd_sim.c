@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sim_llm_out.h"
 #include "out_dir.h"
 #include "sim_breaker_run.h"
 #include "sim_decider.h"
@@ -36,6 +37,7 @@
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
 	"       ratelab sim --decider CMD [--decider-name NAME] [--decider-timeout D] [...]\n"
+	"       ratelab sim --llm POLICY [--out DIR] [--seed S] [--quiet]\n"
 	"\n"
 	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
 	"algorithm against the exact sliding-log reference, and the circuit breaker.\n"
@@ -62,7 +64,14 @@ static const char usage[] =
 	"                --explain` does (its other fields are allowed, no others);\n"
 	"                CMD must flush each answer; rows are named peer_NAME\n"
 	"  --decider-name NAME  [a-z0-9_], at most 32 (default: decider)\n"
-	"  --decider-timeout D  the longest wait for one answer (default 10s)\n";
+	"  --decider-timeout D  the longest wait for one answer (default 10s)\n"
+	"  --llm POLICY  the LLM API scenario instead of the scenarios: POLICY (rules\n"
+	"                joined by '+', one ':units', e.g. 60/1m+90000/1m:units) per\n"
+	"                key, 50 keys for 10 min at 120% of its first rule, log-normal\n"
+	"                token counts known when the response ends, an estimate\n"
+	"                (max_tokens) at or above them; every algorithm charging the\n"
+	"                estimate, the real count up front (the ideal) and the\n"
+	"                estimate settled at the response's end: DIR/llm.csv\n";
 
 static const char summary_header[] =
 	"scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,"
@@ -85,9 +94,10 @@ struct sim_opts {
 	bool seed_given, timing, quiet;
 	const char *files[MAX_FILES];
 	size_t nfiles;
+	const char *llm; /* --llm POLICY */
 };
 
-enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_DECIDER, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_COUNT };
+enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_DECIDER, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_LLM, O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_OUT] = { "out", CLI_VALUE },
@@ -97,6 +107,7 @@ static const struct cli_option options[O_COUNT] = {
 	[O_DECIDER] = { "decider", CLI_VALUE },
 	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE },
 	[O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
+	[O_LLM] = { "llm", CLI_VALUE },
 };
 
 static int parse_opts(int argc, char **argv, struct sim_opts *so)
@@ -133,6 +144,10 @@ static int parse_opts(int argc, char **argv, struct sim_opts *so)
 		return status;
 	for (size_t i = 0; i < a.npos; i++)
 		so->files[so->nfiles++] = a.pos[i];
+	so->llm = a.value[O_LLM];
+	if (so->llm && (so->nfiles || so->decider))
+		return cli_usage_error("sim", "--llm runs the LLM API scenario alone: no %s with it",
+				       so->decider ? "--decider" : "SCENARIO.ini");
 	return CLI_EXIT_OK;
 }
 
@@ -539,6 +554,39 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 	return CLI_EXIT_OK;
 }
 
+/* --llm P: DIR/llm.csv alone, through the output folder's manifest as the scenarios' files. */
+static int run_llm(struct sim_opts *so)
+{
+	char fresh[64], why[2048];
+	struct sim_out_dir d;
+
+	if (so->out && sim_out_dir_check(so->out, "sim", NULL, 0, why, sizeof(why)))
+		return cli_usage_error("sim", "--out %s %s", cli_quote(so->out), why);
+	if (!so->out && fresh_dir(fresh, sizeof(fresh)) != 0) {
+		fprintf(stderr, "ratelab sim: cannot create an output directory in the working directory: %s\n",
+			strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	bool made = !so->out;
+	if (!so->out)
+		so->out = fresh;
+	if (sim_out_dir_begin(&d, so->out, "sim", stderr)) {
+		if (made)
+			rmdir(fresh);
+		return CLI_EXIT_FAIL;
+	}
+	d.made = d.made || made;
+	int status = cli_sim_llm(d.stage, so->llm, so->seed_given ? so->seed : 1, so->quiet);
+	if (status == CLI_EXIT_OK && sim_out_dir_commit(&d, stderr) != 0)
+		status = CLI_EXIT_FAIL;
+	if (status != CLI_EXIT_OK) {
+		sim_out_dir_abort(&d);
+		return status;
+	}
+	printf("ratelab sim: wrote %s/llm.csv\n", so->out);
+	return status;
+}
+
 int cli_cmd_sim(int argc, char **argv)
 {
 	struct sim_opts so = { .timing = true, .decider_algo = "peer_decider",
@@ -550,6 +598,8 @@ int cli_cmd_sim(int argc, char **argv)
 
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
+	if (so.llm)
+		return run_llm(&so);
 	if (!so.nfiles)
 		status = list_default(&defaults, &ndefaults);
 	if (!status)
