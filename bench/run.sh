@@ -125,6 +125,10 @@ for s in $SEEDS; do
 	mv "$SIMTMP/theory_seed_$s" "$RESULTS/sim/theory/seed_$s"
 done
 bash bench/fleet/run.sh "$BUILD" "$RESULTS"
+# the LLM API scenario (sim/engine/sim_llm.h): one seeded run of every algorithm, three ways of
+# charging tokens known at the response's end; sim/llm.csv for the report's section
+"$BUILD/ratelab" sim --quiet --llm '60/1m+90000/1m:units' --out "$SIMTMP/llm" >/dev/null
+cp "$SIMTMP/llm/llm.csv" "$RESULTS/sim/llm.csv"
 
 step 3 "peers -> $RESULTS/bench/peers.json, $RESULTS/sim (PEERS=0 skips them)"
 PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS"

@@ -43,6 +43,7 @@ static void full_report(struct br_in *in, struct sr_buf *o)
 	br_perf(in, o);
 	br_peers(in, o);
 	br_fleet(in, o);
+	br_llm(in, o);
 	br_theory(in, o);
 	br_study_scale(in, o);
 }

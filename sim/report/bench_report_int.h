@@ -228,6 +228,8 @@ void br_charts(struct br_in *in, struct sr_buf *o);
 void br_perf(struct br_in *in, struct sr_buf *o);
 void br_peers(struct br_in *in, struct sr_buf *o);
 void br_fleet(struct br_in *in, struct sr_buf *o);
+/* RESULTS/sim/llm.csv: the LLM API scenario (bench_llm.c). */
+void br_llm(struct br_in *in, struct sr_buf *o);
 void br_theory(struct br_in *in, struct sr_buf *o);
 void br_study_scale(struct br_in *in, struct sr_buf *o);
 /* The chart data (plots/data) of the tradeoff, sweep, keys, breaker and boundary charts, and the peers'. */
