@@ -11,6 +11,7 @@
  * estimate the least max_tokens of 512..8192 at or above them, responses
  * ending 300 ms + 10 ms per token after the decision; --seed S (default 1).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,10 @@ int cli_sim_llm(const char *dir, const char *policy, uint64_t seed, bool quiet)
 	FILE *f = fopen(path, "w");
 	unsigned char *ideal = malloc(n ? n : 1);
 	if (!f || !ideal) {
-		fprintf(stderr, "ratelab sim: %s: %s\n", f ? "out of memory" : "cannot write", f ? "" : cli_quote(path));
+		if (f)
+			fputs("ratelab sim: out of memory\n", stderr);
+		else
+			fprintf(stderr, "ratelab sim: cannot write %s: %s\n", cli_quote(path), strerror(errno));
 		if (f)
 			fclose(f);
 		free(ideal);

@@ -71,7 +71,7 @@ static int reference_pass(struct study_ctx *c, size_t r)
 	const struct study_shared *sh = &c->sh;
 	struct study_decide d;
 	int rc = study_decide_init(&d, &rl_sliding_log_algo, &c->o->rules[r], t);
-	size_t ss = study_decide_state_size(&d);
+	size_t ss = rc ? 0 : study_decide_state_size(&d);
 	unsigned char *st = rc ? NULL : calloc(t->nkeys ? t->nkeys : 1, ss);
 	unsigned char *bad = calloc(t->nkeys ? t->nkeys : 1, 1);
 	uint64_t *ex = sh->excess[r];

@@ -66,8 +66,12 @@ const char *imp_settle_fields(struct imp *im, const char *actual, size_t alen, c
 		a = a * 10 + (actual[i] - '0');
 	if (i == 0 || i != alen || a > RL_COST_MAX) {
 		im->reason = SIM_SKIP_COST;
-		snprintf(im->why, sizeof(im->why), "actual cost '%.*s' is %s", alen > 40 ? 40 : (int)alen, actual,
-			 alen && actual[0] == '-' ? "negative" : "not an integer in [0, 1000000000]");
+		if (alen && actual[0] == '-')
+			snprintf(im->why, sizeof(im->why), "actual cost '%.*s' is negative", alen > 40 ? 40 : (int)alen,
+				 actual);
+		else
+			snprintf(im->why, sizeof(im->why), "actual cost '%.*s' is not an integer in [0, %lld]",
+				 alen > 40 ? 40 : (int)alen, actual, (long long)RL_COST_MAX);
 		return im->why;
 	}
 	if (!decimal_ns(dur, dlen, im->duration_unit_ns, RL_TIME_MAX_NS, &f->dur_ns)) {
