@@ -55,6 +55,9 @@ static const char usage[] =
 	"  --time-format F, --tz +HH:MM\n"
 	"                   as `ratelab import` takes them (a cost field makes every\n"
 	"                   figure count units)\n"
+	"  --actual-field G, --duration-field D, --duration-unit U\n"
+	"                   settles read from the log as `ratelab import` reads them,\n"
+	"                   decided as replay decides 'T KEY COST ACTUAL DONE_T'\n"
 	"  --spread         a log's requests of one tick placed evenly inside it\n"
 	"                   (as `ratelab import --spread`; meta.csv says which)\n"
 	"  --rules R,...    N/W with W a duration (10/1s, 60/1m, 1000/1h), or\n"
@@ -83,7 +86,7 @@ static const char usage[] =
 
 enum {
 	O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD, O_TIME_UNIT, O_SPREAD, O_RULES, O_WINDOWS, O_TARGET_KEYS, O_ALGOS, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_OUT,
-	O_MERGE, O_QUIET, O_TIME_FORMAT, O_TZ, O_COUNT
+	O_MERGE, O_QUIET, O_TIME_FORMAT, O_TZ, O_ACTUAL_FIELD, O_DURATION_FIELD, O_DURATION_UNIT, O_COUNT
 };
 
 static const struct cli_option options[O_COUNT] = {
@@ -98,6 +101,8 @@ static const struct cli_option options[O_COUNT] = {
 	[O_OUT] = { "out", CLI_VALUE },		      [O_MERGE] = { "merge", CLI_FLAG },
 	[O_QUIET] = { "quiet", CLI_FLAG },	      [O_TIME_FORMAT] = { "time-format", CLI_VALUE },
 	[O_TZ] = { "tz", CLI_VALUE },
+	[O_ACTUAL_FIELD] = { "actual-field", CLI_VALUE }, [O_DURATION_FIELD] = { "duration-field", CLI_VALUE },
+	[O_DURATION_UNIT] = { "duration-unit", CLI_VALUE },
 };
 
 struct study_cmd {
@@ -345,7 +350,8 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 	if (c->merge) {
 		static const int only_study[] = { O_TRACE, O_FORMAT, O_KEY, O_TIME_FIELD, O_KEY_FIELD, O_COST_FIELD,
 						  O_TIME_UNIT, O_SPREAD, O_RULES, O_WINDOWS, O_TARGET_KEYS, O_ALGOS, O_DECIDER_NAME,
-						  O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_TIME_FORMAT, O_TZ };
+						  O_DECIDER_TIMEOUT, O_JOBS, O_SHARD, O_TIME_FORMAT, O_TZ, O_ACTUAL_FIELD,
+						  O_DURATION_FIELD, O_DURATION_UNIT };
 		for (size_t i = 0; i < sizeof(only_study) / sizeof(only_study[0]); i++)
 			if (a.value[only_study[i]])
 				return cli_usage_error("study", "--merge takes the shard directories and --out only, "
@@ -370,6 +376,8 @@ static int parse(int argc, char **argv, struct study_cmd *c)
 		.key_field = a.value[O_KEY_FIELD], .cost_field = a.value[O_COST_FIELD],
 		.time_unit = a.value[O_TIME_UNIT], .spread = a.value[O_SPREAD] != NULL, .absolute = true,
 		.time_format = a.value[O_TIME_FORMAT], .tz = a.value[O_TZ],
+		.actual_field = a.value[O_ACTUAL_FIELD], .duration_field = a.value[O_DURATION_FIELD],
+		.duration_unit = a.value[O_DURATION_UNIT],
 		.cmd = "study",
 	};
 	if (!a.value[O_RULES] && !a.value[O_WINDOWS])

@@ -91,5 +91,23 @@ bad_opts combined "apply to jsonl, caddy and csv" --format combined --cost-field
 bad_opts trace "settle lines 'T KEY COST ACTUAL DONE_T' are read as they are" --format trace --cost-field c \
 	--actual-field a --duration-field d /dev/null
 
+# study reads the log's settles as import writes them: the same study from the log and from its trace
+"$ratelab" import import/llm.jsonl --cost-field max_tokens --actual-field usage.total_tokens \
+	--duration-field request_time >"$tmp/llm.trace" 2>/dev/null || fail "import for study: exit $?"
+for src in log trace; do
+	if [ $src = log ]; then
+		args=(--trace import/llm.jsonl --cost-field max_tokens --actual-field usage.total_tokens --duration-field request_time)
+	else
+		args=(--trace "$tmp/llm.trace")
+	fi
+	"$ratelab" study "${args[@]}" --rules '2/1s+3000/1s:units' --algos sliding_log,fixed_window --quiet \
+		--out "$tmp/st_$src" 2>"$tmp/err" || fail "study from the $src: exit $?: $(cat "$tmp/err")"
+done
+a=$(cut -d, -f1-13 "$tmp/st_log/study.csv"); b=$(cut -d, -f1-13 "$tmp/st_trace/study.csv")
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "study from the log and from its trace differ:
+$a
+---
+$b"
+
 [ $fails -eq 0 ] || exit 1
 echo "import_settle: ok"
