@@ -98,10 +98,7 @@ bench_lane() {
 	[ -n "$_lane_dir" ] || _lane_dir=$(mktemp -d)
 	(
 		t0=$(date +%s) rc=0
-		"$@" >"$_lane_dir/$name.out" 2>&1 </dev/null &
-		c=$!
-		trap 'kill $c 2>/dev/null; exit 143' TERM
-		wait $c || rc=$?
+		"$@" >"$_lane_dir/$name.out" 2>&1 </dev/null || rc=$?
 		echo "$rc $(($(date +%s) - t0))" >"$_lane_dir/$name.rc"
 	) &
 	_lane_names+=("$name")
@@ -109,10 +106,16 @@ bench_lane() {
 	echo "   beside it: $name"
 }
 
-# bench_lanes_stop: the lanes still running stopped (a run that fails before bench_lanes_wait).
+# bench_lanes_stop: the lanes still running stopped, each with all it started (a run that fails before bench_lanes_wait).
+_tree() { # PID and its descendants, by parent id (pgrep -P)
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1"); do _tree "$c"; done
+}
 bench_lanes_stop() {
-	local p
-	for p in "${_lane_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	local p all=()
+	for p in "${_lane_pids[@]}"; do all+=($(_tree "$p")); done
+	[ ${#all[@]} = 0 ] || kill "${all[@]}" 2>/dev/null || true
 	for p in "${_lane_pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	[ -z "$_lane_dir" ] || rm -rf "$_lane_dir"
 	_lane_names=() _lane_pids=() _lane_dir=
