@@ -6,10 +6,18 @@
 #
 #   QUICK=1 bash bench/run.sh   reduced set (no 10M-key store, short
 #                               min_time, 3 repetitions, 2 simulator
-#                               seeds): about 2 minutes
+#                               seeds): at most 90 s on a quiet 2-core machine
 # The full run repeats every benchmark 5 times and the simulator over 5
 # seeds; the report quotes medians with their ranges (`ratelab report`,
-# sim/report/bench_report.h).
+# sim/report/bench_report.h). At most 480 s on a quiet 2-core machine.
+#
+# Where the time goes, and why nothing is done twice: the build is the
+# targets below only, incremental in build-bench; what times nothing (the
+# simulator, the callgrind counts, the bytes probe, the peers' deciders) runs
+# at once in step 2 on both cores, and every step after it runs alone, so
+# that no timed figure shares the machine with the run's own work. The
+# callgrind counts are kept for `make perf-check` (bench/perf/perf.py:
+# measured once for the same binaries).
 #
 # Every missing tool, package or peer is named before the first step, with
 # the command that installs it (exit 2). Each step prints what it does, the
@@ -27,12 +35,19 @@ T0=$(date +%s)
 if [ "$QUICK" = 1 ]; then
 	MODE=quick MIN_TIME=0.02 REPS=3 SEEDS="1 2"
 else
-	MODE=full MIN_TIME=0.25 REPS=5 SEEDS="1 2 3 4 5"
+	# min_time: each repetition's least length. 0.05 s is 10^5 to 10^7 iterations of
+	# these benchmarks (a 10M-key store's ~250 ns to a hot check's ~2 ns), so the
+	# timer and the loop's own variance are below 0.1% of a repetition; what moves a
+	# figure is the shared host from one moment to the next, which the 5 interleaved
+	# repetitions sample (the report's ranges and CVs), not a longer repetition.
+	MODE=full MIN_TIME=0.05 REPS=5 SEEDS="1 2 3 4 5"
 fi
+# one Redis run's length per in-flight depth (bench/redis/run.sh says why it is enough)
+REDIS_SECS=$([ "$QUICK" = 1 ] && echo 0.2 || echo 0.5)
 
 # The steps, in order; each step's time is kept in STEPS_CSV for the next
 # run's expectations, and given in the report's machine section.
-STEP_NAMES=(build simulator peers benchmarks bytes perf redis import study report charts)
+STEP_NAMES=(build simulator peers benchmarks redis import study report charts)
 STEPS=${#STEP_NAMES[@]}
 STEPS_CSV=$RESULTS/bench/steps.csv
 BENCH_T0=$T0
@@ -47,14 +62,29 @@ bench_preflight || rc=$?
 
 echo "bench: $MODE run; results in $RESULTS/"
 
-step 1 "build (Release, -DRL_BENCH=ON) in $BUILD"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRL_BENCH=ON >/dev/null
-cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab ratelab_bench ratelab_bytes_limit \
-	ratelab_study_gen access_log
+step 1 "build (Release, -DRL_BENCH=ON) in $BUILD: the run's targets only, what is up to date kept"
+# configured once (cmake --build configures again when a CMakeLists.txt changes)
+grep -qx 'CMAKE_BUILD_TYPE:STRING=Release' "$BUILD/CMakeCache.txt" 2>/dev/null &&
+	grep -qx 'RL_BENCH:BOOL=ON' "$BUILD/CMakeCache.txt" ||
+	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRL_BENCH=ON >/dev/null
+# the Redis measurement and module when this tree and machine have them (bench/redis/run.sh)
+targets=(ratelab ratelab_bench ratelab_bytes_limit ratelab_study_gen access_log)
+have=$(cmake --build "$BUILD" --target help)
+for t in ratelab_redis_bench ratelab_module; do
+	grep -q "^\.\.\. $t\b" <<<"$have" && targets+=("$t")
+done
+cmake --build "$BUILD" -j "${JOBS:-2}" --target "${targets[@]}"
 
-step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim"
+step 2 "simulator: default scenario set, seeds $SEEDS -> $RESULTS/sim; beside it what times nothing"
 rm -rf "$RESULTS/sim"
 mkdir -p "$RESULTS/sim" "$RESULTS/bench" "$RESULTS/plots"
+PEERS_OUT=$(mktemp -d)
+trap '_tick_stop; bench_lanes_stop; rm -rf "$PEERS_OUT"' EXIT
+bench_lane perf bash bench/perf/run.sh "$RESULTS"
+bench_lane bytes bash -c '"$1/ratelab_bytes_limit" >"$2/bench/bytes_vs_limit.csv"' bytes "$BUILD" "$RESULTS"
+bench_lane study-example bash examples/study_example.sh "$BUILD" "$RESULTS/study-example"
+bench_lane deciders env PEERS="${PEERS:-1}" QUICK="$QUICK" SEEDS="$SEEDS" PEERS_PART=deciders PEERS_OUT="$PEERS_OUT" \
+	bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS"
 # The simulator's runs are independent (one seed each) and one-threaded:
 # JOBS (default 2) of them at a time, each into its own directory. A
 # failed run fails the step.
@@ -78,7 +108,7 @@ pool_wait() {
 # puts the first seed's output (its series too) in OUT, then appends every
 # other seed's rows to OUT's CSV files in the order of the seeds.
 SIMTMP=$(mktemp -d)
-trap '_tick_stop; rm -rf "$SIMTMP"' EXIT
+trap '_tick_stop; bench_lanes_stop; rm -rf "$SIMTMP" "$PEERS_OUT"' EXIT
 sim_tmp() { echo "$SIMTMP/$(echo "$1" | tr '/' '_')"; }
 sim_seeds() {
 	local out=$1 s
@@ -115,6 +145,10 @@ sim_seeds "$RESULTS/sim"
 for s in $SEEDS; do
 	pool_run "$BUILD/ratelab" sim --quiet --seed "$s" --out "$SIMTMP/theory_seed_$s" sim/scenarios/theory/*.ini
 done
+pool_run bash bench/fleet/run.sh "$BUILD" "$RESULTS" # one process, simulated: beside the seeds
+# the LLM API scenario (sim/engine/sim_llm.h): one seeded run of every algorithm, three ways of
+# charging tokens known at the response's end; sim/llm.csv for the report's section
+pool_run "$BUILD/ratelab" sim --quiet --llm '60/1m+90000/1m:units' --out "$SIMTMP/llm"
 pool_wait
 sim_seeds_join "$RESULTS/sim"
 [ $weighted = 0 ] || sim_seeds_join "$RESULTS/sim/weighted"
@@ -124,14 +158,11 @@ for s in $SEEDS; do
 	rm -f "$SIMTMP/theory_seed_$s/.ratelab-manifest"
 	mv "$SIMTMP/theory_seed_$s" "$RESULTS/sim/theory/seed_$s"
 done
-bash bench/fleet/run.sh "$BUILD" "$RESULTS"
-# the LLM API scenario (sim/engine/sim_llm.h): one seeded run of every algorithm, three ways of
-# charging tokens known at the response's end; sim/llm.csv for the report's section
-"$BUILD/ratelab" sim --quiet --llm '60/1m+90000/1m:units' --out "$SIMTMP/llm" >/dev/null
 cp "$SIMTMP/llm/llm.csv" "$RESULTS/sim/llm.csv"
+bench_lanes_wait
 
 step 3 "peers -> $RESULTS/bench/peers.json, $RESULTS/sim (PEERS=0 skips them)"
-PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS"
+PEERS=${PEERS:-1} QUICK=$QUICK SEEDS=$SEEDS PEERS_PART=timed PEERS_OUT="$PEERS_OUT" bash bench/peers/run.sh "$BUILD/ratelab" "$RESULTS"
 
 step 4 "benchmarks ($MODE: min_time ${MIN_TIME}s, $REPS repetition(s)) -> $RESULTS/bench/bench.json"
 # Three passes. The single-key entries (hot checks and their floors, the
@@ -171,22 +202,15 @@ for f in passes:
     os.remove(os.path.join(d, f))
 PY
 
-step 5 "bytes per key against the limit -> $RESULTS/bench/bytes_vs_limit.csv"
-"$BUILD/ratelab_bytes_limit" >"$RESULTS/bench/bytes_vs_limit.csv"
-
-step 6 "the perf gate's callgrind figures -> $RESULTS/bench/perf.json"
-bash bench/perf/run.sh "$RESULTS"
-step 7 "Redis rounds -> $RESULTS/bench/redis.json"
-bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK"
-step 8 "ratelab import's lines per second -> $RESULTS/bench/import.json"
+step 5 "Redis rounds -> $RESULTS/bench/redis.json"
+bash bench/redis/run.sh "$BUILD" "$RESULTS" "$QUICK" "$REDIS_SECS"
+step 6 "ratelab import's lines per second -> $RESULTS/bench/import.json"
 bash bench/import/run.sh "$BUILD" "$RESULTS" "$QUICK"
-step 9 "ratelab study at scale, the README's study of the sample log -> $RESULTS/bench/study_scale.csv"
+step 7 "ratelab study at scale -> $RESULTS/bench/study_scale.csv (the README's study of the sample log: step 2)"
 bash bench/study/run.sh "$BUILD" "$RESULTS" "$QUICK"
 bash bench/study/long_span.sh "$BUILD" "$RESULTS" # a long span, few requests: bounded by the requests
-echo "  the README's study of the sample log -> $RESULTS/study-example"
-bash examples/study_example.sh "$BUILD" "$RESULTS/study-example"
 
-step 10 "report -> $RESULTS/REPORT.md"
+step 8 "report -> $RESULTS/REPORT.md"
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo n/a; }
 cpuinfo() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -1; }
 lscpu_field() { lscpu | awk -F: -v k="$1" '$1 == k { sub(/^ +/, "", $2); print $2 }'; }
@@ -223,12 +247,17 @@ cpu_line() {
 	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo n/a)"
 	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"
 	echo "make_bench=$(bench_steps_summary); the report and charts after them not counted"
+	echo "lengths=Google Benchmark --benchmark_min_time=${MIN_TIME} s per repetition, $REPS repetitions" \
+		"interleaved (the spread between repetitions is the shared host's, which more repetitions sample" \
+		"and a longer one does not: a repetition is already 10^4 iterations or more); Redis runs of ${REDIS_SECS} s" \
+		"per in-flight depth, 5 interleaved rounds of half that for the server's time; peers' own harness lengths" \
+		"unchanged; the callgrind counts once per binaries (bench/perf/perf.py)"
 } >"$RESULTS/bench/env.txt"
 # the report, its chart data and the README's tradeoff table (`ratelab report`, sim/report/)
 report() { "$BUILD/ratelab" report "$RESULTS" --qualitative bench/qualitative.csv --readme README.md --mode "$MODE"; }
 report
 
-step 11 "charts -> $RESULTS/plots"
+step 9 "charts -> $RESULTS/plots"
 # every plots/*.gp; a gnuplot warning fails the run (tests/charts/render.sh)
 bash tests/charts/render.sh "$RESULTS/plots/data" "$RESULTS/plots"
 

@@ -9,13 +9,20 @@
 #                        terminal, a line every BENCH_TICK (10) s until the
 #                        next step; the step before it is timed
 #   bench_steps_done     times the last step, writes STEPS_CSV
-#   bench_steps_summary  "N s (MODE); each step: NAME S s, ..." so far
+#   bench_lane NAME CMD  CMD in the background beside the current step (work
+#                        that times nothing: the callgrind counts, the peers'
+#                        deciders), its output kept and its seconds measured
+#   bench_lanes_wait     waits for every lane, prints each one's output and
+#                        time, fails (1) when one failed; the step that started
+#                        them ends after it, so no lane runs beside a timed step
+#   bench_steps_summary  "N s (MODE); each step: NAME S s (beside it: LANE S s), ..." so far
 # STEPS_CSV (mode,step,seconds: a row per step of each mode's last run; a
 # run replaces its own mode's rows only), MODE and STEPS are set by the caller.
 
 BENCH_TICK=${BENCH_TICK:-10}
 BENCH_T0=${BENCH_T0:-$(date +%s)}
-_step_names=() _step_secs=() _step_t0= _step_name= _tick_pid=
+_step_names=() _step_secs=() _step_beside=() _step_t0= _step_name= _tick_pid=
+_lane_names=() _lane_pids=() _lane_dir= _beside=
 
 # _prev NAME: the seconds NAME took in the previous run of MODE, or nothing.
 _prev() {
@@ -47,7 +54,8 @@ _step_end() {
 	if [ -n "$_step_name" ]; then
 		_step_names+=("$_step_name")
 		_step_secs+=($(($(date +%s) - _step_t0)))
-		_step_name=
+		_step_beside+=("$_beside")
+		_step_name= _beside=
 	fi
 }
 
@@ -83,12 +91,64 @@ bench_step() {
 	fi
 }
 
+# bench_lane NAME CMD...: CMD started in the background; its output in the lane's file until bench_lanes_wait.
+bench_lane() {
+	local name=$1
+	shift
+	[ -n "$_lane_dir" ] || _lane_dir=$(mktemp -d)
+	(
+		t0=$(date +%s) rc=0
+		"$@" >"$_lane_dir/$name.out" 2>&1 </dev/null || rc=$?
+		echo "$rc $(($(date +%s) - t0))" >"$_lane_dir/$name.rc"
+	) &
+	_lane_names+=("$name")
+	_lane_pids+=($!)
+	echo "   beside it: $name"
+}
+
+# bench_lanes_stop: the lanes still running stopped, each with all it started (a run that fails before bench_lanes_wait).
+_tree() { # PID and its descendants, by parent id (pgrep -P)
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1"); do _tree "$c"; done
+}
+bench_lanes_stop() {
+	local p all=()
+	for p in "${_lane_pids[@]}"; do all+=($(_tree "$p")); done
+	[ ${#all[@]} = 0 ] || kill "${all[@]}" 2>/dev/null || true
+	for p in "${_lane_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	[ -z "$_lane_dir" ] || rm -rf "$_lane_dir"
+	_lane_names=() _lane_pids=() _lane_dir=
+}
+
+# bench_lanes_wait: every lane waited for, its output and time printed, in the order started; 1 when one failed.
+bench_lanes_wait() {
+	local i rc=0 r s name
+	for i in "${!_lane_pids[@]}"; do
+		name=${_lane_names[i]}
+		wait "${_lane_pids[i]}" || true
+		r=1 s=0
+		[ -f "$_lane_dir/$name.rc" ] && read -r r s <"$_lane_dir/$name.rc"
+		echo "   -- $name (beside the step): ${s}s"
+		[ -f "$_lane_dir/$name.out" ] && cat "$_lane_dir/$name.out"
+		_beside="$_beside${_beside:+, }$name $s s"
+		if [ "$r" != 0 ]; then
+			echo "bench: $name failed (exit status $r); its output above" >&2
+			rc=1
+		fi
+	done
+	[ -z "$_lane_dir" ] || rm -rf "$_lane_dir"
+	_lane_names=() _lane_pids=() _lane_dir=
+	return $rc
+}
+
 # bench_steps_summary: "N s (MODE); each step: build S s, ..." of the steps timed so far.
 bench_steps_summary() {
 	local i total=0 list=""
 	for i in "${!_step_names[@]}"; do
 		total=$((total + _step_secs[i]))
 		list="$list${list:+, }${_step_names[i]} ${_step_secs[i]} s"
+		[ -z "${_step_beside[i]}" ] || list="$list (beside it: ${_step_beside[i]})"
 	done
 	echo "$total s ($MODE); each step: $list"
 }

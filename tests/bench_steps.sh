@@ -5,7 +5,8 @@
 # and demands no peer with PEERS=0; a step's line gives the previous run's
 # time of that step and of what is left; a terminal gets a line every
 # BENCH_TICK seconds, a log none; the steps' times are written to
-# STEPS_CSV, the other mode's rows kept. $1 is the top of the source tree.
+# STEPS_CSV, the other mode's rows kept; lanes beside a step are waited
+# for, shown and named in the summary. $1 is the top of the source tree.
 top=$(realpath "$1")
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -112,6 +113,31 @@ grep -Eqx 'full,sim,[23]' "$tmp/steps.csv" || fail "steps.csv: sim's time: $(cat
 out=$(run_steps quick "$tmp/none.csv" 10)
 grep -q "^== \[1/3\] build it (t+[0-9]*s; no previous quick run's time)$" <<<"$out" || fail "no previous: $out"
 [ -f "$tmp/none.csv" ] || fail "steps.csv not written"
+
+# lanes: work beside a step, waited for at its end, their output and time
+# shown, a failed one failing the wait; the summary names them beside the step
+out=$(MODE=full STEPS_CSV="$tmp/lanes.csv" BENCH_TICK=10 bash -c "
+	STEPS=2
+	source '$top/bench/steps.sh'
+	bench_step 1 sim 'simulate' peers
+	bench_lane slow bash -c 'sleep 1.2; echo slow says hi'
+	bench_lane bad bash -c 'echo bad says no; exit 3'
+	rc=0
+	bench_lanes_wait || rc=\$?
+	echo \"wait: \$rc\"
+	bench_step 2 peers 'the peers'
+	bench_lane ok true
+	bench_lanes_wait && echo 'wait: 0'
+	echo \"summary: \$(bench_steps_summary)\"" 2>"$tmp/lanes.err")
+grep -qx '   beside it: slow' <<<"$out" || fail "lanes: no 'beside it' line: $out"
+grep -Eqx '   -- slow \(beside the step\): [1-9][0-9]*s' <<<"$out" || fail "lanes: slow's time: $out"
+grep -qx 'slow says hi' <<<"$out" && grep -qx 'bad says no' <<<"$out" || fail "lanes: their output: $out"
+[ "$(grep -c '^wait: ' <<<"$out")" = 2 ] && grep -qx 'wait: 1' <<<"$out" && grep -qx 'wait: 0' <<<"$out" ||
+	fail "lanes: a failed lane must fail the wait (1), none failed 0: $out"
+grep -qx 'bench: bad failed (exit status 3); its output above' "$tmp/lanes.err" || fail "lanes: stderr: $(cat "$tmp/lanes.err")"
+# (the summary's steps are those ended: the second is still on)
+grep -Eq '^summary: [0-9]+ s \(full\); each step: sim [1-9][0-9]* s \(beside it: slow [1-9][0-9]* s, bad [0-9]+ s\)$' <<<"$out" ||
+	fail "lanes: summary: $(grep '^summary' <<<"$out")"
 
 # on a terminal: a line every BENCH_TICK seconds during the 2.5 s step
 script -qec "$(declare -f run_steps); top='$top'; run_steps full '$tmp/steps.csv' 1" /dev/null >"$tmp/tty.out" </dev/null

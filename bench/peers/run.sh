@@ -12,6 +12,10 @@
 #      real HTTP, real time)
 #
 #   PEERS=0   skip them all (peers.json removed: the report says "not run")
+#   PEERS_PART=deciders|timed, PEERS_OUT=DIR   make bench's split: 2. alone
+#             (it times nothing: bench/run.sh runs it beside the simulator),
+#             its output kept in DIR; then the rest, timed, with 2.'s rows
+#             appended from DIR. The peers are built once, into DIR.
 #   QUICK=1   one repetition, short loops, the Go x/time/rate decider on one
 #             scenario (poisson), 60 nginx requests
 # A missing toolchain stops it with the install command.
@@ -60,9 +64,20 @@ if [ ! -e "$PEERDIR/node/node_modules/rate-limiter-flexible/package.json" ]; the
 	exit 1
 fi
 
-echo "  peers: the peers beside ratelab ($([ "$QUICK" = 1 ] && echo "quick: the Go peers, x/time/rate's accuracy on one scenario, nginx" || echo "all five")); make bench PEERS=0 skips them"
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+PART=${PEERS_PART:-all}
+case $PART in all | deciders | timed) ;; *)
+	echo "bench: peers: PEERS_PART=$PART: expected deciders, timed or nothing (all)" >&2
+	exit 2
+	;;
+esac
+[ "$PART" != deciders ] && echo "  peers: the peers beside ratelab ($([ "$QUICK" = 1 ] && echo "quick: the Go peers, x/time/rate's accuracy on one scenario, nginx" || echo "all five")); make bench PEERS=0 skips them"
+if [ -n "${PEERS_OUT:-}" ]; then
+	OUT=$(realpath "$PEERS_OUT")
+else
+	[ "$PART" = all ] || { echo "bench: peers: PEERS_PART=$PART needs PEERS_OUT" >&2; exit 2; }
+	OUT=$(mktemp -d)
+	trap 'rm -rf "$OUT"' EXIT
+fi
 # GOPATH mode: the libraries from Debian, ratelabpeer (the drivers' shared part) from this tree
 export GOPATH="/usr/share/gocode:$(realpath "$PEERDIR/gopath")" GO111MODULE=off GOFLAGS= GOCACHE="$OUT/gocache"
 if [ "$QUICK" = 1 ]; then
@@ -72,20 +87,54 @@ else
 	REPS=5 GOTIME=2000000x SCALE=1 NODE_SCALE=0.25 NGINX_REQUESTS=300
 fi
 
-say "build: go (x/time/rate, juju/ratelimit), javac (guava)"
-for p in go_x_time_rate go_juju_ratelimit; do
-	(cd "$PEERDIR/$p" && go vet . && go build -o "$OUT/$p" .)
-done
-mkdir -p "$OUT/guava"
-javac -d "$OUT/guava" -cp /usr/share/java/guava.jar \
-	"$PEERDIR/guava/src/com/google/common/util/concurrent/RatelabGuavaPeer.java"
+if [ ! -e "$OUT/built" ]; then # once per OUT: the deciders' part builds them for the timed part
+	say "build: go (x/time/rate, juju/ratelimit), javac (guava)"
+	for p in go_x_time_rate go_juju_ratelimit; do
+		# the benchmark's test binary too: no compiler runs in the timed part
+		(cd "$PEERDIR/$p" && go vet . && go build -o "$OUT/$p" . && go test -c -o "$OUT/$p.test" .)
+	done
+	mkdir -p "$OUT/guava"
+	javac -d "$OUT/guava" -cp /usr/share/java/guava.jar \
+		"$PEERDIR/guava/src/com/google/common/util/concurrent/RatelabGuavaPeer.java"
+	touch "$OUT/built"
+fi
 GUAVA="java -cp /usr/share/java/guava.jar:$OUT/guava com.google.common.util.concurrent.RatelabGuavaPeer"
 NODE="node $(realpath "$PEERDIR/node/peer.js")"
 
+# -- 2. accuracy: each decider through the simulator (no timing: beside other work in make bench)
+deciders=("go_x_time_rate|$OUT/go_x_time_rate decide")
+if [ "$QUICK" = 1 ]; then
+	scenarios=(sim/scenarios/poisson.ini)
+else
+	scenarios=() # the default set
+	deciders+=("go_juju_ratelimit|$OUT/go_juju_ratelimit decide" "guava|$GUAVA decide" "node_rlf|$NODE decide")
+fi
+# Each run is a lockstep pair, the simulator and the decider taking turns (one
+# request per round trip): a pair leaves much of a core idle in its waits, so
+# all of them run at once; any failure fails the part.
+run_deciders() {
+	local d name pid pids=() rc=0
+	for d in "${deciders[@]}"; do
+		name=${d%%|*}
+		say "$name: ratelab sim --decider --seed $SEED on ${scenarios[*]:-the default scenarios}"
+		"$RATELAB" sim --no-timing --quiet --seed "$SEED" --out "$OUT/sim_$name" --decider "${d#*|}" --decider-name "$name" \
+			"${scenarios[@]}" >"$OUT/sim_$name.log" 2>&1 &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do wait "$pid" || rc=$?; done
+	[ $rc = 0 ] || { cat "$OUT"/sim_*.log >&2; echo "bench: peers: a decider run failed (exit status $rc)" >&2; exit 1; }
+	say "deciders done"
+}
+if [ "$PART" != timed ]; then
+	rm -rf "$OUT"/sim_*
+	run_deciders
+fi
+[ "$PART" != deciders ] || exit 0
+
 # -- 1. speed and memory, each in its own harness: "FIGURE VALUE" lines per peer
 for p in go_x_time_rate go_juju_ratelimit; do
-	say "$p: go test -bench . -benchtime $GOTIME -count $REPS; bytes per key"
-	(cd "$PEERDIR/$p" && go test -run '^$' -bench . -benchtime "$GOTIME" -count "$REPS" .) |
+	say "$p: go test -bench . -benchtime $GOTIME -count $REPS (its test binary); bytes per key"
+	(cd "$PEERDIR/$p" && "$OUT/$p.test" -test.run '^$' -test.bench . -test.benchtime "$GOTIME" -test.count "$REPS") |
 		awk '$1 ~ /^Benchmark/ && $4 == "ns/op" {
 			sub(/-[0-9]+$/, "", $1)
 			f = $1 == "BenchmarkHot" ? "hot_ns" : $1 == "BenchmarkKeys1K" ? "keys_1k_ns" : "keys_1m_ns"
@@ -106,29 +155,10 @@ python3 "$PEERDIR/nginx/agree.py" "$RATELAB" "$NGINX_REQUESTS" "$OUT/nginx.json"
 python3 "$PEERDIR/collect.py" "$OUT" "$RESULTS/bench/peers.json"
 say "wrote $RESULTS/bench/peers.json"
 
-# -- 2. accuracy: each decider through the simulator, two at a time (each run is a lockstep pair)
-deciders=("go_x_time_rate|$OUT/go_x_time_rate decide")
-if [ "$QUICK" = 1 ]; then
-	scenarios=(sim/scenarios/poisson.ini)
-else
-	scenarios=() # the default set
-	deciders+=("go_juju_ratelimit|$OUT/go_juju_ratelimit decide" "guava|$GUAVA decide" "node_rlf|$NODE decide")
-fi
-pids=()
+# -- 2.'s rows into the simulator's results
 for d in "${deciders[@]}"; do
 	name=${d%%|*}
-	say "$name: ratelab sim --decider --seed $SEED on ${scenarios[*]:-the default scenarios}"
-	"$RATELAB" sim --no-timing --quiet --seed "$SEED" --out "$OUT/sim_$name" --decider "${d#*|}" --decider-name "$name" \
-		"${scenarios[@]}" >"$OUT/sim_$name.log" &
-	pids+=($!)
-	if [ ${#pids[@]} = 2 ]; then
-		wait "${pids[0]}"
-		pids=("${pids[1]}")
-	fi
-done
-for pid in "${pids[@]}"; do wait "$pid"; done
-for d in "${deciders[@]}"; do
-	name=${d%%|*}
+	[ -f "$OUT/sim_$name/summary.csv" ] || { echo "bench: peers: $name: no decider run in $OUT (PEERS_PART=deciders first)" >&2; exit 1; }
 	tail -n +2 "$OUT/sim_$name/summary.csv" >>"$RESULTS/sim/summary.csv"
 	tail -n +2 "$OUT/sim_$name/diverged.csv" >>"$RESULTS/sim/diverged.csv"
 	cp "$OUT/sim_$name/series/"*"__peer_$name.csv" "$RESULTS/sim/series/"

@@ -53,6 +53,12 @@ check and compare write, besides their text, into --out-dir: perf-now.json
 case per entry and figure, failing on a regression) and perf-summary.md (for
 a pull-request comment).
 
+Measured once: every measure and check of the working tree keeps its figures in
+BUILD/perf-measured.json with a fingerprint of what they are a function of (the
+two binaries, this script, the sim entry's scenario, valgrind's version); a check
+whose binaries have that fingerprint and whose entries are all there reuses them
+and says so (make bench's perf step, then make perf-check in CI: callgrind runs once).
+
 Exit status: 0 pass, 1 regression (or a measurement that failed), 2 usage
 or input error, 3 not judged here: the toolchain differs from the
 baseline's and its commit is not in this clone, or BASE is not in this
@@ -63,6 +69,7 @@ import concurrent.futures
 import csv
 import datetime
 import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -361,6 +368,66 @@ def measure(build, only=None, tree=ROOT, regex=None):
             "provenance": prov,
             "est_cycles_formula": "L1 hits + 5 x LL hits + 35 x RAM hits (iai-callgrind)",
             "entries": entries}
+
+
+# -- measured once: make bench's perf step and make perf-check (CI runs both, one after the other)
+# share the figures. callgrind's counts are a function of the two binaries, this script (the
+# options, the simulated cache, the entries' inputs), the scenario the sim entry reads and
+# valgrind: with all of them unchanged a second measure would give the same file but for its
+# date (tests/perf determinism), so a check reuses what a measure of the same BUILD wrote.
+MEASURED = "perf-measured.json"
+
+
+def fingerprint(build):
+    """sha256 over what the figures are a function of, and valgrind's version."""
+    h = hashlib.sha256()
+    for path in (os.path.join(build, "perf_driver"), os.path.join(build, "ratelab"), os.path.abspath(__file__),
+                 os.path.join(ROOT, "sim", "scenarios", "poisson.ini")):
+        with open(path, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    h.update(first_line(["valgrind", "--version"]).encode())
+    return h.hexdigest()
+
+
+def remember(build, data):
+    """Adds data's entries to BUILD/perf-measured.json (replaced when its fingerprint is another's)."""
+    fp = fingerprint(build)
+    path = os.path.join(build, MEASURED)
+    try:
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("fingerprint") != fp:
+            old = None
+    except (OSError, ValueError):
+        old = None
+    entries = {e["name"]: e for e in (old["data"]["entries"] if old else [])}
+    entries.update({e["name"]: e for e in data["entries"]})
+    kept = dict(data, entries=list(entries.values()))
+    tmp = path + ".tmp.%d" % os.getpid()
+    write_json(tmp, {"fingerprint": fp, "data": kept})
+    os.replace(tmp, path)
+
+
+def recall(build, regex=None):
+    """The figures of every entry (those regex matches) measured before for these very binaries, or None."""
+    path = os.path.join(build, MEASURED)
+    try:
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("fingerprint") != fingerprint(build):
+            return None
+        data = old["data"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    with tempfile.TemporaryDirectory(prefix="ratelab_perf_list_") as tmp:
+        shutil.copy2(os.path.join(build, "perf_driver"), os.path.join(tmp, "perf_driver"))
+        names = selected([entry_name(w) for w in all_entries(tmp)], regex)
+    have = {e["name"]: e for e in data["entries"]}
+    if not names or any(n not in have for n in names):
+        return None
+    print("perf: the figures measured %s for these very binaries (%s, fingerprint %s): not measured again"
+          % (data.get("date", "?"), os.path.relpath(path, ROOT), old["fingerprint"][:12]))
+    return dict(data, commit=git_commit(ROOT), entries=[have[n] for n in names])
 
 
 def load(path):
@@ -686,6 +753,7 @@ def gate_rules(a):
 def cmd_measure(a):
     build_tree(ROOT, a.build, a.plant)
     data = measure(a.build, a.entry, regex=a.entries)
+    remember(a.build, data)
     data["thresholds"] = [{k: r[k] for k in ("entry", "figure", "threshold", "reason")} for r in gate_rules(a)]
     if a.out:
         write_json(a.out, data)
@@ -732,7 +800,10 @@ def cmd_check(a):
             status = verdict(rows, "(the working tree is cheaper than %s there)" % commit)
             write_formats(a.out_dir, rows, base, now, commit, status)
             return status
-        now = measure(a.build, regex=a.entries)
+        now = recall(a.build, a.entries)
+        if now is None:
+            now = measure(a.build, regex=a.entries)
+            remember(a.build, now)
         write_json(os.path.join(a.build, "perf-now.json"), now)
     if a.entries is not None:
         base = dict(base, entries=[e for e in base["entries"] if a.entries.search(e["name"])])

@@ -158,7 +158,8 @@ static const char *const machine_keys[][2] = {
 	{ "cpu", "CPU" }, { "cores", "cores" }, { "memory", "memory" }, { "kernel", "kernel" },
 	{ "os", "OS" }, { "compiler", "compiler" }, { "cmake", "CMake" }, { "benchmark", "Google Benchmark" },
 	{ "glibc", "glibc" }, { "gnuplot", "gnuplot" }, { "nlohmann_json", "nlohmann-json" },
-	{ "commit", "ratelab commit" }, { "date", "run started" }, { "make_bench", "make bench" }
+	{ "commit", "ratelab commit" }, { "date", "run started" }, { "make_bench", "make bench" },
+	{ "lengths", "measurement lengths" }
 };
 
 void br_machine(struct br_in *in, struct sr_buf *o)

@@ -21,6 +21,10 @@
 #   gate.sh algo7       SRC WORK   the test-only seventh algorithm, added to the ops
 #                                  list, gets its entries with no edit of the gate
 #   gate.sh thresholds  SRC WORK   the thresholds file's bad lines refused with FILE:LINE
+#   gate.sh reuse       SRC WORK   a check after a measure of the same binaries reuses
+#                                  its figures (make bench's perf step, then make
+#                                  perf-check: callgrind once), and says so; another
+#                                  fingerprint, or an entry not measured, is measured
 set -euo pipefail
 mode=$1 src=$2 work=$3
 PY=/usr/bin/python3
@@ -226,8 +230,41 @@ thresholds)
 	grep -q "^  store/\*  *ir  *+7%  set for this run" "$work/th.out" || { cat "$work/th.out"; fail "override not listed"; }
 	echo "thresholds: unknown entry, negative, missing reason, unknown figure, bad header, short line, bad override refused"
 	;;
+reuse)
+	entry=hot/gcra/verdict
+	$PY "$src/bench/perf/perf.py" --build "$build" measure --entry "$entry" --out "$work/reuse-measured.json"
+	out=$work/reuse.out
+	$PY "$src/bench/perf/perf.py" --build "$build" --entries "^$entry\$" --out-dir "$work/reuse-out" check >"$out" 2>&1 ||
+		{ cat "$out"; fail "check after measure"; }
+	grep -q "^perf: the figures measured .* for these very binaries (.*perf-measured.json, fingerprint [0-9a-f]\{12\}): not measured again$" "$out" ||
+		{ cat "$out"; fail "the check measured again the binaries just measured"; }
+	grep -q '^perf: PASS$' "$out" || { cat "$out"; fail "no PASS"; }
+	$PY - "$work/reuse-measured.json" "$work/reuse-out/perf-now.json" "$entry" <<'PYEOF' || fail "reused figures differ from the measured ones"
+import json, sys
+a, b = (json.load(open(p))["entries"] for p in sys.argv[1:3])
+pick = lambda es: [{k: e[k] for k in ("name", "totals", "ir", "est_cycles", "d1_miss", "ll_miss", "bmiss")}
+                   for e in es if e["name"] == sys.argv[3]]
+assert pick(a) and pick(a) == pick(b), (pick(a), pick(b))
+PYEOF
+	# another fingerprint (as after any change of the binaries): measured, no reuse line
+	cache=$build/perf-measured.json
+	cp "$cache" "$work/reuse-cache.json"
+	sed -i 's/"fingerprint": "\(.\)/"fingerprint": "x\1/' "$cache"
+	$PY "$src/bench/perf/perf.py" --build "$build" --entries "^$entry\$" --out-dir "$work/reuse-out" check >"$out" 2>&1 ||
+		{ cat "$out"; fail "check with another fingerprint"; }
+	grep -q "not measured again" "$out" && { cat "$out"; fail "reused the figures of another fingerprint"; }
+	grep -q '^perf: PASS$' "$out" || { cat "$out"; fail "no PASS after measuring"; }
+	# an entry the file lacks: measured, then kept beside the others
+	$PY "$src/bench/perf/perf.py" --build "$build" --entries "^hot/gcra/" --out-dir "$work/reuse-out" check >"$out" 2>&1 ||
+		{ cat "$out"; fail "check of hot/gcra/*"; }
+	grep -q "not measured again" "$out" && { cat "$out"; fail "reused a file without hot/gcra/answer"; }
+	$PY "$src/bench/perf/perf.py" --build "$build" --entries "^hot/gcra/answer\$" --out-dir "$work/reuse-out" check >"$out" 2>&1 ||
+		{ cat "$out"; fail "check of hot/gcra/answer"; }
+	grep -q "not measured again" "$out" || { cat "$out"; fail "hot/gcra/answer, just measured, measured again"; }
+	echo "reuse: a check after a measure of the same binaries reuses its figures; another fingerprint or a missing entry is measured"
+	;;
 *)
-	echo "usage: gate.sh build|determinism|lowered|planted|provenance|shallow|algo7|thresholds SRC WORK" >&2
+	echo "usage: gate.sh build|determinism|lowered|planted|provenance|shallow|algo7|thresholds|reuse SRC WORK" >&2
 	exit 2
 	;;
 esac
