@@ -155,6 +155,41 @@ static int real(struct reader *rd, const char *text, const char *what, double *o
 	return 0;
 }
 
+/* meta.csv's rows of the import's skips and assumptions (study_write.c's write_meta_import) into st. */
+static int meta_import(struct reader *rd, const char *k, const char *v, struct sim_import_stats *st)
+{
+	int64_t x;
+
+	for (int r = 0; r < SIM_SKIP_COUNT; r++) {
+		size_t n = strlen(sim_import_skip_name[r]);
+		if (strncmp(k, "skipped_", 8) || strncmp(k + 8, sim_import_skip_name[r], n))
+			continue;
+		const char *rest = k + 8 + n;
+		if (!*rest) {
+			if (num(rd, v, k, &x))
+				return -1;
+			st->skip[r] = (size_t)x;
+		} else if (!strncmp(rest, "_at_", 4)) {
+			if (!rl_parse_i64(rest + 4, &x) || x < 1 || x > SIM_IMPORT_EXAMPLES)
+				return bad(rd, "%s: the example's number is not 1 to %d", k, SIM_IMPORT_EXAMPLES);
+			snprintf(st->where[r][x - 1], sizeof(st->where[r][x - 1]), "%s", v);
+		}
+	}
+	const char *counts[] = { "requests_cost_zero", "requests_anonymous", "requests_no_offset" };
+	size_t *to[] = { &st->cost_zero, &st->anon, &st->no_offset };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(k, counts[i])) {
+			if (num(rd, v, k, &x))
+				return -1;
+			*to[i] = (size_t)x;
+		}
+	if (!strcmp(k, "tz"))
+		snprintf(st->tz, sizeof(st->tz), "%s", v);
+	if (!strcmp(k, "format_detected"))
+		st->detected = !strcmp(v, "yes");
+	return 0;
+}
+
 /* meta.csv: the fields a merge keeps or checks. */
 static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, char *rules, char *algos,
 		     char *windows, size_t len)
@@ -189,6 +224,8 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 		s->import.lines = !strcmp(k, "lines_read") ? (size_t)x : s->import.lines;
 		s->import.skipped = !strcmp(k, "lines_skipped") ? (size_t)x : s->import.skipped;
 		s->import.without_cost = !strcmp(k, "requests_without_cost") ? (size_t)x : s->import.without_cost;
+		if (meta_import(rd, k, v, &s->import))
+			return -1;
 		if (!strncmp(k, "skipped_example_", 16) && s->import.nexamples < SIM_IMPORT_FIRST_BAD)
 			snprintf(s->import.example[s->import.nexamples++], sizeof(s->import.example[0]), "%s", v);
 		if (!strcmp(k, "target_keys") && !sim_study_target_parse(v, &s->target_keys))
