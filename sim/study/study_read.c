@@ -1,8 +1,8 @@
 /*
  * study_read.c - reads a study directory's six CSV files (as
  * sim_study_write writes them) back into a struct sim_study, for
- * `ratelab study --merge`. RFC 4180 records: a quoted field may hold ',',
- * '"' (doubled) and line breaks. Anything not as written is refused with
+ * `ratelab study --merge`, through the one CSV reader (csv.h, RFC 4180:
+ * a quoted field may hold ',', '"' doubled and line breaks). Anything not as written is refused with
  * FILE:LINE and the reason: a merge never guesses.
  */
 #include "study.h"
@@ -13,17 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "ratelab/parse.h"
 
-#define MAX_FIELDS 32
-
+/* A file read whole by the one CSV reader (csv.h), then walked record by record: the header first. */
 struct csv {
-	char path[PATH_MAX];
-	char *buf;
-	size_t len, pos;
+	struct sim_csv t;
+	size_t next;   /* the next record: 0 the header, r + 1 row r */
 	long line;     /* the line the last record began on */
-	long next_line;
-	char *f[MAX_FIELDS];
+	char **f;      /* its fields */
 	int nf;
 };
 
@@ -41,85 +39,54 @@ static int bad(struct reader *rd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(rd->msg, rd->msg_len, "%s:%ld: %s", rd->c.path, rd->c.line, why);
+	snprintf(rd->msg, rd->msg_len, "%s:%ld: %s", rd->c.t.path ? rd->c.t.path : "", rd->c.line, why);
 	return -1;
 }
+
+/* The study's files as study_write.c writes them: a header named once each,
+ * no comments, an empty line a record; the fields' counts are checked here. */
+static const struct sim_csv_rules study_rules = { false, false, true, true };
 
 static int csv_open(struct reader *rd, const char *dir, const char *name)
 {
 	struct csv *c = &rd->c;
-	FILE *f;
-	long size;
+	char path[PATH_MAX + 32], *text = NULL;
+	size_t text_len = 0;
 
-	free(c->buf);
-	memset(c, 0, sizeof(*c));
-	snprintf(c->path, sizeof(c->path), "%s/%s", dir, name);
-	c->next_line = 1;
-	if (!(f = fopen(c->path, "rb"))) {
-		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", c->path, strerror(errno));
+	sim_csv_free(&c->t);
+	*c = (struct csv){ 0 };
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/* the reader's message ("FILE:LINE: problem", or "FILE: reason") caught for msg */
+	FILE *err = open_memstream(&text, &text_len);
+	if (!err) {
+		snprintf(rd->msg, rd->msg_len, "cannot read '%s': out of memory", path);
 		return -1;
 	}
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-	    !(c->buf = malloc((size_t)size + 1)) || fread(c->buf, 1, (size_t)size, f) != (size_t)size) {
-		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", c->path,
-			 c->buf ? strerror(errno) : "out of memory");
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	c->len = (size_t)size;
-	c->buf[c->len] = '\0';
-	return 0;
+	int rc = sim_csv_read(&c->t, path, &study_rules, "", err);
+	fclose(err);
+	if (rc == SIM_CSV_OK && !c->t.present)
+		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", path, strerror(ENOENT));
+	else if (rc != SIM_CSV_OK)
+		snprintf(rd->msg, rd->msg_len, "%.*s", text && text_len ? (int)text_len - 1 : 0, text ? text : "");
+	free(text);
+	return rc == SIM_CSV_OK && c->t.present ? 0 : -1;
 }
 
-/* The next record into c->f (fields unescaped in place): 1, 0 at the end, -1 malformed. */
+/* The next record into c->f: 1, 0 at the end. */
 static int csv_next(struct reader *rd)
 {
 	struct csv *c = &rd->c;
-	char *w;
 
-	c->nf = 0;
-	c->line = c->next_line;
-	if (c->pos >= c->len)
+	if (c->next > c->t.nrows) { /* the end: a message after it names the line past the last record */
+		c->nf = 0;
+		c->line = c->t.nrows ? c->t.line[c->t.nrows - 1] + 1 : 2;
 		return 0;
-	for (;;) {
-		if (c->nf == MAX_FIELDS)
-			return bad(rd, "more than %d fields", MAX_FIELDS);
-		char *r = c->buf + c->pos;
-		c->f[c->nf++] = w = r;
-		if (*r == '"') {
-			for (r++;; r++) {
-				if (r >= c->buf + c->len)
-					return bad(rd, "a quoted field is not closed");
-				if (*r == '"' && r[1] == '"')
-					r++;
-				else if (*r == '"')
-					break;
-				c->next_line += *r == '\n';
-				*w++ = *r;
-			}
-			r++;
-		} else {
-			for (; *r && *r != ',' && *r != '\n' && *r != '\r' && *r != '"'; r++)
-				*w++ = *r;
-			if (*r == '"')
-				return bad(rd, "a '\"' inside an unquoted field");
-		}
-		char end = *r;
-		*w = '\0';
-		c->pos = (size_t)(r - c->buf) + (end != '\0');
-		if (end == ',')
-			continue;
-		if (end == '\r') {
-			if (c->buf[c->pos] != '\n')
-				return bad(rd, "a CR not followed by LF");
-			c->pos++;
-		} else if (end != '\n' && end != '\0') {
-			return bad(rd, "text after a closing quote");
-		}
-		c->next_line++;
-		return 1;
 	}
+	size_t r = c->next++;
+	c->f = r ? c->t.row[r - 1] : c->t.col;
+	c->nf = (int)(r ? c->t.nf[r - 1] : c->t.ncols);
+	c->line = r ? c->t.line[r - 1] : 1;
+	return 1;
 }
 
 static int expect_header(struct reader *rd, const char *dir, const char *name, const char *header)
@@ -579,7 +546,7 @@ int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_l
 		rc = read_limits(&rd, dir, s);
 	if (!rc)
 		rc = read_placement(&rd, dir, s);
-	free(rd.c.buf);
+	sim_csv_free(&rd.c.t);
 	if (rc)
 		sim_study_free(s);
 	return rc;
