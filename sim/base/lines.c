@@ -32,8 +32,12 @@ char *sim_lines_next(struct sim_lines *r)
 		memcpy(r->text, r->buf, (size_t)n + 1);
 		r->has_nul = memchr(r->buf, '\0', (size_t)n) != NULL;
 		const char *p = r->buf + strspn(r->buf, " \t");
-		if (r->has_nul || (*p && *p != '#'))
+		if (r->has_nul || (*p && *p != '#')) {
+			r->records++;
 			return r->buf;
+		}
+		if (*p == '#' && r->on_comment)
+			r->on_comment(r->comment_arg, r->buf);
 	}
 	return NULL;
 }

@@ -30,7 +30,13 @@ struct sim_lines {
 	char *buf, *text;
 	size_t cap, text_cap;
 	long lineno;
+	long records;  /* the lines returned (neither blank nor a comment) */
 	bool has_nul;
+	/* Optional: handed each '#' comment line (no line ending) before it is
+	 * skipped, e.g. a trace's "# ratelab trace:" line (trace.h); arg is
+	 * comment_arg. Not called for data lines: the readers' loops pay nothing. */
+	void (*on_comment)(void *arg, const char *line);
+	void *comment_arg;
 };
 char *sim_lines_next(struct sim_lines *r);
 void sim_lines_free(struct sim_lines *r);

@@ -83,7 +83,9 @@ static const char usage[] =
 	"               repeatable, T increasing; a key's state converts at its\n"
 	"               first line under the new rule (docs/library.md, \"A rule\n"
 	"               change\"); in process and with --redis alike; not with --config\n"
-	"Blank lines and lines starting with # are skipped.\n";
+	"Blank lines and lines starting with # are skipped; after a line '# ratelab\n"
+	"trace: ... origin_ns=O' (as `ratelab import` writes first), a time is O + T.\n"
+	"An input with no request is an error.\n";
 
 enum { O_ALGO, O_LIMIT, O_WINDOW, O_BURST, O_POLICY, O_SHADOW, O_CONFIG, O_EXPLAIN, O_HEADERS, O_LEGACY,
        O_REDIS, O_REDIS_BATCH, O_REDIS_PREFIX, O_REDIS_TIMEOUT, O_COUNT };
@@ -405,6 +407,15 @@ static int replay_setup(struct cli_replay *rp, const struct rule_at_args *ra)
 	return CLI_EXIT_OK;
 }
 
+/* An input read to its end without one request is bad input, in the words of `ratelab import`. */
+static int no_request(const struct cli_replay *rp, const struct sim_lines *in, int status)
+{
+	if (status != CLI_EXIT_OK || in->records || ferror(in->in) || !feof(in->in))
+		return status;
+	const char *path = rp->ro.trace && strcmp(rp->ro.trace, "-") ? rp->ro.trace : NULL;
+	return cli_usage_error("replay", "%s holds no request", path ? cli_quote(path) : "standard input");
+}
+
 int cli_cmd_replay(int argc, char **argv)
 {
 	struct cli_replay rp = { 0 };
@@ -427,15 +438,17 @@ int cli_cmd_replay(int argc, char **argv)
 		return status;
 	}
 
-	struct sim_lines in = { 0 };
+	struct sim_trace_header header = { 0 };
+	struct sim_lines in = { .on_comment = sim_trace_header_take, .comment_arg = &header };
 
+	rp.header = &header;
 	if ((status = cli_open_input("replay", rp.ro.trace, &in.in))) {
 		replay_free(&rp);
 		return status;
 	}
 
 	if (rp.ro.redis) {
-		status = cli_replay_redis(&rp, &in);
+		status = no_request(&rp, &in, cli_replay_redis(&rp, &in));
 		cli_close_input(in.in);
 		sim_lines_free(&in);
 		replay_free(&rp);
@@ -448,7 +461,7 @@ int cli_cmd_replay(int argc, char **argv)
 	}
 
 	status = rp.pl ? cli_replay_policy_in_process(&rp, &in) : cli_replay_in_process(&rp, &in);
-	status = cli_lines_end(&in, "replay", status);
+	status = no_request(&rp, &in, cli_lines_end(&in, "replay", status));
 	cli_close_input(in.in);
 	sim_lines_free(&in);
 	replay_free(&rp);

@@ -70,7 +70,12 @@ static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct
 	struct sim_trace_line l;
 	char why[SIM_QUOTE_SIZE + 80];
 
-	if (in->has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+	bool ok = !in->has_nul && sim_trace_line_parse(line, &l, why, sizeof(why));
+	if (ok && rp->header->origin_ns && !sim_trace_header_apply(rp->header, &l.t_ns)) {
+		snprintf(why, sizeof(why), "%s", SIM_TRACE_PAST_ORIGIN);
+		ok = false;
+	}
+	if (!ok) {
 		int status = bad_line(in, why);
 		return status ? status : CLI_EXIT_USAGE; /* never 0: out is unset */
 	}

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "keymap.h"
 #include "lines.h"
+#include "trace.h"
 #include "ratelab/algo.h"
 #include "ratelab/policy.h"
 #include "ratelab/registry.h"
@@ -50,6 +51,9 @@ struct cli_replay {
 	struct rl_registry *reg;
 	size_t nmaps;
 	struct sim_keymap *maps;
+	/* the input's "# ratelab trace:" line (trace.h), its origin_ns added to
+	 * every later line's times; the line reader's on_comment fills it */
+	struct sim_trace_header *header;
 };
 
 /* One parsed line: key points into the line. */

@@ -210,7 +210,16 @@ static int parse(const struct cli_replay *rp, const struct sim_lines *in, char *
 {
 	char why[SIM_QUOTE_SIZE + 120], msg[2 * SIM_QUOTE_SIZE + 240];
 
-	if (in->has_nul || !sim_trace_line_parse_settle(line, l, why, sizeof(why))) {
+	bool ok = !in->has_nul && sim_trace_line_parse_settle(line, l, why, sizeof(why));
+	if (ok && rp->header->origin_ns && (l->t_ns > RL_TIME_MAX_NS - rp->header->origin_ns ||
+					    (l->has_settle && l->done_ns > RL_TIME_MAX_NS - rp->header->origin_ns))) {
+		snprintf(why, sizeof(why), "%s", SIM_TRACE_PAST_ORIGIN);
+		ok = false;
+	} else if (ok) { /* the trace's origin: T and DONE_T alike */
+		l->t_ns += rp->header->origin_ns;
+		l->done_ns += l->has_settle ? rp->header->origin_ns : 0;
+	}
+	if (!ok) {
 		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
 				     in->has_nul ? SIM_TRACE_LINE_NUL : why);
 		return cli_usage_error("replay", "%s", msg);

@@ -40,6 +40,7 @@ struct run {
 	int64_t own_bound;           /* rl_limiter_max_admitted(lim, W - 1) */
 	const struct sim_hooks *hooks;
 	int64_t bucket_ns;
+	int64_t origin_ns;           /* the run's time 0 on the limiters' clock (sim_traffic.h) */
 	struct sim_result *res;
 	const struct sim_decider *ext; /* the external decider, when lim is NULL */
 };
@@ -106,8 +107,8 @@ observe:
 			ks->peak_heap = heap;
 	}
 	const struct sim_hooks *h = r->hooks;
-	if (h) {
-		size_t b = (size_t)(t / r->bucket_ns);
+	if (h) { /* the series and the hooks count in the run's time */
+		size_t b = (size_t)((t - r->origin_ns) / r->bucket_ns);
 		if (b < h->nbuckets) {
 			if (h->series_admitted)
 				h->series_admitted[b] += v;
@@ -115,7 +116,7 @@ observe:
 				h->series_rejected[b] += !v;
 		}
 		if (h->on_decision)
-			h->on_decision(h->arg, t, key, v);
+			h->on_decision(h->arg, t - r->origin_ns, key, v);
 	}
 	return v;
 }
@@ -130,11 +131,13 @@ static inline int64_t measured_at(const struct run *r, uint32_t key, int64_t t)
 	return r->clamp ? r->refs[key].last_ns : t;
 }
 
-static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+/* The engine's time t (from the run's 0) is handed to the limiters as origin_ns + t. */
+static int decide(void *ctx, int64_t t_run, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct run *r = ctx;
 	struct rl_decision d;
 	void *st = r->states + (size_t)key * r->state_size;
+	int64_t t = r->origin_ns + t_run;
 	int v = rl_limiter_check_n(r->lim, st, t, cost, retry_ns ? &d : NULL);
 	int ref = r->compare ? rl_limiter_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 
@@ -148,9 +151,10 @@ static int decide(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *ret
 }
 
 /* The same with the external decider's verdict and retry-after. */
-static int decide_external(void *ctx, int64_t t, uint32_t key, int64_t cost, int64_t *retry_ns)
+static int decide_external(void *ctx, int64_t t_run, uint32_t key, int64_t cost, int64_t *retry_ns)
 {
 	struct run *r = ctx;
+	int64_t t = r->origin_ns + t_run;
 	int v = r->ext->decide(r->ext->ctx, t, key, cost, retry_ns);
 
 	if (v < 0)
@@ -239,7 +243,7 @@ static int run_with(struct sim_traffic *tr, const struct rl_algo *algo, const st
 		return rc;
 	struct run r = {
 		.lim = algo ? &lim : NULL, .ext = ext, .ref = &ref, .state_size = algo ? algo->state_size : 0,
-		.hooks = hooks, .bucket_ns = sc->bucket_ns, .res = res,
+		.hooks = hooks, .bucket_ns = sc->bucket_ns, .origin_ns = tr->origin_ns, .res = res,
 		.owns_heap = algo && algo->heap_bytes != NULL, .compare = sc->compare, .clamp = sc->compare && tr->replays,
 		.states = calloc(n, algo ? algo->state_size : 1), .refs = calloc(n, sizeof(*r.refs)),
 		.track = calloc(n, sizeof(*r.track)),

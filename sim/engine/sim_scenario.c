@@ -24,7 +24,7 @@
 #include "lines.h"
 #include "ratelab/algo.h"
 #include "ratelab/parse.h"
-#include "trace_line.h"
+#include "trace_load.h"
 
 #define UNSET (-1)
 #define MAX_KEYS 10000000LL /* keys per source */
@@ -644,43 +644,43 @@ static int check_work(struct parse *p)
 }
 
 /*
- * The latest time of the trace at path, ns, into *max (-1: no line); the
- * trace's lines are read as the engine reads them (trace_line.h). 1, or 0
- * after the message of the first bad line.
+ * The latest time of the trace at path, ns, into *max (-1: no line), and
+ * its time 0 into *origin (its origin_ns, or its earliest time if
+ * earlier); the trace is read as the engine reads it (trace_load.h). 1, or
+ * 0 after the message of the first bad line.
  */
-static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t *max)
+static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t *max, int64_t *origin)
 {
-	struct sim_lines in = { .in = fopen(t->file, "r") };
-	char *line, why[SIM_QUOTE_SIZE + 80], bad[2 * SIM_QUOTE_SIZE + 200], path[SIM_QUOTE_SIZE];
+	FILE *in = fopen(t->file, "r");
+	char msg[2 * SIM_QUOTE_SIZE + 200], path[SIM_QUOTE_SIZE];
+	struct sim_trace tr;
 	struct stat st;
-	int ok = 1;
 
 	*max = -1;
+	*origin = 0;
 	sim_quote(path, t->file);
-	if (!in.in)
+	if (!in)
 		return fail(p, t->line, "[traffic %s]: cannot open the trace %s", t->name, path);
 	/* read twice (here, then by the engine): a pipe or a device cannot be */
-	if (fstat(fileno(in.in), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(in.in);
+	if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(in);
 		return fail(p, t->line, "[traffic %s]: the trace %s is not a regular file: give duration (without "
 			    "it, the trace is read once for its span before the run)", t->name, path);
 	}
-	while (ok && (line = sim_lines_next(&in))) {
-		struct sim_trace_line l;
-		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
-			sim_trace_line_error(bad, sizeof(bad), t->file, in.lineno, in.has_nul ? NULL : in.text,
-					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
-			ok = fail(p, t->line, "[traffic %s]: %s", t->name, bad);
-		} else if (l.t_ns > *max) {
-			*max = l.t_ns;
-		}
+	int rc = sim_trace_load(in, t->file, &tr, msg, sizeof(msg));
+	fclose(in);
+	if (rc == RL_EINVAL)
+		return fail(p, t->line, "[traffic %s]: %s", t->name, msg);
+	if (rc)
+		return fail(p, t->line, "[traffic %s]: cannot read the trace %s%s", t->name, path,
+			    rc == RL_ENOMEM ? ": out of memory" : "");
+	*origin = tr.origin_ns;
+	for (size_t i = 0; i < tr.n; i++) {
+		*max = tr.t_ns[i] > *max ? tr.t_ns[i] : *max;
+		*origin = tr.t_ns[i] < *origin ? tr.t_ns[i] : *origin;
 	}
-	if (ok && (ferror(in.in) || !feof(in.in)))
-		ok = fail(p, t->line, "[traffic %s]: cannot read the trace %s%s", t->name, path,
-			  ferror(in.in) ? "" : ": out of memory");
-	sim_lines_free(&in);
-	fclose(in.in);
-	return ok;
+	sim_trace_free(&tr);
+	return 1;
 }
 
 /*
@@ -690,7 +690,7 @@ static int trace_max(struct parse *p, const struct sim_traffic_spec *t, int64_t 
 static int default_duration(struct parse *p)
 {
 	struct sim_scenario *sc = p->sc;
-	int64_t span = -1, max;
+	int64_t last = -1, first = 0, max, origin; /* over the traces: the latest time, the earliest origin */
 	bool replay = false;
 
 	for (size_t i = 0; i < sc->ntraffic; i++) {
@@ -699,12 +699,15 @@ static int default_duration(struct parse *p)
 			continue;
 		if (!t->file[0])
 			return fail(p, t->line, "[traffic %s]: type replay needs file = PATH", t->name);
-		replay = true;
-		if (!trace_max(p, t, &max))
+		if (!trace_max(p, t, &max, &origin))
 			return 0;
-		if (max >= span)
-			span = max < RL_TIME_MAX_NS ? max + 1 : RL_TIME_MAX_NS;
+		if (max >= 0) /* a trace with a request */
+			first = last < 0 || origin < first ? origin : first;
+		last = max > last ? max : last;
+		replay = true;
 	}
+	/* the run counts from the earliest origin (sim_traffic.h's origin_ns) */
+	int64_t span = last < 0 ? -1 : last - first < RL_TIME_MAX_NS ? last - first + 1 : RL_TIME_MAX_NS;
 	if (!replay)
 		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration (without "
 			    "duration only when a source replays a trace: the duration is then its span)");

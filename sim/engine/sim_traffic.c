@@ -21,79 +21,65 @@
 #include "ratelab/parse.h"
 #include "sim_math.h"
 #include "sim_queue.h"
-#include "trace_line.h"
+#include "trace_load.h"
 
 #define PROGRESS_EVERY (1u << 22) /* events between looks at the wall clock */
 
+/* The source's trace file, loaded whole (trace_load.h); its origin kept for the run's. */
 static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t msg_len)
 {
 	const char *path = s->spec->file;
-	struct sim_lines in = { .in = fopen(path, "r") };
-	struct sim_keymap ids;
-	size_t cap = 0;
-	int rc = RL_OK;
-	char *line;
+	FILE *in = fopen(path, "r");
+	struct sim_trace t;
 
-	if (!in.in) {
+	if (!in) {
 		char q[SIM_QUOTE_SIZE];
 		snprintf(msg, msg_len, "%s:%d: [traffic %s]: cannot open the trace %s", ini, s->spec->line,
 			 s->spec->name, sim_quote(q, path));
 		return RL_EINVAL;
 	}
-	if ((rc = sim_keymap_init(&ids, sizeof(uint32_t)))) {
-		fclose(in.in);
-		snprintf(msg, msg_len, "key map: %s%s", rl_strerror(rc),
-			 rc == RL_EINVAL ? " (" SIM_HASH_SEED_ENV " is not a non-negative integer)" : "");
+	int rc = sim_trace_load(in, path, &t, msg, msg_len);
+	fclose(in);
+	if (rc)
 		return rc;
+	s->trace_ns = t.t_ns;
+	s->trace_key = t.key;
+	s->trace_cost = t.cost;
+	s->trace_len = t.n;
+	s->trace_origin_ns = t.origin_ns;
+	s->nkeys = t.nkeys ? (uint32_t)t.nkeys : 1;
+	t.t_ns = NULL;
+	t.key = t.cost = NULL;
+	sim_trace_free(&t); /* the key names: the engine keys by id */
+	return RL_OK;
+}
+
+/*
+ * The run's time 0: the earliest origin_ns of the replayed traces (0
+ * without one), so that the limiters see a trace's own times (origin_ns +
+ * T) while the run counts from 0; each trace's times moved to the run's
+ * clock (T as written for the trace whose origin it is).
+ */
+static void run_origin(struct sim_traffic *tr)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < tr->nsources; i++) {
+		const struct sim_source *s = &tr->src[i];
+		if (s->spec->type != SIM_TRAFFIC_REPLAY)
+			continue;
+		int64_t o = s->trace_origin_ns; /* a later header may lower it: never past a time */
+		for (size_t k = 0; k < s->trace_len; k++)
+			o = s->trace_ns[k] < o ? s->trace_ns[k] : o;
+		if (!any || o < tr->origin_ns)
+			tr->origin_ns = o;
+		any = true;
 	}
-	while (rc == RL_OK && (line = sim_lines_next(&in))) {
-		struct sim_trace_line l;
-		char why[SIM_QUOTE_SIZE + 80];
-		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
-			sim_trace_line_error(msg, msg_len, path, in.lineno, in.has_nul ? NULL : in.text,
-					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
-			rc = RL_EINVAL;
-		} else {
-			uint32_t *id = sim_keymap_get(&ids, l.key, l.key_len);
-			if (s->trace_len == cap) {
-				cap = cap ? cap * 2 : 1024;
-				int64_t *ts = realloc(s->trace_ns, cap * sizeof(*ts));
-				if (ts)
-					s->trace_ns = ts;
-				uint32_t *ks = realloc(s->trace_key, cap * sizeof(*ks));
-				if (ks)
-					s->trace_key = ks;
-				uint32_t *cs = realloc(s->trace_cost, cap * sizeof(*cs));
-				if (cs)
-					s->trace_cost = cs;
-				if (!ts || !ks || !cs)
-					id = NULL;
-			}
-			if (!id) {
-				snprintf(msg, msg_len, "out of memory");
-				rc = RL_ENOMEM;
-				break;
-			}
-			if (!*id)
-				*id = (uint32_t)ids.len; /* ids start at 1; 0 marks a new key */
-			s->trace_ns[s->trace_len] = l.t_ns;
-			s->trace_cost[s->trace_len] = l.has_cost ? (uint32_t)l.cost : 0;
-			s->trace_key[s->trace_len++] = *id - 1;
-		}
+	for (size_t i = 0; i < tr->nsources; i++) {
+		struct sim_source *s = &tr->src[i];
+		for (size_t k = 0; s->spec->type == SIM_TRAFFIC_REPLAY && k < s->trace_len; k++)
+			s->trace_ns[k] -= tr->origin_ns; /* >= 0: every time is at least its origin */
 	}
-	/* the reader's NULL is the end only with feof: else a read error or its own out-of-memory */
-	if (rc == RL_OK && ferror(in.in)) {
-		snprintf(msg, msg_len, "%s:%ld: cannot read: %s", path, in.lineno + 1, strerror(errno));
-		rc = RL_EIO;
-	} else if (rc == RL_OK && !feof(in.in)) {
-		snprintf(msg, msg_len, "%s:%ld: out of memory", path, in.lineno);
-		rc = RL_ENOMEM;
-	}
-	s->nkeys = ids.len ? (uint32_t)ids.len : 1;
-	sim_lines_free(&in);
-	sim_keymap_destroy(&ids);
-	fclose(in.in);
-	return rc;
 }
 
 /*
@@ -170,8 +156,7 @@ int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, ui
 		s->nkeys = (uint32_t)spec->keys;
 		if (spec->type == SIM_TRAFFIC_REPLAY) {
 			tr->replays = true;
-			if ((rc = load_trace(s, sc->file, msg, msg_len)) == RL_OK)
-				rc = replay_range(s, sc->file, msg, msg_len);
+			rc = load_trace(s, sc->file, msg, msg_len);
 		} else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY) {
 			rc = make_zipf(s);
 		}
@@ -197,6 +182,15 @@ int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, ui
 			s->mean_ns = s->mean_ns * 100.0 / (100.0 + (double)spec->amplitude_pct);
 	}
 	tr->nkeys = (uint32_t)keys;
+	run_origin(tr);
+	for (size_t i = 0; i < tr->nsources; i++) {
+		int rc = tr->src[i].spec->type == SIM_TRAFFIC_REPLAY ? replay_range(&tr->src[i], sc->file, msg, msg_len)
+								     : RL_OK;
+		if (rc) {
+			sim_traffic_destroy(tr);
+			return rc;
+		}
+	}
 	return RL_OK;
 }
 

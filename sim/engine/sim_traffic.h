@@ -56,6 +56,7 @@ struct sim_source {
 	uint32_t *trace_key; /* replay: key ids relative to key_base */
 	uint32_t *trace_cost; /* replay: each line's COST, units; 0 = the source's cost */
 	size_t trace_len;
+	int64_t trace_origin_ns; /* replay: the trace's origin_ns (trace.h), epoch ns; 0 without one */
 	size_t trace_first, trace_end; /* replay: the lines replayed, [first, end) */
 };
 
@@ -82,6 +83,9 @@ struct sim_traffic {
 	uint32_t nkeys;          /* keys over all sources */
 	bool progress;           /* report progress of long runs on stderr */
 	bool replays;            /* a source replays a trace: a decider's time may go back */
+	int64_t origin_ns;       /* the run's time 0 on the traces' clock, epoch ns (the earliest
+				  * replayed trace's origin_ns, 0 without one): a decider is handed
+				  * origin_ns + t, so a fixed window aligns as on the trace's own times */
 	struct sim_clients polite; /* the last run's polite clients */
 };
 

@@ -6,9 +6,7 @@
  * the suggested limit (the --target-keys share, meta.csv's target_keys)
  * with the keys it would refuse, the heaviest first (clients.csv), the
  * share of requests it refuses and the algorithm recommended at it. Then
- * what was read and assumed: lines read and skipped with the first
- * examples, requests without a cost, the time zone, the resolution and
- * the tick placement.
+ * what was read and assumed (study_report_read.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -144,63 +142,6 @@ static void answer_window(const struct sr_study *s, const struct sr_charts *ch, 
 		sr_img(d, c->file, c->title);
 }
 
-static void assumptions(const struct sr_study *s, struct sr_doc *d)
-{
-	sr_h(d, 2, "What was read and assumed");
-	const char *lines = sr_meta(s, "lines_read"), *skipped = sr_meta(s, "lines_skipped");
-	if (lines && skipped) {
-		sr_li(d, "Lines read: %s; skipped: %s (each skipped line is counted once, for the first reason it "
-			 "fails; the reasons are not counted apart).", lines, skipped);
-		for (int i = 1; i <= 5; i++) {
-			char name[32];
-			snprintf(name, sizeof(name), "skipped_example_%d", i);
-			const char *ex = sr_meta(s, name);
-			if (ex)
-				sr_li(d, "Skipped: %s", ex);
-		}
-	} else {
-		sr_li(d, "Lines read and skipped: not recorded in meta.csv.");
-	}
-	const char *nocost = sr_meta(s, "requests_without_cost");
-	if (nocost)
-		sr_li(d, "Requests without a cost: %s of %llu (each counts 1%s).", nocost,
-		      (unsigned long long)s->requests, s->cost ? "; the others count their cost" : "");
-	const char *f = s->format;
-	if (strcmp(f, "combined") == 0)
-		sr_li(d, "Time zone: each line's own UTC offset (as in [10/Oct/2024:13:55:36 +0200]) applied; "
-			 "every time is UTC.");
-	else if (strcmp(f, "jsonl") == 0 || strcmp(f, "csv") == 0)
-		sr_li(d, "Time zone: RFC 3339 times with their own offset (Z or +hh:mm) applied; numeric times are "
-			 "since the Unix epoch (UTC) in --time-unit; every time is UTC.");
-	else
-		sr_li(d, "Time zone: none; a trace's times are nanoseconds as written.");
-	char res[64];
-	uint64_t r = s->resolution_ns;
-	if (r >= 1000000000 && r % 1000000000 == 0)
-		snprintf(res, sizeof(res), "%llu s", (unsigned long long)(r / 1000000000));
-	else if (r >= 1000000 && r % 1000000 == 0)
-		snprintf(res, sizeof(res), "%llu ms", (unsigned long long)(r / 1000000));
-	else if (r >= 1000 && r % 1000 == 0)
-		snprintf(res, sizeof(res), "%llu us", (unsigned long long)(r / 1000));
-	else
-		snprintf(res, sizeof(res), "%llu ns", (unsigned long long)r);
-	if (s->nalt) {
-		struct sr_buf b = {0};
-		for (size_t i = 0; i < s->nalt; i++)
-			if (i == 0 || strcmp(s->alt[i].rule, s->alt[i - 1].rule) != 0)
-				sr_printf(&b, "%s%s", i ? ", " : "", s->alt[i].rule);
-		sr_li(d, "Rules whose W/N is finer than the time resolution, decided both with and without --spread "
-			 "(placement.csv; the recommendation says where the verdicts agree): %s.", b.p ? b.p : "");
-		d->oom |= b.oom;
-		sr_buf_free(&b);
-	}
-	sr_li(d, "Time resolution: %s. %s", res,
-	      r <= 1 ? "Every request at its own time."
-	      : s->spread ? "Spread (--spread): the requests of one tick placed evenly inside it."
-			  : "Not spread: the requests of one tick arrive together at its start (--spread places them "
-			    "evenly inside it).");
-}
-
 void sr_build_answer(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d)
 {
 	char target[16];
@@ -218,5 +159,5 @@ void sr_build_answer(const struct sr_study *s, const struct sr_charts *ch, struc
 		for (size_t i = 0; i < s->nwin; i++)
 			answer_window(s, ch, i, d);
 	}
-	assumptions(s, d);
+	sr_build_read(s, d);
 }

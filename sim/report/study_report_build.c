@@ -58,8 +58,13 @@ static bool shown_meta(const char *name)
 	static const char *const shown[] = {"trace", "format", "requests", "keys", "span_ns", "resolution_ns",
 					    "spread", "cost", "elapsed_s", "peak_rss_bytes", "trace_bytes",
 					    "lines_read", "lines_skipped", "requests_without_cost", "traffic_bin_ns"};
-	if (strncmp(name, "skipped_example_", 16) == 0) /* in "What was read and assumed" */
+	static const char *const read[] = {"requests_cost_zero", "requests_anonymous", "requests_no_offset", "tz",
+					   "format_detected"};
+	if (strncmp(name, "skipped_", 8) == 0) /* in "What was read and assumed" */
 		return true;
+	for (size_t i = 0; i < sizeof(read) / sizeof(read[0]); i++)
+		if (strcmp(name, read[i]) == 0)
+			return true;
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
 		if (strcmp(name, shown[i]) == 0)
 			return true;

@@ -1,6 +1,6 @@
 /*
- * study_report_csv.c - the study's CSV files, read by the reports' one
- * reader (report_csv.h: RFC 4180) strictly: the first record is the header,
+ * study_report_csv.c - the study's CSV files, read by ratelab's one
+ * reader (csv.h: RFC 4180) strictly: the first record is the header,
  * named once each; every record must have as many fields as the header. A
  * NUL byte, an unclosed quote, text after a closing quote, a '"' inside an
  * unquoted field, a wrong field count or a repeated header name is refused
@@ -26,44 +26,20 @@ int sr_csv_bad(const struct sr_csv *t, size_t row, FILE *err, const char *fmt, .
 	return SR_BAD;
 }
 
+/* The whole file, by the one reader's sim_read_file (csv.h); a missing one is no study. */
 static int read_all(struct sr_csv *t, size_t *len, FILE *err)
 {
-	FILE *f = fopen(t->path, "rb");
-	if (!f) {
+	int rc = sim_read_file(t->path, &t->data, len, SR_WHO, err);
+	if (rc == SIM_CSV_BAD) {
 		int e = errno;
 		struct sr_buf q = {0};
 		sr_quote_path(&q, t->path);
 		fprintf(err, SR_WHO "cannot open %s: %s%s\n", q.p ? q.p : "", strerror(e),
 			e == ENOENT ? " (not a study directory, or a study that did not finish)" : "");
 		sr_buf_free(&q);
-		return e == ENOENT || e == ENOTDIR ? SR_BAD : SR_FAIL;
+		return SR_BAD;
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *d = malloc(cap);
-	while (d) {
-		n += fread(d + n, 1, cap - n - 1, f);
-		if (n < cap - 1)
-			break;
-		char *g = cap > SIZE_MAX / 2 ? NULL : realloc(d, cap * 2);
-		if (!g) {
-			free(d);
-			d = NULL;
-			break;
-		}
-		d = g;
-		cap *= 2;
-	}
-	bool rerr = ferror(f);
-	fclose(f);
-	if (!d || rerr) {
-		free(d);
-		fprintf(err, SR_WHO "%s: %s\n", t->path, d ? "read error" : "out of memory");
-		return SR_FAIL;
-	}
-	d[n] = '\0';
-	t->data = d;
-	*len = n;
-	return SR_OK;
+	return rc == SIM_CSV_OK ? SR_OK : SR_FAIL;
 }
 
 static const struct rp_csv_rules strict = { false, false, true, false };
@@ -82,7 +58,7 @@ int sr_csv_read(struct sr_csv *t, const char *dir, const char *name, FILE *err)
 	int rc = read_all(t, &len, err);
 	if (rc)
 		return rc;
-	/* the reports' one reader (report_csv.h), strictly; its tables kept here */
+	/* the one reader (csv.h), strictly; its tables kept here */
 	struct rp_csv c = { .path = t->path, .data = t->data };
 	rc = rp_csv_parse(&c, len, &strict, SR_WHO, err);
 	t->col = c.col;

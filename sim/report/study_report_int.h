@@ -234,6 +234,7 @@ void sr_build(const struct sr_study *s, const struct sr_charts *ch, struct sr_do
 /* Its parts: the answer (the limit to set) and what was assumed; the trace facts and
  * measurements; the theory and the recommendation. */
 void sr_build_answer(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d);
+void sr_build_read(const struct sr_study *s, struct sr_doc *d); /* study_report_read.c */
 void sr_build_measured(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d);
 void sr_build_judged(const struct sr_study *s, struct sr_doc *d);
 

@@ -1,8 +1,8 @@
 /*
  * study_read.c - reads a study directory's six CSV files (as
  * sim_study_write writes them) back into a struct sim_study, for
- * `ratelab study --merge`. RFC 4180 records: a quoted field may hold ',',
- * '"' (doubled) and line breaks. Anything not as written is refused with
+ * `ratelab study --merge`, through the one CSV reader (csv.h, RFC 4180:
+ * a quoted field may hold ',', '"' doubled and line breaks). Anything not as written is refused with
  * FILE:LINE and the reason: a merge never guesses.
  */
 #include "study.h"
@@ -13,17 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "ratelab/parse.h"
 
-#define MAX_FIELDS 32
-
+/* A file read whole by the one CSV reader (csv.h), then walked record by record: the header first. */
 struct csv {
-	char path[PATH_MAX];
-	char *buf;
-	size_t len, pos;
+	struct sim_csv t;
+	size_t next;   /* the next record: 0 the header, r + 1 row r */
 	long line;     /* the line the last record began on */
-	long next_line;
-	char *f[MAX_FIELDS];
+	char **f;      /* its fields */
 	int nf;
 };
 
@@ -41,85 +39,54 @@ static int bad(struct reader *rd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(rd->msg, rd->msg_len, "%s:%ld: %s", rd->c.path, rd->c.line, why);
+	snprintf(rd->msg, rd->msg_len, "%s:%ld: %s", rd->c.t.path ? rd->c.t.path : "", rd->c.line, why);
 	return -1;
 }
+
+/* The study's files as study_write.c writes them: a header named once each,
+ * no comments, an empty line a record; the fields' counts are checked here. */
+static const struct sim_csv_rules study_rules = { false, false, true, true };
 
 static int csv_open(struct reader *rd, const char *dir, const char *name)
 {
 	struct csv *c = &rd->c;
-	FILE *f;
-	long size;
+	char path[PATH_MAX + 32], *text = NULL;
+	size_t text_len = 0;
 
-	free(c->buf);
-	memset(c, 0, sizeof(*c));
-	snprintf(c->path, sizeof(c->path), "%s/%s", dir, name);
-	c->next_line = 1;
-	if (!(f = fopen(c->path, "rb"))) {
-		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", c->path, strerror(errno));
+	sim_csv_free(&c->t);
+	*c = (struct csv){ 0 };
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/* the reader's message ("FILE:LINE: problem", or "FILE: reason") caught for msg */
+	FILE *err = open_memstream(&text, &text_len);
+	if (!err) {
+		snprintf(rd->msg, rd->msg_len, "cannot read '%s': out of memory", path);
 		return -1;
 	}
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-	    !(c->buf = malloc((size_t)size + 1)) || fread(c->buf, 1, (size_t)size, f) != (size_t)size) {
-		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", c->path,
-			 c->buf ? strerror(errno) : "out of memory");
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	c->len = (size_t)size;
-	c->buf[c->len] = '\0';
-	return 0;
+	int rc = sim_csv_read(&c->t, path, &study_rules, "", err);
+	fclose(err);
+	if (rc == SIM_CSV_OK && !c->t.present)
+		snprintf(rd->msg, rd->msg_len, "cannot read '%s': %s", path, strerror(ENOENT));
+	else if (rc != SIM_CSV_OK)
+		snprintf(rd->msg, rd->msg_len, "%.*s", text && text_len ? (int)text_len - 1 : 0, text ? text : "");
+	free(text);
+	return rc == SIM_CSV_OK && c->t.present ? 0 : -1;
 }
 
-/* The next record into c->f (fields unescaped in place): 1, 0 at the end, -1 malformed. */
+/* The next record into c->f: 1, 0 at the end. */
 static int csv_next(struct reader *rd)
 {
 	struct csv *c = &rd->c;
-	char *w;
 
-	c->nf = 0;
-	c->line = c->next_line;
-	if (c->pos >= c->len)
+	if (c->next > c->t.nrows) { /* the end: a message after it names the line past the last record */
+		c->nf = 0;
+		c->line = c->t.nrows ? c->t.line[c->t.nrows - 1] + 1 : 2;
 		return 0;
-	for (;;) {
-		if (c->nf == MAX_FIELDS)
-			return bad(rd, "more than %d fields", MAX_FIELDS);
-		char *r = c->buf + c->pos;
-		c->f[c->nf++] = w = r;
-		if (*r == '"') {
-			for (r++;; r++) {
-				if (r >= c->buf + c->len)
-					return bad(rd, "a quoted field is not closed");
-				if (*r == '"' && r[1] == '"')
-					r++;
-				else if (*r == '"')
-					break;
-				c->next_line += *r == '\n';
-				*w++ = *r;
-			}
-			r++;
-		} else {
-			for (; *r && *r != ',' && *r != '\n' && *r != '\r' && *r != '"'; r++)
-				*w++ = *r;
-			if (*r == '"')
-				return bad(rd, "a '\"' inside an unquoted field");
-		}
-		char end = *r;
-		*w = '\0';
-		c->pos = (size_t)(r - c->buf) + (end != '\0');
-		if (end == ',')
-			continue;
-		if (end == '\r') {
-			if (c->buf[c->pos] != '\n')
-				return bad(rd, "a CR not followed by LF");
-			c->pos++;
-		} else if (end != '\n' && end != '\0') {
-			return bad(rd, "text after a closing quote");
-		}
-		c->next_line++;
-		return 1;
 	}
+	size_t r = c->next++;
+	c->f = r ? c->t.row[r - 1] : c->t.col;
+	c->nf = (int)(r ? c->t.nf[r - 1] : c->t.ncols);
+	c->line = r ? c->t.line[r - 1] : 1;
+	return 1;
 }
 
 static int expect_header(struct reader *rd, const char *dir, const char *name, const char *header)
@@ -152,6 +119,41 @@ static int real(struct reader *rd, const char *text, const char *what, double *o
 	*out = strtod(text, &end);
 	if (!*text || *end || errno || !(*out >= 0))
 		return bad(rd, "%s '%.40s' is not a non-negative number", what, text);
+	return 0;
+}
+
+/* meta.csv's rows of the import's skips and assumptions (study_write.c's write_meta_import) into st. */
+static int meta_import(struct reader *rd, const char *k, const char *v, struct sim_import_stats *st)
+{
+	int64_t x;
+
+	for (int r = 0; r < SIM_SKIP_COUNT; r++) {
+		size_t n = strlen(sim_import_skip_name[r]);
+		if (strncmp(k, "skipped_", 8) || strncmp(k + 8, sim_import_skip_name[r], n))
+			continue;
+		const char *rest = k + 8 + n;
+		if (!*rest) {
+			if (num(rd, v, k, &x))
+				return -1;
+			st->skip[r] = (size_t)x;
+		} else if (!strncmp(rest, "_at_", 4)) {
+			if (!rl_parse_i64(rest + 4, &x) || x < 1 || x > SIM_IMPORT_EXAMPLES)
+				return bad(rd, "%s: the example's number is not 1 to %d", k, SIM_IMPORT_EXAMPLES);
+			snprintf(st->where[r][x - 1], sizeof(st->where[r][x - 1]), "%s", v);
+		}
+	}
+	const char *counts[] = { "requests_cost_zero", "requests_anonymous", "requests_no_offset" };
+	size_t *to[] = { &st->cost_zero, &st->anon, &st->no_offset };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(k, counts[i])) {
+			if (num(rd, v, k, &x))
+				return -1;
+			*to[i] = (size_t)x;
+		}
+	if (!strcmp(k, "tz"))
+		snprintf(st->tz, sizeof(st->tz), "%s", v);
+	if (!strcmp(k, "format_detected"))
+		st->detected = !strcmp(v, "yes");
 	return 0;
 }
 
@@ -189,6 +191,8 @@ static int read_meta(struct reader *rd, const char *dir, struct sim_study *s, ch
 		s->import.lines = !strcmp(k, "lines_read") ? (size_t)x : s->import.lines;
 		s->import.skipped = !strcmp(k, "lines_skipped") ? (size_t)x : s->import.skipped;
 		s->import.without_cost = !strcmp(k, "requests_without_cost") ? (size_t)x : s->import.without_cost;
+		if (meta_import(rd, k, v, &s->import))
+			return -1;
 		if (!strncmp(k, "skipped_example_", 16) && s->import.nexamples < SIM_IMPORT_FIRST_BAD)
 			snprintf(s->import.example[s->import.nexamples++], sizeof(s->import.example[0]), "%s", v);
 		if (!strcmp(k, "target_keys") && !sim_study_target_parse(v, &s->target_keys))
@@ -542,7 +546,7 @@ int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_l
 		rc = read_limits(&rd, dir, s);
 	if (!rc)
 		rc = read_placement(&rd, dir, s);
-	free(rd.c.buf);
+	sim_csv_free(&rd.c.t);
 	if (rc)
 		sim_study_free(s);
 	return rc;

@@ -188,6 +188,31 @@ static const char *joined(char *buf, size_t len, const struct sim_study *s, bool
 	return buf;
 }
 
+/*
+ * The import's skips by reason and its assumptions (docs/cli.md, meta.csv):
+ * skipped_REASON (a count, every reason), skipped_REASON_at_I (FILE:LINE of
+ * its first bad lines, I from 1), requests_cost_zero, requests_anonymous,
+ * requests_no_offset, tz (the offset those were read at), format_detected.
+ */
+static void write_meta_import(FILE *f, const struct sim_import_stats *st)
+{
+	char name[64];
+
+	for (int k = 0; k < SIM_SKIP_COUNT; k++) {
+		snprintf(name, sizeof(name), "skipped_%s", sim_import_skip_name[k]);
+		meta_int(f, name, (long long)st->skip[k]);
+		for (size_t i = 0; i < st->skip[k] && i < SIM_IMPORT_EXAMPLES; i++) {
+			snprintf(name, sizeof(name), "skipped_%s_at_%zu", sim_import_skip_name[k], i + 1);
+			meta_row(f, name, st->where[k][i]);
+		}
+	}
+	meta_int(f, "requests_cost_zero", (long long)st->cost_zero);
+	meta_int(f, "requests_anonymous", (long long)st->anon);
+	meta_int(f, "requests_no_offset", (long long)st->no_offset);
+	meta_row(f, "tz", st->tz[0] ? st->tz : "+00:00");
+	meta_row(f, "format_detected", st->detected ? "yes" : "no");
+}
+
 static void write_meta(FILE *f, const struct sim_study *s)
 {
 	char buf[8192];
@@ -228,6 +253,7 @@ static void write_meta(FILE *f, const struct sim_study *s)
 			snprintf(name, sizeof(name), "skipped_example_%zu", i + 1);
 			meta_row(f, name, s->import.example[i]);
 		}
+		write_meta_import(f, &s->import);
 	}
 	meta_row(f, "ratelab_version", rl_version());
 }

@@ -48,8 +48,7 @@ const char *const sim_import_skip_name[SIM_SKIP_COUNT] = {
 	[SIM_SKIP_COST] = "cost", [SIM_SKIP_LONG] = "too_long", [SIM_SKIP_NUL] = "nul",
 };
 
-/* The reasons in the words of the summary on stderr. */
-static const char *const skip_words[SIM_SKIP_COUNT] = {
+const char *const sim_import_skip_words[SIM_SKIP_COUNT] = {
 	[SIM_SKIP_SHAPE] = "not a line of the format", [SIM_SKIP_TIME] = "their time",
 	[SIM_SKIP_KEY] = "their key", [SIM_SKIP_COST] = "their cost",
 	[SIM_SKIP_LONG] = "longer than 16 MiB", [SIM_SKIP_NUL] = "a NUL byte",
@@ -341,7 +340,7 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 		why = imp_trace(&c->im, line, len, &f);
 		if (!why && c->file_origin) {
 			if (f.t_ns > RL_TIME_MAX_NS - c->file_origin)
-				why = "its time past the trace's origin_ns is past 4*10^18 ns";
+				why = SIM_TRACE_PAST_ORIGIN;
 			else
 				f.t_ns += c->file_origin;
 		}
@@ -391,33 +390,14 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
  */
 static void trace_comment(struct ctx *c, const char *line)
 {
-	static const char mark[] = "# ratelab trace:";
-	const char *p = line + strspn(line, " \t");
+	struct sim_trace_header h;
 
-	if (strncmp(p, mark, sizeof(mark) - 1))
+	if (!sim_trace_header_parse(line, &h))
 		return;
-	for (p += sizeof(mark) - 1; *p;) {
-		p += strspn(p, " \t");
-		size_t n = strcspn(p, " \t");
-		int64_t v;
-		char word[64];
-		if (n < sizeof(word)) {
-			memcpy(word, p, n);
-			word[n] = '\0';
-			char *eq = strchr(word, '=');
-			if (eq && eq[1] && strspn(eq + 1, "0123456789") == strlen(eq + 1) && strlen(eq + 1) <= 19 &&
-			    rl_parse_i64(eq + 1, &v) && v <= RL_TIME_MAX_NS) {
-				*eq = '\0';
-				if (!strcmp(word, "resolution_ns") && v >= 1 && v <= 1000000000 && v > c->im.trace_res_ns)
-					c->im.trace_res_ns = v;
-				else if (!strcmp(word, "origin_ns"))
-					c->file_origin = v;
-			} else if (!strcmp(word, "spread=yes")) {
-				c->im.trace_spread = true;
-			}
-		}
-		p += n;
-	}
+	if (h.resolution_ns > c->im.trace_res_ns)
+		c->im.trace_res_ns = h.resolution_ns;
+	c->file_origin = h.origin_ns;
+	c->im.trace_spread |= h.spread;
 }
 
 /* A line of requests (no header): the trace's comments skipped, the rest taken. 0, or the exit status. */
@@ -679,7 +659,7 @@ static void summary(struct ctx *c, const struct sim_trace *t)
 		for (size_t i = 0; i < shown; i++)
 			snprintf(at + strlen(at), sizeof(at) - strlen(at), "%s%s", i ? ", " : "", c->st.where[k][i]);
 		if (n)
-			say(c, 0, "skipped %zu line%s for %s (%s%s%s)", n, n == 1 ? "" : "s", skip_words[k], n > shown ? "the first: " : "",
+			say(c, 0, "skipped %zu line%s for %s (%s%s%s)", n, n == 1 ? "" : "s", sim_import_skip_words[k], n > shown ? "the first: " : "",
 			    at, n > shown ? ", ..." : "");
 	}
 	say(c, 0, "skipped %zu of %zu lines", c->bad, c->lines);

@@ -26,6 +26,9 @@ enum sim_import_skip {
 
 /* The reasons' names: shape, time, key, cost, too_long, nul. */
 extern const char *const sim_import_skip_name[SIM_SKIP_COUNT];
+/* The reasons in words, as stderr's summary and the study report say them:
+ * "skipped 3 lines for WORDS". */
+extern const char *const sim_import_skip_words[SIM_SKIP_COUNT];
 
 #define SIM_IMPORT_EXAMPLES 3  /* the first bad lines of a reason whose place is kept */
 #define SIM_IMPORT_WHERE 128   /* "FILE:LINE", cut to fit */

@@ -111,9 +111,10 @@ expect keys "1
 0
 1" $'5 alice\n5 Alice\n5 \xc3\xa9\xc3\xa9\n5\talice\r\n6 /x?y=1\n' replay --algo sliding_log --limit 1 --window 10ns
 
-# An empty input prints nothing
-expect empty "" "" replay --algo gcra --limit 1 --window 1s
-expect only_comments "" $'# nothing\n\n   \n#\n' replay --algo gcra --limit 1 --window 1s
+# An input with no request is bad input (exit 2), in `ratelab import`'s words (issue 40)
+run_bad empty "" "" replay --algo gcra --limit 1 --window 1s -- "ratelab replay: standard input holds no request"
+run_bad only_comments $'# nothing\n\n   \n#\n' "" replay --algo gcra --limit 1 --window 1s -- \
+	"ratelab replay: standard input holds no request"
 
 # --help
 out=$("$ratelab" replay --help 2>&1); rc=$?

@@ -1,6 +1,6 @@
 /*
- * report_csv.c - the reports' CSV reader (report_csv.h): the file read
- * whole and split in place.
+ * csv.c - the one CSV reader (csv.h): the file read whole and split in
+ * place.
  */
 #include <errno.h>
 #include <math.h>
@@ -8,19 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_csv.h"
-#include "report_text.h"
+#include "csv.h"
+#include "lines.h"
 
-int rp_read_file(const char *path, char **data, size_t *len, const char *who, FILE *err)
+int sim_read_file(const char *path, char **data, size_t *len, const char *who, FILE *err)
 {
 	*data = NULL;
 	*len = 0;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		if (errno == ENOENT)
-			return RP_BAD;
+		if (errno == ENOENT || errno == ENOTDIR)
+			return SIM_CSV_BAD;
 		fprintf(err, "%s%s: %s\n", who, path, strerror(errno));
-		return RP_FAIL;
+		return SIM_CSV_FAIL;
 	}
 	size_t cap = 1 << 16, n = 0;
 	char *d = malloc(cap);
@@ -42,23 +42,23 @@ int rp_read_file(const char *path, char **data, size_t *len, const char *who, FI
 	if (!d || e) {
 		free(d);
 		fprintf(err, "%s%s: %s\n", who, path, d ? strerror(e) : "out of memory");
-		return RP_FAIL;
+		return SIM_CSV_FAIL;
 	}
 	d[n] = '\0';
 	*data = d;
 	*len = n;
-	return RP_OK;
+	return SIM_CSV_OK;
 }
 
-static int bad(const struct rp_csv *t, long line, const char *who, FILE *err, const char *what)
+static int bad(const struct sim_csv *t, long line, const char *who, FILE *err, const char *what)
 {
 	fprintf(err, "%s%s:%ld: %s\n", who, t->path, line, what);
-	return RP_BAD;
+	return SIM_CSV_BAD;
 }
 
-const struct rp_csv_rules rp_csv_lenient = { true, true, false, false };
+const struct sim_csv_rules sim_csv_lenient = { true, true, false, false };
 
-void rp_csv_free(struct rp_csv *t)
+void sim_csv_free(struct sim_csv *t)
 {
 	free(t->path);
 	free(t->data);
@@ -66,7 +66,7 @@ void rp_csv_free(struct rp_csv *t)
 	free(t->row);
 	free(t->nf);
 	free(t->line);
-	*t = (struct rp_csv){0};
+	*t = (struct sim_csv){0};
 }
 
 /* Grows *v (of *cap elements of size sz) to hold n + 1. */
@@ -84,44 +84,43 @@ static bool grow(void **v, size_t *cap, size_t n, size_t sz)
 }
 
 /* A record of fields first .. ncells (of t->cells) starting on line: the header, or a row. */
-static int add_record(struct rp_csv *t, size_t first, size_t ncells, long line, size_t *rcap, size_t **firsts,
-		      bool *header, const struct rp_csv_rules *r, const char *who, FILE *err)
+static int add_record(struct sim_csv *t, size_t first, size_t ncells, long line, size_t *rcap, size_t **firsts,
+		      bool *header, const struct sim_csv_rules *r, const char *who, FILE *err)
 {
 	size_t nf = ncells - first;
 	if (!*header) { /* the header: cells 0 .. nf */
 		for (size_t i = first; r->strict && i < ncells; i++)
 			for (size_t j = first; j < i; j++)
 				if (strcmp(t->cells[i], t->cells[j]) == 0) {
-					struct sr_buf q = {0};
-					sr_quote(&q, t->cells[i]);
-					fprintf(err, "%s%s:%ld: column %s given twice\n", who, t->path, line, q.p ? q.p : "");
-					sr_buf_free(&q);
-					return RP_BAD;
+					char q[SIM_QUOTE_SIZE];
+					fprintf(err, "%s%s:%ld: column %s given twice\n", who, t->path, line,
+						sim_quote(q, t->cells[i]));
+					return SIM_CSV_BAD;
 				}
 		*header = true;
 		t->ncols = nf;
-		return RP_OK;
+		return SIM_CSV_OK;
 	}
 	if (!r->ragged && nf != t->ncols) {
 		fprintf(err, "%s%s:%ld: %zu field%s, the header has %zu\n", who, t->path, line, nf, nf == 1 ? "" : "s",
 			t->ncols);
-		return RP_BAD;
+		return SIM_CSV_BAD;
 	}
 	size_t c0 = *rcap, c1 = *rcap, c2 = *rcap;
 	if (!grow((void **)firsts, &c0, t->nrows, sizeof(**firsts)) ||
 	    !grow((void **)&t->nf, &c1, t->nrows, sizeof(*t->nf)) ||
 	    !grow((void **)&t->line, &c2, t->nrows, sizeof(*t->line))) {
 		fprintf(err, "%s%s: out of memory\n", who, t->path);
-		return RP_FAIL;
+		return SIM_CSV_FAIL;
 	}
 	*rcap = c0;
 	(*firsts)[t->nrows] = first; /* the row's cells, by index until they stop moving */
 	t->nf[t->nrows] = nf;
 	t->line[t->nrows++] = line;
-	return RP_OK;
+	return SIM_CSV_OK;
 }
 
-int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, const char *who, FILE *err)
+int sim_csv_parse(struct sim_csv *t, size_t len, const struct sim_csv_rules *r, const char *who, FILE *err)
 {
 	char *p = t->data, *end = t->data + len;
 	size_t ccap = 0, rcap = 0, ncells = 0, first = 0, *firsts = NULL;
@@ -137,7 +136,7 @@ int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, con
 	if (p == end && r->strict)
 		return bad(t, 1, who, err, "empty: no header line");
 	long line = 1, rec_line = 1;
-	int rc = RP_OK;
+	int rc = SIM_CSV_OK;
 	bool header_comments = r->comments;
 	for (;;) {
 		if (p == end && ncells == first)
@@ -201,7 +200,7 @@ int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, con
 		}
 		if (!grow((void **)&t->cells, &ccap, ncells, sizeof(*t->cells))) {
 			fprintf(err, "%s%s: out of memory\n", who, t->path);
-			rc = RP_FAIL;
+			rc = SIM_CSV_FAIL;
 			break;
 		}
 		t->cells[ncells++] = start;
@@ -225,7 +224,7 @@ int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, con
 		t->col = t->cells;
 	if (!rc && t->nrows && !(t->row = malloc(t->nrows * sizeof(*t->row)))) {
 		fprintf(err, "%s%s: out of memory\n", who, t->path);
-		rc = RP_FAIL;
+		rc = SIM_CSV_FAIL;
 	}
 	for (size_t i = 0; !rc && i < t->nrows; i++)
 		t->row[i] = t->cells + firsts[i];
@@ -235,25 +234,25 @@ int rp_csv_parse(struct rp_csv *t, size_t len, const struct rp_csv_rules *r, con
 	return rc;
 }
 
-int rp_csv_read(struct rp_csv *t, const char *path, const struct rp_csv_rules *r, const char *who, FILE *err)
+int sim_csv_read(struct sim_csv *t, const char *path, const struct sim_csv_rules *r, const char *who, FILE *err)
 {
-	*t = (struct rp_csv){0};
+	*t = (struct sim_csv){0};
 	t->path = strdup(path);
 	if (!t->path) {
 		fprintf(err, "%sout of memory\n", who);
-		return RP_FAIL;
+		return SIM_CSV_FAIL;
 	}
 	size_t len;
-	int rc = rp_read_file(path, &t->data, &len, who, err);
-	if (rc == RP_BAD)
-		return RP_OK; /* absent: an empty table */
+	int rc = sim_read_file(path, &t->data, &len, who, err);
+	if (rc == SIM_CSV_BAD)
+		return SIM_CSV_OK; /* absent: an empty table */
 	if (rc)
 		return rc;
 	t->present = true;
-	return rp_csv_parse(t, len, r ? r : &rp_csv_lenient, who, err);
+	return sim_csv_parse(t, len, r ? r : &sim_csv_lenient, who, err);
 }
 
-int rp_csv_col(const struct rp_csv *t, const char *name)
+int sim_csv_col(const struct sim_csv *t, const char *name)
 {
 	for (size_t i = 0; i < t->ncols; i++)
 		if (strcmp(t->col[i], name) == 0)
@@ -261,15 +260,15 @@ int rp_csv_col(const struct rp_csv *t, const char *name)
 	return -1;
 }
 
-const char *rp_csv_at(const struct rp_csv *t, size_t row, const char *name)
+const char *sim_csv_at(const struct sim_csv *t, size_t row, const char *name)
 {
-	int c = rp_csv_col(t, name);
+	int c = sim_csv_col(t, name);
 	return c < 0 || (size_t)c >= t->nf[row] ? "" : t->row[row][c];
 }
 
-double rp_csv_num(const struct rp_csv *t, size_t row, const char *name)
+double sim_csv_num(const struct sim_csv *t, size_t row, const char *name)
 {
-	const char *s = rp_csv_at(t, row, name);
+	const char *s = sim_csv_at(t, row, name);
 	char *end;
 	double v = strtod(s, &end);
 	return !*s || *end ? NAN : v;
