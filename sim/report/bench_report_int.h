@@ -234,7 +234,4 @@ void br_study_scale(struct br_in *in, struct sr_buf *o);
 void br_chart_data(struct br_in *in);
 void br_peer_chart_data(struct br_in *in);
 
-/* ---- the page: REPORT.md's Markdown as HTML, the charts embedded */
-void br_html(struct br_in *in, const char *md, struct sr_buf *o);
-
 #endif
