@@ -8,7 +8,7 @@
 #   make install PREFIX=P   headers, libraries, ratelab.pc, the CMake package, bin/ratelab
 #   make fuzz    each libFuzzer harness (tests/fuzz) for FUZZ_SECONDS (default 60)
 
-DEPS := cmake g++ make pkg-config libcmocka-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev zlib1g-dev
+DEPS := cmake g++ make pkg-config libcmocka-dev libbenchmark-dev gnuplot-nox zlib1g-dev
 # curl: the HTTP server example's test.
 DEPS_EXAMPLES := curl
 DEPS += $(DEPS_EXAMPLES)

@@ -243,7 +243,6 @@ cpu_line() {
 	echo "benchmark=$(pkgver libbenchmark-dev) (Debian libbenchmark-dev)"
 	echo "glibc=$(ldd --version | head -1 | awk '{print $NF}')"
 	echo "gnuplot=$(gnuplot --version)"
-	echo "nlohmann_json=$(pkgver nlohmann-json3-dev)"
 	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo n/a)"
 	echo "date=$(date -u -d "@$T0" '+%Y-%m-%d %H:%M UTC')"
 	echo "make_bench=$(bench_steps_summary); the report and charts after them not counted"

@@ -186,7 +186,6 @@ bench_preflight() {
 	_need_cmd gzip gzip
 	_need_cmd gnuplot gnuplot-nox
 	_need_file /usr/include/benchmark/benchmark.h libbenchmark-dev
-	_need_file /usr/include/nlohmann/json.hpp nlohmann-json3-dev
 	_need_file /usr/include/cmocka.h libcmocka-dev # the configure step also sets up tests/
 	_need_file /usr/include/zlib.h zlib1g-dev
 	# the perf step (callgrind), the Redis rounds

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "ratelab/sliding_log.h"
+#include "sim_judge.h"
 
 /* What a run tallies per key: one cache line, so a request touches one line of them. */
 struct key_stats {
@@ -76,14 +77,12 @@ static inline int record(struct run *r, void *st, int64_t t, uint32_t key, int64
 	if (!r->compare)
 		goto observe;
 	/* the exact verdict on this request, given what the algorithm admitted
-	 * before it: would its units leave at most N in (t - W, t]? */
+	 * before it (sim_judge.h, the study's judge too) */
 	struct rl_runlog *log = &r->track[key];
-	rl_runlog_expire(log, t - r->ref->rule.window_ns);
-	bool exact = log->total + (uint64_t)cost <= (uint64_t)r->ref->rule.limit;
+	bool exact = sim_judge_exact(log, r->ref->rule.window_ns, r->ref->rule.limit, t, cost);
 	estimate(r, key, t, (int64_t)log->total);
 	if (v) {
-		/* an admitted cost may pass N only for a false allow, and fits 32 bits */
-		int rc = rl_runlog_push_n(log, t, (uint32_t)cost);
+		int rc = sim_judge_admit(log, t, cost);
 		if (rc)
 			return rc;
 		ks->win[2] += cost;

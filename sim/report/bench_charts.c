@@ -129,7 +129,7 @@ void br_charts(struct br_in *in, struct sr_buf *o)
 	for (size_t i = 0; i < in->nalgos; i++) {
 		const struct br_figures *f = &figs[i];
 		if (rp_measured(f->ns_1m) && !f->peer) {
-			double r = f->ns_1m.median / br_ns(in, "floor/%s/%d/dependent", f->algo, BR_KEYS_TABLE);
+			double r = f->ns_1m.median / br_ns(in, RL_BENCH_FLOOR("dependent"), f->algo, RL_BENCH_KEYS_TABLE);
 			lo = isnan(lo) ? r : fmin(lo, r);
 			hi = isnan(hi) ? r : fmax(hi, r);
 		}
@@ -403,11 +403,11 @@ void br_chart_data(struct br_in *in)
 		for (size_t i = 0; i < in->nalgos; i++) {
 			const char *a = in->algo[i].name;
 			const struct br_peer *p = br_peer_of(in, a);
-			double ns = !p ? br_ns(in, "store/%s/%zu/uniform", a, n)
+			double ns = !p ? br_ns(in, RL_BENCH_STORE("uniform"), a, n)
 				    : n == 1000 ? p->k1k.median : n == 1000000 ? p->k1m.median : NAN;
 			sr_printf(k, " %s", rp_gnum(ns));
-			dep[i] = br_ns(in, "floor/%s/%zu/dependent", a, n);
-			indep[i] = br_ns(in, "floor/%s/%zu/independent", a, n);
+			dep[i] = br_ns(in, RL_BENCH_FLOOR("dependent"), a, n);
+			indep[i] = br_ns(in, RL_BENCH_FLOOR("independent"), a, n);
 		}
 		sr_printf(k, " %s", rp_gnum(rp_median(dep, in->nalgos)));
 		sr_printf(k, " %s\n", rp_gnum(rp_median(indep, in->nalgos)));

@@ -14,6 +14,8 @@
 
 #include "bench_report_int.h"
 
+static const size_t br_store_keys[] = RL_BENCH_STORE_KEYS;
+
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -262,10 +264,10 @@ const struct br_figures *br_figures(struct br_in *in)
 				f->allin_1m = p->bytes_per_key;
 			}
 		} else {
-			const char *keyed = rp_str("store/%s/%d/uniform", a->name, BR_KEYS_TABLE);
+			const char *keyed = rp_str(RL_BENCH_STORE("uniform"), a->name, RL_BENCH_KEYS_TABLE);
 			f->allin_1m = br_counter(in, "store_bytes_per_key", "%s", keyed);
 			f->malloc_1m = br_counter(in, "malloc_bytes_per_key", "%s", keyed);
-			f->ns_hot = br_stat(in, BR_HOT, a->name);
+			f->ns_hot = br_stat(in, RL_BENCH_HOT("direct", "verdict"), a->name);
 			f->ns_1m = br_stat(in, "%s", keyed);
 		}
 	}
@@ -412,7 +414,7 @@ const size_t *br_key_counts(struct br_in *in, size_t *n)
 		in->have_keys = true;
 		for (size_t k = 0; k < sizeof(br_store_keys) / sizeof(*br_store_keys); k++)
 			for (size_t i = 0; i < in->nalgos; i++)
-				if (br_run(in, rp_str("store/%s/%zu/uniform", in->algo[i].name, br_store_keys[k]))) {
+				if (br_run(in, rp_str(RL_BENCH_STORE("uniform"), in->algo[i].name, br_store_keys[k]))) {
 					in->keys[in->nkeys++] = br_store_keys[k];
 					break;
 				}
@@ -454,8 +456,8 @@ void br_require(struct br_in *in)
 			const char *a = in->algo[i].name;
 			if (br_is_peer(a))
 				continue;
-			const char *runs[3] = { rp_str(BR_HOT, a), rp_str("store/%s/%d/uniform", a, BR_KEYS_TABLE),
-						rp_str("floor/%s/%d/dependent", a, BR_KEYS_TABLE) };
+			const char *runs[3] = { rp_str(RL_BENCH_HOT("direct", "verdict"), a), rp_str(RL_BENCH_STORE("uniform"), a, RL_BENCH_KEYS_TABLE),
+						rp_str(RL_BENCH_FLOOR("dependent"), a, RL_BENCH_KEYS_TABLE) };
 			for (size_t k = 0; k < 3; k++)
 				need(in, rp_measured(br_stat(in, "%s", runs[k])), &missing, rp_str("benchmark %s", runs[k]));
 		}

@@ -13,10 +13,6 @@
 #include "bench_report_int.h"
 #include "ratelab/algo.h"
 
-const size_t br_store_keys[5] = { 1, 1000, 100000, 1000000, 10000000 };
-const char *const br_breaker_runs[3] = { "at_limit", "overload", "overload_cold_malloc" };
-const char *const br_registry_tiers[4] = { "free", "premium", "otp", "internal" };
-
 /* The columns summary.csv must have (others may follow). */
 static const char *const summary_columns[] = {
 	"scenario", "algo", "limit", "window_ns", "burst", "seed", "requests", "admitted",
@@ -30,14 +26,14 @@ const char *const *br_summary_columns = summary_columns;
 
 double br_hot_target_ns(const char *algo)
 {
-	return strcmp(algo, "sliding_log") == 0 ? BR_HOT_LOG_TARGET_NS : BR_HOT_TARGET_NS;
+	return strcmp(algo, "sliding_log") == 0 ? RL_BENCH_HOT_LOG_TARGET_NS : RL_BENCH_HOT_TARGET_NS;
 }
 
 double br_floor_target_ratio(const char *algo, size_t keys)
 {
-	if (keys < BR_KEYS_TABLE)
-		return BR_KEYED_CACHED_RATIO;
-	return strcmp(algo, "sliding_log") == 0 ? BR_FLOOR_LOG_RATIO : BR_FLOOR_TARGET_RATIO;
+	if (keys < RL_BENCH_KEYS_TABLE)
+		return RL_BENCH_KEYED_CACHED_RATIO;
+	return strcmp(algo, "sliding_log") == 0 ? RL_BENCH_FLOOR_LOG_RATIO : RL_BENCH_FLOOR_TARGET_RATIO;
 }
 
 bool br_is_peer(const char *algo)

@@ -157,7 +157,7 @@ static const char population_sources[] =
 static const char *const machine_keys[][2] = {
 	{ "cpu", "CPU" }, { "cores", "cores" }, { "memory", "memory" }, { "kernel", "kernel" },
 	{ "os", "OS" }, { "compiler", "compiler" }, { "cmake", "CMake" }, { "benchmark", "Google Benchmark" },
-	{ "glibc", "glibc" }, { "gnuplot", "gnuplot" }, { "nlohmann_json", "nlohmann-json" },
+	{ "glibc", "glibc" }, { "gnuplot", "gnuplot" },
 	{ "commit", "ratelab commit" }, { "date", "run started" }, { "make_bench", "make bench" },
 	{ "lengths", "measurement lengths" }
 };

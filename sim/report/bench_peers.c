@@ -97,9 +97,9 @@ void br_peers(struct br_in *in, struct sr_buf *o)
 		const struct br_peer *q = &in->peer[i];
 		if (q->agreement)
 			continue;
-		double hot = br_ns(in, BR_HOT, q->nearest), k1 = br_ns(in, "store/%s/1000/uniform", q->nearest);
-		double k1m = br_ns(in, "store/%s/%d/uniform", q->nearest, BR_KEYS_TABLE);
-		double b = br_counter(in, "store_bytes_per_key", "store/%s/%d/uniform", q->nearest, BR_KEYS_TABLE);
+		double hot = br_ns(in, RL_BENCH_HOT("direct", "verdict"), q->nearest), k1 = br_ns(in, RL_BENCH_STORE("uniform"), q->nearest, (size_t)1000);
+		double k1m = br_ns(in, RL_BENCH_STORE("uniform"), q->nearest, RL_BENCH_KEYS_TABLE);
+		double b = br_counter(in, "store_bytes_per_key", RL_BENCH_STORE("uniform"), q->nearest, RL_BENCH_KEYS_TABLE);
 		sr_printf(o, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", q->name, q->nearest,
 			  spread(q->hot, q->hot_reps), ratio(q->hot.median, hot), spread(q->k1k, q->k1k_reps),
 			  ratio(q->k1k.median, k1), spread(q->k1m, q->k1m_reps), ratio(q->k1m.median, k1m),
@@ -164,8 +164,8 @@ void br_peer_chart_data(struct br_in *in)
 		const char *a = in->algo[i].name;
 		if (br_is_peer(a))
 			continue; /* the summary's peer rows: written below from peers.json */
-		const char *keyed = rp_str("store/%s/%d/uniform", a, BR_KEYS_TABLE);
-		sr_printf(d, "%s %s %s %s\n", a, pnum(br_ns(in, BR_HOT, a)), pnum(br_ns(in, "%s", keyed)),
+		const char *keyed = rp_str(RL_BENCH_STORE("uniform"), a, RL_BENCH_KEYS_TABLE);
+		sr_printf(d, "%s %s %s %s\n", a, pnum(br_ns(in, RL_BENCH_HOT("direct", "verdict"), a)), pnum(br_ns(in, "%s", keyed)),
 			  pnum(br_counter(in, "store_bytes_per_key", "%s", keyed)));
 	}
 	for (size_t i = 0; i < in->npeers; i++) {

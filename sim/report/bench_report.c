@@ -10,6 +10,7 @@
 
 #include "bench_report.h"
 #include "bench_report_int.h"
+#include "report_html.h"
 
 static const char report_head[] =
 	"# ratelab: measured report\n\n"
@@ -116,9 +117,12 @@ int bench_report(const struct bench_report_opts *opts, FILE *err)
 		readme(&in, opts->readme, &table);
 	if (in.status)
 		goto done;
-	br_html(&in, md.p ? md.p : "", &html);
-	if (in.status)
+	struct rp_page page = { .title = "ratelab: measured report", .dir = in.results, .who = BR_WHO,
+				.missing_ok = true, .err = err };
+	if (rp_html_page(&page, md.p ? md.p : "", &html)) {
+		in.status = RP_FAIL;
 		goto done;
+	}
 	/* every input read and checked: now the files */
 	if (!sr_path(plots, in.results, "plots") || make_dir(&in, plots) || make_dir(&in, in.data_dir))
 		goto done;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bench_names.h"
 #include "compat.h"
 #include "report_csv.h"
 #include "report_json.h"
@@ -129,22 +130,7 @@ const char *br_env(const struct br_in *in, const char *key);
 const struct br_peer *br_peer_of(const struct br_in *in, const char *algo);
 bool br_is_peer(const char *algo);
 
-/* ---- the benchmark names (bench/bench_names.h, the drivers' side) and the targets */
-#define BR_HOT "hot/%s/direct/verdict"
-#define BR_KEYS_TABLE 1000000 /* the tradeoff table's "at 1M keys" */
-extern const size_t br_store_keys[5];
-extern const char *const br_breaker_runs[3];
-extern const char *const br_registry_tiers[4];
-#define BR_HOT_TARGET_NS 3.0
-#define BR_HOT_LOG_TARGET_NS 5.0
-#define BR_STORE_TARGET_NS 8.0
-#define BR_LIMIT_TARGET_NS 6.0
-#define BR_KEYED_CACHED_RATIO 3.0
-#define BR_FLOOR_TARGET_RATIO 1.2
-#define BR_FLOOR_LOG_RATIO 1.6
-#define BR_BREAKER_TARGET_NS 5.0
-#define BR_PEER_HOT_RATIO 15.0
-#define BR_PEER_KEYED_RATIO 5.0
+/* ---- the benchmark names and the targets: bench/bench_names.h, the drivers' too */
 double br_hot_target_ns(const char *algo);
 double br_floor_target_ratio(const char *algo, size_t keys);
 
@@ -235,8 +221,5 @@ void br_study_scale(struct br_in *in, struct sr_buf *o);
 /* The chart data (plots/data) of the tradeoff, sweep, keys, breaker and boundary charts, and the peers'. */
 void br_chart_data(struct br_in *in);
 void br_peer_chart_data(struct br_in *in);
-
-/* ---- the page: REPORT.md's Markdown as HTML, the charts embedded */
-void br_html(struct br_in *in, const char *md, struct sr_buf *o);
 
 #endif

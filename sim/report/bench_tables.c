@@ -8,6 +8,10 @@
 
 #include "bench_report_int.h"
 
+static const char *const br_breaker_runs[] = RL_BENCH_BREAKER_RUNS;
+static const char *const br_registry_tiers[] = RL_BENCH_REGISTRY_TIERS;
+#define COUNT(a) (sizeof(a) / sizeof(*(a)))
+
 static const char hot_head[] =
 	"## Hot key, one thread\n\n"
 	"Rule N = 100 per W = 1 s, B = N; time passed in and advanced by W/N/2 per request (about half "
@@ -66,17 +70,17 @@ static const char breaker_sim_head[] =
 
 void br_hot(struct br_in *in, struct sr_buf *o)
 {
-	sr_printf(o, hot_head, rp_fmt_stat(br_stat(in, "clock/read"), 1));
+	sr_printf(o, hot_head, rp_fmt_stat(br_stat(in, RL_BENCH_CLOCK_READ), 1));
 	for (size_t i = 0; i < in->nalgos; i++) {
 		const char *a = in->algo[i].name;
-		if (!rp_measured(br_stat(in, BR_HOT, a)))
+		if (!rp_measured(br_stat(in, RL_BENCH_HOT("direct", "verdict"), a)))
 			continue;
-		sr_printf(o, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a, rp_fmt_stat(br_stat(in, BR_HOT, a), 2),
-			  rp_fmt_stat(br_stat(in, "hot/%s/direct/answer", a), 2),
-			  rp_fmt_stat(br_stat(in, "hot/%s/ops/verdict", a), 2),
-			  rp_fmt_stat(br_stat(in, "hot/%s/ops/answer", a), 2), rp_fmt_stat(br_stat(in, "clock/%s", a), 2),
-			  rp_fmt_stat(br_stat(in, "limit/%s/verdict", a), 2),
-			  rp_fmt(br_counter(in, "allowed_pct", BR_HOT, a), 1));
+		sr_printf(o, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a, rp_fmt_stat(br_stat(in, RL_BENCH_HOT("direct", "verdict"), a), 2),
+			  rp_fmt_stat(br_stat(in, RL_BENCH_HOT("direct", "answer"), a), 2),
+			  rp_fmt_stat(br_stat(in, RL_BENCH_HOT("ops", "verdict"), a), 2),
+			  rp_fmt_stat(br_stat(in, RL_BENCH_HOT("ops", "answer"), a), 2), rp_fmt_stat(br_stat(in, RL_BENCH_CLOCK, a), 2),
+			  rp_fmt_stat(br_stat(in, RL_BENCH_LIMIT, a), 2),
+			  rp_fmt(br_counter(in, "allowed_pct", RL_BENCH_HOT("direct", "verdict"), a), 1));
 	}
 	sr_puts(o, "\nns/op.\n\n");
 }
@@ -90,15 +94,15 @@ void br_keyed(struct br_in *in, struct sr_buf *o)
 		for (size_t k = 0; k < nk; k++) {
 			const char *a = in->algo[i].name;
 			size_t n = keys[k];
-			const char *uniform = rp_str("store/%s/%zu/uniform", a, n);
-			struct rp_stat u = br_stat(in, "%s", uniform), fd = br_stat(in, "floor/%s/%zu/dependent", a, n);
+			const char *uniform = rp_str(RL_BENCH_STORE("uniform"), a, n);
+			struct rp_stat u = br_stat(in, "%s", uniform), fd = br_stat(in, RL_BENCH_FLOOR("dependent"), a, n);
 			if (!rp_measured(u))
 				continue;
-			struct rp_stat one = br_stat(in, "store1t/%s/%zu/uniform", a, n);
+			struct rp_stat one = br_stat(in, RL_BENCH_STORE1T("uniform"), a, n);
 			sr_printf(o, "| %s | %s | %s | %s | %s | %s | %s | %sx | %s | %s | %s |\n", a, br_keys_label(n),
-				  rp_fmt_stat(u, 1), rp_fmt_stat(br_stat(in, "store/%s/%zu/zipf", a, n), 1),
+				  rp_fmt_stat(u, 1), rp_fmt_stat(br_stat(in, RL_BENCH_STORE("zipf"), a, n), 1),
 				  rp_fmt_stat(one, 1), rp_fmt_stat(fd, 1),
-				  rp_fmt_stat(br_stat(in, "floor/%s/%zu/independent", a, n), 1),
+				  rp_fmt_stat(br_stat(in, RL_BENCH_FLOOR("independent"), a, n), 1),
 				  rp_fmt_stat(br_ratio(u, fd), 2),
 				  rp_measured(one) ? rp_str("%sx", rp_fmt_stat(br_ratio(one, fd), 2)) : "-",
 				  rp_fmt(br_counter(in, "store_bytes_per_key", "%s", uniform), 1),
@@ -107,14 +111,14 @@ void br_keyed(struct br_in *in, struct sr_buf *o)
 	sr_printf(o, threads_head, br_env(in, "cores"));
 	for (size_t i = 0; i < in->nalgos; i++) {
 		const char *a = in->algo[i].name;
-#define MT(kind, t) br_stat(in, "store_mt/%s/" kind "/real_time/threads:%d", a, t)
+#define MT(kind, t) br_stat(in, RL_BENCH_STORE_MT(kind) RL_BENCH_MT_RUN, a, t)
 		if (!rp_measured(MT("shared", 1)))
 			continue;
 		sr_printf(o, "| %s | %s | %s | %s | %s | %sx | %s | %s |\n", a, rp_fmt_stat(MT("shared", 1), 1),
 			  rp_fmt_stat(MT("shared", 2), 1), rp_fmt_stat(MT("disjoint", 1), 1),
 			  rp_fmt_stat(MT("disjoint", 2), 1), rp_fmt_stat(br_ratio(MT("disjoint", 1), MT("disjoint", 2)), 2),
-			  rp_fmt_stat(br_stat(in, "limit_mt/%s/real_time/threads:1", a), 1),
-			  rp_fmt_stat(br_stat(in, "limit_mt/%s/real_time/threads:2", a), 1));
+			  rp_fmt_stat(br_stat(in, RL_BENCH_LIMIT_MT RL_BENCH_MT_RUN, a, 1), 1),
+			  rp_fmt_stat(br_stat(in, RL_BENCH_LIMIT_MT RL_BENCH_MT_RUN, a, 2), 1));
 #undef MT
 	}
 	sr_puts(o, "\n");
@@ -123,10 +127,10 @@ void br_keyed(struct br_in *in, struct sr_buf *o)
 void br_registry(struct br_in *in, struct sr_buf *o)
 {
 	sr_puts(o, registry_head);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < COUNT(br_registry_tiers); i++)
 		sr_printf(o, "| %s | %s | %s |\n", br_registry_tiers[i],
-			  rp_fmt_stat(br_stat(in, "registry/resolve/%s", br_registry_tiers[i]), 1),
-			  rp_fmt_stat(br_stat(in, "registry/check/%s", br_registry_tiers[i]), 1));
+			  rp_fmt_stat(br_stat(in, RL_BENCH_REGISTRY("resolve"), br_registry_tiers[i]), 1),
+			  rp_fmt_stat(br_stat(in, RL_BENCH_REGISTRY("check"), br_registry_tiers[i]), 1));
 	sr_puts(o, "\n");
 }
 
@@ -145,10 +149,10 @@ static struct rp_stat breaker_col(const struct rp_csv *b, const char *name, cons
 void br_breaker(struct br_in *in, struct sr_buf *o)
 {
 	sr_puts(o, breaker_head);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < COUNT(br_breaker_runs); i++)
 		sr_printf(o, "| %s | %s | %s |\n", br_breaker_runs[i],
-			  rp_fmt_stat(br_stat(in, "breaker/%s", br_breaker_runs[i]), 2),
-			  rp_fmt(br_counter(in, "allowed_pct", "breaker/%s", br_breaker_runs[i]), 1));
+			  rp_fmt_stat(br_stat(in, RL_BENCH_BREAKER, br_breaker_runs[i]), 2),
+			  rp_fmt(br_counter(in, "allowed_pct", RL_BENCH_BREAKER, br_breaker_runs[i]), 1));
 	sr_puts(o, breaker_sim_head);
 	size_t n;
 	const char **names = br_scenarios(&in->breaker, &n);

@@ -9,6 +9,9 @@
 
 #include "bench_report_int.h"
 
+static const size_t br_store_keys[] = RL_BENCH_STORE_KEYS;
+static const char *const br_breaker_runs[] = RL_BENCH_BREAKER_RUNS;
+
 static const char targets_head[] =
 	"## Targets\n\nA target is met when the whole range of the repetitions is within it, missed when the "
 	"whole range is beyond it, and within noise otherwise. The last column is what bounds the target's "
@@ -95,10 +98,10 @@ static const char *own_part(const char *cell, size_t keys, struct rp_stat v)
 
 void br_targets(struct br_in *in, struct sr_buf *o)
 {
-	const struct rp_stat call = br_stat(in, "hot/floor/call"), chain = br_stat(in, "hot/floor/chain");
-	const struct rp_stat lock = br_stat(in, "atomic/spinlock"), locked = br_stat(in, "hot/floor/locked");
-	const struct rp_stat lookup1 = br_stat(in, "store1t/lookup/1/uniform");
-	const struct rp_stat lookup1k = br_stat(in, "store1t/lookup/1000/uniform");
+	const struct rp_stat call = br_stat(in, RL_BENCH_HOT_FLOOR("call")), chain = br_stat(in, RL_BENCH_HOT_FLOOR("chain"));
+	const struct rp_stat lock = br_stat(in, RL_BENCH_ATOMIC("spinlock")), locked = br_stat(in, RL_BENCH_HOT_FLOOR("locked"));
+	const struct rp_stat lookup1 = br_stat(in, RL_BENCH_STORE1T("uniform"), RL_BENCH_LOOKUP_ALGO, (size_t)1);
+	const struct rp_stat lookup1k = br_stat(in, RL_BENCH_STORE1T("uniform"), RL_BENCH_LOOKUP_ALGO, (size_t)1000);
 	/* a check called as the hot loop calls it cannot beat the same call doing nothing */
 	const struct floor_ call_floor = { "the loop and call alone (hot/floor/call)", call, " ns", 2 };
 	/* a thread-safe check takes a lock at least: the same call doing nothing else */
@@ -107,7 +110,7 @@ void br_targets(struct br_in *in, struct sr_buf *o)
 	sr_puts(o, targets_head);
 	for (size_t i = 0; i < in->nalgos; i++) {
 		const char *a = in->algo[i].name;
-		struct rp_stat v = br_stat(in, BR_HOT, a);
+		struct rp_stat v = br_stat(in, RL_BENCH_HOT("direct", "verdict"), a);
 		if (!rp_measured(v))
 			continue; /* peers have no hot/ run of their own */
 		double bound = br_hot_target_ns(a);
@@ -117,39 +120,40 @@ void br_targets(struct br_in *in, struct sr_buf *o)
 	for (int one = 0; one < 2; one++)
 		for (size_t i = 0; i < in->nalgos; i++) {
 			const char *a = in->algo[i].name;
-			struct rp_stat v = br_stat(in, one ? "store1t/%s/1/uniform" : "store/%s/1/uniform", a);
+			struct rp_stat v = br_stat(in, one ? RL_BENCH_STORE1T("uniform") : RL_BENCH_STORE("uniform"), a, (size_t)1);
 			if (!rp_measured(v))
 				continue; /* peers are not run through rl_store */
-			const char *cell = floor_cell(one ? &call_floor : &locked_floor, BR_STORE_TARGET_NS);
+			const char *cell = floor_cell(one ? &call_floor : &locked_floor, RL_BENCH_STORE_TARGET_NS);
 			if (one && rp_measured(lookup1))
 				cell = own_part(cell, 1, lookup1);
 			row(o,
 			    rp_str("rl_store_check, 1 key, %s%s <= %s ns/op",
 				   one ? "one-thread store (no locks), " : "thread-safe store, uncontended, ", a,
-				   rp_fmt(BR_STORE_TARGET_NS, 0)),
-			    rp_str("%s ns/op", rp_fmt_stat(v, 2)), br_verdict(v, BR_STORE_TARGET_NS), cell);
+				   rp_fmt(RL_BENCH_STORE_TARGET_NS, 0)),
+			    rp_str("%s ns/op", rp_fmt_stat(v, 2)), br_verdict(v, RL_BENCH_STORE_TARGET_NS), cell);
 		}
 	/* rl_limit's floors: its lock, or for gcra its 16-byte CAS and the 8-byte one a TAT-only state would take */
-	const struct floor_ cas16 = { "load + 16-byte CAS (atomic/cas16)", br_stat(in, "atomic/cas16"), " ns", 2 };
-	const struct floor_ cas8 = { "load + 8-byte CAS (atomic/cas8)", br_stat(in, "atomic/cas8"), " ns", 2 };
+	const struct floor_ cas16 = { "load + 16-byte CAS (atomic/cas16)", br_stat(in, RL_BENCH_ATOMIC("cas16")), " ns", 2 };
+	const struct floor_ cas8 = { "load + 8-byte CAS (atomic/cas8)", br_stat(in, RL_BENCH_ATOMIC("cas8")), " ns", 2 };
 	for (size_t i = 0; i < in->nalgos; i++) {
 		const char *a = in->algo[i].name;
-		struct rp_stat v = br_stat(in, "limit/%s/verdict", a);
+		struct rp_stat v = br_stat(in, RL_BENCH_LIMIT, a);
 		if (!rp_measured(v))
 			continue;
 		bool cas = strcmp(a, "gcra") == 0;
 		const char *floor =
 			cas ? rp_str("%s; a state of one word (TAT alone, without the clamp's last seen time) would take "
 				     "an 8-byte one: %s",
-				     floor_cell(&cas16, BR_LIMIT_TARGET_NS), floor_cell(&cas8, BR_LIMIT_TARGET_NS))
-			    : floor_cell(&locked_floor, BR_LIMIT_TARGET_NS);
+				     floor_cell(&cas16, RL_BENCH_LIMIT_TARGET_NS), floor_cell(&cas8, RL_BENCH_LIMIT_TARGET_NS))
+			    : floor_cell(&locked_floor, RL_BENCH_LIMIT_TARGET_NS);
 		row(o,
 		    rp_str("thread-safe single limiter (rl_limit_allow_at), uncontended, %s%s <= %s ns/op", a,
 			   cas ? " (lock-free where the machine has a 16-byte CAS)" : " (spinlock)",
-			   rp_fmt(BR_LIMIT_TARGET_NS, 0)),
-		    rp_str("%s ns/op", rp_fmt_stat(v, 2)), br_verdict(v, BR_LIMIT_TARGET_NS), floor);
+			   rp_fmt(RL_BENCH_LIMIT_TARGET_NS, 0)),
+		    rp_str("%s ns/op", rp_fmt_stat(v, 2)), br_verdict(v, RL_BENCH_LIMIT_TARGET_NS), floor);
 	}
-	const size_t counts[3] = { 1000, BR_KEYS_TABLE, br_store_keys[4] };
+	const size_t counts[3] = { 1000, RL_BENCH_KEYS_TABLE,
+				   br_store_keys[sizeof(br_store_keys) / sizeof(*br_store_keys) - 1] };
 	for (size_t c = 0; c < 3; c++)
 		for (int one = 0; one < 2; one++)
 			for (size_t i = 0; i < in->nalgos; i++) {
@@ -157,8 +161,8 @@ void br_targets(struct br_in *in, struct sr_buf *o)
 				const char *a = in->algo[i].name;
 				if (one && n != 1000)
 					continue; /* the one-thread rows: the cache-resident target */
-				struct rp_stat s = br_stat(in, one ? "store1t/%s/%zu/uniform" : "store/%s/%zu/uniform", a, n);
-				struct rp_stat f = br_stat(in, "floor/%s/%zu/dependent", a, n);
+				struct rp_stat s = br_stat(in, one ? RL_BENCH_STORE1T("uniform") : RL_BENCH_STORE("uniform"), a, n);
+				struct rp_stat f = br_stat(in, RL_BENCH_FLOOR("dependent"), a, n);
 				double bound = br_floor_target_ratio(a, n);
 				const char *what = rp_str("keyed, %s uniform keys, %s%s <= %sx memory floor", br_keys_label(n),
 							  one ? "one-thread store, " : "", a, rp_fmt(bound, 1));
@@ -189,9 +193,9 @@ void br_targets(struct br_in *in, struct sr_buf *o)
 			const char *ours;
 			double bound;
 		} rows[3] = {
-			{ "hot key", go->hot, rp_str(BR_HOT, near), BR_PEER_HOT_RATIO },
-			{ "1K keys (its keyed map)", go->k1k, rp_str("store/%s/1000/uniform", near), BR_PEER_KEYED_RATIO },
-			{ "1M keys (its keyed map)", go->k1m, rp_str("store/%s/1000000/uniform", near), BR_PEER_KEYED_RATIO },
+			{ "hot key", go->hot, rp_str(RL_BENCH_HOT("direct", "verdict"), near), RL_BENCH_PEER_HOT_RATIO },
+			{ "1K keys (its keyed map)", go->k1k, rp_str(RL_BENCH_STORE("uniform"), near, (size_t)1000), RL_BENCH_PEER_KEYED_RATIO },
+			{ "1M keys (its keyed map)", go->k1m, rp_str(RL_BENCH_STORE("uniform"), near, RL_BENCH_KEYS_TABLE), RL_BENCH_PEER_KEYED_RATIO },
 		};
 		for (size_t i = 0; i < 3; i++) {
 			struct rp_stat ours = br_stat(in, "%s", rows[i].ours);
@@ -204,19 +208,19 @@ void br_targets(struct br_in *in, struct sr_buf *o)
 	if (!in->peers_run)
 		row(o,
 		    rp_str("against golang.org/x/time/rate: >= %sx hot, >= %sx its keyed map at 1K and 1M keys",
-			   rp_fmt(BR_PEER_HOT_RATIO, 0), rp_fmt(BR_PEER_KEYED_RATIO, 0)),
+			   rp_fmt(RL_BENCH_PEER_HOT_RATIO, 0), rp_fmt(RL_BENCH_PEER_KEYED_RATIO, 0)),
 		    "-", "not run (no results/bench/peers.json)", "-");
-	for (size_t i = 0; i < 3; i++) {
-		struct rp_stat v = br_stat(in, "breaker/%s", br_breaker_runs[i]);
+	for (size_t i = 0; i < sizeof(br_breaker_runs) / sizeof(*br_breaker_runs); i++) {
+		struct rp_stat v = br_stat(in, RL_BENCH_BREAKER, br_breaker_runs[i]);
 		row(o,
 		    rp_str("breaker handle at limit 10^6, amortised (%s) <= %s ns/op", br_breaker_runs[i],
-			   rp_fmt(BR_BREAKER_TARGET_NS, 0)),
-		    rp_str("%s ns/op", rp_fmt_stat(v, 2)), br_verdict(v, BR_BREAKER_TARGET_NS),
-		    floor_cell(&call_floor, BR_BREAKER_TARGET_NS));
+			   rp_fmt(RL_BENCH_BREAKER_TARGET_NS, 0)),
+		    rp_str("%s ns/op", rp_fmt_stat(v, 2)), br_verdict(v, RL_BENCH_BREAKER_TARGET_NS),
+		    floor_cell(&call_floor, RL_BENCH_BREAKER_TARGET_NS));
 	}
 	sr_printf(o, targets_notes, rp_fmt_stat(call, 2), rp_fmt_stat(chain, 2), rp_fmt_stat(locked, 2),
-		  rp_fmt_stat(lock, 2), rp_fmt_stat(br_stat(in, "atomic/mutex"), 2),
-		  rp_fmt_stat(br_stat(in, "atomic/cas8"), 2), rp_fmt_stat(br_stat(in, "atomic/cas16"), 2));
+		  rp_fmt_stat(lock, 2), rp_fmt_stat(br_stat(in, RL_BENCH_ATOMIC("mutex")), 2),
+		  rp_fmt_stat(br_stat(in, RL_BENCH_ATOMIC("cas8")), 2), rp_fmt_stat(br_stat(in, RL_BENCH_ATOMIC("cas16")), 2));
 	if (rp_measured(lookup1))
 		sr_printf(o, targets_lookup, rp_fmt_stat(lookup1, 2), rp_fmt_stat(lookup1k, 2));
 	sr_puts(o, "\n\n");

@@ -87,10 +87,8 @@ int sim_study_report(const char *dir, FILE *err)
 		rc = sr_charts_draw(&s, &ch, err);
 	if (rc == SR_OK) {
 		sr_build(&s, &ch, &doc);
-		rc = sr_write_md(&doc, dir, err);
+		rc = sr_write(&doc, dir, err);
 	}
-	if (rc == SR_OK)
-		rc = sr_write_html(&doc, dir, err);
 	sr_doc_free(&doc);
 	sr_charts_free(&ch);
 	sr_study_free(&s);

@@ -238,8 +238,8 @@ void sr_build_read(const struct sr_study *s, struct sr_doc *d); /* study_report_
 void sr_build_measured(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d);
 void sr_build_judged(const struct sr_study *s, struct sr_doc *d);
 
-/* ---- writers: dir/REPORT.md, dir/report.html (the charts read from dir/plots/) */
-int sr_write_md(const struct sr_doc *d, const char *dir, FILE *err);
-int sr_write_html(const struct sr_doc *d, const char *dir, FILE *err);
+/* ---- the writer: dir/REPORT.md, then dir/report.html made from it (the charts read
+ * from dir/plots/); nothing of report.html is written when a chart cannot be read */
+int sr_write(const struct sr_doc *d, const char *dir, FILE *err);
 
 #endif

@@ -3,8 +3,8 @@
  * in trace order. Each verdict v on request i (key k, time t, cost c) is
  * judged three ways (study.h): against the reference's bit for i (the
  * excess, diverged), against the algorithm's own admitted units in
- * (t - W, t] before it (over_n_admissions, false_rejects, max_in_w, as
- * sim_run.c judges: the same rl_runlog per key), and per key (admitted
+ * (t - W, t] before it (over_n_admissions, false_rejects, max_in_w: the
+ * simulator's judge, sim_judge.h), and per key (admitted
  * units, so refused = requested - admitted). Invariant: track[k] holds
  * exactly the units the decider admitted for k in (t - W, t] at k's latest
  * request. A key's judge (its run log and admitted units) is one half cache
@@ -20,8 +20,8 @@
 
 #include "compat.h"
 #include "ratelab/runlog.h"
-#include "runlog_ops.h"
 #include "sim_decider.h"
+#include "sim_judge.h"
 #include "sim_scenario.h"
 #include "study_decide.h"
 
@@ -122,9 +122,7 @@ static RL_ALWAYS_INLINE int judge(struct judge *j, size_t i, uint32_t k, int64_t
 	bool excess = j->excess[i / 64] >> (i % 64) & 1;
 	int64_t share = j->units0 ? c : 1;
 
-	if (rl__runlog_expire_one(log, t - j->window_ns))
-		rl_runlog_expire(log, t - j->window_ns);
-	bool exact = (int64_t)log->total + share <= j->limit;
+	bool exact = sim_judge_exact(log, j->window_ns, j->limit, t, share);
 	if (j->nmore) {
 		int rc = judge_more(j, k, t, c, v, &exact);
 		if (rc)
@@ -132,13 +130,9 @@ static RL_ALWAYS_INLINE int judge(struct judge *j, size_t i, uint32_t k, int64_t
 	}
 	if (v) {
 		kj->adm += c;
-		if ((int64_t)log->total + share > UINT32_MAX)
-			return RL_EFULL; /* more units admitted in one window than a run log counts */
-		if (!rl__runlog_push_fits(log, t, (uint32_t)share)) {
-			int rc = rl_runlog_push_n(log, t, (uint32_t)share);
-			if (rc)
-				return rc;
-		}
+		int rc = sim_judge_admit(log, t, share);
+		if (rc)
+			return rc;
 		if ((int64_t)log->total > row->max_in_w)
 			row->max_in_w = log->total;
 		row->over_n_admissions += exact ? 0 : c;

@@ -1,0 +1,46 @@
+/*
+ * sim_judge.h - the one judge of a run log, shared by the simulator
+ * (sim_run.c) and the study (study_pass.c): per key, a struct rl_runlog
+ * holds exactly the units the decider admitted in (t - W, t] at the key's
+ * latest request t (the runs' times in ns, their counts in units). A
+ * verdict on c units at t is judged against that history alone, the
+ * algorithm's own: exact when the exact sliding-window rule N per W would
+ * have given it, i.e. total + c <= N; the log's total after an admission is
+ * the count of the window ending there, so the largest such total is the
+ * largest count of any window of length W. Times must not go back per key
+ * (the callers clamp them); a window holds at most UINT32_MAX units.
+ */
+#ifndef RATELAB_SIM_JUDGE_H
+#define RATELAB_SIM_JUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compat.h"
+#include "ratelab/runlog.h"
+#include "ratelab/status.h"
+#include "runlog_ops.h"
+
+/* Expires the runs at or before t - window_ns; true when c units more would
+ * leave at most limit in (t - W, t]. log->total is then the admitted units
+ * in the window before this request. */
+static RL_ALWAYS_INLINE bool sim_judge_exact(struct rl_runlog *log, int64_t window_ns, int64_t limit, int64_t t,
+					     int64_t c)
+{
+	if (rl__runlog_expire_one(log, t - window_ns))
+		rl_runlog_expire(log, t - window_ns);
+	return (int64_t)log->total + c <= limit;
+}
+
+/* Records c admitted units at t (after sim_judge_exact at t): RL_OK, RL_EFULL
+ * when the window would pass UINT32_MAX units (the log unchanged), or RL_ENOMEM. */
+static RL_ALWAYS_INLINE int sim_judge_admit(struct rl_runlog *log, int64_t t, int64_t c)
+{
+	if ((int64_t)log->total + c > UINT32_MAX)
+		return RL_EFULL;
+	if (rl__runlog_push_fits(log, t, (uint32_t)c))
+		return RL_OK;
+	return rl_runlog_push_n(log, t, (uint32_t)c);
+}
+
+#endif
