@@ -58,8 +58,10 @@
  * counted; a UTF-8 byte order mark before line 1 is skipped. Keys and
  * section headers start in column 1: an indented one is refused (values do
  * not continue over lines). Any mistake (unknown section or key, a key
- * given twice, a bad number or duration, an unknown algorithm, a duplicate
- * tier, client or range, a bad CIDR range, a client or default naming a
+ * given twice, a bad number or duration, an unknown algorithm, a policy
+ * beside limit, window or burst, a bad policy (its rules, more than 8: in
+ * rl_policy_parse's words after "policy: "), a mode other than enforce or
+ * shadow, a duplicate tier, client or range, a bad CIDR range, a client or default naming a
  * tier that is not defined,
  * no default, an overlong line, a NUL byte, an indented line) fails the
  * load with one message "FILE:LINE: problem"; a registry is created whole
