@@ -219,8 +219,9 @@ int rl_registry_check_n(struct rl_registry *r, const char *client, size_t len, i
 		int64_t w = t->limiter.rule.window_ns;
 		ans->d = (struct rl_decision){ 0, rc ? 0 : w, rc ? 0 : w, 0 };
 	}
-	/* shadow mode: allowed, with the wait enforcing would have given */
-	ans->would_reject = t->shadow && rc == RL_ALLOWED && ans->d.retry_after_ns > 0;
+	/* shadow mode: allowed, with the wait enforcing would have given (zeroed above otherwise) */
+	if (t->shadow)
+		ans->would_reject = rc == RL_ALLOWED && ans->d.retry_after_ns > 0;
 	ans->verdict = rc;
 	return rc;
 }

@@ -7,10 +7,20 @@
  * spinlock (not taken in a one-thread store, whose caller serialises every
  * call).
  *
- * Invariants: a key's tag is in at most one of its two buckets, because a
+ * A key whose state an older rule wrote (rl_store_set_rule) keeps its
+ * slot, but its tag moves to the side table (s->older, with the index of
+ * that rule) and its bucket's older bit marks the slot: no tag search finds
+ * it, so only the locked search of a key missing from both buckets' tags
+ * (check_locked, where a new key goes) looks there, and converts it.
+ *
+ * Invariants: a key's tag is in at most one of its two buckets (among the
+ * tags, or as an older key), because a
  * new key is inserted only while both buckets are locked and found absent
  * from both, and a key moves from one of its buckets to the other only
- * while both are locked; a free slot's state bytes are zero (a fresh key); keys (the
+ * while both are locked (an older key never moves); every older key's rule
+ * is in s->rules and is not s->lim's (set_rule brings the keys of the rule
+ * it installs back among the tags); a free slot (tag 0, older bit clear)
+ * has zero state bytes (a fresh key); keys (the
  * counter) equals the occupied slots and never exceeds max_keys, because a
  * slot is filled only after a successful reservation or in place of a
  * dropped key; heap_bytes plus heap_route equals the sum of the stored
@@ -61,6 +71,7 @@ struct older_key {
 	uint32_t tag;
 	uint32_t rule;
 };
+_Static_assert(sizeof(struct older_key) == 8, "the side table holds 8 bytes per slot (store.h)");
 
 /* The seed as the short-key hash reads it: xored with each word's constant. */
 struct short_seed {
