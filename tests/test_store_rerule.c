@@ -283,11 +283,17 @@ static void test_store_rule_bounds(void **unused)
 		lims[i] = make(a, 1 + i, 1000000000, 1 + i);
 	struct rl_store_config cfg = { .limiter = &lims[0], .max_keys = 1000 };
 	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
+	struct rl_store_stats before, after;
+	rl_store_stats(s, &before);
 	for (int i = 0; i < RL_STORE_MAX_RULES; i++) {
 		assert_int_equal(rl_store_check(s, &i, sizeof(i), 5, NULL), RL_ALLOWED); /* key i under rule i */
 		if (i + 1 < RL_STORE_MAX_RULES)
 			assert_int_equal(rl_store_set_rule(s, &lims[i + 1]), RL_OK);
 	}
+	/* the first change allocated the rules and the side table (8 bytes per slot), counted */
+	rl_store_stats(s, &after);
+	assert_int_equal(after.bytes - before.bytes,
+			 RL_STORE_MAX_RULES * sizeof(struct rl_limiter) + 8 * after.slots);
 	/* rules 0..63 each wrote a key (63 older, one current): a 65th rule has no index */
 	assert_int_equal(rl_store_set_rule(s, &lims[RL_STORE_MAX_RULES]), RL_EFULL);
 	assert_true(rl_limiter_same_rule(rl_store_limiter(s), &lims[RL_STORE_MAX_RULES - 1]));

@@ -118,6 +118,7 @@ struct rl_store {
 	struct rl_limiter *rules;   /* RL_STORE_MAX_RULES: rule i wrote the older keys of index i */
 	uint32_t rule_now;          /* lim's index in rules */
 	struct older_key *older;    /* per slot (bucket * SLOTS + slot) */
+	_Atomic size_t rule_bytes;  /* rules' and older's, for the stats (read without the locks) */
 	const struct rl_policy_limiter *policy; /* the limiter's policy, or NULL (settle, stats) */
 };
 
@@ -1169,7 +1170,7 @@ void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 	struct rl_store *m = (struct rl_store *)s; /* atomics are read, never written */
 	int64_t heap = atomic_load_explicit(&m->heap_bytes, memory_order_relaxed) + s->heap_route;
 
-	size_t rules = s->rules ? RL_STORE_MAX_RULES * sizeof(*s->rules) + s->nbuckets * SLOTS * sizeof(*s->older) : 0;
+	size_t rules = atomic_load_explicit(&m->rule_bytes, memory_order_relaxed);
 
 	*out = (struct rl_store_stats){
 		.keys = atomic_load_explicit(&m->keys, memory_order_relaxed),
@@ -1241,6 +1242,9 @@ int rl_store_set_rule(struct rl_store *s, const struct rl_limiter *lim)
 			goto done;
 		}
 		s->rules[0] = s->lim;
+		atomic_store_explicit(&s->rule_bytes,
+				      RL_STORE_MAX_RULES * sizeof(*s->rules) + s->nbuckets * SLOTS * sizeof(*s->older),
+				      memory_order_relaxed);
 	}
 	int g = rule_index(s, lim);
 	if (g < 0) {
