@@ -98,11 +98,12 @@
  * written under the new rule come back. So the fast paths, which search
  * the tags, never see an older key: its check misses them and, in the
  * locked search that a new key takes, finds it in the side table and
- * converts it. On a store whose rule never changed, the check of a stored
- * key runs the instructions it ran before; a new key's (the locked search)
- * tests its two buckets' older masks, and a key moving between its buckets
- * skips older slots (the perf gate: +0.1 instruction per check on its
- * store/gcra entries).
+ * converts it. On a store whose rule never changed, the check of a key
+ * found in its first bucket (about 95 % at the cap) runs the instructions
+ * it ran before; a new key's tests its two buckets' older masks, and one
+ * in its second bucket masks the older slots out of the free ones it could
+ * move to (the perf gate: +0.1 instruction per check averaged over its
+ * store/gcra entries' keys).
  * Until a key is checked again its state stays under its writer's rule:
  * idle sweeps and the eviction order judge it under that rule (a state
  * idle under it converts to an idle one), and a settle settles it under
