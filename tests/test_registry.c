@@ -196,10 +196,10 @@ static const struct {
 	const char *message; /* after "FILE:" */
 } bad[] = {
 	{ "[tier free]\nalgorithm = gcra\nlimt = 10\n", "3: unknown key 'limt' in [tier free] (algorithm, limit, "
-	  "window, burst, unlimited, on_error, max_keys, when_full)" },
+	  "window, burst, policy, mode, unlimited, on_error, max_keys, when_full)" },
 	/* no extra keys asked for: a backend's key is an unknown one */
 	{ "[tier a]\nredis_timeout = 5\n", "2: unknown key 'redis_timeout' in [tier a] (algorithm, limit, "
-	  "window, burst, unlimited, on_error, max_keys, when_full)" },
+	  "window, burst, policy, mode, unlimited, on_error, max_keys, when_full)" },
 	{ "[tiers]\n", "1: unknown section [tiers] (expected [tier NAME], [clients] or [defaults])" },
 	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000]" },
 	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000]" },
@@ -218,9 +218,27 @@ static const struct {
 	{ "[tier a]\nunlimited = true\n", "2: end of file: no default tier (add [defaults] with tier = NAME)" },
 	{ "[tier a]\nunlimited = true\n[defaults]\ntier = b\n", "4: default tier 'b' is not defined" },
 	{ "[tier a]\nalgorithm = gcra\nlimit = 5\n[defaults]\ntier = a\n", "1: tier 'a' has no 'window' (or "
-	  "'unlimited = true')" },
+	  "'policy = RULES', or 'unlimited = true')" },
+	{ "[tier a]\npolicy = 10/1s\n[defaults]\ntier = a\n", "1: tier 'a' has no 'algorithm' (or "
+	  "'policy = RULES', or 'unlimited = true')" },
+	/* policies and modes (issue 44): the line and the value */
+	{ "[tier a]\nalgorithm = gcra\nlimit = 5\npolicy = 10/1s\n", "4: 'policy' with 'limit' in [tier a]: "
+	  "policy = RULES replaces limit, window and burst" },
+	{ "[tier a]\npolicy = 10/1s\nburst = 5\n", "3: 'burst' with 'policy' in [tier a]: "
+	  "policy = RULES replaces limit, window and burst" },
+	{ "[tier a]\npolicy = 1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s\n", "2: policy: "
+	  "'1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s' has 9 rules (at most 8)" },
+	{ "[tier a]\npolicy = 10/1s+0/1h\n", "2: policy: '10/1s+0/1h': rule 2: '0/1h': the limit '0' is out of "
+	  "range [1, 1000000]" },
+	{ "[tier a]\nmode = loud\n", "2: mode 'loud' is not enforce or shadow" },
+	{ "[tier a]\nmode = shadow\nmode = shadow\n", "3: 'mode' given twice in [tier a]" },
+	{ "[tier a]\nalgorithm = fixed_window\npolicy = 10/1s:b20\n[defaults]\ntier = a\n", "1: tier 'a': "
+	  "policy: rule 1: a burst does not apply to fixed_window: it has no bucket (only token_bucket, gcra, "
+	  "leaky_bucket take a burst)" },
+	{ "[tier a]\nunlimited = true\nmode = shadow\n[defaults]\ntier = a\n", "1: tier 'a' is unlimited: it "
+	  "takes no algorithm, limit, window, burst, policy, mode, max_keys or when_full" },
 	{ "[tier a]\nunlimited = true\nlimit = 5\n[defaults]\ntier = a\n", "1: tier 'a' is unlimited: it takes no "
-	  "algorithm, limit, window, burst, max_keys or when_full" },
+	  "algorithm, limit, window, burst, policy, mode, max_keys or when_full" },
 	{ "[tier a]\nlimit = 5\nlimit = 6\n", "3: 'limit' given twice in [tier a]" },
 	{ "limit = 5\n", "1: 'limit' outside any section" },
 	{ "[tier a b]\n", "1: bad tier name 'a b' (1-63 of A-Z a-z 0-9 _ -)" },
@@ -348,7 +366,7 @@ static void test_extra_key_mistakes(void **unused)
 		const char *message; /* after "FILE:" */
 	} cases[] = {
 		{ "[tier a]\nlimt = 10\n", "2: unknown key 'limt' in [tier a] (algorithm, limit, window, burst, "
-		  "unlimited, on_error, max_keys, when_full, weight, zone)" },
+		  "policy, mode, unlimited, on_error, max_keys, when_full, weight, zone)" },
 		{ "[tier a]\nweight = 5\nweight = 6\n", "3: 'weight' given twice in [tier a]" },
 		{ "[tier a]\nzone = 1\nzone = x\n", "3: 'zone' given twice in [tier a]" },
 		{ "[tier a]\nweight = 0\n", "2: weight '0' is not an integer in [1, 100]" },
@@ -360,7 +378,7 @@ static void test_extra_key_mistakes(void **unused)
 		  "1: tier 'a' is unlimited: it takes no weight or zone" },
 		/* the built-in keys' refusal first */
 		{ "[tier a]\nunlimited = true\nweight = 5\nlimit = 5\n[defaults]\ntier = a\n",
-		  "1: tier 'a' is unlimited: it takes no algorithm, limit, window, burst, max_keys or when_full" },
+		  "1: tier 'a' is unlimited: it takes no algorithm, limit, window, burst, policy, mode, max_keys or when_full" },
 		/* a line's problem before the tier's */
 		{ "[tier a]\nunlimited = true\nweight = 5\n[tier b]\nweight = 500\n",
 		  "5: weight '500' is not an integer in [1, 100]" },
@@ -692,6 +710,74 @@ static void test_cidr_ranges(void **unused)
 	}
 }
 
+/*
+ * policy = P: the tier decides as the policy limiter of its algorithm and P
+ * (rl_policy_check's combined answer); mode = shadow admits every request,
+ * keeping the state and the answer enforcing would have had, and counts
+ * the would-rejects (per tier), a rule alone as a policy of that rule.
+ */
+static void test_policy_and_shadow_tiers(void **unused)
+{
+	(void)unused;
+	const char *path = write_tmp("[tier p]\nalgorithm = sliding_counter\npolicy = 2/1s + 3/1h\n"
+				     "[tier s]\nalgorithm = gcra\nlimit = 2\nwindow = 1h\nmode = shadow\n"
+				     "[tier sp]\nalgorithm = fixed_window\npolicy = 1/1s+5/1h:units\nmode = shadow\n"
+				     "[clients]\ns = sam\nsp = sue\n[defaults]\ntier = p\n");
+	struct rl_registry *r;
+	char err[256];
+
+	assert_int_equal(rl_registry_load(&r, path, err, sizeof(err)), RL_OK);
+	unlink(path);
+	const struct rl_tier *p = rl_registry_resolve(r, "pat", 3), *sh = rl_registry_resolve(r, "sam", 3),
+			     *sp = rl_registry_resolve(r, "sue", 3);
+	assert_non_null(p->policy);
+	assert_int_equal(p->policy->count, 2);
+	assert_false(p->shadow);
+	assert_true(sh->shadow && sh->policy && sh->policy->count == 1);
+	assert_int_equal(sh->limiter.rule.limit, 2);
+
+	/* the policy against a copy of it, request by request */
+	struct rl_policy pol;
+	struct rl_policy_limiter ref;
+	assert_int_equal(rl_policy_parse("2/1s + 3/1h", &pol, err, sizeof(err)), RL_OK);
+	assert_int_equal(rl_policy_limiter_init(&ref, rl_algo_find("sliding_counter"), &pol, err, sizeof(err)), RL_OK);
+	_Alignas(16) unsigned char st[RL_POLICY_MAX_STATE] = { 0 };
+	for (int i = 0; i < 12; i++) {
+		int64_t t = (int64_t)i * 400000000;
+		struct rl_answer a;
+		struct rl_policy_answer want;
+		int v = rl_registry_check(r, "pat", 3, t, &a);
+		assert_int_equal(v, rl_policy_check(&ref, st, t, 1, &want));
+		assert_int_equal(a.d.remaining, want.all.remaining);
+		assert_int_equal(a.d.retry_after_ns, want.all.retry_after_ns);
+		assert_int_equal(a.d.reset_ns, want.all.reset_ns);
+		assert_false(a.would_reject);
+	}
+	assert_int_equal(rl_tier_would_reject(p), 0);
+
+	/* shadow: 5 requests at one instant under 2/1h, all admitted, 3 would-rejects */
+	int would = 0;
+	for (int i = 0; i < 5; i++) {
+		struct rl_answer a;
+		assert_int_equal(rl_registry_check(r, "sam", 3, 1000, &a), RL_ALLOWED);
+		assert_int_equal(a.verdict, RL_ALLOWED);
+		would += a.would_reject;
+		assert_true(a.would_reject == (i >= 2));
+		assert_true(a.would_reject ? a.d.retry_after_ns > 0 : a.d.retry_after_ns == 0);
+	}
+	assert_int_equal(would, 3);
+	assert_int_equal(rl_tier_would_reject(sh), 3);
+	/* a shadow policy with ':units': a cost of 4 then 2 in one hour of 5 units: the second would be refused */
+	struct rl_answer a;
+	assert_int_equal(rl_registry_check_n(r, "sue", 3, 0, 4, &a), RL_ALLOWED);
+	assert_false(a.would_reject);
+	assert_int_equal(rl_registry_check_n(r, "sue", 3, 2000000000, 2, &a), RL_ALLOWED);
+	assert_true(a.would_reject);
+	assert_int_equal(rl_tier_would_reject(sp), 1);
+	assert_int_equal(rl_tier_would_reject(NULL), 0);
+	rl_registry_destroy(r);
+}
+
 int main(void)
 {
 	const char *src = __FILE__, *slash = strrchr(src, '/');
@@ -707,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_long_line_and_missing_file),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_policy_and_shadow_tiers),
 		cmocka_unit_test(test_no_error_buffer),
 		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_largest_max_keys_loads),

@@ -333,6 +333,11 @@ const struct rl_limiter *rl_policy_as_limiter(const struct rl_policy_limiter *pl
 	return &pl->one;
 }
 
+const struct rl_policy_limiter *rl_policy_of(const struct rl_limiter *lim)
+{
+	return lim && lim->algo && lim->algo->check == check_op ? policy_of(lim) : NULL;
+}
+
 void rl_policy_release(const struct rl_policy_limiter *pl, void *state)
 {
 	release_op(state);

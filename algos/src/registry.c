@@ -20,6 +20,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <arpa/inet.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +127,8 @@ void rl_registry_destroy(struct rl_registry *r)
 	free(r->stores);
 	for (size_t i = 0; i < r->nclients; i++)
 		free(r->clients[i].id);
+	for (size_t i = 0; i < r->ntiers; i++)
+		free((void *)(uintptr_t)r->tiers[i].policy);
 	free(r->tiers);
 	free(r->clients);
 	free(r->ranges);
@@ -215,6 +219,98 @@ int rl_registry_check_n(struct rl_registry *r, const char *client, size_t len, i
 		int64_t w = t->limiter.rule.window_ns;
 		ans->d = (struct rl_decision){ 0, rc ? 0 : w, rc ? 0 : w, 0 };
 	}
+	/* shadow mode: allowed, with the wait enforcing would have given (zeroed above otherwise) */
+	if (t->shadow)
+		ans->would_reject = rc == RL_ALLOWED && ans->d.retry_after_ns > 0;
 	ans->verdict = rc;
 	return rc;
+}
+
+uint64_t rl_tier_would_reject(const struct rl_tier *t)
+{
+	return t && t->policy ? rl_policy_would_reject(t->policy) : 0;
+}
+
+/* Whether the store of old may carry its keys into tier t (registry.h, Reload). */
+static bool keeps_store(const struct rl_tier *old, const struct rl_tier *t)
+{
+	return !old->unlimited && !t->unlimited && !old->policy && !t->policy && strcmp(old->name, t->name) == 0 &&
+	       old->limiter.algo == t->limiter.algo && old->max_keys == t->max_keys && old->when_full == t->when_full;
+}
+
+int rl_registry_reload(struct rl_registry *r, const char *path, const struct rl_tier_key *keys, size_t nkeys,
+		       char *err, size_t err_len)
+{
+	struct rl_registry *n;
+	int rc;
+
+	if (!r)
+		return RL_EINVAL;
+	if ((rc = rl_registry_load_with(&n, path, keys, nkeys, err, err_len)) != RL_OK)
+		return rc;
+	/* from[i]: the old tier whose store new tier i keeps, or SIZE_MAX */
+	size_t *from = malloc((n->ntiers ? n->ntiers : 1) * sizeof(*from));
+	if (!from) {
+		rl_registry_destroy(n);
+		if (err_len)
+			snprintf(err, err_len, "%s: out of memory", path);
+		return RL_ENOMEM;
+	}
+	for (size_t i = 0; i < n->ntiers; i++) {
+		from[i] = SIZE_MAX;
+		for (size_t j = 0; j < r->ntiers && from[i] == SIZE_MAX; j++)
+			if (keeps_store(&r->tiers[j], &n->tiers[i]) &&
+			    atomic_load_explicit(&r->stores[j], memory_order_relaxed))
+				from[i] = j;
+	}
+	/* the new rules into the kept stores; on a failure the ones set go back */
+	size_t i = 0;
+	for (; i < n->ntiers; i++) {
+		if (from[i] == SIZE_MAX)
+			continue;
+		struct rl_store *s = atomic_load_explicit(&r->stores[from[i]], memory_order_relaxed);
+		if ((rc = rl_store_set_rule(s, &n->tiers[i].limiter)) != RL_OK)
+			break;
+	}
+	if (rc != RL_OK) {
+		if (err_len)
+			snprintf(err, err_len, "%s: tier '%s' keeps its keys but its store cannot take the new rule: %s",
+				 path, n->tiers[i].name, rl_strerror(rc));
+		while (i-- > 0)
+			if (from[i] != SIZE_MAX) /* its old rule has its index in the store: no failure */
+				rl_store_set_rule(atomic_load_explicit(&r->stores[from[i]], memory_order_relaxed),
+						  &r->tiers[from[i]].limiter);
+		free(from);
+		rl_registry_destroy(n);
+		return rc;
+	}
+	for (i = 0; i < n->ntiers; i++)
+		if (from[i] != SIZE_MAX) {
+			struct rl_store *s = atomic_load_explicit(&r->stores[from[i]], memory_order_relaxed);
+			atomic_store_explicit(&n->stores[i], s, memory_order_relaxed);
+			atomic_store_explicit(&r->stores[from[i]], NULL, memory_order_relaxed);
+		}
+	free(from);
+	/* r takes n's tiers and clients (its mutex and seed stay); n takes r's and goes */
+	struct rl_registry was = { .tiers = r->tiers, .ntiers = r->ntiers, .clients = r->clients,
+				   .nclients = r->nclients, .ranges = r->ranges, .nranges = r->nranges,
+				   .default_tier = r->default_tier, .stores = r->stores };
+	r->tiers = n->tiers;
+	r->ntiers = n->ntiers;
+	r->clients = n->clients;
+	r->nclients = n->nclients;
+	r->ranges = n->ranges;
+	r->nranges = n->nranges;
+	r->default_tier = n->default_tier;
+	r->stores = n->stores;
+	n->tiers = was.tiers;
+	n->ntiers = was.ntiers;
+	n->clients = was.clients;
+	n->nclients = was.nclients;
+	n->ranges = was.ranges;
+	n->nranges = was.nranges;
+	n->default_tier = was.default_tier;
+	n->stores = was.stores;
+	rl_registry_destroy(n);
+	return RL_OK;
 }

@@ -35,6 +35,7 @@ struct parse {
 	const struct rl_tier_key *ext; /* the caller's extra keys */
 	size_t n_ext;
 	unsigned *keys; /* per tier: K_* bits set (the extra keys: the tier's ext_given) */
+	struct rl_policy *policies; /* per tier: its policy = P as read */
 	size_t tiers_cap, clients_cap;
 	char default_name[RL_TIER_NAME_MAX + 1];
 	long default_line;
@@ -97,17 +98,21 @@ static bool new_tier(struct parse *p, const char *name)
 		unsigned *k = t ? realloc(p->keys, cap * sizeof(*k)) : NULL;
 		if (t)
 			r->tiers = t;
-		if (!k) {
+		if (k)
+			p->keys = k;
+		struct rl_policy *pol = k ? realloc(p->policies, cap * sizeof(*pol)) : NULL;
+		if (!pol) {
 			p->nomem = true;
 			return fail(p, p->rd.lineno, "out of memory");
 		}
-		p->keys = k;
+		p->policies = pol;
 		p->tiers_cap = cap;
 	}
 	struct rl_tier *t = &r->tiers[r->ntiers];
 	*t = (struct rl_tier){ .max_keys = RL_TIER_DEFAULT_MAX_KEYS, .when_full = RL_FULL_EVICT,
 			       .line = p->rd.lineno };
 	snprintf(t->name, sizeof(t->name), "%s", name);
+	p->policies[r->ntiers] = (struct rl_policy){ 0 };
 	p->keys[r->ntiers++] = 0;
 	return true;
 }
@@ -133,7 +138,19 @@ static bool section_line(void *arg, const char *name, long line)
 }
 
 /* The built-in keys of a [tier NAME] section, in tier_keys order: bit 1 << K_x of p->keys. */
-enum { K_ALGORITHM, K_LIMIT, K_WINDOW, K_BURST, K_UNLIMITED, K_ON_ERROR, K_MAX_KEYS, K_WHEN_FULL, K_COUNT };
+enum {
+	K_ALGORITHM,
+	K_LIMIT,
+	K_WINDOW,
+	K_BURST,
+	K_POLICY,
+	K_MODE,
+	K_UNLIMITED,
+	K_ON_ERROR,
+	K_MAX_KEYS,
+	K_WHEN_FULL,
+	K_COUNT
+};
 #define BIT(k) (1u << (k))
 
 /* Each key's setter: true, or false after fail(). */
@@ -193,6 +210,24 @@ static int choice(struct parse *p, const char *name, const char *value, const ch
 	return -1;
 }
 
+static bool set_policy(struct parse *p, struct rl_tier *t, const char *name, const char *value)
+{
+	char msg[2 * RL_QUOTE_SIZE + 300];
+
+	(void)name;
+	return rl_policy_parse(value, &p->policies[t - p->r->tiers], msg, sizeof(msg)) == RL_OK ||
+	       fail(p, p->rd.lineno, "policy: %s", msg);
+}
+
+static bool set_mode(struct parse *p, struct rl_tier *t, const char *name, const char *value)
+{
+	static const char *const v[] = { "enforce", "shadow", NULL };
+	int i = choice(p, name, value, v, "enforce or shadow");
+
+	t->shadow = i == 1;
+	return i >= 0;
+}
+
 static bool set_unlimited(struct parse *p, struct rl_tier *t, const char *name, const char *value)
 {
 	static const char *const v[] = { "false", "true", NULL };
@@ -228,6 +263,7 @@ static const struct {
 } tier_keys[K_COUNT] = {
 	[K_ALGORITHM] = { "algorithm", set_algorithm }, [K_LIMIT] = { "limit", set_limit },
 	[K_WINDOW] = { "window", set_window },          [K_BURST] = { "burst", set_burst },
+	[K_POLICY] = { "policy", set_policy },          [K_MODE] = { "mode", set_mode },
 	[K_UNLIMITED] = { "unlimited", set_unlimited }, [K_ON_ERROR] = { "on_error", set_on_error },
 	[K_MAX_KEYS] = { "max_keys", set_max_keys },    [K_WHEN_FULL] = { "when_full", set_when_full },
 };
@@ -270,6 +306,11 @@ static bool tier_key(struct parse *p, const char *name, const char *value)
 			continue;
 		if (*set & BIT(k))
 			return fail(p, p->rd.lineno, "'%s' given twice in [tier %s]", name, t->name);
+		unsigned rule_keys = BIT(K_LIMIT) | BIT(K_WINDOW) | BIT(K_BURST);
+		if ((k == K_POLICY && (*set & rule_keys)) || ((BIT(k) & rule_keys) && (*set & BIT(K_POLICY))))
+			return fail(p, p->rd.lineno, "'%s' with '%s' in [tier %s]: policy = RULES replaces limit, "
+				    "window and burst", name, k == K_POLICY ? (*set & BIT(K_LIMIT) ? "limit" :
+				    *set & BIT(K_WINDOW) ? "window" : "burst") : "policy", t->name);
 		*set |= BIT(k);
 		return tier_keys[k].set(p, t, name, value);
 	}
@@ -435,6 +476,46 @@ static bool find_tier(const struct rl_registry *r, const char *name, size_t *idx
 	return false;
 }
 
+/*
+ * A tier's policy limiter: its policy = P, or (one_rule) its one rule
+ * counting the request's cost, in shadow mode when mode = shadow.
+ */
+static bool tier_policy(struct parse *p, struct rl_tier *t, struct rl_policy *pol, bool one_rule)
+{
+	const struct rl_algo *algo = t->limiter.algo;
+	char msg[2 * RL_QUOTE_SIZE + 300], names[160];
+
+	if (one_rule) {
+		struct rl_rule rule = t->limiter.rule;
+		if (!(p->keys[t - p->r->tiers] & BIT(K_BURST)))
+			rule.burst = rule.limit;
+		*pol = (struct rl_policy){ .count = 1 };
+		pol->rules[0] = rule;
+		pol->units[0] = true;
+		if ((p->keys[t - p->r->tiers] & BIT(K_BURST)) && !algo->uses_burst)
+			return fail(p, t->line, "tier '%s': burst does not apply to %s (only %s take a burst)",
+				    t->name, algo->name, rl_algo_burst_names(names, sizeof(names)));
+	}
+	for (size_t i = 0; i < pol->count && !algo->uses_burst; i++)
+		if (pol->rules[i].burst != pol->rules[i].limit)
+			return fail(p, t->line, "tier '%s': policy: rule %zu: a burst does not apply to %s: it has no "
+				    "bucket (only %s take a burst)", t->name, i + 1, algo->name,
+				    rl_algo_burst_names(names, sizeof(names)));
+	struct rl_policy_limiter *pl = malloc(sizeof(*pl));
+	if (!pl) {
+		p->nomem = true;
+		return fail(p, t->line, "out of memory");
+	}
+	if (rl_policy_limiter_init(pl, algo, pol, msg, sizeof(msg)) != RL_OK) {
+		free(pl);
+		return fail(p, t->line, "tier '%s': policy: %s", t->name, msg);
+	}
+	rl_policy_set_shadow(pl, t->shadow);
+	t->policy = pl;
+	t->limiter = *rl_policy_as_limiter(pl);
+	return true;
+}
+
 /* After the parse: whole-file rules, limiters and stores. */
 static bool finish(struct parse *p)
 {
@@ -445,10 +526,10 @@ static bool finish(struct parse *p)
 		struct rl_tier *t = &r->tiers[i];
 		unsigned k = p->keys[i];
 		if (t->unlimited) {
-			if (k & (BIT(K_ALGORITHM) | BIT(K_LIMIT) | BIT(K_WINDOW) | BIT(K_BURST) | BIT(K_MAX_KEYS) |
-				  BIT(K_WHEN_FULL)))
+			if (k & (BIT(K_ALGORITHM) | BIT(K_LIMIT) | BIT(K_WINDOW) | BIT(K_BURST) | BIT(K_POLICY) |
+				  BIT(K_MODE) | BIT(K_MAX_KEYS) | BIT(K_WHEN_FULL)))
 				return fail(p, t->line, "tier '%s' is unlimited: it takes no algorithm, limit, "
-					    "window, burst, max_keys or when_full", t->name);
+					    "window, burst, policy, mode, max_keys or when_full", t->name);
 			if (t->ext_given) {
 				char names[RL_TIER_EXT_MAX * (RL_TIER_KEY_NAME_MAX + 4)];
 				ext_names(p, names, sizeof(names));
@@ -458,11 +539,18 @@ static bool finish(struct parse *p)
 		}
 		static const int needed[] = { K_ALGORITHM, K_LIMIT, K_WINDOW };
 		const char *missing = NULL;
-		for (size_t n = 0; n < sizeof(needed) / sizeof(needed[0]) && !missing; n++)
+		/* a policy stands for limit and window */
+		for (size_t n = 0; n < ((k & BIT(K_POLICY)) ? 1 : sizeof(needed) / sizeof(needed[0])) && !missing; n++)
 			if (!(k & BIT(needed[n])))
 				missing = tier_keys[needed[n]].name;
 		if (missing)
-			return fail(p, t->line, "tier '%s' has no '%s' (or 'unlimited = true')", t->name, missing);
+			return fail(p, t->line, "tier '%s' has no '%s' (or 'policy = RULES', or 'unlimited = true')",
+				    t->name, missing);
+		if ((k & BIT(K_POLICY)) || t->shadow) {
+			if (!tier_policy(p, t, &p->policies[i], !(k & BIT(K_POLICY))))
+				return false;
+			continue;
+		}
 		if ((k & BIT(K_BURST)) && !t->limiter.algo->uses_burst)
 			return fail(p, t->line, "tier '%s': burst does not apply to %s (only %s take a burst)",
 				    t->name, t->limiter.algo->name, rl_algo_burst_names(msg, sizeof(msg)));
@@ -602,6 +690,7 @@ int rl_registry_load_with(struct rl_registry **out, const char *path, const stru
 		finish(&p);
 	fclose(p.rd.f);
 	free(p.keys);
+	free(p.policies);
 	if (p.failed) {
 		rl_registry_destroy(p.r);
 		return p.nomem ? RL_ENOMEM : RL_EINVAL;

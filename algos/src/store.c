@@ -7,10 +7,20 @@
  * spinlock (not taken in a one-thread store, whose caller serialises every
  * call).
  *
- * Invariants: a key's tag is in at most one of its two buckets, because a
+ * A key whose state an older rule wrote (rl_store_set_rule) keeps its
+ * slot, but its tag moves to the side table (s->older, with the index of
+ * that rule) and its bucket's older bit marks the slot: no tag search finds
+ * it, so only the locked search of a key missing from both buckets' tags
+ * (check_locked, where a new key goes) looks there, and converts it.
+ *
+ * Invariants: a key's tag is in at most one of its two buckets (among the
+ * tags, or as an older key), because a
  * new key is inserted only while both buckets are locked and found absent
  * from both, and a key moves from one of its buckets to the other only
- * while both are locked; a free slot's state bytes are zero (a fresh key); keys (the
+ * while both are locked (an older key never moves); every older key's rule
+ * is in s->rules and is not s->lim's (set_rule brings the keys of the rule
+ * it installs back among the tags); a free slot (tag 0, older bit clear)
+ * has zero state bytes (a fresh key); keys (the
  * counter) equals the occupied slots and never exceeds max_keys, because a
  * slot is filled only after a successful reservation or in place of a
  * dropped key; heap_bytes plus heap_route equals the sum of the stored
@@ -26,6 +36,8 @@
 
 #include "arith.h"
 #include "compat.h"
+#include "ratelab/policy.h"
+#include "ratelab/settle.h"
 #include "spin.h"
 #include "verdicts.h"
 
@@ -44,10 +56,22 @@ enum {
 /* A bucket's head; its SLOTS states (8-byte aligned) follow it. */
 struct bucket {
 	rl__spin lock;          /* spin.h */
-	uint32_t tags[SLOTS];  /* 0: free slot */
-	uint32_t pad;          /* keeps the states 8-byte aligned */
+	uint32_t tags[SLOTS];  /* 0: free slot, or (bit i of older) a key of an older rule */
+	uint32_t older;        /* bit i: slot i holds a key an older rule wrote, its tag in
+				* the store's side table (rule changes); keeps the states 8-byte aligned */
 };
 _Static_assert(sizeof(struct bucket) == 72, "a bucket head is 72 bytes");
+
+/*
+ * A key whose state an older rule wrote (rl_store_set_rule): its tag, out
+ * of the bucket's tags so that no fast path finds it, and the index in
+ * the store's rules of the rule that wrote it. One per slot.
+ */
+struct older_key {
+	uint32_t tag;
+	uint32_t rule;
+};
+_Static_assert(sizeof(struct older_key) == 8, "the side table holds 8 bytes per slot (store.h)");
 
 /* The seed as the short-key hash reads it: xored with each word's constant. */
 struct short_seed {
@@ -89,6 +113,13 @@ struct rl_store {
 	_Atomic int64_t heap_bytes;
 	int64_t heap_route; /* heap_verdict's share of heap_bytes: a one-thread store's, so plain */
 	_Atomic uint64_t evicted_idle, evicted_full, full_decided;
+	/* Rule changes (rl_store_set_rule), all NULL / 0 until the first;
+	 * written only with every bucket locked, read under a bucket's lock. */
+	struct rl_limiter *rules;   /* RL_STORE_MAX_RULES: rule i wrote the older keys of index i */
+	uint32_t rule_now;          /* lim's index in rules */
+	struct older_key *older;    /* per slot (bucket * SLOTS + slot) */
+	_Atomic size_t rule_bytes;  /* rules' and older's, for the stats (read without the locks) */
+	const struct rl_policy_limiter *policy; /* the limiter's policy, or NULL (settle, stats) */
 };
 
 /* Where a key lives: its two buckets and its tag. */
@@ -239,6 +270,30 @@ static void *state_at(const struct rl_store *s, struct bucket *b, int slot)
 	return (unsigned char *)b + sizeof(struct bucket) + (size_t)slot * s->slot_size;
 }
 
+/* The side table's entry of slot of b (s->older is allocated). */
+static struct older_key *older_at(const struct rl_store *s, const struct bucket *b, int slot)
+{
+	size_t i = (size_t)((const unsigned char *)b - s->table) / s->stride;
+
+	return &s->older[i * SLOTS + (size_t)slot];
+}
+
+/* The rule that wrote slot's state: an older one's, else the store's own. */
+static const struct rl_limiter *writer(const struct rl_store *s, const struct bucket *b, int slot)
+{
+	return b->older & (1u << slot) ? &s->rules[older_at(s, b, slot)->rule] : &s->lim;
+}
+
+/* The slots holding a key, current or older. */
+static unsigned occupied(const struct bucket *b)
+{
+	unsigned m = b->older;
+
+	for (int i = 0; i < SLOTS; i++)
+		m |= (unsigned)(b->tags[i] != 0) << i;
+	return m;
+}
+
 /* The bucket locks (spin.h); a one-thread store (cfg.one_thread) takes none. */
 static void bucket_lock(const struct rl_store *s, struct bucket *b)
 {
@@ -345,6 +400,10 @@ static void drop(struct rl_store *s, struct bucket *b, int slot)
 	rl_limiter_release(&s->lim, st);
 	memset(st, 0, s->slot_size);
 	b->tags[slot] = 0;
+	if (b->older & (1u << slot)) {
+		b->older &= ~(1u << slot);
+		*older_at(s, b, slot) = (struct older_key){ 0, 0 };
+	}
 }
 
 /* Drops the idle keys of a locked bucket. */
@@ -352,11 +411,15 @@ static void reclaim_idle(struct rl_store *s, struct bucket *b, int64_t idle_now)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < SLOTS; i++)
-		if (b->tags[i] && s->lim.algo->is_idle(&s->lim, state_at(s, b, i), idle_now)) {
+	/* an older key idle under the rule that wrote it converts to an idle
+	 * state under any other (algo.h: no quota used carries none over) */
+	for (unsigned m = occupied(b); m; m &= m - 1) {
+		int i = rl__lowest_bit(m);
+		if (s->lim.algo->is_idle(writer(s, b, i), state_at(s, b, i), idle_now)) {
 			drop(s, b, i);
 			n++;
 		}
+	}
 	if (n) {
 		atomic_fetch_sub_explicit(&s->keys, n, memory_order_relaxed);
 		atomic_fetch_add_explicit(&s->evicted_idle, n, memory_order_relaxed);
@@ -390,10 +453,10 @@ static bool reserve(struct rl_store *s)
 	return false;
 }
 
-/* The wait until a state's full quota is back, ns: the eviction order. */
-static int64_t reset_of(const struct rl_store *s, void *st, int64_t now_ns)
+/* The wait until slot's full quota is back under the rule that wrote it, ns: the eviction order. */
+static int64_t reset_of(const struct rl_store *s, struct bucket *b, int slot, int64_t now_ns)
 {
-	return rl_limiter_reset_ns(&s->lim, st, now_ns);
+	return rl_limiter_reset_ns(writer(s, b, slot), state_at(s, b, slot), now_ns);
 }
 
 /* The slot of b nearest to full quota (least reset) if none before beat it. */
@@ -402,10 +465,9 @@ static bool nearest(const struct rl_store *s, struct bucket *b, int64_t now_ns, 
 {
 	bool found = false;
 
-	for (int i = 0; i < SLOTS; i++) {
-		if (!b->tags[i])
-			continue;
-		int64_t r = reset_of(s, state_at(s, b, i), now_ns);
+	for (unsigned m = occupied(b); m; m &= m - 1) {
+		int i = rl__lowest_bit(m);
+		int64_t r = reset_of(s, b, i, now_ns);
 		if (r <= *best) {
 			*best = r;
 			*slot = i;
@@ -446,10 +508,11 @@ static bool evict_elsewhere(struct rl_store *s, int64_t now_ns)
 static RL_ALWAYS_INLINE int move_key(const struct rl_store *s, struct bucket *from, int slot,
 				     struct bucket *to)
 {
-	int free = find(to, 0);
+	unsigned f = match(to, 0) & ~to->older;
 
-	if (free < 0)
+	if (!f)
 		return -1;
+	int free = rl__lowest_bit(f);
 	memcpy(state_at(s, to, free), state_at(s, from, slot), s->slot_size);
 	to->tags[free] = from->tags[slot];
 	memset(state_at(s, from, slot), 0, s->slot_size);
@@ -469,6 +532,8 @@ static int make_room(struct rl_store *s, struct where w, struct bucket **into)
 	for (int k = 0; k < (w.i1 == w.i2 ? 1 : 2); k++) {
 		struct bucket *b = bucket_at(s, idx[k]);
 		for (int slot = 0; slot < SLOTS; slot++) {
+			if (b->older & (1u << slot)) /* its tag is in the side table: it stays */
+				continue;
 			size_t z = alt_index(s, idx[k], b->tags[slot]);
 			if (z == w.i1 || z == w.i2)
 				continue;
@@ -498,7 +563,7 @@ static int make_room(struct rl_store *s, struct where w, struct bucket **into)
 static int free_slot(struct rl_store *s, struct where w, bool may_move, struct bucket **into)
 {
 	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
-	unsigned f1 = match(b1, 0), f2 = match(b2, 0);
+	unsigned f1 = match(b1, 0) & ~b1->older, f2 = match(b2, 0) & ~b2->older;
 
 	*into = f1 ? b1 : b2;
 	if (f1 | f2)
@@ -574,6 +639,68 @@ static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, s
 	return insert(s, into, slot, tag, now_ns, cost, out);
 }
 
+/* Whether a request of cost can never be admitted under the store's rule: a fresh key refuses it. */
+static bool never_fits(struct rl_store *s, int64_t now_ns, int64_t cost)
+{
+	_Alignas(16) unsigned char fresh[RL_ALGO_MAX_STATE] = { 0 };
+	int rc = s->lim.algo->check(&s->lim, fresh, now_ns, cost, NULL);
+
+	rl_limiter_release(&s->lim, fresh);
+	return rc == RL_REJECTED;
+}
+
+/*
+ * The check of an older key in slot of b (locked): its state converted
+ * from the rule that wrote it to the store's (rl_limiter_rerule, at the
+ * check's time), decided, and back among the bucket's tags. A cost the
+ * store's rule can never admit changes nothing, the conversion included
+ * (algo.h), nor does an error: the key stays older, its bytes as they
+ * were (a conversion allocates nothing, so the bytes are the state).
+ */
+static RL_NOINLINE int convert_run(struct rl_store *s, struct bucket *b, int slot, int64_t now_ns, int64_t cost,
+				   struct rl_decision *out)
+{
+	struct older_key *o = older_at(s, b, slot);
+	void *st = state_at(s, b, slot);
+	size_t n = s->lim.algo->state_size;
+	_Alignas(16) unsigned char before[RL_ALGO_MAX_STATE];
+	int rc;
+
+	memcpy(before, st, n);
+	if ((rc = rl_limiter_rerule(&s->rules[o->rule], &s->lim, st, now_ns)) == RL_OK)
+		rc = run(s, st, now_ns, cost, out);
+	if (rc < 0 || (rc == RL_REJECTED && never_fits(s, now_ns, cost))) {
+		memcpy(st, before, n);
+		return rc;
+	}
+	b->tags[slot] = o->tag;
+	b->older &= ~(1u << slot);
+	*o = (struct older_key){ 0, 0 };
+	return rc;
+}
+
+/* The slot of b holding tag as an older key, or -1. */
+static int find_older(const struct rl_store *s, const struct bucket *b, uint32_t tag)
+{
+	for (unsigned m = b->older; m; m &= m - 1)
+		if (older_at(s, b, rl__lowest_bit(m))->tag == tag)
+			return rl__lowest_bit(m);
+	return -1;
+}
+
+/* An older key's check in b1 or b2 (both locked), or ABSENT. */
+static RL_NOINLINE int check_older(struct rl_store *s, struct bucket *b1, struct bucket *b2, uint32_t tag,
+				   int64_t now_ns, int64_t cost, struct rl_decision *out)
+{
+	int slot;
+
+	if ((slot = find_older(s, b1, tag)) >= 0)
+		return convert_run(s, b1, slot, now_ns, cost, out);
+	if (b2 != b1 && (slot = find_older(s, b2, tag)) >= 0)
+		return convert_run(s, b2, slot, now_ns, cost, out);
+	return ABSENT;
+}
+
 /* The check with both buckets locked; *inserted tells whether a key was added. */
 static int check_locked(struct rl_store *s, struct where w, int64_t now_ns, int64_t cost,
 			struct rl_decision *out, bool *inserted)
@@ -586,6 +713,9 @@ static int check_locked(struct rl_store *s, struct where w, int64_t now_ns, int6
 		return run(s, state_at(s, b1, slot), now_ns, cost, out);
 	if ((slot = find(b2, tag)) >= 0)
 		return run(s, state_at(s, b2, slot), now_ns, cost, out);
+	int rc;
+	if ((b1->older | b2->older) && (rc = check_older(s, b1, b2, tag, now_ns, cost, out)) != ABSENT)
+		return rc;
 
 	int64_t idle_now = now_ns > s->grace_ns ? now_ns - s->grace_ns : 0;
 	reclaim_idle(s, b1, idle_now);
@@ -1009,6 +1139,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->fast = !cfg->hash;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
 	s->cached_verdict = cached_verdict_route(s);
+	s->policy = rl_policy_of(cfg->limiter);
 	s->table = calloc(s->nbuckets, s->stride);
 	if (!s->table) {
 		free(s);
@@ -1025,10 +1156,11 @@ void rl_store_destroy(struct rl_store *s)
 	if (s->lim.algo->release)
 		for (size_t i = 0; i < s->nbuckets; i++) {
 			struct bucket *b = bucket_at(s, i);
-			for (int j = 0; j < SLOTS; j++)
-				if (b->tags[j])
-					rl_limiter_release(&s->lim, state_at(s, b, j));
+			for (unsigned m = occupied(b); m; m &= m - 1)
+				rl_limiter_release(&s->lim, state_at(s, b, rl__lowest_bit(m)));
 		}
+	free(s->rules);
+	free(s->older);
 	free(s->table);
 	free(s);
 }
@@ -1038,17 +1170,164 @@ void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 	struct rl_store *m = (struct rl_store *)s; /* atomics are read, never written */
 	int64_t heap = atomic_load_explicit(&m->heap_bytes, memory_order_relaxed) + s->heap_route;
 
+	size_t rules = atomic_load_explicit(&m->rule_bytes, memory_order_relaxed);
+
 	*out = (struct rl_store_stats){
 		.keys = atomic_load_explicit(&m->keys, memory_order_relaxed),
 		.slots = s->nbuckets * SLOTS,
-		.bytes = sizeof(*s) + s->nbuckets * s->stride + (size_t)(heap > 0 ? heap : 0),
+		.bytes = sizeof(*s) + s->nbuckets * s->stride + rules + (size_t)(heap > 0 ? heap : 0),
 		.evicted_idle = atomic_load_explicit(&m->evicted_idle, memory_order_relaxed),
 		.evicted_full = atomic_load_explicit(&m->evicted_full, memory_order_relaxed),
 		.full_decided = atomic_load_explicit(&m->full_decided, memory_order_relaxed),
+		.would_reject = s->policy ? rl_policy_would_reject(s->policy) : 0,
 	};
 }
 
 int rl_store_random_seed(uint64_t *seed)
 {
 	return rl__random_seed(seed) ? RL_OK : RL_EIO;
+}
+
+/* Every bucket locked, in index order (as check_any takes two), or unlocked. */
+static void lock_all(struct rl_store *s, bool lock)
+{
+	for (size_t i = 0; i < s->nbuckets; i++)
+		if (lock)
+			bucket_lock(s, bucket_at(s, i));
+		else
+			bucket_unlock(s, bucket_at(s, i));
+}
+
+/* The index in s->rules for lim's rule (every bucket locked): its own when
+ * it has one, else one that no older key uses; -1 when all are in use. */
+static int rule_index(struct rl_store *s, const struct rl_limiter *lim)
+{
+	bool used[RL_STORE_MAX_RULES] = { false };
+
+	for (int i = 0; i < RL_STORE_MAX_RULES; i++)
+		if (s->rules[i].algo && rl_limiter_same_rule(&s->rules[i], lim))
+			return i;
+	used[s->rule_now] = true;
+	for (size_t i = 0; i < s->nbuckets; i++) {
+		struct bucket *b = bucket_at(s, i);
+		for (unsigned m = b->older; m; m &= m - 1)
+			used[older_at(s, b, rl__lowest_bit(m))->rule] = true;
+	}
+	for (int i = 0; i < RL_STORE_MAX_RULES; i++)
+		if (!used[i])
+			return i;
+	return -1;
+}
+
+int rl_store_set_rule(struct rl_store *s, const struct rl_limiter *lim)
+{
+	if (!s || !lim || lim->algo != s->lim.algo)
+		return RL_EINVAL;
+	if (rl_limiter_same_rule(&s->lim, lim))
+		return RL_OK;
+	if (!lim->algo->rerule || !lim->algo->last_ns)
+		return RL_EINVAL;
+
+	int rc = RL_OK;
+	lock_all(s, true);
+	if (!s->rules) {
+		s->rules = calloc(RL_STORE_MAX_RULES, sizeof(*s->rules));
+		s->older = calloc(s->nbuckets * SLOTS, sizeof(*s->older));
+		if (!s->rules || !s->older) {
+			free(s->rules);
+			free(s->older);
+			s->rules = NULL;
+			s->older = NULL;
+			rc = RL_ENOMEM;
+			goto done;
+		}
+		s->rules[0] = s->lim;
+		atomic_store_explicit(&s->rule_bytes,
+				      RL_STORE_MAX_RULES * sizeof(*s->rules) + s->nbuckets * SLOTS * sizeof(*s->older),
+				      memory_order_relaxed);
+	}
+	int g = rule_index(s, lim);
+	if (g < 0) {
+		rc = RL_EFULL;
+		goto done;
+	}
+	uint32_t was = s->rule_now;
+	for (size_t i = 0; i < s->nbuckets; i++) {
+		struct bucket *b = bucket_at(s, i);
+		for (int j = 0; j < SLOTS; j++) {
+			struct older_key *o = older_at(s, b, j);
+			if (b->tags[j]) { /* written under the rule now replaced */
+				*o = (struct older_key){ b->tags[j], was };
+				b->tags[j] = 0;
+				b->older |= 1u << j;
+			} else if ((b->older & (1u << j)) && o->rule == (uint32_t)g) { /* written under lim's rule */
+				b->tags[j] = o->tag;
+				b->older &= ~(1u << j);
+				*o = (struct older_key){ 0, 0 };
+			}
+		}
+	}
+	s->rules[g] = *lim;
+	/* the rule and its constants; the algorithm (read outside the locks) stays */
+	s->lim.rule = lim->rule;
+	s->lim.priv = lim->priv;
+	s->rule_now = (uint32_t)g;
+done:
+	lock_all(s, false);
+	return rc;
+}
+
+const struct rl_limiter *rl_store_limiter(const struct rl_store *s)
+{
+	return &s->lim;
+}
+
+/* The settle of slot's state in b (locked), under the rule that wrote it, its heap counted. */
+static int settle_in(struct rl_store *s, struct bucket *b, int slot, int64_t admitted_ns, int64_t delta,
+		     int64_t now_ns)
+{
+	void *st = state_at(s, b, slot);
+	size_t before = s->owns_heap ? state_heap_bytes(s, st) : 0;
+	int rc = s->policy ? rl_policy_settle(s->policy, st, admitted_ns, delta, now_ns)
+			   : rl_limiter_settle(writer(s, b, slot), st, admitted_ns, delta, now_ns);
+
+	if (s->owns_heap)
+		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)state_heap_bytes(s, st) - (int64_t)before,
+					  memory_order_relaxed);
+	return rc;
+}
+
+int rl_store_settle(struct rl_store *s, const void *key, size_t key_len, int64_t admitted_ns, int64_t delta,
+		    int64_t now_ns)
+{
+	if (!s || (!key && key_len))
+		return RL_EINVAL;
+	if (!rl__time_ok(admitted_ns) || !rl__time_ok(now_ns) || admitted_ns > now_ns)
+		return RL_ERANGE;
+	if (delta == 0 || delta < -RL_COST_MAX || delta > RL_COST_MAX)
+		return RL_EINVAL;
+
+	struct where w = locate(s, s->hash(key, key_len, s->seed));
+	struct bucket *b1 = bucket_at(s, w.i1), *b2 = bucket_at(s, w.i2);
+	struct bucket *lo = w.i1 <= w.i2 ? b1 : b2, *hi = w.i1 <= w.i2 ? b2 : b1;
+	struct bucket *b = NULL;
+	int slot = -1, rc = RL_ENOTFOUND;
+
+	bucket_lock(s, lo);
+	if (hi != lo)
+		bucket_lock(s, hi);
+	if ((slot = find(b1, w.tag)) >= 0)
+		b = b1;
+	else if ((slot = find(b2, w.tag)) >= 0)
+		b = b2;
+	else if ((slot = find_older(s, b1, w.tag)) >= 0)
+		b = b1;
+	else if (b2 != b1 && (slot = find_older(s, b2, w.tag)) >= 0)
+		b = b2;
+	if (b)
+		rc = settle_in(s, b, slot, admitted_ns, delta, now_ns);
+	if (hi != lo)
+		bucket_unlock(s, hi);
+	bucket_unlock(s, lo);
+	return rc;
 }

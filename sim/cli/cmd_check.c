@@ -21,6 +21,8 @@ static const char usage[] =
 #ifdef RATELAB_HAVE_REDIS
 	"       redis_timeout_ms=T      (one line; T 0: the Redis connection's own)\n"
 #endif
+	"  tier NAME algorithm=A policy=P mode=M on_error=E ...   (policy = P, or mode = shadow:\n"
+	"       P its rules, ':units' where they count the cost; M enforce or shadow)\n"
 	"  tier NAME unlimited on_error=E\n"
 	"  client ID tier=NAME          (sorted by id; ID may be a CIDR range)\n"
 	"  default tier=NAME\n"
@@ -33,6 +35,19 @@ static const char usage[] =
 static const char *when_full_name(enum rl_when_full wf)
 {
 	return wf == RL_FULL_EVICT ? "evict" : wf == RL_FULL_FAIL_OPEN ? "fail_open" : "fail_closed";
+}
+
+/* A policy tier's rules as policy = P reads them (':units' where they count costs), and its mode. */
+static void print_policy(const struct rl_tier *t)
+{
+	struct rl_policy p = { .count = t->policy->count };
+	char buf[1024];
+
+	for (size_t i = 0; i < p.count; i++) {
+		p.rules[i] = t->policy->rules[i].rule;
+		p.units[i] = t->policy->units[i];
+	}
+	printf("policy=%s mode=%s", rl_policy_format(&p, true, buf, sizeof(buf)), t->shadow ? "shadow" : "enforce");
 }
 
 enum { O_CONFIG, O_CLIENT, O_COUNT };
@@ -93,10 +108,13 @@ int cli_cmd_check(int argc, char **argv)
 			continue;
 		}
 		const struct rl_rule *ru = &t->limiter.rule;
-		printf("tier %s algorithm=%s limit=%lld window_ns=%lld burst=%lld on_error=%s max_keys=%zu "
-		       "when_full=%s", t->name, t->limiter.algo->name, (long long)ru->limit,
-		       (long long)ru->window_ns, (long long)ru->burst, on_error, t->max_keys,
-		       when_full_name(t->when_full));
+		printf("tier %s algorithm=%s ", t->name, t->limiter.algo->name);
+		if (t->policy)
+			print_policy(t);
+		else
+			printf("limit=%lld window_ns=%lld burst=%lld", (long long)ru->limit, (long long)ru->window_ns,
+			       (long long)ru->burst);
+		printf(" on_error=%s max_keys=%zu when_full=%s", on_error, t->max_keys, when_full_name(t->when_full));
 		/* every extra key, given or not (0: the key's default) */
 		for (size_t k = 0; k < nkeys; k++) {
 			int64_t v;

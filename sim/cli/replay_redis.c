@@ -135,6 +135,10 @@ static int setup(struct run *x, size_t batch)
 		const struct rl_algo *algo = t ? t->limiter.algo : rp->rules[i].algo; /* NULL: an unlimited tier */
 		if (algo && rl_redis_supports(algo, msg, sizeof(msg)) != RL_OK)
 			return cli_usage_error("replay", "%s", msg);
+		/* the scripts would decide one rule of it, enforcing: refused, not approximated */
+		if (t && t->policy)
+			return cli_usage_error("replay", "tier '%s' has a policy or mode = shadow, decided in process "
+					       "only: the Redis backend does not take a policy yet (drop --redis)", t->name);
 		/* the tiers were loaded with the backend's keys alone (cli_tier_keys): base 0 */
 		/* without --config: the rule and each --rule-at change (the stored
 		 * form carries the rule a key's state was written under) */

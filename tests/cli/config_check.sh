@@ -42,13 +42,13 @@ out=$("$ratelab" check <"$tmp") || fail "check from standard input: exit $?"
 [ "$out" = "$want" ] || fail "check from standard input: $out"
 out=$("$ratelab" check - <"$tmp") || fail "check -: exit $?"
 [ "$out" = "$want" ] || fail "check -: $out"
-keys='algorithm, limit, window, burst, unlimited, on_error, max_keys, when_full, redis_timeout'
+keys='algorithm, limit, window, burst, policy, mode, unlimited, on_error, max_keys, when_full, redis_timeout'
 else
 "$ratelab" check <"$tmp" 2>"$tmp.err" >/dev/null
 [ $? -eq 2 ] || fail "check of redis_timeout without the Redis backend: exit status"
-grep -qx "ratelab check: -:5: unknown key 'redis_timeout' in \[tier r\] (algorithm, limit, window, burst, unlimited, on_error, max_keys, when_full)" "$tmp.err" ||
+grep -qx "ratelab check: -:5: unknown key 'redis_timeout' in \[tier r\] (algorithm, limit, window, burst, policy, mode, unlimited, on_error, max_keys, when_full)" "$tmp.err" ||
 	fail "check of redis_timeout without the Redis backend: $(cat "$tmp.err")"
-keys='algorithm, limit, window, burst, unlimited, on_error, max_keys, when_full'
+keys='algorithm, limit, window, burst, policy, mode, unlimited, on_error, max_keys, when_full'
 fi
 # A mistake read from standard input is named '-:LINE'.
 printf '[tier r]\nalgorithm = gcra\nlimt = 5\n' | "$ratelab" check 2>"$tmp.err" >/dev/null

@@ -123,7 +123,7 @@ static void test_mistakes(void **unused)
 		const char *message; /* after "FILE:" */
 	} bad[] = {
 		{ "[tier free]\nalgorithm = gcra\nlimt = 10\n", "3: unknown key 'limt' in [tier free] (algorithm, "
-		  "limit, window, burst, unlimited, on_error, max_keys, when_full, redis_timeout)" },
+		  "limit, window, burst, policy, mode, unlimited, on_error, max_keys, when_full, redis_timeout)" },
 		{ "[tier a]\nredis_timeout = 0\n", "2: redis_timeout '0' is not a whole number of ms in [1ms, 60s] "
 		  "(bare: ms)" },
 		{ "[tier a]\nredis_timeout = 1500us\n", "2: redis_timeout '1500us' is not a whole number of ms in "

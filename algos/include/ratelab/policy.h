@@ -185,6 +185,9 @@ void rl_policy_set_shadow(struct rl_policy_limiter *pl, bool shadow);
 /* How many requests shadow mode admitted that enforcing would have refused. */
 uint64_t rl_policy_would_reject(const struct rl_policy_limiter *pl);
 
+/* The policy limiter lim is (rl_policy_as_limiter's, or a copy of it), or NULL for any other limiter. */
+const struct rl_policy_limiter *rl_policy_of(const struct rl_limiter *lim);
+
 /* Frees what a key's state owns (sliding_log rings); the state is then zeroed. */
 void rl_policy_release(const struct rl_policy_limiter *pl, void *state);
 

@@ -12,6 +12,15 @@
  *                                                             (required)
  *   burst     = 20         bucket capacity, 1..10^9, for token_bucket, gcra
  *                          and leaky_bucket only     (default: limit)
+ *   policy    = 10/1s + 1000/1h
+ *                          instead of limit, window and burst (never
+ *                          with them): 1 to 8 rules N/W[:bB][:units]
+ *                          joined by '+', decided together (policy.h)
+ *   mode      = enforce    or shadow: every request admitted, its state
+ *                          kept as when enforcing; an answer enforcing
+ *                          would have refused says would_reject and is
+ *                          counted (rl_tier_would_reject)
+ *                                                     (default enforce)
  *   on_error  = fail_open  or fail_closed: the verdict when the store cannot
  *                          decide (out of memory, RL_EFULL)   (default fail_open)
  *   max_keys  = 1000000    the tier's store cap, 1..2^32       (default 10^6)
@@ -20,8 +29,8 @@
  *
  *   [tier NAME]
  *   unlimited = true       every request allowed; no algorithm, limit,
- *                          window, burst, max_keys, when_full or extra
- *                          key then
+ *                          window, burst, policy, mode, max_keys,
+ *                          when_full or extra key then
  *
  *   [clients]
  *   TIER = ID ID ...       client ids (any non-blank text, ':' included)
@@ -49,8 +58,10 @@
  * counted; a UTF-8 byte order mark before line 1 is skipped. Keys and
  * section headers start in column 1: an indented one is refused (values do
  * not continue over lines). Any mistake (unknown section or key, a key
- * given twice, a bad number or duration, an unknown algorithm, a duplicate
- * tier, client or range, a bad CIDR range, a client or default naming a
+ * given twice, a bad number or duration, an unknown algorithm, a policy
+ * beside limit, window or burst, a bad policy (its rules, more than 8: in
+ * rl_policy_parse's words after "policy: "), a mode other than enforce or
+ * shadow, a duplicate tier, client or range, a bad CIDR range, a client or default naming a
  * tier that is not defined,
  * no default, an overlong line, a NUL byte, an indented line) fails the
  * load with one message "FILE:LINE: problem"; a registry is created whole
@@ -75,10 +86,30 @@
  * one seed per registry, drawn from getrandom(), so clients cannot choose
  * keys that collide (store.h).
  *
- * Concurrency: after rl_registry_load the tiers and the client map are
+ * Policies and shadow mode. A tier with policy = P decides by the policy
+ * limiter of its algorithm and P (policy.h): its limiter is that
+ * policy's as one limiter (rl_policy_as_limiter: the combined answer; its
+ * rule the policy's rule of the longest window), its policy the policy
+ * limiter. A tier in mode = shadow is a policy too, of its one rule when
+ * it has no policy (counting the request's cost, as the rule does).
+ * Memory per key: rl_policy_state_size (16 bytes + the rules' states).
+ *
+ * Reload (rl_registry_reload). A tiers file loaded again, changed, takes
+ * the place of the registry's tiers and clients; a tier of the same name,
+ * algorithm, max_keys and when_full, one rule before and after, keeps its
+ * store and its keys, whose states then carry the rule change as the
+ * library states it (algo.h: each key's state converted at its next
+ * check from the rule that last wrote it; store.h, Rule change). Any
+ * other tier (new, renamed, another algorithm or store size, a policy
+ * or shadow tier before or after) starts with no keys; a store no new
+ * tier keeps is freed.
+ *
+ * Concurrency: between loads the tiers and the client map are
  * immutable; rl_registry_check may be called from any number of threads
  * (store.h; a tier's store is created once, under the registry's mutex).
- * Destroy must not race with anything.
+ * Destroy and reload must not race with anything: a tier pointer taken
+ * before a reload (an answer's, rl_registry_resolve's) is invalid after
+ * it.
  */
 #ifndef RATELAB_REGISTRY_H
 #define RATELAB_REGISTRY_H
@@ -88,6 +119,7 @@
 #include <stdint.h>
 
 #include "ratelab/algo.h"
+#include "ratelab/policy.h"
 #include "ratelab/store.h"
 
 #ifdef __cplusplus
@@ -105,7 +137,11 @@ struct rl_tier {
 	char name[RL_TIER_NAME_MAX + 1];
 	bool unlimited;
 	bool fail_closed;          /* on_error = fail_closed */
-	struct rl_limiter limiter; /* unset when unlimited */
+	struct rl_limiter limiter; /* unset when unlimited; a policy's as one limiter when policy */
+	/* policy = P or mode = shadow: the tier's policy limiter (owned by the
+	 * registry), else NULL */
+	const struct rl_policy_limiter *policy;
+	bool shadow;               /* mode = shadow */
 	size_t max_keys;
 	enum rl_when_full when_full;
 	/* The extra keys' values, by their place in the load's table: read
@@ -140,6 +176,9 @@ struct rl_answer {
 	const struct rl_tier *tier;
 	struct rl_decision d;      /* zeros for an unlimited tier */
 	int store_error;           /* RL_OK, or the store's error that on_error decided */
+	/* a tier in shadow mode admitted a request enforcing would have
+	 * refused (d keeps the answer it would have had: retry_after_ns > 0) */
+	bool would_reject;
 };
 
 /*
@@ -161,6 +200,22 @@ int rl_registry_load(struct rl_registry **out, const char *path, char *err, size
 int rl_registry_load_with(struct rl_registry **out, const char *path, const struct rl_tier_key *keys,
 			  size_t nkeys, char *err, size_t err_len);
 void rl_registry_destroy(struct rl_registry *r);
+
+/*
+ * Loads path (with the nkeys extra keys of keys, as rl_registry_load_with)
+ * into r's place: see Reload above. RL_OK; or, leaving r exactly as it
+ * was, rl_registry_load_with's errors (err "FILE:LINE: problem"), or
+ * RL_ENOMEM / RL_EFULL when a kept store cannot take the new rule
+ * (rl_store_set_rule; err says which tier). Not concurrent with anything.
+ */
+int rl_registry_reload(struct rl_registry *r, const char *path, const struct rl_tier_key *keys, size_t nkeys,
+		       char *err, size_t err_len);
+
+/*
+ * Requests tier t, in shadow mode, admitted that enforcing would have
+ * refused since it was loaded; 0 for a tier not in shadow mode.
+ */
+uint64_t rl_tier_would_reject(const struct rl_tier *t);
 
 /*
  * The value of extra key i (its place in the table the registry was loaded
