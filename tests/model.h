@@ -102,9 +102,10 @@ struct m_lim {
 struct m_key {
 	int seen;
 	m_i128 last; /* last seen time: earlier times are clamped to it */
-	/* token_bucket: tokens * W at time tb_at (meaningful once tb_any) */
+	/* token_bucket: tokens * W at time tb_at (meaningful once tb_any);
+	 * negative after a settle's charge: tokens owed */
 	int tb_any;
-	m_u128 tok_w;
+	m_i128 tok_w;
 	m_i128 tb_at;
 	/* leaky_bucket: when the last admitted request's service ends, times N */
 	int lb_any;
@@ -230,17 +231,17 @@ static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int
 
 	switch (m->kind) {
 	case M_TOKEN_BUCKET: {
-		m_u128 full = b * w;
-		m_u128 tok = full; /* a new key starts full */
+		m_i128 full = (m_i128)(b * w);
+		m_i128 tok = full; /* a new key starts full */
 		if (k->tb_any) {
-			tok = k->tok_w + (m_u128)(t - k->tb_at) * n;
+			tok = k->tok_w + (t - k->tb_at) * (m_i128)n;
 			if (tok > full)
 				tok = full;
 		}
-		int ok = tok >= c * w; /* at least c whole tokens */
+		int ok = tok >= (m_i128)(c * w); /* at least c whole tokens */
 		if (commit) {
 			k->tb_any = 1;
-			k->tok_w = ok ? tok - c * w : tok;
+			k->tok_w = ok ? tok - (m_i128)(c * w) : tok;
 			k->tb_at = t;
 		}
 		return ok;
@@ -454,14 +455,14 @@ static inline void m_rerule(const struct m_lim *from, const struct m_lim *to, st
 
 	switch (from->kind) {
 	case M_TOKEN_BUCKET: {
-		m_u128 full0 = (m_u128)from->b * w0, tok = full0;
+		m_i128 full0 = (m_i128)((m_u128)from->b * w0), tok = full0;
 		if (k->tb_any) {
-			tok = k->tok_w + (m_u128)(now - k->tb_at) * (m_u128)from->n;
+			tok = k->tok_w + (now - k->tb_at) * (m_i128)from->n;
 			tok = tok > full0 ? full0 : tok;
 		}
-		m_u128 used = m_muldiv_ceil(full0 - tok, (uint64_t)w1, (uint64_t)w0), full1 = (m_u128)to->b * w1;
+		m_u128 used = m_muldiv_ceil((m_u128)(full0 - tok), (uint64_t)w1, (uint64_t)w0), full1 = (m_u128)to->b * w1;
 		used = used > full1 ? full1 : used;
-		k->tok_w = full1 - used;
+		k->tok_w = (m_i128)(full1 - used);
 		k->tb_at = now;
 		k->tb_any = 1;
 		break;
@@ -502,6 +503,42 @@ static inline void m_rerule(const struct m_lim *from, const struct m_lim *to, st
 		k->len = kept;
 		break;
 	}
+	}
+	k->seen = 1;
+	k->last = now;
+}
+
+/* ------------------------------------------------------------------ */
+/* A settle on a bucket (settle.h, each bucket's header), as the words  */
+/* state it, on the model's own state: the tokens or the queue at t     */
+/* (clamped to the key's last seen time), moved by delta units and      */
+/* kept within [the debt, full]; the key's time moves to t. gcra is its */
+/* token bucket (1 per T ns, burst B), where 2 * (tau + T) = 2 * B * T. */
+
+static inline void m_settle_bucket(const struct m_lim *m, struct m_key *k, int64_t delta, int64_t t)
+{
+	m_i128 now = k->seen && t < k->last ? k->last : t;
+	m_i128 n = m->n, w = m->w, b = m->b, d = (m_i128)delta * w;
+
+	if (m->kind == M_TOKEN_BUCKET) {
+		m_i128 full = b * w, tok = full; /* tokens * W, at most B, at least -B: B owed */
+		if (k->tb_any) {
+			tok = k->tok_w + (now - k->tb_at) * n;
+			tok = tok > full ? full : tok;
+		}
+		tok -= d;
+		k->tok_w = tok > full ? full : tok < -full ? -full : tok;
+		k->tb_at = now;
+		k->tb_any = 1;
+	} else if (m->kind == M_LEAKY_BUCKET) {
+		/* the units queued, times W: at least 0, at most 2 * B + 1 */
+		m_i128 queued = k->lb_any && k->lb_end_n > now * n ? k->lb_end_n - now * n : 0;
+		queued += d;
+		queued = queued < 0 ? 0 : queued > (2 * b + 1) * w ? (2 * b + 1) * w : queued;
+		k->lb_end_n = now * n + queued;
+		k->lb_any = 1;
+	} else {
+		abort(); /* the windows' settles are test_settle.c's, on the list */
 	}
 	k->seen = 1;
 	k->last = now;

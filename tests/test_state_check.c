@@ -1,8 +1,8 @@
 /*
  * test_state_check.c - rl_limiter_state_check: each field of each
  * algorithm's state at the edge its header states passes, one past it
- * fails (the corruptions that made checks wrap: a level above (B + 1) * W,
- * a TAT beyond tau + T, a window end not a multiple of W or beyond
+ * fails (the corruptions that made checks wrap: a level above a settle's
+ * debt cap (2 * B + 1) * W, a TAT beyond it, 2 * (tau + T), a window end not a multiple of W or beyond
  * last_ns + W, a count above N, sliding_log runs out of order or outside
  * the window), and every state the checks themselves leave passes.
  */
@@ -50,8 +50,9 @@ static void test_level(void **unused)
 					     make(algos[i], 1, 1000000000000000000LL, 1000000000) };
 		for (int j = 0; j < 3; j++) {
 			const struct rl_limiter *lim = &lims[j];
-			/* token_bucket: B * W (an empty bucket); leaky_bucket: (B + 1) * W */
-			unsigned __int128 deepest = ((unsigned __int128)lim->rule.burst + (uint64_t)i) * (uint64_t)lim->rule.window_ns;
+			/* a settle's debt cap (settle.h): token_bucket 2 * B * W (B tokens
+			 * owed); leaky_bucket (2 * B + 1) * W */
+			unsigned __int128 deepest = (2 * (unsigned __int128)lim->rule.burst + (uint64_t)i) * (uint64_t)lim->rule.window_ns;
 			struct rl_level st = { 0 };
 			assert_int_equal(rl_limiter_state_check(lim, &st), RL_OK);
 			set_level(&st, deepest);
@@ -73,11 +74,11 @@ static void test_level(void **unused)
 static void test_gcra(void **unused)
 {
 	(void)unused;
-	struct rl_limiter lim = make(&rl_gcra_algo, 10, 1000, 5); /* T 100, tau 400 */
+	struct rl_limiter lim = make(&rl_gcra_algo, 10, 1000, 5); /* T 100, tau 400: debt cap 1000 */
 	struct rl_gcra st = { 0, 0 };
 
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
-	st = (struct rl_gcra){ 7000 + 500, 7000 };
+	st = (struct rl_gcra){ 7000 + 1000, 7000 };
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
 	st.tat_ns++;
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
@@ -160,9 +161,9 @@ static void test_sliding_log(void **unused)
 	st.log.len = 5;
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
 	st.log.len = 3;
-	/* more than N (a lowered limit) but at most RL_LIMIT_MAX: valid */
-	runs[1].count = (uint32_t)RL_LIMIT_MAX - 3;
-	st.log.total = (uint32_t)RL_LIMIT_MAX;
+	/* more than N (a lowered limit, a settle's debt) but at most 2 * RL_LIMIT_MAX: valid */
+	runs[1].count = (uint32_t)(2 * RL_LIMIT_MAX) - 3;
+	st.log.total = (uint32_t)(2 * RL_LIMIT_MAX);
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
 	runs[1].count++;
 	st.log.total++;

@@ -92,8 +92,8 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 }
 
 /*
- * debt1 = min(ceil(debt0 * T1 / T0), tau1 + T1) (gcra.h): debt0 <=
- * tau0 + T0 < 2^63 and T1 <= 10^18 < 2^60, so the product fits 128 bits;
+ * debt1 = min(ceil(debt0 * T1 / T0), tau1 + T1) (gcra.h): debt0 <= the
+ * debt cap < 2^63 and T1 <= 10^18 < 2^60, so the product fits 128 bits;
  * now + debt1 <= RL_TIME_MAX_NS + RL_GCRA_HORIZON_NS = INT64_MAX.
  */
 static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
@@ -108,14 +108,21 @@ static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to
 	st->last_ns = now;
 }
 
-/* last_ns a time; 0 <= TAT <= last_ns + tau + T, what a check leaves (gcra.h). */
+/* The deepest debt a settle leaves (gcra.h): min(2 * (tau + T), horizon), ns. */
+static int64_t debt_cap(const struct rl_limiter *lim)
+{
+	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
+	rl__u128 twice = 2 * ((rl__u128)(uint64_t)p->tolerance_ns + (uint64_t)p->emission_ns);
+
+	return twice < (rl__u128)RL_GCRA_HORIZON_NS ? (int64_t)twice : RL_GCRA_HORIZON_NS;
+}
+
+/* last_ns a time; 0 <= TAT <= last_ns + the debt cap, what a check or a settle leaves (gcra.h). */
 static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 {
 	const struct rl_gcra *st = state;
-	const struct rl__gcra_priv *p = rl__gcra_priv(lim);
 
-	return rl__time_ok(st->last_ns) && st->tat_ns >= 0 &&
-	       st->tat_ns - st->last_ns <= p->tolerance_ns + p->emission_ns;
+	return rl__time_ok(st->last_ns) && st->tat_ns >= 0 && st->tat_ns - st->last_ns <= debt_cap(lim);
 }
 
 static int64_t last_ns_op(const void *state)
@@ -138,3 +145,36 @@ const struct rl_algo rl_gcra_algo = {
 	.state_ok = state_ok_op,
 	.last_ns = last_ns_op,
 };
+
+#include "settle_ops.h"
+
+/*
+ * settle.h: debt = max(TAT, now) - now, plus delta * T, in [0, the debt
+ * cap]; TAT = now + debt, last_ns = now. |delta| * T <= 10^27 and the
+ * debt below 2^63: exact in 128 bits; TAT <= RL_TIME_MAX_NS + horizon.
+ */
+int rl__gcra_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta, int64_t now_ns)
+{
+	struct rl_gcra *st = state;
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+	rl__u128 debt = st->tat_ns > now ? (uint64_t)(st->tat_ns - now) : 0, cap = (uint64_t)debt_cap(lim);
+	rl__u128 units = (rl__u128)(delta < 0 ? -(uint64_t)delta : (uint64_t)delta) *
+			 (uint64_t)rl__gcra_priv(lim)->emission_ns;
+
+	(void)admitted_ns; /* the TAT keeps no request apart */
+	if (delta > 0)
+		debt = debt + units < cap ? debt + units : cap;
+	else
+		debt = debt > units ? debt - units : 0;
+	st->tat_ns = now + (int64_t)debt;
+	st->last_ns = now;
+	return RL_OK;
+}
+
+int64_t rl__gcra_reset_ns(const void *state, int64_t now_ns)
+{
+	const struct rl_gcra *st = state;
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+
+	return st->tat_ns > now ? st->tat_ns - now : 0;
+}

@@ -85,7 +85,7 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 			    (rl__u128)lim->rule.limit * (rl__u128)span_ns / (rl__u128)lim->rule.window_ns);
 }
 
-/* B waiting and the one in service: (B + 1) * W (leaky_bucket.h). */
+/* B waiting and the one in service, and B more owed: (2 * B + 1) * W (leaky_bucket.h). */
 static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 {
 	return rl__level_state_ok(lim, state, (uint64_t)lim->rule.window_ns);
@@ -107,3 +107,13 @@ const struct rl_algo rl_leaky_bucket_algo = {
 	.state_ok = state_ok_op,
 	.last_ns = rl__level_last_ns,
 };
+
+#include "settle_ops.h"
+
+/* settle.h: the queue at now plus delta units, in [0, 2 * B + 1]. */
+int rl__leaky_bucket_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			    int64_t now_ns)
+{
+	(void)admitted_ns; /* the queue keeps no request apart */
+	return rl__level_settle(lim, state, delta, now_ns, (uint64_t)lim->rule.window_ns);
+}

@@ -6,11 +6,16 @@
  */
 #include "level_ops.h"
 
+/* level_ops.h: a narrow level in debt stays below 2^64 when W < N because
+ * then every value is below (2 * B + 2) * RL_LIMIT_MAX. */
+_Static_assert((2 * RL_BURST_MAX + 2) * RL_LIMIT_MAX < (1LL << 62), "a narrow level in debt fits 64 bits");
+
 int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
 {
 	struct rl__level_priv *p = (struct rl__level_priv *)(void *)lim->priv.bytes;
 	rl__u128 n = (rl__u128)lim->rule.limit, w = (rl__u128)lim->rule.window_ns, b = (rl__u128)lim->rule.burst;
-	rl__u128 deepest = (b + 1) * w, drain = rl__ceil_div(deepest, n), no_drain = (rl__u128)RL_TIME_MAX_NS + 1;
+	/* narrow: the deepest check, (B + 1) * W; drain: the deepest settle (level_ops.h) */
+	rl__u128 deepest = (b + 1) * w, drain = rl__ceil_div((2 * b + 1) * w, n), no_drain = (rl__u128)RL_TIME_MAX_NS + 1;
 
 	(void)msg;
 	(void)msg_len;
@@ -23,7 +28,7 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
 }
 
 /*
- * The 128-bit check. No sum wraps: a level is below (B + 1) * W < 2^90,
+ * The 128-bit check. No sum wraps: a level is at most (2 * B + 1) * W < 2^91,
  * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^82 and x, take
  * at most RL_COST_MAX * W < 2^90.
  */
@@ -79,9 +84,37 @@ void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to
 bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w)
 {
 	const struct rl_level *st = state;
-	rl__u128 deepest = rl__wide_get(rl__level_priv(lim)->burst_w) + extra_w;
 
-	return rl__time_ok(st->last_ns) && rl__level_load(st) <= deepest;
+	return rl__time_ok(st->last_ns) && rl__level_load(st) <= rl__level_debt_cap(lim, extra_w);
+}
+
+/*
+ * The level at now plus delta * W, in [0, 2 * B * W + extra_w]: |delta| * W
+ * <= 10^27 < 2^90 and the level below 2^91, so the sum is exact in 128
+ * bits. The level is kept as of its last seen time, so that moves to now.
+ */
+int rl__level_settle(const struct rl_limiter *lim, void *state, int64_t delta, int64_t now_ns, uint64_t extra_w)
+{
+	struct rl_level *st = state;
+	int64_t now = rl__clamp(now_ns, st->last_ns);
+	rl__u128 level = level_at(lim, st, now), cap = rl__level_debt_cap(lim, extra_w);
+	rl__u128 units = (rl__u128)(delta < 0 ? -(uint64_t)delta : (uint64_t)delta) * (uint64_t)lim->rule.window_ns;
+
+	if (delta > 0)
+		level = level + units < cap ? level + units : cap;
+	else
+		level = level > units ? level - units : 0;
+	st->last_ns = now;
+	st->level_lo = (uint64_t)level;
+	st->level_hi = (uint32_t)(level >> 64);
+	return RL_OK;
+}
+
+int64_t rl__level_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_level *st = state;
+
+	return rl__sat_ns(rl__ceil_div(level_at(lim, st, rl__clamp(now_ns, st->last_ns)), (uint64_t)lim->rule.limit));
 }
 
 int64_t rl__level_last_ns(const void *state)

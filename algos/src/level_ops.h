@@ -15,6 +15,14 @@
  * windows with smaller bursts) every value fits 64 bits, and the check
  * is a dozen one-word operations inline. Otherwise it runs in 128 bits,
  * out of line (level.c). A narrow limiter's levels keep level_hi at 0.
+ *
+ * A settle (settle.h) may leave a level in debt, up to the debt cap
+ * 2 * B * W + extra_w (a bucket owed once more; extra_w as in
+ * rl__level_state_ok): every level is at most (2 * B + 1) * W, which
+ * drains in D ns, and a narrow one stays below 2^64 with the drained
+ * amount: (B + 1) * W < 2^63 gives (2 * B + 1) * W + W < 2^64, and
+ * N <= W, or else W < N <= RL_LIMIT_MAX keeps every value below 2^52
+ * (level.c pins it).
  */
 #ifndef RATELAB_LEVEL_OPS_H
 #define RATELAB_LEVEL_OPS_H
@@ -26,8 +34,8 @@
  * init op: rl__level_init), in the limiter's private area. */
 struct rl__level_priv {
 	struct rl_wide burst_w; /* B * W: the bucket's depth in 1/W-request units */
-	/* ceil((B + 1) * W / N), the longest a level takes to drain, capped at
-	 * RL_TIME_MAX_NS + 1, ns */
+	/* ceil((2 * B + 1) * W / N), the longest a level (one in debt too)
+	 * takes to drain, capped at RL_TIME_MAX_NS + 1, ns */
 	int64_t drain_ns;
 	bool narrow; /* (B + 1) * W < 2^63: a level fits 64 bits */
 };
@@ -44,9 +52,24 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len);
 void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now);
 
 /* The level's ranges (algo.h's state_ok op): last_ns a time, the level at
- * most B * W + extra_w (token_bucket 0: a full bucket; leaky_bucket W:
- * the unit in service too). */
+ * most the debt cap 2 * B * W + extra_w (token_bucket 0: an empty bucket
+ * and B tokens owed; leaky_bucket W: the unit in service too), the
+ * deepest a settle leaves (settle.h). */
 bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w);
+
+/* The deepest level a settle leaves: 2 * B * W + extra_w, in 1/W request. */
+static inline rl__u128 rl__level_debt_cap(const struct rl_limiter *lim, uint64_t extra_w)
+{
+	return 2 * rl__wide_get(rl__level_priv(lim)->burst_w) + extra_w;
+}
+
+/* A settle of delta units at now_ns (settle.h, token_bucket.h,
+ * leaky_bucket.h): the level at now plus delta * W, in [0, the debt cap];
+ * last_ns = now. extra_w as in rl__level_state_ok. */
+int rl__level_settle(const struct rl_limiter *lim, void *state, int64_t delta, int64_t now_ns, uint64_t extra_w);
+
+/* The wait until the level drains to 0 at now_ns, ns: ceil(level / N). */
+int64_t rl__level_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns);
 
 /* The level's last seen time (algo.h's last_ns op). */
 int64_t rl__level_last_ns(const void *state);

@@ -4,7 +4,10 @@
  */
 #include "ratelab/settle.h"
 
+#include <string.h>
+
 #include "arith.h"
+#include "level_ops.h"
 #include "settle_ops.h"
 
 typedef int settle_fn(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
@@ -18,6 +21,12 @@ static settle_fn *settle_of(const struct rl_algo *algo)
 		return rl__sliding_log_settle;
 	if (algo == &rl_sliding_counter_algo)
 		return rl__sliding_counter_settle;
+	if (algo == &rl_token_bucket_algo)
+		return rl__token_bucket_settle;
+	if (algo == &rl_leaky_bucket_algo)
+		return rl__leaky_bucket_settle;
+	if (algo == &rl_gcra_algo)
+		return rl__gcra_settle;
 	return NULL;
 }
 
@@ -36,4 +45,30 @@ int rl_limiter_settle(const struct rl_limiter *lim, void *state, int64_t admitte
 	if (!settle || delta == 0 || delta < -RL_COST_MAX || delta > RL_COST_MAX)
 		return RL_EINVAL;
 	return settle(lim, state, admitted_ns, delta, now_ns);
+}
+
+/* A window's count above N never fits: cost N + 1 is a valid cost. */
+_Static_assert(RL_LIMIT_MAX < RL_COST_MAX, "N + 1 is a cost");
+
+int64_t rl_limiter_settled_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns)
+{
+	const struct rl_algo *algo = lim->algo;
+
+	if (!rl__time_ok(now_ns))
+		return RL_ERANGE;
+	if (!settle_of(algo))
+		return RL_EINVAL;
+	if (algo == &rl_token_bucket_algo || algo == &rl_leaky_bucket_algo)
+		return rl__level_reset_ns(lim, state, now_ns);
+	if (algo == &rl_gcra_algo)
+		return rl__gcra_reset_ns(state, now_ns);
+	if (algo->reset_ns) /* sliding_log: its own, exact */
+		return algo->reset_ns(lim, state, now_ns);
+	/* fixed_window, sliding_counter: plain bytes; a check of N + 1 on a copy changes nothing */
+	_Alignas(16) unsigned char copy[RL_ALGO_MAX_STATE];
+	struct rl_decision d;
+
+	memcpy(copy, state, algo->state_size);
+	int rc = algo->check(lim, copy, now_ns, lim->rule.limit + 1, &d);
+	return rc < 0 ? rc : d.reset_ns;
 }

@@ -18,4 +18,13 @@ int rl__sliding_log_settle(const struct rl_limiter *lim, void *state, int64_t ad
 int rl__sliding_counter_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
 			       int64_t now_ns);
 
+int rl__token_bucket_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			    int64_t now_ns);
+int rl__leaky_bucket_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			    int64_t now_ns);
+int rl__gcra_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta, int64_t now_ns);
+
+/* gcra's wait until TAT <= now (clamped), ns: rl_limiter_settled_reset_ns. */
+int64_t rl__gcra_reset_ns(const void *state, int64_t now_ns);
+
 #endif

@@ -273,7 +273,8 @@ static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 		prev = r->at;
 		sum += r->count;
 	}
-	return sum == log->total && sum <= (uint64_t)RL_LIMIT_MAX;
+	/* a settle's debt: 2 * N at most, N at most RL_LIMIT_MAX under any earlier rule */
+	return sum == log->total && sum <= 2 * (uint64_t)RL_LIMIT_MAX;
 }
 
 static int64_t last_ns_op(const void *state)
@@ -368,10 +369,10 @@ void rl__sliding_log_unpush(struct rl_sliding_log *st, int64_t cost)
 #include "settle_ops.h"
 
 /*
- * settle.h: the run at admitted_ns while it is in the window. A refund
- * that empties a run at either end of the ring drops it (and any emptied
- * run next to it); one in the middle stays as a run of 0 units, which
- * changes no decision or answer and leaves with its time.
+ * settle.h: the run at admitted_ns while it is in the window. A charge
+ * keeps the log's total at most 2 * N (a window owed once more); a
+ * refund that empties a run drops it, the later runs moved down one
+ * place, so that every run holds at least one unit (state_ok_op).
  */
 int rl__sliding_log_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
 			   int64_t now_ns)
@@ -394,22 +395,20 @@ int rl__sliding_log_settle(const struct rl_limiter *lim, void *state, int64_t ad
 	if (lo == log->len || log->runs[(log->head + lo) & mask].at != admitted_ns)
 		return RL_OK; /* nothing admitted then */
 	struct rl_run *r = &log->runs[(log->head + lo) & mask];
-	if (r->count == 0)
-		return RL_OK; /* refunded entirely already */
 	if (delta > 0) {
-		if ((uint64_t)log->total + (uint64_t)delta > UINT32_MAX)
-			return RL_EINVAL;
-		r->count += (uint32_t)delta;
-		log->total += (uint32_t)delta;
+		/* total <= 2 * N <= 2 * 10^6 and delta <= 10^9: no sum wraps 64 bits */
+		uint64_t most = 2 * (uint64_t)lim->rule.limit, room = log->total < most ? most - log->total : 0;
+		uint32_t add = (uint64_t)delta < room ? (uint32_t)delta : (uint32_t)room;
+		r->count += add;
+		log->total += add;
 		return RL_OK;
 	}
 	uint32_t take = (uint64_t)-delta < r->count ? (uint32_t)-delta : r->count;
 	r->count -= take;
 	log->total -= take;
-	while (log->len && log->runs[(log->head + log->len - 1) & mask].count == 0)
-		log->len--;
-	while (log->len && log->runs[log->head].count == 0) {
-		log->head = (log->head + 1) & mask;
+	if (r->count == 0) {
+		for (uint32_t i = lo; i + 1 < log->len; i++)
+			log->runs[(log->head + i) & mask] = log->runs[(log->head + i + 1) & mask];
 		log->len--;
 	}
 	return RL_OK;

@@ -20,7 +20,10 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim, rl__u128 level,
 	rl__u128 w = (uint64_t)lim->rule.window_ns, n = (uint64_t)lim->rule.limit;
 	rl__u128 take = w * (uint64_t)cost;
 
-	out->remaining = (int64_t)((rl__wide_get(rl__level_priv(lim)->burst_w) - level) / w);
+	rl__u128 bw = rl__wide_get(rl__level_priv(lim)->burst_w);
+
+	/* a level beyond B * W is a settle's debt (settle.h): nothing remains */
+	out->remaining = level < bw ? (int64_t)((bw - level) / w) : 0;
 	if (verdict)
 		out->retry_after_ns = 0;
 	else if (take > rl__wide_get(rl__level_priv(lim)->burst_w)) /* c > B: never */
@@ -75,7 +78,7 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
 			    (rl__u128)lim->rule.limit * (rl__u128)span_ns / (rl__u128)lim->rule.window_ns);
 }
 
-/* A full bucket: the level never passes B * W (token_bucket.h). */
+/* An empty bucket and B tokens owed at most (token_bucket.h). */
 static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 {
 	return rl__level_state_ok(lim, state, 0);
@@ -96,3 +99,13 @@ const struct rl_algo rl_token_bucket_algo = {
 	.state_ok = state_ok_op,
 	.last_ns = rl__level_last_ns,
 };
+
+#include "settle_ops.h"
+
+/* settle.h: the bucket's tokens at now less delta, in [-B, B]. */
+int rl__token_bucket_settle(const struct rl_limiter *lim, void *state, int64_t admitted_ns, int64_t delta,
+			    int64_t now_ns)
+{
+	(void)admitted_ns; /* a bucket keeps no request apart */
+	return rl__level_settle(lim, state, delta, now_ns, 0);
+}

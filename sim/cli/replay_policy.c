@@ -174,14 +174,10 @@ static const struct rl_limiter *limiter_of(const struct cli_replay *rp, const st
 	return tier ? &tier->limiter : &rp->lim;
 }
 
-/* The time a one-rule check that admitted decided at: the settling algorithms record it as last_ns. */
+/* The time a one-rule check that admitted decided at: every settling algorithm records it as its last seen time. */
 static int64_t decided_at(const struct rl_limiter *lim, const void *state)
 {
-	if (lim->algo == &rl_fixed_window_algo)
-		return ((const struct rl_fixed_window *)state)->last_ns;
-	if (lim->algo == &rl_sliding_log_algo)
-		return ((const struct rl_sliding_log *)state)->last_ns;
-	return ((const struct rl_sliding_counter *)state)->last_ns;
+	return lim->algo->last_ns(state);
 }
 
 /* Applies the settles due at or before t_ns (all of them for t_ns = INT64_MAX). */
@@ -234,8 +230,8 @@ static int parse(const struct cli_replay *rp, const struct sim_lines *in, char *
 			 "needs 'T KEY COST'", units), bad = why;
 	const struct rl_algo *algo = rp->pl ? rp->pl->rules[0].algo : limiter_of(rp, *tier)->algo;
 	if (!bad && l->has_settle && !(*tier && (*tier)->unlimited) && !rl_algo_settles(algo))
-		snprintf(why, sizeof(why), "%s does not settle (ACTUAL DONE_T): only fixed_window, sliding_log and "
-			 "sliding_counter do", algo->name), bad = why;
+		snprintf(why, sizeof(why), "%s does not settle (ACTUAL DONE_T): its state is not fixed bytes (settle.h)",
+			 algo->name), bad = why;
 	if (bad) {
 		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->text, bad);
 		fflush(stdout);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "trace_line.h"
 
 #ifdef RATELAB_HAVE_REDIS
 #include "ratelab/redis.h"
@@ -29,6 +30,15 @@ struct pending {
 	char key[RL_REDIS_KEY_MAX + 1];
 };
 
+/* A settle waiting for its time (replay_policy.c's, through Redis): the
+ * request admitted at at_ns, settled by delta at done_ns. */
+struct due {
+	int64_t done_ns, at_ns, delta;
+	uint64_t seq; /* the line's order: settles at one time in line order */
+	long lineno;
+	char key[RL_REDIS_KEY_MAX + 1];
+};
+
 struct run {
 	const struct cli_replay *rp;
 	struct rl_redis *r;
@@ -37,6 +47,12 @@ struct run {
 	struct rl_redis_req *reqs;
 	struct rl_redis_answer *ans;
 	size_t n;
+	/* settle lines: a min-heap by (done_ns, seq), and each key's last seen
+	 * time (the time a check decides at: the library's clamp) */
+	struct due *heap;
+	size_t len, cap;
+	uint64_t seq;
+	struct sim_keymap seen;
 };
 
 /* HOST:PORT, HOST may be [IPv6]. */
@@ -103,6 +119,126 @@ static int flush(struct run *x)
 	return CLI_EXIT_OK;
 }
 
+static bool due_before(const struct due *a, const struct due *b)
+{
+	return a->done_ns < b->done_ns || (a->done_ns == b->done_ns && a->seq < b->seq);
+}
+
+static bool due_push(struct run *x, const struct due *d)
+{
+	if (x->len == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 64;
+		struct due *h = realloc(x->heap, cap * sizeof(*h));
+		if (!h)
+			return false;
+		x->heap = h, x->cap = cap;
+	}
+	size_t i = x->len++;
+	for (; i && due_before(d, &x->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		x->heap[i] = x->heap[(i - 1) / 2];
+	x->heap[i] = *d;
+	return true;
+}
+
+static struct due due_pop(struct run *x)
+{
+	struct due top = x->heap[0], last = x->heap[--x->len];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= x->len)
+			break;
+		if (c + 1 < x->len && due_before(&x->heap[c + 1], &x->heap[c]))
+			c++;
+		if (!due_before(&x->heap[c], &last))
+			break;
+		x->heap[i] = x->heap[c];
+		i = c;
+	}
+	if (x->len)
+		x->heap[i] = last;
+	return top;
+}
+
+/* The key's last seen time, moved to t when later (NULL: out of memory). */
+static int64_t *seen_at(struct run *x, const char *key, size_t len)
+{
+	return sim_keymap_get(&x->seen, key, len);
+}
+
+/* Applies, through Redis, the settles due at or before t_ns, earliest first. */
+static int settle_due(struct run *x, int64_t t_ns)
+{
+	while (x->len && x->heap[0].done_ns <= t_ns) {
+		struct due d = due_pop(x);
+		size_t len = strlen(d.key);
+		int rc = rl_redis_settle(x->r, &x->rules[0], d.key, len, d.at_ns, d.delta, d.done_ns, NULL);
+		int64_t *seen = seen_at(x, d.key, len);
+		if (rc != RL_OK || !seen) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: line %ld: a settle: %s\n", d.lineno,
+				!seen ? "out of memory" : rc == RL_EREDIS ? rl_redis_error(x->r) : rl_redis_strerror(rc));
+			return CLI_EXIT_FAIL;
+		}
+		/* a bucket's settle moves its last seen time to the settle's (settle.h) */
+		if (x->rules[0].lim->algo->uses_burst && *seen < d.done_ns)
+			*seen = d.done_ns;
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * A settle line 'T KEY COST ACTUAL DONE_T' (replay_policy.c's meaning):
+ * the lines before it answered, the settles due at T applied, the line
+ * decided alone, and when admitted (and ACTUAL != COST) its settle queued.
+ */
+static int settle_line(struct run *x, struct sim_lines *in, char *line)
+{
+	const struct cli_replay *rp = x->rp;
+	struct sim_trace_line l;
+	char why[SIM_QUOTE_SIZE + 120], msg[2 * SIM_QUOTE_SIZE + 240];
+	int status;
+
+	if (in->has_nul || !sim_trace_line_parse_settle(line, &l, why, sizeof(why))) {
+		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
+				     in->has_nul ? SIM_TRACE_LINE_NUL : why);
+		return cli_usage_error("replay", "%s", msg);
+	}
+	if (rp->reg || rp->nrules > 1) {
+		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->text,
+				     "a settle line 'T KEY COST ACTUAL DONE_T' is replayed through --redis without "
+				     "--config and --rule-at only");
+		return cli_usage_error("replay", "%s", msg);
+	}
+	if (l.key_len > RL_REDIS_KEY_MAX)
+		return cli_usage_error("replay", "line %ld: key longer than %d bytes", in->lineno, RL_REDIS_KEY_MAX);
+	if ((status = settle_due(x, l.t_ns)))
+		return status;
+	struct pending *p = &x->p[0];
+	*p = (struct pending){ l.t_ns, l.cost, NULL, 0, in->lineno, { 0 } };
+	memcpy(p->key, l.key, l.key_len + 1);
+	x->n = 1;
+	int64_t *seen = seen_at(x, l.key, l.key_len);
+	if (!seen) {
+		fputs("ratelab replay: out of memory\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
+	*seen = *seen > l.t_ns ? *seen : l.t_ns;
+	int64_t at_ns = *seen;
+	if ((status = flush(x)))
+		return status;
+	if (x->ans[0].rc == RL_ALLOWED && !x->ans[0].fallback && l.actual != l.cost) {
+		struct due d = { l.done_ns, at_ns, l.actual - l.cost, x->seq++, in->lineno, { 0 } };
+		memcpy(d.key, l.key, l.key_len + 1);
+		if (!due_push(x, &d)) {
+			fputs("ratelab replay: out of memory\n", stderr);
+			return CLI_EXIT_FAIL;
+		}
+	}
+	return CLI_EXIT_OK;
+}
+
 static int setup(struct run *x, size_t batch)
 {
 	const struct cli_replay *rp = x->rp;
@@ -156,12 +292,22 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 
 	if (rp->ro.redis_batch && (status = parse_ms("redis-batch", rp->ro.redis_batch, BATCH_MAX, &batch)))
 		return status;
+	if (sim_keymap_init(&x.seen, sizeof(int64_t)) != RL_OK) {
+		fputs("ratelab replay: cannot make the keys' table (RATELAB_HASH_SEED?)\n", stderr);
+		return CLI_EXIT_FAIL;
+	}
 	if (!(status = setup(&x, (size_t)batch))) {
 		char *line;
 		cli_stdout_buffered();
 		while ((line = cli_lines_next(in))) {
 			struct pending *p = &x.p[x.n];
 			struct cli_replay_line l;
+			if (!in->has_nul && cli_replay_settle_form(in->text)) {
+				/* a settle line: decided alone, after the lines before it */
+				if ((status = flush(&x)) || (status = settle_line(&x, in, line)))
+					break;
+				continue;
+			}
 			if ((status = cli_replay_parse(rp, in, line, &l))) {
 				/* the lines before it are answered first, as in-process */
 				int st = flush(&x);
@@ -174,6 +320,18 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 								    in->lineno, RL_REDIS_KEY_MAX);
 				break;
 			}
+			/* settles due before this line first */
+			if (x.len && x.heap[0].done_ns <= l.t && ((status = flush(&x)) || (status = settle_due(&x, l.t))))
+				break;
+			/* the key's last seen time, which a settle line's admission is at */
+			int64_t *seen = seen_at(&x, l.key, l.key_len);
+			if (!seen) {
+				fputs("ratelab replay: out of memory\n", stderr);
+				status = CLI_EXIT_FAIL;
+				break;
+			}
+			*seen = *seen > l.t ? *seen : l.t;
+			p = &x.p[x.n]; /* after a flush, the first */
 			memcpy(p->key, l.key, l.key_len + 1);
 			p->t = l.t;
 			p->cost = l.cost;
@@ -210,6 +368,8 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 			fprintf(stderr, "ratelab replay: %s\n", rl_redis_error(x.r));
 	}
 	rl_redis_destroy(x.r);
+	sim_keymap_destroy(&x.seen);
+	free(x.heap);
 	free(x.rules);
 	free(x.p);
 	free(x.reqs);

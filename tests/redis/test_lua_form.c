@@ -484,23 +484,23 @@ static void test_damaged_states(void **state)
 	damaged(r, "gcra", &rule, "g", &v);
 
 	/* each other bound */
-	v = value(3, "gcra", &rule); /* TAT - last above tau + T = 5 * 200000000 */
-	put(&v, 100 + 1000000001, 8), put(&v, 100, 8);
+	v = value(3, "gcra", &rule); /* TAT - last above a settle's debt cap 2 * (tau + T) = 10 * 200000000 */
+	put(&v, 100 + 2000000001, 8), put(&v, 100, 8);
 	damaged(r, "gcra", &rule, "g2", &v);
-	v = value(3, "gcra", &rule); /* at tau + T exactly: fine, decided */
-	put(&v, 100 + 1000000000, 8), put(&v, 100, 8);
+	v = value(3, "gcra", &rule); /* at the cap exactly: fine, decided */
+	put(&v, 100 + 2000000000, 8), put(&v, 100, 8);
 	set_key("rl:{g3}", &v);
-	v = value(3, "token_bucket", &rule); /* level above B * W: a bucket more than empty */
-	put(&v, 100, 8), put(&v, 5000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
+	v = value(3, "token_bucket", &rule); /* level above 2 * B * W: more than B tokens owed */
+	put(&v, 100, 8), put(&v, 10000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
 	damaged(r, "token_bucket", &rule, "tb", &v);
-	v = value(3, "token_bucket", &rule); /* at B * W exactly: fine, decided */
-	put(&v, 100, 8), put(&v, 5000000000, 8), put(&v, 0, 4), put(&v, 0, 4);
+	v = value(3, "token_bucket", &rule); /* at 2 * B * W exactly (a settle's debt cap): fine, decided */
+	put(&v, 100, 8), put(&v, 10000000000, 8), put(&v, 0, 4), put(&v, 0, 4);
 	set_key("rl:{tb4}", &v);
-	v = value(3, "leaky_bucket", &rule); /* level above (B + 1) * W: more than B waiting */
-	put(&v, 100, 8), put(&v, 6000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
+	v = value(3, "leaky_bucket", &rule); /* level above (2 * B + 1) * W: more than a settle's debt cap */
+	put(&v, 100, 8), put(&v, 11000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
 	damaged(r, "leaky_bucket", &rule, "lb2", &v);
-	v = value(3, "leaky_bucket", &rule); /* at (B + 1) * W exactly: fine, decided */
-	put(&v, 100, 8), put(&v, 6000000000, 8), put(&v, 0, 4), put(&v, 0, 4);
+	v = value(3, "leaky_bucket", &rule); /* at (2 * B + 1) * W exactly: fine, decided */
+	put(&v, 100, 8), put(&v, 11000000000, 8), put(&v, 0, 4), put(&v, 0, 4);
 	set_key("rl:{lb3}", &v);
 	v = value(3, "leaky_bucket", &rule); /* level_hi beyond any level */
 	put(&v, 100, 8), put(&v, 0, 8), put(&v, 1u << 31, 4), put(&v, 0, 4);
@@ -579,21 +579,22 @@ static void test_damaged_states(void **state)
 	assert_int_equal(rl_redis_breaker_call(r, &rb, "br", 2, 200, true, &bs), RL_EREDIS);
 	assert_string_equal(rl_redis_error(r), "redis: ratelab: key 'rl:{br}' holds a damaged breaker state");
 
-	/* the bounds themselves are valid states: decided */
+	/* the bounds themselves (a settle's debt caps) are valid states: decided,
+	 * the debt beyond a full bucket's waited out: 1.2 s = (10 - 4) * 0.2 s */
 	struct rl_limiter lim;
 	struct rl_redis_rule rr = { &lim, false, 0 };
 	struct rl_decision d;
 	assert_int_equal(rl_limiter_init(&lim, &rl_gcra_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "g3", 2, 100, &d), RL_REJECTED);
-	assert_int_equal(d.retry_after_ns, 200000000);
-	/* an empty bucket: the next token in W / N = 0.2 s */
+	assert_int_equal(d.retry_after_ns, 1200000000);
+	/* B tokens owed: the next token in 6 * W / N */
 	assert_int_equal(rl_limiter_init(&lim, &rl_token_bucket_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "tb4", 3, 100, &d), RL_REJECTED);
-	assert_int_equal(d.retry_after_ns, 200000000);
-	/* a full queue, B waiting and one in service: the next slot in 0.2 s */
+	assert_int_equal(d.retry_after_ns, 1200000000);
+	/* a queue B longer than full: the next slot in 6 * W / N */
 	assert_int_equal(rl_limiter_init(&lim, &rl_leaky_bucket_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "lb3", 3, 100, &d), RL_REJECTED);
-	assert_int_equal(d.retry_after_ns, 200000000);
+	assert_int_equal(d.retry_after_ns, 1200000000);
 	rl_redis_destroy(r);
 }
 

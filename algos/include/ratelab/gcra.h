@@ -29,11 +29,20 @@
  * Rule change (algo.h, rl_limiter_rerule), from T0, tau0 to T1, tau1:
  * debt0 = max(0, TAT - now) ns, debt1 = min(ceil(debt0 * T1 / T0),
  * tau1 + T1) (the product below 2^123), TAT = now + debt1, last_ns = now:
+ * a settle's debt beyond a full bucket is forgiven by a rule change;
  * the emission intervals already owed carry over, at most a full new
  * bucket.
  *
+ * Settle (settle.h), delta units at now (clamped to last_ns): with
+ * debt = max(TAT, now) - now, debt' = min(debt + delta * T, cap) for a
+ * charge, cap = min(2 * (tau + T), RL_GCRA_HORIZON_NS) (twice a full
+ * bucket's debt, token_bucket's B tokens owed: later requests wait for
+ * it), and debt' = max(0, debt + delta * T) for a refund (TAT never
+ * below now: a full bucket at most); TAT = now + debt', last_ns = now.
+ * admitted_ns is not used: the TAT keeps no request apart.
+ *
  * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
- * 0 <= TAT <= last_ns + tau + T.
+ * 0 <= TAT <= last_ns + cap (tau + T after a check, cap after a settle).
  */
 #ifndef RATELAB_GCRA_H
 #define RATELAB_GCRA_H

@@ -25,9 +25,18 @@
  * r = L0 % W0 (each product below 2^128); last_ns = now. The queue
  * carries over in the new rule's units, at most B1 * W1 (B1 waiting).
  *
+ * Settle (settle.h), delta units at now (clamped to last_ns): with L the
+ * queue's level at now, L' = min(L + delta * W, (2 * B + 1) * W) for a
+ * charge (the queue B units longer than a check leaves it at most: later
+ * requests are refused until it has drained below B * W - (c - 1) * W),
+ * and L' = max(0, L + delta * W) for a refund (an idle queue at most);
+ * last_ns = now. admitted_ns is not used: the queue keeps no request
+ * apart, so the units are added to or taken from the queue as it is now,
+ * whether or not that request has been served.
+ *
  * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
- * the level at most (B + 1) * W (B waiting and the one in service; so
- * level_hi within its width).
+ * the level at most (2 * B + 1) * W (B waiting and the one in service, and
+ * B more after a settle; so level_hi within its width).
  */
 #ifndef RATELAB_LEAKY_BUCKET_H
 #define RATELAB_LEAKY_BUCKET_H

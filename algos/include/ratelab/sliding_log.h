@@ -20,7 +20,15 @@
  *
  * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS];
  * runs strictly increasing inside (last_ns - W, last_ns], each of at least
- * 1 unit; their sum at most RL_LIMIT_MAX (not N: the lowered N above).
+ * 1 unit; their sum at most 2 * RL_LIMIT_MAX (not 2 * N: the lowered N
+ * above; 2: a settle's debt, settle.h).
+ *
+ * Settle (settle.h): the run at admitted_ns while it is in the window
+ * (admitted_ns > now - W), else nothing; a charge adds to it, the log's
+ * sum (the units in (last_ns - W, last_ns], the window at the key's last
+ * check: the runs settles add to are in it) kept at most 2 * N (debt:
+ * remaining answers 0 until it is paid);
+ * a refund takes at most the run's units, and an emptied run is dropped.
  */
 #ifndef RATELAB_SLIDING_LOG_H
 #define RATELAB_SLIDING_LOG_H

@@ -20,9 +20,18 @@
  * r = L0 % W0 (each product below 2^128); last_ns = now. The tokens
  * already taken carry over, at most a full new bucket.
  *
+ * Settle (settle.h), delta units at now (clamped to last_ns): with L the
+ * level at now, L' = min(L + delta * W, 2 * B * W) for a charge (the
+ * bucket in debt by up to B tokens: a request of cost c then waits until
+ * L' - d * N + c * W <= B * W; remaining answers 0 meanwhile), and
+ * L' = max(0, L + delta * W) for a refund (never beyond a full bucket);
+ * last_ns = now. admitted_ns is not used: a bucket keeps no request
+ * apart, so a refund adds the tokens back to the bucket as it is now,
+ * however long ago the request was admitted (Envoy's and Kong's way).
+ *
  * Valid state (rl_limiter_state_check): last_ns in [0, RL_TIME_MAX_NS],
- * the level at most B * W (a bucket is never more than empty; so level_hi
- * within its width).
+ * the level at most 2 * B * W (an empty bucket, B tokens owed after a
+ * settle; so level_hi within its width).
  */
 #ifndef RATELAB_TOKEN_BUCKET_H
 #define RATELAB_TOKEN_BUCKET_H

@@ -2,8 +2,8 @@
 -- min((B - 1) * T, RL_GCRA_HORIZON_NS - T); a request of cost c is
 -- admitted iff TAT - t + (c - 1) * T <= tau, then TAT = max(TAT, t) + c * T.
 -- The state is the library's struct rl_gcra {tat_ns, last_ns}, stored as
--- the module stores it (lib.lua, state()); a TAT more than tau + T past
--- the last seen time, or a time out of range, is damaged. Fast track: T
+-- the module stores it (lib.lua, state()); a TAT more than a settle's
+-- debt cap, min(2 * (tau + T), horizon), past the last seen time, or a time out of range, is damaged. Fast track: T
 -- and tau below 2^51 (then tau = (B - 1) * T, the horizon being above
 -- 5 * 10^18) and the debt TAT - t below 2^51.
 local ALG = 'gcra'
@@ -22,7 +22,7 @@ repeat
 	local ah, al = pair(alo, ahi)
 	local th, tl = pair(tlo, thi)
 	-- TAT - last: exact, or beyond 2^53 with its sign
-	if (ah - th) * E9 + (al - tl) > tol + t then return damaged(ALG) end
+	if (ah - th) * E9 + (al - tl) > 2 * (tol + t) then return damaged(ALG) end
 	if th > nh or (th == nh and tl > nl) then nh, nl = th, tl else tlo = nil end -- now clamped to last
 	local debt = (ah - nh) * E9 + (al - nl)
 	if debt < 0 then debt = 0 end
@@ -52,7 +52,7 @@ local last, tat0 = ZERO, ZERO
 if s then tat0, last = X.at(s, 29), X.at(s, 37) end
 local tol, t = X.gcra_of(X.n, X.w, X.b)
 if not X.time_ok(last) or cmp(tat0, X.INT64_MAX) > 0 or
-	(cmp(tat0, last) > 0 and cmp(sub(tat0, last), add(tol, t)) > 0) then
+	(cmp(tat0, last) > 0 and cmp(sub(tat0, last), X.gcra_cap(tol, t)) > 0) then
 	return damaged(ALG)
 end
 local lastu = mul(small(costn - 1), t)

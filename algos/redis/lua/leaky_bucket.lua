@@ -4,8 +4,8 @@
 -- 1/W request, 96 bits), which drains by N per ns. A request of cost c
 -- takes c slots of W / N; it is admitted iff its last unit's wait,
 -- (level + (c - 1) * W) / N, is at most B slots and c <= B; then
--- level += c * W. A stored level above (B + 1) * W, or a time out of
--- range, is damaged. Fast track: (B + 1) * W and the level below 2^51.
+-- level += c * W. A stored level above (2 * B + 1) * W (a settle's debt
+-- cap), or a time out of range, is damaged. Fast track: (B + 1) * W and the level below 2^51.
 local ALG = 'leaky_bucket'
 local err, s, H, wlo, whi = state(ALG, 61, 24, 0, 'convert_level')
 if err then return err end
@@ -18,7 +18,7 @@ repeat
 	if s then tlo, thi, llo, lhi, ltop = struct.unpack('<I4I4I4I4I4', s, 29) end
 	if ltop ~= 0 or lhi >= 524288 then break end -- a level of 2^51 or more: the wide track checks it
 	local level = lhi * TWO32 + llo
-	if level > bw + w or not time_ok(tlo, thi) then return damaged(ALG) end
+	if level > bw + bw + w or not time_ok(tlo, thi) then return damaged(ALG) end
 	local th, tl = pair(tlo, thi)
 	if th > nh or (th == nh and tl > nl) then nh, nl = th, tl else tlo = nil end -- now clamped to last
 	local drained = ((nh - th) * E9 + (nl - tl)) * n

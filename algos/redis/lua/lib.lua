@@ -381,12 +381,14 @@ local function wide(nh, nl, costn)
 	-- The level algorithms' state (level.h: token_bucket, leaky_bucket) at
 	-- byte pos of s (false: a fresh key): the level drained to now (clamped
 	-- to the last seen time), and now; nil for a time out of range or a
-	-- level above B * W under the rule (n, w, b), (B + 1) * W when deep
-	-- (leaky_bucket: B waiting and the one in service).
+	-- level above a settle's debt cap under the rule (n, w, b): 2 * B * W,
+	-- (2 * B + 1) * W when deep (leaky_bucket: the one in service too).
 	local function load_level(s, pos, n, w, b, deep)
 		if not s then return ZERO, now end
 		local last, level = at(s, pos), level_at(s, pos + 8)
-		if not time_ok(last) or cmp(level, mul(deep and add(b, ONE) or b, w)) > 0 then return nil end
+		local cap = mul(add(b, b), w)
+		if deep then cap = add(cap, w) end
+		if not time_ok(last) or cmp(level, cap) > 0 then return nil end
 		local t = max(now, last)
 		local drained = mul(sub(t, last), n)
 		return cmp(level, drained) > 0 and sub(level, drained) or ZERO, t
@@ -425,11 +427,14 @@ local function wide(nh, nl, costn)
 		return min(mul(sub(b, ONE), t), sub(HORIZON, t)), t
 	end
 
+	-- gcra's debt cap, a settle's deepest: min(2 * (tau + T), horizon)
+	local function gcra_cap(tol, t) return min(mul({ 2 }, add(tol, t)), HORIZON) end
+
 	-- gcra: debt1 = min(ceil(debt0 * T1 / T0), tau1 + T1).
 	local function convert_gcra(s, n0, w0, b0)
 		local tat, last = at(s, 29), at(s, 37)
 		local tol0, t0 = gcra_of(n0, w0, b0)
-		if not time_ok(last) or cmp(tat, INT64_MAX) > 0 or (cmp(tat, last) > 0 and cmp(sub(tat, last), add(tol0, t0)) > 0) then
+		if not time_ok(last) or cmp(tat, INT64_MAX) > 0 or (cmp(tat, last) > 0 and cmp(sub(tat, last), gcra_cap(tol0, t0)) > 0) then
 			return nil
 		end
 		local t = max(now, last)
@@ -500,7 +505,7 @@ local function wide(nh, nl, costn)
 			if keep > pos and not (horizon and cmp(a, horizon) <= 0) then keep = pos end
 			total, prev = total + c, a
 		end
-		if total > 1000000 then return nil end -- RL_LIMIT_MAX: a lower N may have followed a higher
+		if total > 2000000 then return nil end -- 2 * RL_LIMIT_MAX: a lower N may have followed a higher; a settle's debt
 		return put(t) .. string.sub(s, keep)
 	end
 
@@ -508,7 +513,8 @@ local function wide(nh, nl, costn)
 		divmod = divmod, ceil_div = ceil_div, max = max, min = min, ZERO = ZERO, ONE = ONE,
 		INT64_MAX = INT64_MAX, finish = finish, load_level = load_level, sat = sat, now = now,
 		of_words = of_words, words_of = words_of, at = at, level_at = level_at, put = put,
-		put_level = put_level, time_ok = time_ok, window_ok = window_ok, gcra_of = gcra_of,
+		put_level = put_level, time_ok = time_ok, window_ok = window_ok, gcra_of = gcra_of, gcra_cap = gcra_cap,
+		next_end = next_end, key = key, grace = grace, MS = MS,
 		convert_level = convert_level, convert_gcra = convert_gcra, convert_fixed = convert_fixed,
 		convert_counter = convert_counter, convert_log = convert_log,
 		n = num(ARGV[2]), w = num(ARGV[3]), b = num(ARGV[4]), cost = cost }

@@ -4,7 +4,7 @@
 -- stores it (lib.lua, state()): the last seen time, then one 12-byte run
 -- per distinct admitted time, oldest first: at_ns (8), units (4). Runs
 -- out of order, of no units, after the last seen time, at or before
--- last - W, or holding more than RL_LIMIT_MAX units in all, or a time out
+-- last - W, or holding more than 2 * RL_LIMIT_MAX units in all (a settle's debt), or a time out
 -- of range, are damaged. A state written under another rule keeps its
 -- runs but for those at or before now - min(W0, W1) (lib.lua,
 -- convert_log): under a lower N they may hold more than N units, and the
@@ -57,7 +57,7 @@ end
 -- converted to a lower N keeps its runs: more than N until they leave);
 -- the oldest after last - W (a converted log's too: the conversion drops
 -- the runs at or before now - min(W0, W1) and makes now its last)
-if phi > lhi or (phi == lhi and plo > llo) or all > 1000000 then return damaged(ALG) end
+if phi > lhi or (phi == lhi and plo > llo) or all > 2000000 then return damaged(ALG) end
 if stop > 37 then
 	local olo, ohi = struct.unpack('<I4I4', s, 37)
 	if ohi < vhi or (ohi == vhi and olo <= vlo) then return damaged(ALG) end

@@ -3,8 +3,8 @@
 -- (lib.lua, state()): the last seen time and the level then (missing
 -- tokens in 1/W request, 96 bits), which drains by N per ns. A request of
 -- cost c is admitted iff level + c * W <= B * W, then level += c * W.
--- A stored level above B * W (a bucket more than empty), or a time out of
--- range, is damaged.
+-- A stored level above 2 * B * W (more than B tokens owed: a settle's
+-- debt cap), or a time out of range, is damaged.
 -- Fast track: B * W below 2^51, the level within it.
 local ALG = 'token_bucket'
 local err, s, H, wlo, whi = state(ALG, 5, 24, 0, 'convert_level')
@@ -18,7 +18,7 @@ repeat
 	if s then tlo, thi, llo, lhi, ltop = struct.unpack('<I4I4I4I4I4', s, 29) end
 	if ltop ~= 0 or lhi >= 524288 then break end -- a level of 2^51 or more: the wide track checks it
 	local level = lhi * TWO32 + llo
-	if level > bw or not time_ok(tlo, thi) then return damaged(ALG) end
+	if level > bw + bw or not time_ok(tlo, thi) then return damaged(ALG) end
 	local th, tl = pair(tlo, thi)
 	if th > nh or (th == nh and tl > nl) then nh, nl = th, tl else tlo = nil end -- now clamped to last
 	-- the ns since last: exact below 2^53, else more than any level takes to drain
@@ -26,7 +26,7 @@ repeat
 	if drained >= level then level = 0 else level = level - drained end
 	local take = w * costn -- rounded only when above 2^53, and then still above B * W
 	if take > bw then
-		return answer(0, fdiv(bw - level, w), NEVER, fceil(level, n), 0)
+		return answer(0, level < bw and fdiv(bw - level, w) or 0, NEVER, fceil(level, n), 0)
 	end
 	local verdict, retry = 0, 0
 	if level + take <= bw then
@@ -39,7 +39,7 @@ repeat
 	lhi = math.floor(level / TWO32)
 	save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0,
 		tlo, thi, level - lhi * TWO32, lhi, 0, 0), fceil(reset, 1000000) + A[5])
-	return answer(verdict, fdiv(bw - level, w), retry, reset, 0)
+	return answer(verdict, level < bw and fdiv(bw - level, w) or 0, retry, reset, 0)
 until true
 
 local X = wide(nh, nl, costn)
@@ -55,5 +55,5 @@ if verdict == 0 then
 	-- c > B never passes; else the smallest d with level - d * N + c * W <= B * W
 	retry = cmp(take, bw) > 0 and X.INT64_MAX or ceil_div(sub(add(level, take), bw), X.n)
 end
-return X.finish(verdict, divmod(sub(bw, level), X.w), retry, ceil_div(level, X.n), X.ZERO,
+return X.finish(verdict, cmp(level, bw) < 0 and divmod(sub(bw, level), X.w) or X.ZERO, retry, ceil_div(level, X.n), X.ZERO,
 	prefix .. X.put(now) .. X.put_level(level) .. '\0\0\0\0', cmp(X.cost, X.b) > 0)

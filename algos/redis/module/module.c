@@ -9,6 +9,11 @@
  *     in ns, read once per call); replies as the scripts do:
  *     [verdict (integer 1 or 0), remaining, retry_after_ns, reset_ns,
  *     delay_ns (decimal bulk strings)].
+ *   RATELAB.SETTLE key algo limit window_ns burst admitted_ns delta now_ns [grace_ms]
+ *     settles the request admitted at admitted_ns by delta units (the
+ *     check's arguments, cost replaced by admitted_ns and delta: settle.h,
+ *     rl_limiter_settle); replies with the key's reset_ns after it (a
+ *     decimal bulk string). A key with no state is an error naming it.
  *   RATELAB.BREAKER key now limit window open_for grace_ms handle|state
  *     the breaker (breaker.h), the breaker script's arguments in its
  *     order; replies [rc, state before]: rc 1 admitted, 0 rejected or
@@ -46,6 +51,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
+#include "ratelab/settle.h"
 #include "ratelab/status.h"
 #include "rm_api.h"
 #include "state_bytes.h"
@@ -460,6 +466,111 @@ out:
 	return REDISMODULE_OK;
 }
 
+/*
+ * The rule of a command's arguments argv[2..5] (algo limit window_ns
+ * burst) as RATELAB.CHECK reads them: the limiter (from the cache) and the
+ * state id; false after an error reply naming the argument.
+ */
+static bool arg_rule(RedisModuleCtx *ctx, RedisModuleString **argv, struct rl_limiter *lim, int *id)
+{
+	long long n, w, b;
+	char msg[MSG_MAX - 32], q[QUOTE_SIZE], name[32];
+	size_t alen;
+	const char *aname = RedisModule_StringPtrLen(argv[2], &alen);
+	const struct rl_algo *algo = NULL;
+
+	if (alen < sizeof(name) && !memchr(aname, '\0', alen)) {
+		memcpy(name, aname, alen);
+		name[alen] = '\0';
+		algo = rl_algo_find(name);
+	}
+	if (!algo)
+		return fail(ctx, "ratelab: unknown algorithm %s (one of: %s)", quote(q, aname, alen), rl_algo_names()),
+		       false;
+	if ((*id = rlm_id_of(algo)) < 0)
+		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
+			    algo->name),
+		       false;
+	if (!arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &n) ||
+	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
+	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RL_BURST_MAX, &b))
+		return false;
+	if (!algo->uses_burst && b != 0 && b != n)
+		return fail(ctx, "ratelab: burst %s does not apply to %s: pass 0 or the limit (%lld)",
+			    quote_arg(q, argv[5]), algo->name, n),
+		       false;
+	const struct rl_rule rule = { n, w, algo->uses_burst ? b : n };
+	const struct rl_limiter *cached = limiter_for(algo, &rule, msg, sizeof(msg));
+	if (!cached)
+		return fail(ctx, "ratelab: %s", msg), false;
+	*lim = *cached;
+	return true;
+}
+
+/*
+ * RATELAB.SETTLE key algo limit window_ns burst admitted_ns delta now_ns [grace_ms]
+ * settles the request admitted at admitted_ns by delta units (settle.h);
+ * replies with the key's reset_ns after it (a decimal string) and sets
+ * the TTL a check would (that wait plus grace_ms; 0 deletes the key). A
+ * key with no state (never admitted, or expired) is an error naming it.
+ */
+static int cmd_settle(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+	long long admitted, delta, grace = 0;
+	int64_t now;
+	int id;
+	struct rl_limiter lim;
+	char q[QUOTE_SIZE], q2[QUOTE_SIZE];
+
+	if (argc != 9 && argc != 10)
+		return RedisModule_WrongArity(ctx);
+	if (!arg_rule(ctx, argv, &lim, &id) ||
+	    !arg_int(ctx, argv[6], "admitted_ns", 0, RL_TIME_MAX_NS, &admitted) ||
+	    !arg_int(ctx, argv[7], "delta", -RL_COST_MAX, RL_COST_MAX, &delta) || !arg_now(ctx, argv[8], &now) ||
+	    (argc == 10 && !arg_int(ctx, argv[9], "grace_ms", 0, GRACE_MAX_MS, &grace)))
+		return REDISMODULE_OK;
+	if (delta == 0)
+		return fail(ctx, "ratelab: delta '0' settles nothing: pass a non-zero integer in [%lld, %lld]",
+			    -RL_COST_MAX, RL_COST_MAX);
+	if (admitted > now)
+		return fail(ctx, "ratelab: admitted_ns %s is after now_ns %s", quote_arg(q, argv[6]),
+			    quote_arg(q2, argv[8]));
+
+	RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+	struct stored_value v;
+	_Alignas(16) unsigned char state[RL_ALGO_MAX_STATE] = { 0 };
+
+	if (!stored(ctx, key, argv[1], id, &v))
+		goto out;
+	if (!v.body) {
+		fail(ctx, "ratelab: key %s holds no state: nothing admitted to settle", quote_arg(q, argv[1]));
+		goto out;
+	}
+	int got = load_state(&v, &lim, now, state);
+	if (got) {
+		if (got == -2)
+			fail(ctx, "ratelab: out of memory");
+		else
+			damaged(ctx, argv[1], id);
+		goto out;
+	}
+	int rc = rl_limiter_settle(&lim, state, admitted, delta, now);
+	int64_t reset = rc == RL_OK ? rl_limiter_settled_reset_ns(&lim, state, now) : rc;
+	char buf[24];
+	if (rc != RL_OK || reset < 0) {
+		fail(ctx, "ratelab: %s", rl_strerror(rc != RL_OK ? rc : (int)reset));
+	} else if (!write_back(ctx, key, argv[1], &lim, id, state, reset, grace)) {
+		fail(ctx, "ratelab: cannot write the key's state");
+	} else {
+		char *p = decimal((uint64_t)reset, buf + sizeof(buf));
+		RedisModule_ReplyWithStringBuffer(ctx, p, (size_t)(buf + sizeof(buf) - p));
+	}
+	rl_limiter_release(&lim, state);
+out:
+	RedisModule_CloseKey(key);
+	return REDISMODULE_OK;
+}
+
 /* RATELAB.BREAKER key now limit window open_for grace_ms handle|state */
 static int cmd_breaker(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
@@ -547,7 +658,8 @@ RLM_EXPORT int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv,
 	}
 	/* one key, the first argument: Redis Cluster routes by it */
 	if (RedisModule_CreateCommand(ctx, "ratelab.check", cmd_check, "write deny-oom", 1, 1, 1) != REDISMODULE_OK ||
-	    RedisModule_CreateCommand(ctx, "ratelab.breaker", cmd_breaker, "write deny-oom", 1, 1, 1) != REDISMODULE_OK)
+	    RedisModule_CreateCommand(ctx, "ratelab.breaker", cmd_breaker, "write deny-oom", 1, 1, 1) != REDISMODULE_OK ||
+	    RedisModule_CreateCommand(ctx, "ratelab.settle", cmd_settle, "write deny-oom", 1, 1, 1) != REDISMODULE_OK)
 		return REDISMODULE_ERR;
 	return REDISMODULE_OK;
 }

@@ -15,11 +15,11 @@
 /* The arguments of one EVALSHA, in buffers of its own (keys: prefix, braces, key, ":l"). */
 struct rl__redis_cmd {
 	char keys[2][64 + RL_REDIS_KEY_MAX + 8];
-	char num[6][24];
+	char num[7][24]; /* a settle's: now, N, W, B, grace, admitted_ns, delta */
 	int argc;
 	int key; /* argv[key] is the Redis key, which Redis Cluster routes by */
-	const char *argv[11];
-	size_t len[11];
+	const char *argv[12]; /* settle.lua's EVALSHA: 12 */
+	size_t len[12];
 };
 
 /*

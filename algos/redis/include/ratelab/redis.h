@@ -204,6 +204,23 @@ int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const
 		     size_t key_len, int64_t now_ns, int64_t cost, struct rl_decision *out);
 
 /*
+ * Settles in Redis the request admitted at admitted_ns by delta units
+ * (settle.h; RATELAB.SETTLE through the module, else settle.lua): the
+ * same meaning as rl_limiter_settle on the key's state, which then gets
+ * the TTL a check gives it (reset plus the grace). now_ns may be
+ * RL_REDIS_NOW. RL_OK (*reset_ns, when not NULL, the key's wait until
+ * its quota is back after the settle), RL_EREDIS (rl_redis_error says
+ * why: Redis's error, such as "ratelab: key 'K' holds no state: nothing
+ * admitted to settle" for a key never admitted or expired, so a grace
+ * longer than the slowest response keeps a key to settle; or no reply:
+ * nothing is applied, and no policy stands in for a settle), RL_ERANGE
+ * (a time out of range, admitted_ns after now_ns) or RL_EINVAL (delta 0
+ * or beyond RL_COST_MAX, the key's length, a NULL argument).
+ */
+int rl_redis_settle(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key, size_t key_len,
+		    int64_t admitted_ns, int64_t delta, int64_t now_ns, int64_t *reset_ns);
+
+/*
  * Decides n requests with one pipelined round trip, in order (the answers
  * equal n calls of rl_redis_check_n). The batch's budget is the least
  * timeout among its rules. Requests refused with NOSCRIPT (the server
