@@ -537,13 +537,13 @@ static bool take(struct rl_redis *r, const redisReply *rep, const struct rl_redi
 		return false;
 	memset(&ans->d, 0, sizeof(ans->d));
 	ans->fallback = false;
+	ans->would_reject = false;
 	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5) {
 		ans->rc = parse_i64(rep->element[0]) ? RL_ALLOWED : RL_REJECTED;
 		ans->d.remaining = parse_i64(rep->element[1]);
 		ans->d.retry_after_ns = parse_i64(rep->element[2]);
 		ans->d.reset_ns = parse_i64(rep->element[3]);
 		ans->d.delay_ns = parse_i64(rep->element[4]);
-		ans->would_reject = false;
 		if (r->shadow && ans->rc == RL_REJECTED) {
 			/* shadow mode: decided and kept as enforcing, admitted */
 			ans->rc = RL_ALLOWED;
