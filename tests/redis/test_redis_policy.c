@@ -11,6 +11,8 @@
  *     rule's own;
  *   - shadow mode: every request admitted, the would-rejects those the
  *     library's shadow mode counts, the keys' values as when enforcing;
+ *   - a rule changed on a live key: the module and the scripts answer
+ *     alike and store the same bytes;
  *   - the value's bytes: the policy header, then each rule's part exactly
  *     as a one-rule value's body;
  *   - a cost some rule can never admit writes nothing;
@@ -381,6 +383,70 @@ static void test_never(void **unused)
 	freeReplyObject(after);
 }
 
+/*
+ * A rule changed on a live key (library.md's rule change, per rule): the
+ * module and the scripts answer alike and store the same bytes, request
+ * by request, over seeded traces whose policy changes every 40 requests.
+ */
+static void test_rule_change(void **unused)
+{
+	(void)unused;
+	uint64_t s = g_seed ^ 0xc4a;
+	char msg[256];
+
+	flushall();
+	for (int a = 0; a < NALGOS; a++) {
+		const struct rl_algo *algo = rl_algo_find(ALGOS[a]);
+		struct rl_redis *m = handle("m:", false), *sc = handle("s:", true);
+		struct rl_policy p;
+		struct rl_policy_limiter pl;
+		int64_t t = 5000000000;
+		random_policy(&s, algo, 3, true, &p);
+		for (int i = 0; i < 240; i++) {
+			if (i % 40 == 0) {
+				/* one rule's N, W or B scaled up or down */
+				size_t r = t_splitmix(&s) % p.count;
+				struct rl_rule *rule = &p.rules[r];
+				int what = (int)(t_splitmix(&s) % 3);
+				if (what == 0)
+					rule->limit = rule->limit > 1 && t_splitmix(&s) % 2 ? rule->limit / 2 : rule->limit * 3;
+				else if (what == 1)
+					rule->window_ns = t_splitmix(&s) % 2 ? rule->window_ns / 2 + 1 : rule->window_ns * 4;
+				else if (algo->uses_burst)
+					rule->burst = 1 + (int64_t)(t_splitmix(&s) % 12);
+				if (!algo->uses_burst)
+					rule->burst = rule->limit;
+				if (rl_policy_limiter_init(&pl, algo, &p, msg, sizeof(msg)) != RL_OK)
+					fail_msg("%s: %s", algo->name, msg);
+			}
+			t += (int64_t)(t_splitmix(&s) % 80000000) - 8000000;
+			char name[8];
+			snprintf(name, sizeof(name), "k%d", (int)(t_splitmix(&s) % 2));
+			int64_t cost = 1 + (int64_t)(t_splitmix(&s) % 4);
+			struct rl_redis_policy rp = { &pl, false, 0 };
+			struct rl_policy_answer x, y;
+			int xr = rl_redis_policy_check(m, &rp, name, strlen(name), t, cost, &x);
+			int yr = rl_redis_policy_check(sc, &rp, name, strlen(name), t, cost, &y);
+			char ctx[200];
+			snprintf(ctx, sizeof(ctx), "rule change: %s request %d t=%" PRId64 " (%s / %s)", algo->name, i, t,
+				 xr == RL_EREDIS ? rl_redis_error(m) : "", yr == RL_EREDIS ? rl_redis_error(sc) : "");
+			if (xr != yr)
+				fail_msg("%s: module rc=%d, scripts rc=%d (seed 0x%" PRIx64 ")", ctx, xr, yr, g_seed);
+			same_decision(&y.all, &x.all, "combined", ctx);
+			for (size_t j = 0; j < p.count; j++)
+				same_decision(&y.rule[j], &x.rule[j], "a rule", ctx);
+			redisReply *vm = cmd("GET m:{%s}", name), *vs = cmd("GET s:{%s}", name);
+			if (vm->type != vs->type || vm->len != vs->len || (vm->len && memcmp(vm->str, vs->str, vm->len)))
+				fail_msg("%s: the module's value (%zu bytes) is not the scripts' (%zu bytes) (seed 0x%" PRIx64 ")",
+					 ctx, vm->len, vs->len, g_seed);
+			freeReplyObject(vm);
+			freeReplyObject(vs);
+		}
+		rl_redis_destroy(m);
+		rl_redis_destroy(sc);
+	}
+}
+
 /* The backend's own checks: time, cost, key. */
 static void test_backend_checks(void **unused)
 {
@@ -473,7 +539,8 @@ int main(void)
 		cmocka_unit_test(test_differential), cmocka_unit_test(test_shadow),
 		cmocka_unit_test(test_bytes),        cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_foreign),      cmocka_unit_test(test_never),
-		cmocka_unit_test(test_backend_checks), cmocka_unit_test(test_scripts_errors),
+		cmocka_unit_test(test_rule_change),  cmocka_unit_test(test_backend_checks),
+		cmocka_unit_test(test_scripts_errors),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 	rh_stop(&g_srv);

@@ -32,11 +32,10 @@ foreach(file ${scripts})
   math(EXPR count "${count} + 1")
 endforeach()
 # A policy's script per algorithm, policy_NAME (lua/policy/driver.lua): lib.lua,
-# the algorithm's one-rule script (lib.lua and its own text) as the function
-# rule_script, its state() made to hand back the converted value when
-# CONVERT_ONLY, then the driver. One key, KEYS[1].
+# the algorithm's one-rule script (lib.lua, policy/hook.lua and its own text)
+# as the function rule_script, then the driver. One key, KEYS[1].
 file(READ ${DIR}/policy/driver.lua driver)
-set(hook "\nif CONVERT_ONLY then\n\tlocal state0 = state\n\tstate = function(...)\n\t\tlocal e, s = state0(...)\n\t\tif e then return e end\n\t\terror({ converted = s })\n\tend\nend\n")
+file(READ ${DIR}/policy/hook.lua hook)
 foreach(file ${scripts})
   string(REGEX REPLACE "\\.lua$" "" name ${file})
   if(name STREQUAL "breaker")

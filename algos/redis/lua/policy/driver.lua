@@ -20,15 +20,14 @@
 -- last seen time is at or before it), its SET captured, not made: when
 -- every rule admits, the captured bodies are stored; when one refuses,
 -- each body stays as it was (converted to the call's rule when that
--- changed, by the one-rule script's state() alone; sliding_log's runs
--- that have left the window at that time dropped), as rl_policy_check
--- keeps them; when a rule can never admit its share, nothing is written.
+-- changed, by the one-rule script's state() alone, policy/hook.lua;
+-- sliding_log's runs that have left the window at that time dropped), as
+-- rl_policy_check keeps them; when a rule can never admit its share, nothing is written.
 -- The TTL is the module's: the largest rule's reset_ns in ms, rounded up,
 -- plus the grace; not positive: the key is deleted.
 local key = KEYS[1]
 local ids = { token_bucket = 5, leaky_bucket = 61, gcra = 52, fixed_window = 88, sliding_counter = 123,
 	sliding_log = 114 }
-local fixed = { [5] = 24, [61] = 24, [52] = 16, [88] = 24, [123] = 24, [114] = 8 } -- state bytes (sliding_log: last_ns)
 local names = { [5] = 'token_bucket', [61] = 'leaky_bucket', [52] = 'gcra', [88] = 'fixed_window',
 	[123] = 'sliding_counter', [114] = 'sliding_log', [128] = 'breaker', [129] = 'policy' }
 local id = ids[ALG_NAME]
@@ -143,22 +142,12 @@ for i = 1, k do
 	if verdict == 1 then
 		bodies[i] = string.sub(written[i], 5)
 	else
-		local rule = struct.pack('<I4I4I4I4I4I4', 0, 0, 0, 0, 0, 0) -- placeholder, replaced below
-		local s = parts[i]
-		if s then
-			-- under another rule: converted at the clamped time by the one-rule script's state() alone
-			local ok, r = pcall(rule_script, { key }, args(i, '1'), fake(i, {}), true)
-			if ok then return r end -- state()'s error reply
-			if type(r) ~= 'table' then error(r) end
-			s = string.sub(r.converted, 5)
-		else
-			-- a fresh rule: its rule as the one-rule script writes it, a zeroed state
-			local n0, w0, b0 = A[b - 3] + 0, A[b - 2], A[b - 1] + 0
-			if id == 88 or id == 123 or id == 114 then b0 = n0 end
-			local wl, wh = words(split(w0))
-			rule = struct.pack('<I4I4I4I4I4I4', n0, 0, wl, wh, b0, 0)
-			s = rule .. string.rep('\0', fixed[id])
-		end
+		-- as it was, converted to a changed rule (fresh: the rule and a zeroed
+		-- state), by the one-rule script's state() alone (policy/hook.lua)
+		local ok, r = pcall(rule_script, { key }, args(i, '1'), fake(i, {}), true)
+		if ok then return r end -- state()'s error reply
+		if type(r) ~= 'table' then error(r) end
+		local s = string.sub(r.value, 5)
 		if id == 114 then
 			-- sliding_log: the runs at or before at - W have left the window (rl__sliding_log_expire)
 			local wh, wl = split(A[b - 2])
