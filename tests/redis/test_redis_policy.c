@@ -500,6 +500,16 @@ static void test_scripts_errors(void **unused)
 				fail_msg("%s: %s, want %s", side ? "scripts" : "module", rl_redis_error(via), cases[i].want);
 		}
 	}
+	/* a one-rule check on a policy key: both sides name it */
+	struct rl_limiter lim;
+	assert_int_equal(rl_limiter_init(&lim, rl_algo_find("gcra"), &p.rules[0], msg, sizeof(msg)), RL_OK);
+	struct rl_redis_rule rr = { &lim, false, 0 };
+	for (int side = 0; side < 2; side++) {
+		struct rl_redis *via = side ? r : m;
+		assert_int_equal(rl_redis_check(via, &rr, "pol", 3, 2000, NULL), RL_EREDIS);
+		if (!strstr(rl_redis_error(via), "ratelab: key '{pol}' holds policy state, not gcra"))
+			fail_msg("%s: %s", side ? "scripts" : "module", rl_redis_error(via));
+	}
 	/* damaged: both sides the same words, decided by fail_closed (an outage of that key) */
 	redisReply *v = cmd("GET {pol}");
 	char bad[512];
