@@ -19,7 +19,8 @@
 #include "redis_call.h"
 #include "redis_resp.h"
 
-enum { FIXED_ARGS = 7, NUM_LEN = 24, KEY_BUF = 64 + RL_REDIS_KEY_MAX + 4 };
+/* the longer head of the two commands: EVALSHA sha 1 key now k 0 0 grace cost */
+enum { FIXED_ARGS = 10, NUM_LEN = 24, KEY_BUF = 64 + RL_REDIS_KEY_MAX + 4 };
 
 struct checkp {
 	struct rl_redis *r;
