@@ -338,6 +338,26 @@ const struct rl_policy_limiter *rl_policy_of(const struct rl_limiter *lim)
 	return lim && lim->algo && lim->algo->check == check_op ? policy_of(lim) : NULL;
 }
 
+int64_t rl_policy_state_last_ns(const void *state)
+{
+	struct policy_head h;
+
+	memcpy(&h, state, sizeof(h));
+	return h.last_ns;
+}
+
+void *rl_policy_rule_state(const struct rl_policy_limiter *pl, void *state, size_t i)
+{
+	return rule_state(state, pl->stride, i);
+}
+
+void rl_policy_state_set_head(const struct rl_policy_limiter *pl, void *state, int64_t last_ns)
+{
+	struct policy_head h = { (uint32_t)pl->count, algo_index(pl->rules[0].algo), last_ns };
+
+	memcpy(state, &h, sizeof(h));
+}
+
 void rl_policy_release(const struct rl_policy_limiter *pl, void *state)
 {
 	release_op(state);

@@ -50,7 +50,10 @@ static const char usage[] =
 	"               adds would_reject=0|1 after the answer (which stays as it would\n"
 	"               be), --headers answers 200 without Retry-After; stderr ends\n"
 	"               with 'ratelab replay: shadow: would_reject=R of N requests'.\n"
-	"               Not with --config or --redis\n"
+	"               Not with --config. With --redis (the module or the scripts)\n"
+	"               Redis decides as enforcing and the client\n"
+	"               admits. With --redis, --policy or --shadow take one line per\n"
+	"               round trip (--redis-batch 1) and no settle lines\n"
 	"  --explain    add remaining=, retry_after_ns=, reset_ns= (and delay_ns= for\n"
 	"               leaky_bucket)\n"
 	"  --config F   a tiers file (see ratelab check; examples/tiers.ini) instead of\n"
@@ -347,15 +350,11 @@ static int replay_setup(struct cli_replay *rp, const struct rule_at_args *ra)
 	if (ra->n && (ro->policy || ro->shadow))
 		return cli_usage_error("replay", "--rule-at changes one rule (--limit/--window/--burst): not with %s",
 				       ro->policy ? "--policy" : "--shadow");
-	if (ro->shadow && (ro->config || ro->redis))
-		return cli_usage_error("replay", "--shadow is decided in process with --limit/--window or "
-				       "--policy only (not with --config or --redis)");
+	if (ro->shadow && ro->config)
+		return cli_usage_error("replay", "--shadow takes --limit/--window or --policy (not --config)");
 	if (ro->policy && ro->config)
 		return cli_usage_error("replay", "--policy and --config exclude each other: a tiers file "
 				       "gives each tier its rules");
-	if (ro->policy && ro->redis)
-		return cli_usage_error("replay", "--policy is decided in process only: the Redis backend "
-				       "does not take a policy yet (drop --redis)");
 	if (ro->config) {
 		char err[512];
 		if (ro->algo || ro->limit || ro->window || ro->burst)

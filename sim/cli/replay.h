@@ -106,6 +106,17 @@ int cli_replay_resume(const struct cli_replay *rp, struct sim_lines *in);
 int cli_replay_policy_in_process(const struct cli_replay *rp, struct sim_lines *in);
 
 /*
+ * For the Redis path with --policy or --shadow: one line split and checked
+ * as replay_policy.c's loop checks it (COST needed when a rule counts
+ * units; *settle true for the settle form), CLI_EXIT_OK or CLI_EXIT_USAGE
+ * after the message; and one answer printed as that loop prints it
+ * (--explain with each rule's answer and would_reject, --headers).
+ */
+int cli_replay_policy_line(const struct cli_replay *rp, const struct sim_lines *in, char *line,
+			   struct cli_replay_line *out, bool *settle);
+void cli_replay_policy_print(const struct cli_replay *rp, int rc, const struct rl_policy_answer *a);
+
+/*
  * Decides in's lines in Redis (--redis), --redis-batch lines per round
  * trip; returns the exit status. Without the Redis backend built in, a
  * usage error saying so.

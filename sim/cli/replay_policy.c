@@ -78,6 +78,16 @@ static void print_headers(const struct cli_replay *rp, int rc, const struct rl_p
 	putchar('\n');
 }
 
+void cli_replay_policy_print(const struct cli_replay *rp, int rc, const struct rl_policy_answer *a)
+{
+	if (rp->ro.explain)
+		print_explain(rp, rc, a);
+	else
+		fputs(rc ? "1\n" : "0\n", stdout);
+	if (rp->ro.headers)
+		print_headers(rp, rc, a);
+}
+
 /* The first rule that counts units (1-based), or 0. */
 static size_t units_rule(const struct rl_policy *p)
 {
@@ -240,6 +250,24 @@ static int parse(const struct cli_replay *rp, const struct sim_lines *in, char *
 	return CLI_EXIT_OK;
 }
 
+int cli_replay_policy_line(const struct cli_replay *rp, const struct sim_lines *in, char *line,
+			   struct cli_replay_line *out, bool *settle)
+{
+	struct sim_trace_line l;
+	const struct rl_tier *tier;
+	int status = parse(rp, in, line, &l, &tier, &out->map);
+
+	if (status)
+		return status;
+	out->t = l.t_ns;
+	out->cost = l.cost;
+	out->key = l.key;
+	out->key_len = l.key_len;
+	out->tier = tier;
+	*settle = l.has_settle;
+	return CLI_EXIT_OK;
+}
+
 /* Decides one parsed line, prints its answer, queues its settle. */
 static int decide(const struct cli_replay *rp, struct queue *q, const struct sim_trace_line *l,
 		  const struct rl_tier *tier, size_t map, long lineno, uint64_t *requests)
@@ -269,12 +297,8 @@ static int decide(const struct cli_replay *rp, struct queue *q, const struct sim
 	(*requests)++;
 	if (!rp->pl)
 		cli_replay_print(rp, tier, limiter_of(rp, tier), rc, &a.all);
-	else if (rp->ro.explain)
-		print_explain(rp, rc, &a);
 	else
-		fputs(rc ? "1\n" : "0\n", stdout);
-	if (rp->pl && rp->ro.headers)
-		print_headers(rp, rc, &a);
+		cli_replay_policy_print(rp, rc, &a);
 	/* an admitted request (in shadow mode, one enforcing admits) is settled at DONE_T */
 	bool took = rc == RL_ALLOWED && !(rp->pl && a.would_reject) && !(tier && tier->unlimited);
 	if (l->has_settle && took && l->actual != l->cost) {

@@ -11,6 +11,7 @@
  * answered, stderr says which decided: "ratelab replay: redis: using
  * module ratelab" (the server has ratelab.so) or "... using scripts".
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ struct run {
 	size_t len, cap;
 	uint64_t seq;
 	struct sim_keymap seen;
+	uint64_t requests; /* lines decided (--shadow's closing line) */
 };
 
 /* HOST:PORT, HOST may be [IPv6]. */
@@ -243,7 +245,9 @@ static int setup(struct run *x, size_t batch)
 {
 	const struct cli_replay *rp = x->rp;
 	const struct replay_opts *ro = &rp->ro;
-	struct rl_redis_config cfg = { .ttl_grace_ms = GRACE_MS, .prefix = ro->redis_prefix };
+	/* --shadow alone: the one rule's checks in shadow mode (a policy carries its own) */
+	struct rl_redis_config cfg = { .ttl_grace_ms = GRACE_MS, .prefix = ro->redis_prefix,
+				       .shadow = ro->shadow && !ro->policy };
 	char host[256], msg[320];
 	int64_t timeout = 5000; /* a replay wants Redis's answers: a long budget */
 	int status;
@@ -284,6 +288,74 @@ static int setup(struct run *x, size_t batch)
 	return CLI_EXIT_OK;
 }
 
+/* The answer of a one-rule check (--shadow alone) as a policy of one rule's. */
+static void as_policy_answer(const struct rl_redis_answer *ans, struct rl_policy_answer *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->all = ans->d;
+	a->would_reject = ans->would_reject;
+	a->count = 1;
+	a->verdict[0] = ans->would_reject ? RL_REJECTED : ans->rc;
+	a->rule[0] = ans->d;
+	a->at_ns = -1;
+}
+
+/*
+ * --policy or --shadow through Redis, one line per round trip: with
+ * --policy each line is one rl_redis_policy_check (RATELAB.CHECKP); with
+ * --shadow alone the one rule's check in shadow mode, its key keeping the
+ * one-rule form. Printed as in process (replay_policy.c); with --shadow
+ * the same closing line follows (cli_replay_redis), from the backend's
+ * would_reject.
+ */
+static int run_policy(struct run *x, struct sim_lines *in)
+{
+	const struct cli_replay *rp = x->rp;
+	const struct rl_redis_policy pol = { rp->pl, false, 0 };
+	const struct rl_redis_rule one = { &rp->pl->rules[0], false, 0 };
+	int status = CLI_EXIT_OK;
+	char *line;
+
+	cli_stdout_buffered();
+	while ((line = cli_lines_next(in))) {
+		struct cli_replay_line l;
+		struct rl_policy_answer a;
+		bool settle;
+		int rc;
+
+		if ((status = cli_replay_policy_line(rp, in, line, &l, &settle)))
+			break;
+		if (settle || l.key_len > RL_REDIS_KEY_MAX) {
+			fflush(stdout);
+			status = settle ? cli_usage_error("replay", "line %ld: a settle line (T KEY COST ACTUAL DONE_T) is "
+							  "decided in process only: not with --redis", in->lineno)
+					: cli_usage_error("replay", "line %ld: key longer than %d bytes", in->lineno,
+							  RL_REDIS_KEY_MAX);
+			break;
+		}
+		if (rp->ro.policy) {
+			rc = rl_redis_policy_check(x->r, &pol, l.key, l.key_len, l.t, l.cost, &a);
+		} else {
+			struct rl_redis_req q = { &one, l.key, l.key_len, l.t, l.cost };
+			struct rl_redis_answer ans;
+			rc = rl_redis_check_batch(x->r, &q, 1, &ans);
+			if (rc == RL_OK)
+				rc = ans.rc;
+			as_policy_answer(&ans, &a);
+		}
+		if (rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "ratelab replay: line %ld: %s\n", in->lineno,
+				rc == RL_EREDIS ? rl_redis_error(x->r) : rl_redis_strerror(rc));
+			status = CLI_EXIT_FAIL;
+			break;
+		}
+		x->requests++;
+		cli_replay_policy_print(rp, rc, &a);
+	}
+	return status;
+}
+
 int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 {
 	struct run x = { .rp = rp };
@@ -292,11 +364,17 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 
 	if (rp->ro.redis_batch && (status = parse_ms("redis-batch", rp->ro.redis_batch, BATCH_MAX, &batch)))
 		return status;
+	if (rp->pl && batch != 1)
+		return cli_usage_error("replay", "--redis-batch: with %s each line is one round trip (pass 1 or "
+				       "leave it out)", rp->ro.policy ? "--policy" : "--shadow");
 	if (sim_keymap_init(&x.seen, sizeof(int64_t)) != RL_OK) {
 		fputs("ratelab replay: cannot make the keys' table (RATELAB_HASH_SEED?)\n", stderr);
 		return CLI_EXIT_FAIL;
 	}
-	if (!(status = setup(&x, (size_t)batch))) {
+	if (!(status = setup(&x, (size_t)batch)) && rp->pl) {
+		status = run_policy(&x, in);
+		status = cli_lines_end(in, "replay", status);
+	} else if (!status) {
 		char *line;
 		cli_stdout_buffered();
 		while ((line = cli_lines_next(in))) {
@@ -366,6 +444,10 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 				(unsigned long long)st.fallbacks);
 		else if (st.errors && status == CLI_EXIT_OK) /* an error that stopped the replay was told */
 			fprintf(stderr, "ratelab replay: %s\n", rl_redis_error(x.r));
+		/* the in-process replay's last line */
+		if (rp->ro.shadow && status == CLI_EXIT_OK)
+			fprintf(stderr, "ratelab replay: shadow: would_reject=%llu of %llu requests\n",
+				(unsigned long long)st.would_reject, (unsigned long long)x.requests);
 	}
 	rl_redis_destroy(x.r);
 	sim_keymap_destroy(&x.seen);

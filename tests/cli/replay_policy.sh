@@ -116,7 +116,8 @@ bad burst_no_bucket $'0 a\n' "" --algo fixed_window --policy '10/1s:b20' -- \
 bad with_limit $'0 a\n' "" --algo gcra --policy 1/1s --limit 2 -- "--policy replaces --limit, --window and --burst"
 bad without_algo $'0 a\n' "" --policy 1/1s -- "--policy needs --algo"
 bad with_config $'0 a\n' "" --policy 1/1s --config /dev/null -- "--policy and --config exclude each other"
-bad with_redis $'0 a\n' "" --algo gcra --policy 1/1s --redis 127.0.0.1:1 -- "--policy is decided in process only"
-bad shadow_config $'0 a\n' "" --shadow --config /dev/null -- "--shadow is decided in process"
+bad redis_batch $'0 a\n' "" --algo gcra --policy 1/1s --redis 127.0.0.1:1 --redis-batch 5 -- \
+	"--redis-batch: with --policy each line is one round trip"
+bad shadow_config $'0 a\n' "" --shadow --config /dev/null -- "--shadow takes --limit/--window or --policy (not --config)"
 
 finish replay_policy

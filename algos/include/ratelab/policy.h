@@ -188,6 +188,19 @@ uint64_t rl_policy_would_reject(const struct rl_policy_limiter *pl);
 /* The policy limiter lim is (rl_policy_as_limiter's, or a copy of it), or NULL for any other limiter. */
 const struct rl_policy_limiter *rl_policy_of(const struct rl_limiter *lim);
 
+/*
+ * A key's state as a store outside the process keeps it (the Redis module
+ * stores each rule's state in its own bytes, state_bytes.h): the key's
+ * last seen time, ns (0 in a fresh state); rule i's state inside state (i
+ * < pl->count, the algorithm's state_size bytes); and the header made to
+ * name pl's algorithm and rule count with last seen time last_ns (in [0,
+ * RL_TIME_MAX_NS]), the rules' states left to the caller, which fills them
+ * from its bytes before the first check.
+ */
+int64_t rl_policy_state_last_ns(const void *state);
+void *rl_policy_rule_state(const struct rl_policy_limiter *pl, void *state, size_t i);
+void rl_policy_state_set_head(const struct rl_policy_limiter *pl, void *state, int64_t last_ns);
+
 /* Frees what a key's state owns (sliding_log rings); the state is then zeroed. */
 void rl_policy_release(const struct rl_policy_limiter *pl, void *state);
 

@@ -590,7 +590,7 @@ local function state(alg, id, fixed, run, convert)
 	end
 	if got ~= id then
 		local held = ({ [5] = 'token_bucket', [61] = 'leaky_bucket', [52] = 'gcra', [88] = 'fixed_window',
-			[123] = 'sliding_counter', [114] = 'sliding_log', [128] = 'breaker' })[got]
+			[123] = 'sliding_counter', [114] = 'sliding_log', [128] = 'breaker', [129] = 'policy' })[got]
 		return damaged(nil, 'ratelab: key ', ' holds ' .. (held or "unknown (a newer ratelab's?)") ..
 			' state, not ' .. alg)
 	end

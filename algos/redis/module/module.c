@@ -14,6 +14,17 @@
  *     check's arguments, cost replaced by admitted_ns and delta: settle.h,
  *     rl_limiter_settle); replies with the key's reset_ns after it (a
  *     decimal bulk string). A key with no state is an error naming it.
+ *   RATELAB.CHECKP key algo cost now_ns grace_ms k N1 W1 B1 U1 ... Nk Wk Bk Uk
+ *     one request of cost units decided by a policy (policy.h) of k rules
+ *     (1..RL_POLICY_MAX_RULES) of algo, all or nothing: rule i is limit
+ *     Ni, window_ns Wi, burst Bi (as CHECK's), and counts the cost when
+ *     Ui is 1, the request as 1 when Ui is 0 (":units"). Replies the
+ *     combined answer as CHECK does, then each rule's own, five values
+ *     each: [verdict, remaining, retry_after_ns, reset_ns, delay_ns] x
+ *     (1 + k) (rl_policy_check's answer). The key's value is
+ *     policy_bytes.h's; one rule's stored rule unlike the call's is
+ *     converted as CHECK converts it; a value of another algorithm or
+ *     rule count is an error naming it, nothing written.
  *   RATELAB.BREAKER key now limit window open_for grace_ms handle|state
  *     the breaker (breaker.h), the breaker script's arguments in its
  *     order; replies [rc, state before]: rc 1 admitted, 0 rejected or
@@ -52,7 +63,9 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 #include "ratelab/settle.h"
+#include "ratelab/policy.h"
 #include "ratelab/status.h"
+#include "policy_bytes.h"
 #include "rm_api.h"
 #include "state_bytes.h"
 
@@ -571,6 +584,198 @@ out:
 	return REDISMODULE_OK;
 }
 
+/* The five fields of one answer, as reply_decision's array holds them (no array of its own). */
+static void reply_fields(RedisModuleCtx *ctx, int verdict, const struct rl_decision *d)
+{
+	const int64_t v[4] = { d->remaining, d->retry_after_ns, d->reset_ns, d->delay_ns };
+	char buf[24];
+
+	RedisModule_ReplyWithLongLong(ctx, verdict == RL_ALLOWED);
+	for (int i = 0; i < 4; i++) {
+		char *p = decimal((uint64_t)(v[i] > 0 ? v[i] : 0), buf + sizeof(buf));
+		RedisModule_ReplyWithStringBuffer(ctx, p, (size_t)(buf + sizeof(buf) - p));
+	}
+}
+
+/*
+ * CHECKP's rules from argv[7..]: k rules of algo, each N W B U, checked as
+ * CHECK checks one ("rule I: limit 'X' is not an integer in [1, 1000000]").
+ * False after the error reply.
+ */
+static bool policy_args(RedisModuleCtx *ctx, RedisModuleString **argv, const struct rl_algo *algo, long long k,
+			struct rl_policy *p)
+{
+	char what[48], q[QUOTE_SIZE];
+
+	*p = (struct rl_policy){ .count = (size_t)k };
+	for (long long i = 0; i < k; i++) {
+		RedisModuleString **a = argv + 7 + 4 * i;
+		long long n, w, b, u;
+		snprintf(what, sizeof(what), "rule %lld: limit", i + 1);
+		if (!arg_int(ctx, a[0], what, 1, RL_LIMIT_MAX, &n))
+			return false;
+		snprintf(what, sizeof(what), "rule %lld: window_ns", i + 1);
+		if (!arg_int(ctx, a[1], what, 1, RL_WINDOW_MAX_NS, &w))
+			return false;
+		snprintf(what, sizeof(what), "rule %lld: burst", i + 1);
+		if (!arg_int(ctx, a[2], what, algo->uses_burst ? 1 : 0, RL_BURST_MAX, &b))
+			return false;
+		if (!algo->uses_burst && b != 0 && b != n) {
+			fail(ctx, "ratelab: rule %lld: burst %s does not apply to %s: pass 0 or the limit (%lld)", i + 1,
+			     quote_arg(q, a[2]), algo->name, n);
+			return false;
+		}
+		snprintf(what, sizeof(what), "rule %lld: units", i + 1);
+		if (!arg_int(ctx, a[3], what, 0, 1, &u))
+			return false;
+		p->rules[i] = (struct rl_rule){ n, w, algo->uses_burst ? b : n };
+		p->units[i] = u == 1;
+	}
+	return true;
+}
+
+/*
+ * The policy value v (RLM_POLICY_ID's body) into state, pl's policy state
+ * zeroed by the caller: each rule's part read and converted as CHECK's
+ * load_state reads a value. 0; -1 damaged; -2 out of memory; 1 and 2
+ * after the error reply naming another algorithm or rule count.
+ */
+static int load_policy(RedisModuleCtx *ctx, RedisModuleString *name, const struct stored_value *v,
+		       const struct rl_policy_limiter *pl, int id, int64_t now, void *state)
+{
+	struct rlm_policy_value pv;
+	char q[QUOTE_SIZE];
+
+	if (v->version != RLM_VERSION || rlm_policy_split(v->body, v->len, &pv) != 0)
+		return -1;
+	if (pv.algo_id != id) {
+		const char *held = rlm_id_name(pv.algo_id);
+		fail(ctx, "ratelab: key %s holds %s%s policy state, not %s", quote_arg(q, name), held ? held : "unknown",
+		     held ? "" : " (a newer ratelab's?)", pl->rules[0].algo->name);
+		return 1;
+	}
+	rl_policy_state_set_head(pl, state, pv.last_ns); /* first: rl_policy_release walks the rules it names */
+	if (pv.count != pl->count) {
+		fail(ctx, "ratelab: key %s holds a policy of %zu rules, not %zu", quote_arg(q, name), pv.count,
+		     pl->count);
+		return 2;
+	}
+	/* a changed rule converts at the time the policy decides at: the key's clamped time */
+	int64_t at = now > pv.last_ns ? now : pv.last_ns;
+	for (size_t i = 0; i < pl->count; i++) {
+		const struct stored_value part = { pv.part[i], pv.part_len[i], RLM_VERSION };
+		int got = load_state(&part, &pl->rules[i], at, rl_policy_rule_state(pl, state, i));
+		if (got) {
+			rl_policy_release(pl, state);
+			return got;
+		}
+	}
+	return 0;
+}
+
+/* Writes a policy state back (policy_bytes.h) with CHECK's TTL, or deletes the key; replicates that. */
+static bool write_policy(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+			 const struct rl_policy_limiter *pl, int id, void *state, int64_t reset_ns, long long grace_ms)
+{
+	long long ttl = reset_ns / NS_PER_MS + (reset_ns % NS_PER_MS != 0) + grace_ms;
+
+	if (ttl <= 0) {
+		if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
+			RedisModule_DeleteKey(key);
+			RedisModule_Replicate(ctx, "DEL", "s", name);
+		}
+		return true;
+	}
+	size_t len = rlm_policy_len(pl, state);
+	long long at = RedisModule_Milliseconds() + ttl;
+	unsigned char *body = store(key, RLM_POLICY_ID, len, at);
+	if (!body)
+		return false;
+	rlm_policy_put(pl, state, id, body);
+	replicate_set(ctx, name, body, len, at);
+	return true;
+}
+
+/* RATELAB.CHECKP key algo cost now_ns grace_ms k N1 W1 B1 U1 ... Nk Wk Bk Uk */
+static int cmd_checkp(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+	long long cost, grace, k;
+	int64_t now;
+	char msg[MSG_MAX - 32], q[QUOTE_SIZE];
+
+	if (argc < 7)
+		return RedisModule_WrongArity(ctx);
+	size_t alen;
+	const char *aname = RedisModule_StringPtrLen(argv[2], &alen);
+	char name[32];
+	const struct rl_algo *algo = NULL;
+	if (alen < sizeof(name) && !memchr(aname, '\0', alen)) {
+		memcpy(name, aname, alen);
+		name[alen] = '\0';
+		algo = rl_algo_find(name);
+	}
+	if (!algo)
+		return fail(ctx, "ratelab: unknown algorithm %s (one of: %s)", quote(q, aname, alen), rl_algo_names());
+	int id = rlm_id_of(algo);
+	if (id < 0)
+		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
+			    algo->name);
+	if (!arg_int(ctx, argv[3], "cost", 1, RL_COST_MAX, &cost) || !arg_now(ctx, argv[4], &now) ||
+	    !arg_int(ctx, argv[5], "grace_ms", 0, GRACE_MAX_MS, &grace))
+		return REDISMODULE_OK;
+	/* the library's words for a rule count out of range (rl_policy_limiter_init) */
+	if (RedisModule_StringToLongLong(argv[6], &k) != REDISMODULE_OK)
+		return fail(ctx, "ratelab: rule count %s is not an integer in [1, %d]", quote_arg(q, argv[6]),
+			    RL_POLICY_MAX_RULES);
+	if (k < 1 || k > RL_POLICY_MAX_RULES)
+		return fail(ctx, "ratelab: a policy has 1 to %d rules (got %lld)", RL_POLICY_MAX_RULES, k);
+	if (argc != 7 + 4 * k)
+		return fail(ctx, "ratelab: a policy of %lld rules takes %lld values after the rule count (N W B U "
+			    "per rule), got %d", k, 4 * k, argc - 7);
+	struct rl_policy p;
+	if (!policy_args(ctx, argv, algo, k, &p))
+		return REDISMODULE_OK;
+	struct rl_policy_limiter pl;
+	if (rl_policy_limiter_init(&pl, algo, &p, msg, sizeof(msg)) != RL_OK)
+		return fail(ctx, "ratelab: %s", msg);
+
+	RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+	struct stored_value v;
+	_Alignas(16) unsigned char state[RL_POLICY_MAX_STATE] = { 0 };
+
+	if (!stored(ctx, key, argv[1], RLM_POLICY_ID, &v))
+		goto out;
+	if (v.body) {
+		int got = load_policy(ctx, argv[1], &v, &pl, id, now, state);
+		if (got == -2)
+			fail(ctx, "ratelab: out of memory");
+		else if (got < 0)
+			damaged(ctx, argv[1], id);
+		if (got)
+			goto out;
+	}
+	struct rl_policy_answer a;
+	int verdict = rl_policy_check(&pl, state, now, cost, &a);
+	if (verdict < 0) {
+		fail(ctx, "ratelab: %s", rl_strerror(verdict));
+	} else if (verdict == RL_REJECTED && a.all.retry_after_ns == RL_DURATION_MAX_NS) {
+		/* a rule never admits the share: the key is as it was (policy.h), nothing written */
+	} else if (!write_policy(ctx, key, argv[1], &pl, id, state, a.all.reset_ns, grace)) {
+		fail(ctx, "ratelab: cannot write the key's state");
+		verdict = -1;
+	}
+	if (verdict >= 0) {
+		RedisModule_ReplyWithArray(ctx, 5 * (long)(a.count + 1));
+		reply_fields(ctx, verdict, &a.all);
+		for (size_t i = 0; i < a.count; i++)
+			reply_fields(ctx, a.verdict[i], &a.rule[i]);
+	}
+	rl_policy_release(&pl, state);
+out:
+	RedisModule_CloseKey(key);
+	return REDISMODULE_OK;
+}
+
 /* RATELAB.BREAKER key now limit window open_for grace_ms handle|state */
 static int cmd_breaker(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
@@ -659,7 +864,8 @@ RLM_EXPORT int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv,
 	/* one key, the first argument: Redis Cluster routes by it */
 	if (RedisModule_CreateCommand(ctx, "ratelab.check", cmd_check, "write deny-oom", 1, 1, 1) != REDISMODULE_OK ||
 	    RedisModule_CreateCommand(ctx, "ratelab.breaker", cmd_breaker, "write deny-oom", 1, 1, 1) != REDISMODULE_OK ||
-	    RedisModule_CreateCommand(ctx, "ratelab.settle", cmd_settle, "write deny-oom", 1, 1, 1) != REDISMODULE_OK)
+	    RedisModule_CreateCommand(ctx, "ratelab.settle", cmd_settle, "write deny-oom", 1, 1, 1) != REDISMODULE_OK ||
+	    RedisModule_CreateCommand(ctx, "ratelab.checkp", cmd_checkp, "write deny-oom", 1, 1, 1) != REDISMODULE_OK)
 		return REDISMODULE_ERR;
 	return REDISMODULE_OK;
 }

@@ -67,6 +67,8 @@ const char *rlm_id_name(int id)
 {
 	if (id == RLM_BREAKER_ID)
 		return "breaker";
+	if (id == RLM_POLICY_ID)
+		return "policy";
 	return id >= 0 && id < 0x80 && by_id[id] ? by_id[id]->name : NULL;
 }
 

@@ -8,7 +8,9 @@
  *   header   4 bytes: 'r', 'l', RLM_VERSION (3), the state's id: its
  *            algorithm's name hashed into [0, 0x7F] (rlm_id_of), so that
  *            a stored state keeps its meaning when the ops list is
- *            reordered or grows; RLM_BREAKER_ID (0x80) for the breaker
+ *            reordered or grows; RLM_BREAKER_ID (0x80) for the breaker;
+ *            RLM_POLICY_ID (0x81) for a policy (policy_bytes.h: its
+ *            rules' parts follow, each a body as below)
  *   rule     for the six algorithms, 24 bytes: the rule the state was
  *            last written under, limit N, window_ns W, burst B (as struct
  *            rl_rule holds it: B = N for the window algorithms)
@@ -43,7 +45,7 @@
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 
-enum { RLM_HEADER = 4, RLM_VERSION = 3, RLM_VERSION_V2 = 2, RLM_BREAKER_ID = 0x80, RLM_RUN = 12, RLM_RULE = 24 };
+enum { RLM_HEADER = 4, RLM_VERSION = 3, RLM_VERSION_V2 = 2, RLM_BREAKER_ID = 0x80, RLM_POLICY_ID = 0x81, RLM_RUN = 12, RLM_RULE = 24 };
 
 /* The id stored for algo: FNV-1a of its name folded to 7 bits; -1 when
  * algo's state has no byte form (it owns memory and is not sliding_log). */
@@ -57,7 +59,7 @@ int rlm_id_of(const struct rl_algo *algo);
  */
 int rlm_ids_init(char *msg, size_t msg_len);
 
-/* The name of the state id holds ("gcra", "breaker"), or NULL (after rlm_ids_init). */
+/* The name of the state id holds ("gcra", "breaker", "policy"), or NULL (after rlm_ids_init). */
 const char *rlm_id_name(int id);
 
 /*

@@ -1,5 +1,6 @@
 # embed.cmake - writes OUT, the C table rl__redis_scripts: one entry for
-# every DIR/*.lua but lib.lua, sorted by name: the file's name without
+# every DIR/*.lua but lib.lua, sorted by name, then policy_NAME for each
+# algorithm (below): the file's name without
 # .lua (the algorithm's name, or "breaker"), the number of Redis keys it
 # takes (the largest n of a KEYS[n] in lib.lua and its text) and the text
 # of DIR/lib.lua followed by its own.
@@ -28,6 +29,25 @@ foreach(file ${scripts})
   string(REPLACE "\t" "\\t" text "${text}")
   string(REPLACE "\n" "\\n\"\n\"" text "${text}")
   string(APPEND body "\t{ \"${name}\", ${keys},\n\"${text}\" },\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+# A policy's script per algorithm, policy_NAME (lua/policy/driver.lua): lib.lua,
+# the algorithm's one-rule script (lib.lua, policy/hook.lua and its own text)
+# as the function rule_script, then the driver. One key, KEYS[1].
+file(READ ${DIR}/policy/driver.lua driver)
+file(READ ${DIR}/policy/hook.lua hook)
+foreach(file ${scripts})
+  string(REGEX REPLACE "\\.lua$" "" name ${file})
+  if(name STREQUAL "breaker")
+    continue()
+  endif()
+  file(READ ${DIR}/${file} src)
+  set(text "${lib}local ALG_NAME = '${name}'\nlocal function rule_script(KEYS, ARGV, redis, CONVERT_ONLY)\n${lib}${hook}${src}\nend\n${driver}")
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\t" "\\t" text "${text}")
+  string(REPLACE "\n" "\\n\"\n\"" text "${text}")
+  string(APPEND body "\t{ \"policy_${name}\", 1,\n\"${text}\" },\n")
   math(EXPR count "${count} + 1")
 endforeach()
 string(APPEND body "};\n\nconst size_t rl__redis_script_count = ${count};\n")

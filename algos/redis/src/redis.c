@@ -23,6 +23,7 @@
 #include "ratelab/redis.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <hiredis/hiredis.h>
 #include <limits.h>
 #include <netdb.h>
@@ -35,6 +36,7 @@
 
 #include "arith.h"
 #include "redis_argv.h"
+#include "redis_call.h"
 #include "redis_cluster.h"
 #include "redis_scripts.h"
 
@@ -56,6 +58,7 @@ struct rl_redis {
 	bool lost;                         /* a connection failed since the last success */
 	bool scripts_only;                 /* never the module (config, RATELAB_REDIS_SCRIPTS=1) */
 	bool module;                       /* this connection's server has ratelab.so */
+	bool shadow;                       /* one-rule checks in shadow mode (redis.h) */
 	struct rl_redis_stats st;
 	char err[ERR_MAX];
 };
@@ -145,6 +148,7 @@ int rl_redis_create(struct rl_redis **out, const struct rl_redis_config *cfg, ch
 	}
 	const char *env = getenv("RATELAB_REDIS_SCRIPTS");
 	r->scripts_only = cfg->scripts_only || (env && strcmp(env, "1") == 0);
+	r->shadow = cfg->shadow;
 	*out = r;
 	return RL_OK;
 }
@@ -533,12 +537,19 @@ static bool take(struct rl_redis *r, const redisReply *rep, const struct rl_redi
 		return false;
 	memset(&ans->d, 0, sizeof(ans->d));
 	ans->fallback = false;
+	ans->would_reject = false;
 	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5) {
 		ans->rc = parse_i64(rep->element[0]) ? RL_ALLOWED : RL_REJECTED;
 		ans->d.remaining = parse_i64(rep->element[1]);
 		ans->d.retry_after_ns = parse_i64(rep->element[2]);
 		ans->d.reset_ns = parse_i64(rep->element[3]);
 		ans->d.delay_ns = parse_i64(rep->element[4]);
+		if (r->shadow && ans->rc == RL_REJECTED) {
+			/* shadow mode: decided and kept as enforcing, admitted */
+			ans->rc = RL_ALLOWED;
+			ans->would_reject = true;
+			r->st.would_reject++;
+		}
 		r->st.decided++;
 		return true;
 	}
@@ -1003,4 +1014,91 @@ int rl_redis_settle(struct rl_redis *r, const struct rl_redis_rule *rule, const 
 		snprintf(r->err, sizeof(r->err), "redis %s:%d: no reply: the settle is not applied", r->host, r->port);
 	r->st.errors++;
 	return RL_EREDIS;
+}
+
+/* What redis_call.h gives redis_policy.c. */
+const char *rl__redis_prefix(const struct rl_redis *r)
+{
+	return r->prefix;
+}
+
+int64_t rl__redis_grace_ms(const struct rl_redis *r)
+{
+	return r->grace_ms;
+}
+
+int64_t rl__redis_timeout_ms(const struct rl_redis *r)
+{
+	return r->command_ms;
+}
+
+struct rl_redis_stats *rl__redis_counters(struct rl_redis *r)
+{
+	return &r->st;
+}
+
+void rl__redis_set_error(struct rl_redis *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+}
+
+int rl__redis_call(struct rl_redis *r, int64_t timeout_ms, const char *script, rl__redis_build_fn *make, void *arg,
+		   redisReply **rep)
+{
+	int64_t deadline = mono_ms() + timeout_ms;
+	int out = RL__REDIS_DOWN, s = script_named(script);
+	const char *argv[RL__REDIS_CALL_ARGS];
+	size_t len[RL__REDIS_CALL_ARGS];
+	int argc, key;
+	sigset_t old;
+
+	*rep = NULL;
+	pipe_block(&old);
+	for (int round = 0; round < 2; round++) {
+		if (!ensure(r, deadline) || (!r->rc && !budget(r, deadline)))
+			break;
+		if (!r->module && s < 0) {
+			out = RL__REDIS_NO_SCRIPT;
+			break;
+		}
+		make(arg, r->module, r->module ? "" : r->sha[s], &argc, argv, len, &key);
+		r->st.round_trips++;
+		if (r->rc) {
+			int rc = rl__rcluster_command(r->rc, argv[key], len[key], argc, argv, len, rep);
+			if (rc == RL_OK && !r->module && noscript(*rep)) {
+				/* a node without the script: EVAL with its text, which caches it there */
+				freeReplyObject(*rep);
+				*rep = NULL;
+				argv[0] = "EVAL", len[0] = 4;
+				argv[1] = rl__redis_scripts[s].text, len[1] = strlen(argv[1]);
+				r->st.round_trips++;
+				rc = rl__rcluster_command(r->rc, argv[key], len[key], argc, argv, len, rep);
+			}
+			if (rc != RL_OK) {
+				snprintf(r->err, sizeof(r->err), "redis cluster via %s:%d: no reply", r->host, r->port);
+				*rep = NULL;
+				break;
+			}
+		} else if (rl__redis_append(r->c, argc, argv, len) != REDIS_OK ||
+			   redisGetReply(r->c, (void **)rep) != REDIS_OK) {
+			*rep = NULL;
+			drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
+			break;
+		}
+		if (!r->module && noscript(*rep)) {
+			freeReplyObject(*rep);
+			*rep = NULL;
+			if (!load_scripts(r, deadline))
+				break;
+			continue;
+		}
+		out = RL__REDIS_ANSWERED;
+		break;
+	}
+	pipe_restore(&old);
+	return out;
 }

@@ -91,6 +91,24 @@
  * the scripts. In a cluster every master must load the module when the
  * seed node has it.
  *
+ * Policies (policy.h): rl_redis_policy_check decides one request by every
+ * rule of a policy at once, all or nothing, with one command: RATELAB.CHECKP
+ * where the server has the module, else the script policy_ALGO (lua/
+ * policy/driver.lua: each rule decided by its algorithm's one-rule script
+ * on its part of the value); both answer rl_policy_check's answer on the
+ * same requests and store the same bytes (docs/redis.md, "Policies and
+ * shadow mode in Redis"). The key's value holds the rules' states together
+ * (a policy value, not a one-rule one: a key is either).
+ *
+ * Shadow mode (policy.h's, issue 44): a handle made with shadow set (its
+ * one-rule checks), or a policy limiter in shadow mode
+ * (rl_policy_set_shadow), is decided and its key
+ * kept in Redis exactly as when enforcing, but every request Redis
+ * decided is admitted: one Redis refused answers RL_ALLOWED with
+ * would_reject set and the answer it would have had (retry_after_ns >= 1),
+ * and is counted in the stats' would_reject. A request Redis could not
+ * decide follows the rule's policy (fail_closed) as when enforcing.
+ *
  * Tiers: the backend's settings of a tier live in the tier file
  * (registry.h) as extra keys, those of the table rl_redis_tier_keys, which
  * the caller passes to rl_registry_load_with:
@@ -116,6 +134,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
+#include "ratelab/policy.h"
 #include "ratelab/registry.h"
 
 #ifdef __cplusplus
@@ -138,6 +157,7 @@ struct rl_redis_config {
 	int64_t ttl_grace_ms;       /* added to every key's TTL, 0..10^12 */
 	const char *prefix;         /* key prefix, at most 64 bytes, no '{'; NULL: "rl:" */
 	bool scripts_only;          /* the scripts even where the server has the module */
+	bool shadow;                /* shadow mode (above) for every one-rule check of the handle */
 };
 
 struct rl_redis_rule {
@@ -159,6 +179,7 @@ struct rl_redis_answer {
 	int rc;               /* RL_ALLOWED, RL_REJECTED, or a negative status */
 	bool fallback;        /* rc is the rule's policy: Redis could not decide */
 	struct rl_decision d; /* as algo.h when Redis decided; zeros otherwise */
+	bool would_reject;    /* shadow mode: Redis refused it, rc is RL_ALLOWED */
 };
 
 struct rl_redis_stats {
@@ -169,6 +190,7 @@ struct rl_redis_stats {
 	uint64_t round_trips; /* pipelined exchanges with Redis */
 	bool connected;
 	bool module;          /* decisions by the module (RATELAB.CHECK), not the scripts */
+	uint64_t would_reject; /* shadow mode: requests admitted that Redis refused */
 };
 
 struct rl_redis;
@@ -231,6 +253,27 @@ int rl_redis_settle(struct rl_redis *r, const struct rl_redis_rule *rule, const 
  */
 int rl_redis_check_batch(struct rl_redis *r, const struct rl_redis_req *reqs, size_t n,
 			 struct rl_redis_answer *ans);
+
+/* A policy in Redis (above, "Policies"). */
+struct rl_redis_policy {
+	const struct rl_policy_limiter *pl; /* rl_policy_limiter_init'ed; its shadow mode applies */
+	bool fail_closed;                   /* the policy when Redis cannot decide */
+	int64_t timeout_ms;                 /* 1..60000 ms; 0: the connection's */
+};
+
+/*
+ * Decides one request of cost units (1..RL_COST_MAX) at now_ns by every
+ * rule of p->pl in Redis, atomically. Returns RL_ALLOWED or RL_REJECTED
+ * (Redis's verdict; in shadow mode RL_ALLOWED; or p's fail_closed when
+ * Redis could not decide, counted in fallbacks, out's fields then 0),
+ * RL_EREDIS (Redis answered an error, rl_redis_error; a damaged value is
+ * decided by fail_closed and counted in errors, as rl_redis_check's),
+ * RL_ERANGE (now_ns) or RL_EINVAL (the key's length, cost, timeout, a NULL
+ * argument). out (may be NULL) receives rl_policy_check's answer, but for
+ * at_ns, which Redis does not answer (-1).
+ */
+int rl_redis_policy_check(struct rl_redis *r, const struct rl_redis_policy *p, const char *key, size_t key_len,
+			  int64_t now_ns, int64_t cost, struct rl_policy_answer *out);
 
 /* The longest breaker window and open time in Redis (the module's and the
  * scripts' bound, README's: 1..10^9 in the caller's unit). */
