@@ -201,8 +201,8 @@ static const struct {
 	{ "[tier a]\nredis_timeout = 5\n", "2: unknown key 'redis_timeout' in [tier a] (algorithm, limit, "
 	  "window, burst, unlimited, on_error, max_keys, when_full)" },
 	{ "[tiers]\n", "1: unknown section [tiers] (expected [tier NAME], [clients] or [defaults])" },
-	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000]" },
-	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000]" },
+	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000000000]" },
+	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000000000]" },
 	{ "[tier a]\nburst = 99999999999999999999\n", "2: burst '99999999999999999999' is not an integer in [1, 1000000000]" },
 	{ "[tier a]\nwindow = 10\n", "2: window '10' is not a duration (an integer with unit ns, us, ms, s, m or h; "
 	  "1ns to 10^18 ns)" },

@@ -113,10 +113,18 @@ static void arguments(void **u)
 	assert_int_equal(rl_limiter_settle(&f.lim, f.st, -1, 1, 6), RL_ERANGE);
 	assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, 1, RL_TIME_MAX_NS + 1), RL_ERANGE);
 	assert_int_equal(rl_limiter_settle(&f.lim, f.st, 7, 1, 6), RL_ERANGE);
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, RL_COST_MAX, 6), RL_OK);
-	assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, RL_COST_MAX, 6), RL_EINVAL); /* past 2^32 - 1 */
-	for (int i = 0; i < 4; i++)
+	/* charges up to RL_SLIDING_LOG_UNITS_MAX (2^52) units in all, 3 held: 4503 of 10^12 */
+	int charged = 0;
+	while (rl_limiter_settle(&f.lim, f.st, 5, RL_COST_MAX, 6) == RL_OK)
+		charged++;
+	assert_int_equal(charged, (int)((RL_SLIDING_LOG_UNITS_MAX - 3) / RL_COST_MAX));
+	assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, (int64_t)(RL_SLIDING_LOG_UNITS_MAX - 3) % RL_COST_MAX, 6),
+			 RL_OK); /* exactly at the most */
+	assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, 1, 6), RL_EINVAL); /* one past it */
+	assert_int_equal(rl_limiter_state_check(&f.lim, f.st), RL_OK);
+	assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, -(int64_t)(RL_SLIDING_LOG_UNITS_MAX - 3) % RL_COST_MAX, 6),
+			 RL_OK);
+	for (int i = 0; i < charged; i++)
 		assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, -RL_COST_MAX, 6), RL_OK);
 	check_is(&f, 6, 8, RL_REJECTED, 7); /* the 3 of the request itself stay */
 	assert_int_equal(rl_limiter_settle(&f.lim, f.st, 5, -RL_COST_MAX, 6), RL_OK); /* 3 at most */
@@ -160,8 +168,8 @@ static void model_settle(const struct m_lim *m, struct m_key *k, int64_t adm, in
 	}
 	int64_t at_adm = 0, in = 0;
 	for (size_t i = 0; i < k->len; i++) {
-		at_adm += k->acc[i] == adm;
-		in += k->acc[i] >= lo && k->acc[i] < hi;
+		at_adm += (k->acc[i] == adm) * k->units[i];
+		in += (k->acc[i] >= lo && k->acc[i] < hi) * k->units[i];
 	}
 	if (m->kind == M_SLIDING_LOG && at_adm == 0)
 		return; /* nothing admitted then */
@@ -170,12 +178,19 @@ static void model_settle(const struct m_lim *m, struct m_key *k, int64_t adm, in
 		target = 0;
 	if (capped && target > m->n)
 		target = m->n;
-	for (; in < target; in++)
-		m_push(k, adm);
+	if (in < target) {
+		m_push_n(k, adm, target - in);
+		in = target;
+	}
 	for (size_t i = k->len; i-- > 0 && in > target;) {
 		if (k->acc[i] >= lo && k->acc[i] < hi) {
-			k->acc[i] = k->acc[--k->len];
-			in--;
+			int64_t take = k->units[i] < in - target ? k->units[i] : in - target;
+			k->units[i] -= take;
+			in -= take;
+			if (k->units[i] == 0) {
+				k->acc[i] = k->acc[--k->len];
+				k->units[i] = k->units[k->len];
+			}
 		}
 	}
 }

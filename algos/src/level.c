@@ -23,9 +23,9 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
 }
 
 /*
- * The 128-bit check. No sum wraps: a level is below (B + 1) * W < 2^90,
- * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^82 and x, take
- * at most RL_COST_MAX * W < 2^90.
+ * The 128-bit check. No sum wraps: a level is below (B + 1) * W < 2^100,
+ * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^102 and x, take
+ * at most RL_COST_MAX * W < 2^100.
  */
 struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 					 rl__u128 x, rl__u128 take, uint64_t ok)
@@ -39,7 +39,7 @@ struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct 
 	rl__u128 after = step.admitted ? step.before + take : step.before;
 	st->last_ns = now;
 	st->level_lo = (uint64_t)after;
-	st->level_hi = (uint32_t)(after >> 64);
+	st->level_hi = (uint64_t)(after >> 64);
 	return step;
 }
 
@@ -55,7 +55,7 @@ static rl__u128 level_at(const struct rl_limiter *lim, const struct rl_level *st
 /*
  * L1 = min(ceil(L0 * W1 / W0), B1 * W1) as q * W1 + ceil(r * W1 / W0),
  * q = L0 / W0 and r = L0 % W0 (level.h): L0 <= (B0 + 1) * W0 gives
- * q <= B0 + 1 < 2^30, so q * W1 < 2^90 and r * W1 < 2^120: no product
+ * q <= B0 + 1 < 2^40, so q * W1 < 2^100 and r * W1 < 2^120: no product
  * wraps, no word is dropped.
  */
 void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
@@ -73,7 +73,7 @@ void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to
 		l1 = cap;
 	st->last_ns = now;
 	st->level_lo = (uint64_t)l1;
-	st->level_hi = (uint32_t)(l1 >> 64);
+	st->level_hi = (uint64_t)(l1 >> 64);
 }
 
 bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w)

@@ -23,6 +23,7 @@
 #include "ini_reader.h"
 #include "lines.h"
 #include "ratelab/algo.h"
+#include "ratelab/breaker.h"
 #include "ratelab/parse.h"
 #include "trace_line.h"
 
@@ -268,7 +269,7 @@ static int breaker_key(struct parse *p, const char *name, const char *v)
 	struct sim_scenario *sc = p->sc;
 
 	if (strcmp(name, "limit") == 0)
-		return set_int(p, name, v, 1, RL_LIMIT_MAX, &sc->breaker_limit);
+		return set_int(p, name, v, 1, RL_BREAKER_LIMIT_MAX, &sc->breaker_limit);
 	if (strcmp(name, "window") == 0)
 		return set_dur(p, name, v, 1, &sc->breaker_window_ns);
 	if (strcmp(name, "open") == 0)

@@ -12,14 +12,14 @@
  *
  * Arguments of rl_limit_new:
  *   algo       an algorithm name (ratelab/algo_list.h; rl_algo_names());
- *   limit      N, 1 <= N <= RL_LIMIT_MAX requests per window;
+ *   limit      N, 1 <= N <= RL_LIMIT_MAX (10^12) requests (or units) per window;
  *   window_ns  W, 1 <= W <= RL_WINDOW_MAX_NS, in ns (RL_S(1), RL_M(5), ...);
  *   burst      B for the algorithms with a bucket (rl_algo.uses_burst;
- *              rl_algo_burst_names()), 1 <= B <= RL_BURST_MAX, or 0 for
+ *              rl_algo_burst_names()), 1 <= B <= RL_BURST_MAX (10^12), or 0 for
  *              B = N; the others have no burst and take only 0.
  * A bad argument makes rl_limit_new return NULL with errno EINVAL and
  * rl_limit_error() naming the argument and its value ("limit 0 is out of
- * range [1, 1000000]"); a failed allocation returns NULL with errno ENOMEM.
+ * range [1, 1000000000000]"); a failed allocation returns NULL with errno ENOMEM.
  *
  * Time. rl_limit_allow and rl_limit_allow_key read rl_now_ns(), the
  * system's monotonic clock (CLOCK_MONOTONIC: never steps back, not the
@@ -30,13 +30,14 @@
  * Concurrency: every call but rl_limit_free may be made from any number of
  * threads at once. The unnamed key's checks are serialised by one
  * spinlock (one locked exchange to take it, a store to drop it; a waiter
- * spins, yielding the CPU now and then), except for gcra on a machine
- * with a 16-byte compare-and-swap (x86-64's
- * cmpxchg16b), where they take no lock: the state (TAT and last seen
- * time) is one 16-byte word, each check decides on a copy and publishes
- * it with one compare-and-swap, deciding again if another check came
- * first (lock-free: some check always completes). The wider states (24
- * bytes and more) keep the lock. A named key's checks are serialised by
+ * spins, yielding the CPU now and then), except for gcra with N dividing
+ * W (a whole-ns emission interval) on a machine with a 16-byte
+ * compare-and-swap (x86-64's cmpxchg16b), where they take no lock: what
+ * changes of the state (TAT and last seen time; the TAT's fraction stays
+ * 0) is one 16-byte word, each check decides on a copy and publishes it
+ * with one compare-and-swap, deciding again if another check came first
+ * (lock-free: some check always completes). The other states, and gcra's
+ * with a fraction, keep the lock. A named key's checks are serialised by
  * its rl_store bucket lock. Each check runs the
  * algorithm on the one state exactly as a single thread would, so k
  * threads sharing a limiter admit in total exactly what one thread making

@@ -26,7 +26,8 @@
  * (admitted_ns or now_ns outside [0, RL_TIME_MAX_NS], or admitted_ns
  * after now_ns) or RL_EINVAL (delta 0 or outside [-RL_COST_MAX,
  * RL_COST_MAX], an algorithm that does not settle, or a sliding_log
- * charge that would put a window above 2^32 - 1 units); on an error the
+ * charge that would put a window above RL_SLIDING_LOG_UNITS_MAX, 2^52
+ * units); on an error the
  * state is unchanged.
  */
 #ifndef RATELAB_SETTLE_H

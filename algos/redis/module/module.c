@@ -476,7 +476,7 @@ static int cmd_breaker(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 		char q[QUOTE_SIZE];
 		return fail(ctx, "ratelab: breaker action %s is not handle or state", quote(q, action, alen));
 	}
-	if (!arg_now(ctx, argv[2], &now) || !arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &limit) ||
+	if (!arg_now(ctx, argv[2], &now) || !arg_int(ctx, argv[3], "limit", 1, RL_BREAKER_LIMIT_MAX, &limit) ||
 	    !arg_int(ctx, argv[4], "window", 1, BREAKER_SPAN_MAX, &window) ||
 	    !arg_int(ctx, argv[5], "open time", 1, BREAKER_SPAN_MAX, &open_for) ||
 	    !arg_int(ctx, argv[6], "grace_ms", 0, GRACE_MAX_MS, &grace))
