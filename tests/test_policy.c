@@ -114,7 +114,7 @@ static void state_sizes(void **u)
 {
 	(void)u;
 	for (size_t k = 1; k <= RL_POLICY_MAX_RULES; k++) {
-		assert_int_equal(rl_policy_state_size(&rl_gcra_algo, k), 16 + 24 * k);
+		assert_int_equal(rl_policy_state_size(&rl_gcra_algo, k), 16 + 16 * k);
 		assert_int_equal(rl_policy_state_size(&rl_token_bucket_algo, k), 16 + 24 * k);
 		assert_int_equal(rl_policy_state_size(&rl_leaky_bucket_algo, k), 16 + 24 * k);
 		assert_int_equal(rl_policy_state_size(&rl_fixed_window_algo, k), 16 + 24 * k);

@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "ini_reader.h"
 #include "lines.h"
+#include "sim_queue.h"
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
 #include "ratelab/parse.h"
@@ -312,10 +313,10 @@ static int set_zipf(struct parse *p, struct sim_traffic_spec *t, const char *v)
 	return 1;
 }
 
-/* One integer cost bound, 1..RL_COST_MAX. */
+/* One integer cost bound, 1..SIM_COST_MAX (sim_queue.h). */
 static int cost_int(const char *tok, int64_t *out)
 {
-	return tok && rl_parse_i64(tok, out) && *out >= 1 && *out <= RL_COST_MAX;
+	return tok && rl_parse_i64(tok, out) && *out >= 1 && *out <= SIM_COST_MAX;
 }
 
 /* cost = constant C | uniform LO HI | pareto ALPHA MIN MAX (sim_scenario.h) */
@@ -353,7 +354,7 @@ static int set_cost(struct parse *p, struct sim_traffic_spec *t, const char *v)
 	return fail(p, line_of(p),
 		    "cost = '%s': expected 'constant C', 'uniform LO HI' or 'pareto ALPHA MIN MAX' "
 		    "(integers in [1, %lld], LO <= HI, MIN <= MAX, ALPHA in (0, 10])",
-		    v, RL_COST_MAX);
+		    v, SIM_COST_MAX);
 }
 
 static int set_file(struct parse *p, struct sim_traffic_spec *t, const char *v)

@@ -49,7 +49,14 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	while (rc == RL_OK && (line = sim_lines_next(&in))) {
 		struct sim_trace_line l;
 		char why[SIM_QUOTE_SIZE + 80];
-		if (in.has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
+		bool ok = !in.has_nul && sim_trace_line_parse(line, &l, why, sizeof(why));
+		if (ok && l.has_cost && l.cost > (int64_t)SIM_COST_MAX) {
+			/* the simulator's events carry 32-bit costs (sim_queue.h) */
+			snprintf(why, sizeof(why), "cost '%lld' is not an integer in [1, %lld] (the simulator's bound)",
+				 (long long)l.cost, (long long)SIM_COST_MAX);
+			ok = false;
+		}
+		if (!ok) {
 			sim_trace_line_error(msg, msg_len, path, in.lineno, in.has_nul ? NULL : in.text,
 					     in.has_nul ? SIM_TRACE_LINE_NUL : why);
 			rc = RL_EINVAL;
