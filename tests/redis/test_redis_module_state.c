@@ -277,7 +277,8 @@ static size_t v3_len(const struct rl_algo *algo)
 	return algo == &rl_sliding_counter_algo ? 24 : algo->state_size;
 }
 
-static void v3_from_lib(const struct rl_algo *algo, const void *state, unsigned char *body)
+/* out of line: inlined for a smaller state, its dead branch would read past it */
+__attribute__((noinline)) static void v3_from_lib(const struct rl_algo *algo, const void *state, unsigned char *body)
 {
 	if (algo != &rl_sliding_counter_algo) {
 		memcpy(body, state, algo->state_size);
