@@ -86,10 +86,10 @@ static RL_ALWAYS_INLINE int judge(struct judge *j, size_t i, uint32_t k, int64_t
 	bool exact = (int64_t)log->total + c <= j->limit;
 	if (v) {
 		kj->adm += c;
-		if ((int64_t)log->total + c > UINT32_MAX)
+		if (log->total + (uint64_t)c > (uint64_t)INT64_MAX)
 			return RL_EFULL; /* more units admitted in one window than a run log counts */
-		if (!rl__runlog_push_fits(log, t, (uint32_t)c)) {
-			int rc = rl_runlog_push_n(log, t, (uint32_t)c);
+		if (!rl__runlog_push_fits(log, t, (uint64_t)c)) {
+			int rc = rl_runlog_push_n(log, t, (uint64_t)c);
 			if (rc)
 				return rc;
 		}
