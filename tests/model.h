@@ -15,8 +15,8 @@
  *                    exactly: e = s + c * W/N with s = max(t, e_prev), kept
  *                    times N so it is an integer; admit iff the last unit's
  *                    wait s + (c - 1) * W/N - t <= B * W / N and c <= B.
- *   fixed_window,    a plain array of every accepted unit's timestamp (a
- *   sliding_log,     request of cost c adds its time c times), scanned in
+ *   fixed_window,    a plain array of every accepted request's timestamp
+ *   sliding_log,     with its units (a request of cost c adds (t, c)), scanned in
  *   sliding_counter  full for each decision: fixed_window counts those with
  *                    floor(x/W) == floor(t/W); sliding_log those with
  *                    t - W < x <= t; sliding_counter recomputes prev and
@@ -31,7 +31,10 @@
  *
  * The answers are found by brute force on copies of the model:
  *   remaining   how many more cost-1 requests a copy admits at the same
- *               instant (whole units);
+ *               instant (whole units): the least k for which k of them in
+ *               a row are not all admitted, less one, found by bisection
+ *               (k in a row are admitted iff the kth is: monotone in k),
+ *               so that N, B up to 10^12 are searched in 40 probes;
  *   retry_after the smallest d >= 1 such that a copy admits a request of
  *               the same cost at t + d
  *               (admission is monotone in d when nothing else arrives, so
@@ -60,7 +63,7 @@ typedef unsigned __int128 m_u128;
 #define M_TIME_MAX 4000000000000000000LL
 #define M_EINVAL (-1)
 #define M_ERANGE (-3)
-#define M_COST_MAX 1000000000LL
+#define M_COST_MAX 1000000000000LL
 
 /* ------------------------------------------------------------------ */
 /* A tiny deterministic PRNG (splitmix64) for the random traces.       */
@@ -112,8 +115,10 @@ struct m_key {
 	m_i128 lb_end_n;
 	/* the cost m_admits_at asks about (the last request's) */
 	int64_t probe_cost;
-	/* window algorithms: every accepted timestamp, oldest first */
+	/* window algorithms: every accepted request's timestamp and its
+	 * units (acc[i], units[i]), oldest first */
 	m_i128 *acc;
+	int64_t *units;
 	size_t len, cap;
 	int is_copy; /* a copy shares acc and must never reallocate it */
 };
@@ -126,8 +131,10 @@ struct m_answer {
 
 static inline void m_key_free(struct m_key *k)
 {
-	if (!k->is_copy)
+	if (!k->is_copy) {
 		free(k->acc);
+		free(k->units);
+	}
 	memset(k, 0, sizeof(*k));
 }
 
@@ -143,15 +150,23 @@ static inline void m_reserve(struct m_key *k, size_t want)
 	while (cap < want)
 		cap *= 2;
 	k->acc = realloc(k->acc, cap * sizeof(*k->acc));
-	if (!k->acc)
+	k->units = realloc(k->units, cap * sizeof(*k->units));
+	if (!k->acc || !k->units)
 		abort();
 	k->cap = cap;
 }
 
-static inline void m_push(struct m_key *k, m_i128 t)
+/* Records units (>= 1) accepted at t. */
+static inline void m_push_n(struct m_key *k, m_i128 t, int64_t units)
 {
 	m_reserve(k, k->len + 1);
-	k->acc[k->len++] = t;
+	k->acc[k->len] = t;
+	k->units[k->len++] = units;
+}
+
+static inline void m_push(struct m_key *k, m_i128 t)
+{
+	m_push_n(k, t, 1);
 }
 
 /* The most requests a key can make at one instant: a fresh key's. */
@@ -195,13 +210,13 @@ static inline struct m_counts m_count(const struct m_lim *m, const struct m_key 
 	m_i128 start = m_floor_div(t, m->w) * m->w; /* t's window is [start, start + W) */
 
 	for (size_t i = 0; i < k->len; i++) {
-		m_i128 x = k->acc[i];
+		m_i128 x = k->acc[i], u = k->units[i];
 		if (m->kind == M_SLIDING_LOG) {
-			c.in_window += t - m->w < x && x <= t;
+			c.in_window += (t - m->w < x && x <= t) * u;
 		} else {
-			c.in_window += start <= x && x < start + m->w;
-			c.curr += start <= x && x < start + m->w;
-			c.prev += start - m->w <= x && x < start;
+			c.in_window += (start <= x && x < start + m->w) * u;
+			c.curr += (start <= x && x < start + m->w) * u;
+			c.prev += (start - m->w <= x && x < start) * u;
 		}
 	}
 	return c;
@@ -266,8 +281,8 @@ static inline int m_decide(const struct m_lim *m, struct m_key *k, m_i128 t, int
 	case M_SLIDING_LOG:
 	case M_SLIDING_COUNTER: {
 		int ok = m_window_ok(m, t, m_count(m, k, t), cost);
-		for (int64_t u = 0; commit && ok && u < cost; u++)
-			m_push(k, t);
+		if (commit && ok)
+			m_push_n(k, t, cost);
 		return ok;
 	}
 	}
@@ -288,28 +303,47 @@ static inline int m_is_window(const struct m_lim *m)
 	       m->kind == M_SLIDING_COUNTER;
 }
 
-/* How many requests a copy of k admits, one after another, at t. */
+/* Are `units` cost-1 requests in a row at t all admitted (k in a row are
+ * iff the kth is)? The buckets: the kth unit finds k * W of tokens, or
+ * waits (k - 1) * W / N behind the queue at most B * W / N (no cost cap:
+ * these are k requests of 1); the windows: the counts plus k - 1 leave
+ * room for one. */
+static inline int m_units_fit(const struct m_lim *m, const struct m_key *k, m_i128 t, int64_t units)
+{
+	if (units == 0)
+		return 1;
+	if (m->kind == M_TOKEN_BUCKET) {
+		struct m_key c = m_copy(k);
+		return m_decide(m, &c, t, units, 0, NULL);
+	}
+	if (m->kind == M_LEAKY_BUCKET) {
+		m_i128 n = m->n, w = m->w, arrive_n = t * n, serve_n = arrive_n;
+		if (k->lb_any && k->lb_end_n > serve_n)
+			serve_n = k->lb_end_n;
+		return serve_n + (m_i128)(units - 1) * w - arrive_n <= (m_i128)m->b * w;
+	}
+	struct m_counts now = m_count(m, k, t);
+	now.in_window += units - 1;
+	now.curr += units - 1;
+	return m_window_ok(m, t, now, 1);
+}
+
+/* How many requests a copy of k admits, one after another, at t: at most
+ * the fresh key's capacity plus one, by bisection on m_units_fit. */
 static inline int64_t m_capacity(const struct m_lim *m, const struct m_key *k, m_i128 t)
 {
-	struct m_key c = m_copy(k);
-	int64_t max = m_max_capacity(m), got = 0;
+	int64_t lo = 0, hi = m_max_capacity(m) + 1; /* lo fits, hi is the cut */
 
-	if (!m_is_window(m)) {
-		while (got <= max && m_decide(m, &c, t, 1, 1, NULL))
-			got++;
-		return got;
+	if (m_units_fit(m, k, t, hi))
+		return hi;
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (m_units_fit(m, k, t, mid))
+			lo = mid;
+		else
+			hi = mid;
 	}
-	/* a window algorithm's copy would record its admissions as more
-	 * timestamps equal to t: count the list once, then add them */
-	struct m_counts base = m_count(m, &c, t);
-	for (;;) {
-		struct m_counts now = base;
-		now.in_window += got;
-		now.curr += got;
-		if (got > max || !m_window_ok(m, t, now, 1))
-			return got;
-		got++;
-	}
+	return lo;
 }
 
 /* Would a copy of k admit a request of k->probe_cost at t? */
@@ -431,10 +465,10 @@ static inline m_u128 m_muldiv_ceil(m_u128 a, uint64_t b, uint64_t c)
 static inline void m_refill(struct m_key *k, m_i128 now, int64_t units, m_i128 before_ns, int64_t prev_units)
 {
 	k->len = 0;
-	for (int64_t u = 0; u < prev_units; u++)
-		m_push(k, before_ns);
-	for (int64_t u = 0; u < units; u++)
-		m_push(k, now);
+	if (prev_units > 0)
+		m_push_n(k, before_ns, prev_units);
+	if (units > 0)
+		m_push_n(k, now, units);
 }
 
 static inline int64_t m_min64(m_i128 a, int64_t b)
@@ -498,8 +532,10 @@ static inline void m_rerule(const struct m_lim *from, const struct m_lim *to, st
 		int64_t w = from->w < to->w ? from->w : to->w;
 		size_t kept = 0;
 		for (size_t i = 0; i < k->len; i++)
-			if (k->acc[i] > now - w)
+			if (k->acc[i] > now - w) {
+				k->units[kept] = k->units[i];
 				k->acc[kept++] = k->acc[i];
+			}
 		k->len = kept;
 		break;
 	}

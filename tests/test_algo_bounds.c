@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "gcra_ops.h"
 #include "level_ops.h"
 #include "ratelab/algo.h"
 #include "ratelab/fixed_window.h"
@@ -39,9 +40,10 @@
 _Static_assert(sizeof(struct rl_level) == 24, "token_bucket/leaky_bucket state is 24 bytes");
 _Static_assert(sizeof(struct rl_gcra) == 16, "gcra state is 16 bytes");
 _Static_assert(sizeof(struct rl_fixed_window) == 24, "fixed_window state is 24 bytes");
-_Static_assert(sizeof(struct rl_sliding_counter) == 24, "sliding_counter state is 24 bytes");
-_Static_assert(sizeof(struct rl_sliding_log) == 32, "sliding_log state is 32 bytes + its log");
-_Static_assert(sizeof(struct rl_runlog) == 24, "a run log is 24 bytes");
+_Static_assert(sizeof(struct rl_sliding_counter) == 32, "sliding_counter state is 32 bytes");
+_Static_assert(sizeof(struct rl_sliding_log) == 40, "sliding_log state is 40 bytes + its log");
+_Static_assert(sizeof(struct rl_runlog) == 32, "a run log is 32 bytes");
+_Static_assert(sizeof(struct rl_run) == 16, "a run is 16 bytes");
 _Static_assert(sizeof(struct rl_decision) == 32, "a decision is four int64");
 _Static_assert(sizeof(rl__u128) == 16, "128-bit arithmetic is available");
 
@@ -323,6 +325,16 @@ static void gcra_rounds_emission_up(void **u)
 		admitted += at(&g, t) == 1;
 	assert_true(admitted <= 3002); /* token_bucket's count */
 	assert_int_equal(admitted, 2996); /* at 0, 1, then k * 334 for k = 1..2994 */
+	fx_free(&g);
+
+	/* N above W: T = ceil(W / N) = 1 ns, so 10^12 per s admits 1 per ns
+	 * (gcra.h): full at once, then one unit a ns, never the 1000 of N / W */
+	fx_init(&g, "gcra", RL_LIMIT_MAX, 1000000000, RL_BURST_MAX);
+	assert_int_equal(rl__gcra_priv(&g.lim)->emission_ns, 1);
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 0, RL_COST_MAX, &last_d), RL_ALLOWED);
+	assert_int_equal(last_d.reset_ns, RL_COST_MAX); /* 10^12 units at 1 ns each */
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 1, 2, &last_d), RL_REJECTED);
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 1, 1, &last_d), RL_ALLOWED);
 	fx_free(&g);
 }
 
@@ -678,7 +690,7 @@ static void rule_validation(void **u)
 	} bad[] = {
 		{ 0, 1000, 1, "limit" },
 		{ -1, 1000, 1, "limit" },
-		{ 1000001, 1000, 1, "limit" },
+		{ 1000000000001, 1000, 1, "limit" },
 		{ INT64_MIN, 1000, 1, "limit" },
 		{ 1, 0, 1, "window" },
 		{ 1, -5, 1, "window" },
@@ -686,7 +698,7 @@ static void rule_validation(void **u)
 		{ 1, INT64_MAX, 1, "window" },
 		{ 1, 1000, 0, "burst" },
 		{ 1, 1000, -1, "burst" },
-		{ 1, 1000, 1000000001, "burst" },
+		{ 1, 1000, 1000000000001, "burst" },
 		{ 1, 1000, INT64_MAX, "burst" },
 	};
 	size_t count;
@@ -714,8 +726,8 @@ static void rule_validation(void **u)
 	}
 
 	/* the range ends themselves are valid */
-	static const struct rl_rule good[] = { { 1, 1, 1 }, { 1000000, E18, 1000000000 },
-					       { 1, E18, 1000000000 }, { 1000000, 1, 1 } };
+	static const struct rl_rule good[] = { { 1, 1, 1 }, { RL_LIMIT_MAX, E18, RL_BURST_MAX },
+					       { 1, E18, RL_BURST_MAX }, { RL_LIMIT_MAX, 1, 1 } };
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		for (size_t a = 0; a < count; a++) {
 			struct rl_limiter lim;
@@ -789,7 +801,7 @@ static void registry_and_sizes(void **u)
 		assert_string_equal(all[i]->name, want[i].name);
 		assert_ptr_equal(rl_algo_find(want[i].name), all[i]);
 		assert_int_equal(all[i]->state_size, want[i].size);
-		assert_true(all[i]->state_size <= 32); /* fixed and small */
+		assert_true(all[i]->state_size <= 40); /* fixed and small */
 		assert_non_null(all[i]->check);
 		assert_non_null(all[i]->is_idle);
 		assert_int_equal(all[i]->release != NULL, want[i].owns_memory);

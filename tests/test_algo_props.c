@@ -43,7 +43,8 @@
 enum rule_kind {
 	RULE_ANY,       /* N, W independent: N need not divide W */
 	RULE_N_DIVIDES, /* W a multiple of N (gcra must then equal token_bucket) */
-	RULE_N_NOT_DIVIDES /* gcra against a token bucket of 1 per ceil(W/N) ns */
+	RULE_N_NOT_DIVIDES, /* gcra against a token bucket of 1 per ceil(W/N) ns */
+	RULE_LARGE      /* N, B and costs up to 10^12 (RL_LIMIT_MAX), W up to 10^18 */
 };
 
 struct prop_case {
@@ -99,13 +100,30 @@ static int64_t pick_small(struct m_rng *r)
 	}
 }
 
+/* A count for the large rules: near 10^12, at it, or log-uniform below. */
+static int64_t pick_large(struct m_rng *r)
+{
+	switch (m_rng_range(r, 0, 5)) {
+	case 0:
+		return RL_LIMIT_MAX;
+	case 1:
+		return RL_LIMIT_MAX - m_rng_range(r, 1, 1000);
+	case 2:
+		return m_rng_range(r, (int64_t)1 << 32, RL_LIMIT_MAX); /* past 32 bits */
+	default: {
+		int64_t top = (int64_t)1 << m_rng_range(r, 1, 39);
+		return m_rng_range(r, 1, top);
+	}
+	}
+}
+
 /* Chooses the rule (for the implementation) and the model's rule. */
 static void pick_rule(struct m_rng *r, const struct prop_case *pc, struct rl_rule *rule,
 		      struct m_lim *m)
 {
-	int64_t n = pick_small(r), w, b;
+	int64_t n = pc->rules == RULE_LARGE ? pick_large(r) : pick_small(r), w, b;
 
-	if (pc->rules == RULE_ANY) {
+	if (pc->rules == RULE_ANY || pc->rules == RULE_LARGE) {
 		w = pick_window(r);
 	} else if (pc->rules == RULE_N_DIVIDES) {
 		int64_t t = pick_window(r) / n;
@@ -117,10 +135,10 @@ static void pick_rule(struct m_rng *r, const struct prop_case *pc, struct rl_rul
 			w = pick_window(r);
 		while (w % n == 0);
 	}
-	b = m_rng_range(r, 0, 3) == 0 ? n : pick_small(r);
+	b = m_rng_range(r, 0, 3) == 0 ? n : pc->rules == RULE_LARGE ? pick_large(r) : pick_small(r);
 	if (pc->model != M_TOKEN_BUCKET && pc->model != M_LEAKY_BUCKET)
 		b = n; /* unused by the window algorithms; keep the default */
-	if (pc->rules != RULE_ANY) {
+	if (pc->rules != RULE_ANY && pc->rules != RULE_LARGE) {
 		/* gcra: stay below its documented ~165-year cap on tau
 		 * (gcra.h), where it admits less than token_bucket; the cap
 		 * is pinned in test_algo_bounds */
@@ -135,10 +153,18 @@ static void pick_rule(struct m_rng *r, const struct prop_case *pc, struct rl_rul
 			t = (w + n - 1) / n;
 		}
 	}
+	int gcra = !strcmp(pc->algo_name, "gcra");
+	if (pc->rules == RULE_LARGE && gcra) {
+		/* below gcra's cap on tau (gcra.h): (B + 1) * ceil(W / N) <= horizon */
+		while (b > 1 && (m_i128)(b + 1) * ((w + n - 1) / n) > (m_i128)INT64_MAX - M_TIME_MAX)
+			b = b / 2;
+		while ((m_i128)(b + 1) * ((w + n - 1) / n) > (m_i128)INT64_MAX - M_TIME_MAX)
+			w = w / 2 > 0 ? w / 2 : 1;
+	}
 	*rule = (struct rl_rule){ n, w, b };
 	*m = (struct m_lim){ pc->model, n, w, b };
-	if (pc->rules == RULE_N_NOT_DIVIDES)
-		*m = (struct m_lim){ M_TOKEN_BUCKET, 1, (w + n - 1) / n, b };
+	if (pc->rules == RULE_N_NOT_DIVIDES || (pc->rules == RULE_LARGE && gcra))
+		*m = (struct m_lim){ M_TOKEN_BUCKET, 1, (w + n - 1) / n, b }; /* T = ceil(W / N) (gcra.h) */
 }
 
 static int64_t clamp_time(m_i128 t)
@@ -391,6 +417,16 @@ PROP_TEST(prop_fixed_window_verdicts, "fixed_window", M_FIXED_WINDOW, RULE_ANY, 
 PROP_TEST(prop_sliding_log_verdicts, "sliding_log", M_SLIDING_LOG, RULE_ANY, 1)
 PROP_TEST(prop_sliding_counter_verdicts, "sliding_counter", M_SLIDING_COUNTER, RULE_ANY, 1)
 
+/* Rules of bytes or tokens: N, B and costs up to 10^12, every algorithm. */
+PROP_TEST(prop_large_token_bucket, "token_bucket", M_TOKEN_BUCKET, RULE_LARGE, 0)
+PROP_TEST(prop_large_gcra, "gcra", M_TOKEN_BUCKET, RULE_LARGE, 0)
+PROP_TEST(prop_large_leaky_bucket, "leaky_bucket", M_LEAKY_BUCKET, RULE_LARGE, 0)
+PROP_TEST(prop_large_fixed_window, "fixed_window", M_FIXED_WINDOW, RULE_LARGE, 0)
+PROP_TEST(prop_large_sliding_log, "sliding_log", M_SLIDING_LOG, RULE_LARGE, 0)
+PROP_TEST(prop_large_sliding_counter, "sliding_counter", M_SLIDING_COUNTER, RULE_LARGE, 0)
+PROP_TEST(prop_large_gcra_verdicts, "gcra", M_TOKEN_BUCKET, RULE_LARGE, 1)
+PROP_TEST(prop_large_sliding_counter_verdicts, "sliding_counter", M_SLIDING_COUNTER, RULE_LARGE, 1)
+
 /* The model itself, on hand-checked cases: a broken model proves nothing. */
 static void model_self_check(void **unused)
 {
@@ -462,6 +498,14 @@ int main(void)
 		cmocka_unit_test(prop_sliding_counter),
 		cmocka_unit_test(prop_token_bucket_verdicts),
 		cmocka_unit_test(prop_gcra_verdicts),
+		cmocka_unit_test(prop_large_token_bucket),
+		cmocka_unit_test(prop_large_gcra),
+		cmocka_unit_test(prop_large_leaky_bucket),
+		cmocka_unit_test(prop_large_fixed_window),
+		cmocka_unit_test(prop_large_sliding_log),
+		cmocka_unit_test(prop_large_sliding_counter),
+		cmocka_unit_test(prop_large_gcra_verdicts),
+		cmocka_unit_test(prop_large_sliding_counter_verdicts),
 		cmocka_unit_test(prop_leaky_bucket_verdicts),
 		cmocka_unit_test(prop_fixed_window_verdicts),
 		cmocka_unit_test(prop_sliding_log_verdicts),

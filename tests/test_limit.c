@@ -46,12 +46,12 @@ static void test_bad_arguments(void **unused)
 	(void)unused;
 	expect_refused(NULL, 10, RL_S(1), 0, "no algorithm");
 	expect_refused("tokenbucket", 10, RL_S(1), 0, "unknown algorithm 'tokenbucket'");
-	expect_refused("gcra", 0, RL_S(1), 0, "limit 0 is out of range [1, 1000000]");
-	expect_refused("gcra", RL_LIMIT_MAX + 1, RL_S(1), 0, "limit 1000001 is out of range");
+	expect_refused("gcra", 0, RL_S(1), 0, "limit 0 is out of range [1, 1000000000000]");
+	expect_refused("gcra", RL_LIMIT_MAX + 1, RL_S(1), 0, "limit 1000000000001 is out of range [1, 1000000000000]");
 	expect_refused("gcra", 10, 0, 0, "window (ns) 0 is out of range");
 	expect_refused("gcra", 10, RL_WINDOW_MAX_NS + 1, 0, "out of range [1, 1000000000000000000]");
 	expect_refused("gcra", 10, RL_S(1), -1, "burst -1 is out of range");
-	expect_refused("gcra", 10, RL_S(1), RL_BURST_MAX + 1, "burst 1000000001 is out of range");
+	expect_refused("gcra", 10, RL_S(1), RL_BURST_MAX + 1, "burst 1000000000001 is out of range [1, 1000000000000]");
 	expect_refused("fixed_window", 10, RL_S(1), 20, "burst 20 does not apply to fixed_window");
 	expect_refused("sliding_log", 10, RL_S(1), 10, "does not apply to sliding_log");
 	expect_refused("sliding_counter", 10, RL_S(1), 1, "does not apply to sliding_counter");

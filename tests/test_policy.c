@@ -95,7 +95,7 @@ static void parse_errors(void **u)
 
 	expect_error("1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s",
 		     "'1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s' has 9 rules (at most 8)");
-	expect_error("10/1s+0/1h", "'10/1s+0/1h': rule 2: '0/1h': the limit '0' is out of range [1, 1000000]");
+	expect_error("10/1s+0/1h", "'10/1s+0/1h': rule 2: '0/1h': the limit '0' is out of range [1, 1000000000000]");
 	expect_error("10/1s+", "'10/1s+': rule 2 is empty (rules N/W[:bB][:units] joined by '+', e.g. "
 			       "10/1s+1000/1h or 60/1m+90000/1m:units)");
 	expect_error("10/1s:units:b5", "'10/1s:units:b5': the burst 'units:b5' is not bB (N/W or N/W:bB, e.g. "
@@ -118,8 +118,8 @@ static void state_sizes(void **u)
 		assert_int_equal(rl_policy_state_size(&rl_token_bucket_algo, k), 16 + 24 * k);
 		assert_int_equal(rl_policy_state_size(&rl_leaky_bucket_algo, k), 16 + 24 * k);
 		assert_int_equal(rl_policy_state_size(&rl_fixed_window_algo, k), 16 + 24 * k);
-		assert_int_equal(rl_policy_state_size(&rl_sliding_counter_algo, k), 16 + 24 * k);
-		assert_int_equal(rl_policy_state_size(&rl_sliding_log_algo, k), 16 + 32 * k);
+		assert_int_equal(rl_policy_state_size(&rl_sliding_counter_algo, k), 16 + 32 * k);
+		assert_int_equal(rl_policy_state_size(&rl_sliding_log_algo, k), 16 + 40 * k);
 	}
 	assert_true(rl_policy_state_size(&rl_sliding_log_algo, RL_POLICY_MAX_RULES) <= RL_POLICY_MAX_STATE);
 	assert_true(RL_POLICY_MAX_STATE <= RL_STORE_MAX_STATE);
@@ -225,11 +225,15 @@ static struct m_key key_clone(const struct m_key *k)
 
 	c.is_copy = 0;
 	c.acc = NULL;
+	c.units = NULL;
 	c.cap = 0;
 	if (k->len) {
 		c.acc = malloc(k->len * sizeof(*c.acc));
+		c.units = malloc(k->len * sizeof(*c.units));
 		assert_non_null(c.acc);
+		assert_non_null(c.units);
 		memcpy(c.acc, k->acc, k->len * sizeof(*c.acc));
+		memcpy(c.units, k->units, k->len * sizeof(*c.units));
 		c.cap = k->len;
 	}
 	return c;

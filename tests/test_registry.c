@@ -201,9 +201,9 @@ static const struct {
 	{ "[tier a]\nredis_timeout = 5\n", "2: unknown key 'redis_timeout' in [tier a] (algorithm, limit, "
 	  "window, burst, policy, mode, unlimited, on_error, max_keys, when_full)" },
 	{ "[tiers]\n", "1: unknown section [tiers] (expected [tier NAME], [clients] or [defaults])" },
-	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000]" },
-	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000]" },
-	{ "[tier a]\nburst = 99999999999999999999\n", "2: burst '99999999999999999999' is not an integer in [1, 1000000000]" },
+	{ "[tier a]\nlimit = 10x\n", "2: limit '10x' is not an integer in [1, 1000000000000]" },
+	{ "[tier a]\nlimit = 0\n", "2: limit '0' is not an integer in [1, 1000000000000]" },
+	{ "[tier a]\nburst = 99999999999999999999\n", "2: burst '99999999999999999999' is not an integer in [1, 1000000000000]" },
 	{ "[tier a]\nwindow = 10\n", "2: window '10' is not a duration (an integer with unit ns, us, ms, s, m or h; "
 	  "1ns to 10^18 ns)" },
 	{ "[tier a]\nwindow = 0s\n", "2: window '0s' is not a duration (an integer with unit ns, us, ms, s, m or h; "
@@ -247,8 +247,8 @@ static const struct {
 	{ "[tier a]\non_error = maybe\n", "2: on_error 'maybe' is not fail_open or fail_closed" },
 	{ "[tier a]\nwhen_full = drop\n", "2: when_full 'drop' is not evict, fail_open or fail_closed" },
 	{ "[defaults]\ntier = a\nname = b\n", "3: unknown key 'name' in [defaults] (tier)" },
-	{ "[tier a]\nalgorithm = gcra\nlimit = 5\nwindow = 1s\nburst = 2000000000\n",
-	  "5: burst '2000000000' is not an integer in [1, 1000000000]" },
+	{ "[tier a]\nalgorithm = gcra\nlimit = 5\nwindow = 1s\nburst = 1000000000001\n",
+	  "5: burst '1000000000001' is not an integer in [1, 1000000000000]" },
 	{ "[tier a]\nunlimited = yes\n", "2: unlimited 'yes' is not true or false" },
 	{ "[clients]\na =\n", "2: no client ids for tier 'a'" },
 	/* the message says "out of memory" but the file is at fault: RL_EINVAL */

@@ -72,15 +72,17 @@ static int64_t window_max(const struct algo_case *c)
 	return c->gcra ? 100000000000000LL : 1000000000000000000LL;
 }
 
-/* Small limits for the window models (they keep one entry per unit). */
+/* Limits up to RL_LIMIT_MAX (10^12); bursts up to RL_BURST_MAX, but gcra's
+ * (B * W within its tolerance cap at W <= 10^14: B <= 10^4). */
 static int64_t limit_max(const struct algo_case *c)
 {
-	return is_window(c->kind) ? 40 : 100000;
+	(void)c;
+	return RL_LIMIT_MAX;
 }
 
 static int64_t burst_max(const struct algo_case *c)
 {
-	return is_window(c->kind) ? 0 : 10000;
+	return is_window(c->kind) ? 0 : c->gcra ? 10000 : RL_BURST_MAX;
 }
 
 static struct rl_rule first_rule(struct m_rng *r, const struct algo_case *c)
@@ -449,6 +451,34 @@ static void test_edges(void **unused)
 		unsigned __int128 want = (unsigned __int128)999999999 * 999999999999999999ULL;
 		unsigned __int128 got = ((unsigned __int128)st.level_hi << 64) | st.level_lo;
 		assert_true(got == want);
+	}
+	/* wider: B = N = 10^12, W = 10^18 (a level near 2^100), down to B = 10^12 - 1 */
+	{
+		const struct rl_rule r0 = { RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX },
+				     r1 = { RL_LIMIT_MAX, RL_WINDOW_MAX_NS - 1, RL_BURST_MAX - 1 };
+		struct rl_level st = { 0 };
+		assert_int_equal(rl_limiter_init(&a, &rl_token_bucket_algo, &r0, msg, sizeof(msg)), RL_OK);
+		assert_int_equal(rl_limiter_init(&b, &rl_token_bucket_algo, &r1, msg, sizeof(msg)), RL_OK);
+		assert_int_equal(rl_limiter_check_n(&a, &st, 0, RL_COST_MAX, NULL), RL_ALLOWED);
+		unsigned __int128 full = (unsigned __int128)RL_BURST_MAX * (uint64_t)RL_WINDOW_MAX_NS;
+		assert_true((((unsigned __int128)st.level_hi << 64) | st.level_lo) == full);
+		assert_int_equal(rl_limiter_rerule(&a, &b, &st, 0), RL_OK);
+		/* 10^30 * (10^18 - 1) / 10^18 = 10^30 - 10^12, above B1 * W1 */
+		unsigned __int128 want = (unsigned __int128)(RL_BURST_MAX - 1) * (uint64_t)(RL_WINDOW_MAX_NS - 1);
+		assert_true((((unsigned __int128)st.level_hi << 64) | st.level_lo) == want);
+		assert_int_equal(rl_limiter_state_check(&b, &st), RL_OK);
+	}
+	/* gcra from 10^12 per s (T = 1 ns, rounded up) to 3 per 1000 ns (T = 334):
+	 * the debt scales by T1 / T0 */
+	{
+		const struct rl_rule r0 = { RL_LIMIT_MAX, 1000000000, RL_BURST_MAX }, r1 = { 3, 1000, 2000000 };
+		struct rl_gcra st = { 0 };
+		assert_int_equal(rl_limiter_init(&a, &rl_gcra_algo, &r0, msg, sizeof(msg)), RL_OK);
+		assert_int_equal(rl_limiter_init(&b, &rl_gcra_algo, &r1, msg, sizeof(msg)), RL_OK);
+		assert_int_equal(rl_limiter_check_n(&a, &st, 0, 1001, NULL), RL_ALLOWED); /* debt 1001 ns */
+		assert_int_equal(rl_limiter_rerule(&a, &b, &st, 0), RL_OK);
+		assert_int_equal(st.tat_ns, 1001 * 334);
+		assert_int_equal(rl_limiter_state_check(&b, &st), RL_OK);
 	}
 }
 

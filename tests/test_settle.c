@@ -282,8 +282,8 @@ static void model_settle(const struct m_lim *m, struct m_key *k, int64_t adm, in
 	}
 	int64_t at_adm = 0, in = 0;
 	for (size_t i = 0; i < k->len; i++) {
-		at_adm += k->acc[i] == adm;
-		in += k->acc[i] >= lo && k->acc[i] < hi;
+		at_adm += (k->acc[i] == adm) * k->units[i];
+		in += (k->acc[i] >= lo && k->acc[i] < hi) * k->units[i];
 	}
 	if (m->kind == M_SLIDING_LOG && at_adm == 0)
 		return; /* nothing admitted then */
@@ -296,16 +296,23 @@ static void model_settle(const struct m_lim *m, struct m_key *k, int64_t adm, in
 		/* the units in the window at the key's last check at most 2 * N */
 		int64_t logged = 0;
 		for (size_t i = 0; i < k->len; i++)
-			logged += k->acc[i] > k->last - m->w;
+			logged += k->acc[i] > k->last - m->w ? k->units[i] : 0;
 		if (delta > 0 && target - in > 2 * m->n - logged)
 			target = in + (2 * m->n - logged > 0 ? 2 * m->n - logged : 0);
 	}
-	for (; in < target; in++)
-		m_push(k, adm);
+	if (in < target) {
+		m_push_n(k, adm, target - in);
+		in = target;
+	}
 	for (size_t i = k->len; i-- > 0 && in > target;) {
 		if (k->acc[i] >= lo && k->acc[i] < hi) {
-			k->acc[i] = k->acc[--k->len];
-			in--;
+			int64_t take = k->units[i] < in - target ? k->units[i] : in - target;
+			k->units[i] -= take;
+			in -= take;
+			if (k->units[i] == 0) {
+				k->acc[i] = k->acc[--k->len];
+				k->units[i] = k->units[k->len];
+			}
 		}
 	}
 }

@@ -35,7 +35,7 @@ static struct rl_limiter make(const struct rl_algo *algo, int64_t n, int64_t w, 
 static void set_level(struct rl_level *st, unsigned __int128 v)
 {
 	st->level_lo = (uint64_t)v;
-	st->level_hi = (uint32_t)(v >> 64);
+	st->level_hi = (uint64_t)(v >> 64);
 }
 
 static void test_level(void **unused)
@@ -47,8 +47,10 @@ static void test_level(void **unused)
 		/* narrow and wide rules */
 		struct rl_limiter lims[] = { make(algos[i], 10, 1000, 20),
 					     make(algos[i], 1000000, 3600000000000LL, 10000000),
-					     make(algos[i], 1, 1000000000000000000LL, 1000000000) };
-		for (int j = 0; j < 3; j++) {
+					     make(algos[i], 1, 1000000000000000000LL, 1000000000),
+					     /* the widest: (B + 1) * W about 10^30, level_hi near 2^36 */
+					     make(algos[i], RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX) };
+		for (int j = 0; j < 4; j++) {
 			const struct rl_limiter *lim = &lims[j];
 			/* a settle's debt cap (settle.h): token_bucket 2 * B * W (B tokens
 			 * owed); leaky_bucket (2 * B + 1) * W */
@@ -61,7 +63,9 @@ static void test_level(void **unused)
 			set_level(&st, deepest + 1);
 			assert_int_equal(rl_limiter_state_check(lim, &st), RL_EINVAL);
 			set_level(&st, 0);
-			st.level_hi = UINT32_MAX; /* a high word no rule writes */
+			st.level_hi = (uint64_t)1 << 37; /* a high word no rule writes */
+			assert_int_equal(rl_limiter_state_check(lim, &st), RL_EINVAL);
+			st.level_hi = UINT64_MAX;
 			assert_int_equal(rl_limiter_state_check(lim, &st), RL_EINVAL);
 			st = (struct rl_level){ .last_ns = RL_TIME_MAX_NS + 1 };
 			assert_int_equal(rl_limiter_state_check(lim, &st), RL_EINVAL);
@@ -92,6 +96,12 @@ static void test_gcra(void **unused)
 	struct rl_limiter cap = make(&rl_gcra_algo, 1, 1000000000000000000LL, 1000000000);
 	st = (struct rl_gcra){ INT64_MAX, RL_TIME_MAX_NS };
 	assert_int_equal(rl_limiter_state_check(&cap, &st), RL_OK);
+	/* N = B = 10^12, W = 10^18: T = 10^6 ns, tau + T = 10^18 exactly */
+	struct rl_limiter big = make(&rl_gcra_algo, RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX);
+	st = (struct rl_gcra){ 5 + RL_WINDOW_MAX_NS, 5 };
+	assert_int_equal(rl_limiter_state_check(&big, &st), RL_OK);
+	st.tat_ns++;
+	assert_int_equal(rl_limiter_state_check(&big, &st), RL_EINVAL);
 }
 
 static void test_windows(void **unused)
@@ -115,6 +125,12 @@ static void test_windows(void **unused)
 	assert_int_equal(rl_limiter_state_check(&fw, &f), RL_EINVAL);
 	f = (struct rl_fixed_window){ 0, INT64_MIN, 0 };
 	assert_int_equal(rl_limiter_state_check(&fw, &f), RL_EINVAL);
+	/* N = 10^12: a count past 32 bits, up to N and not one more */
+	struct rl_limiter fwb = make(&rl_fixed_window_algo, RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_LIMIT_MAX);
+	f = (struct rl_fixed_window){ 5, RL_WINDOW_MAX_NS, (uint64_t)RL_LIMIT_MAX };
+	assert_int_equal(rl_limiter_state_check(&fwb, &f), RL_OK);
+	f.count++;
+	assert_int_equal(rl_limiter_state_check(&fwb, &f), RL_EINVAL);
 
 	struct rl_limiter sc = make(&rl_sliding_counter_algo, 10, 100, 10);
 	struct rl_sliding_counter c = { 0 };
@@ -125,6 +141,17 @@ static void test_windows(void **unused)
 	assert_int_equal(rl_limiter_state_check(&sc, &c), RL_EINVAL);
 	c = (struct rl_sliding_counter){ 150, 200, 10, UINT32_MAX };
 	assert_int_equal(rl_limiter_state_check(&sc, &c), RL_EINVAL);
+	c = (struct rl_sliding_counter){ 150, 200, 10, UINT64_MAX };
+	assert_int_equal(rl_limiter_state_check(&sc, &c), RL_EINVAL);
+	/* N = 10^12: counters past 32 bits, up to N and not one more */
+	struct rl_limiter scb = make(&rl_sliding_counter_algo, RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_LIMIT_MAX);
+	c = (struct rl_sliding_counter){ 5, RL_WINDOW_MAX_NS, (uint64_t)RL_LIMIT_MAX, (uint64_t)RL_LIMIT_MAX };
+	assert_int_equal(rl_limiter_state_check(&scb, &c), RL_OK);
+	c.prev++;
+	assert_int_equal(rl_limiter_state_check(&scb, &c), RL_EINVAL);
+	c.prev--;
+	c.curr++;
+	assert_int_equal(rl_limiter_state_check(&scb, &c), RL_EINVAL);
 	c = (struct rl_sliding_counter){ 150, 250, 0, 0 };
 	assert_int_equal(rl_limiter_state_check(&sc, &c), RL_EINVAL);
 	c = (struct rl_sliding_counter){ RL_TIME_MAX_NS, RL_TIME_MAX_NS + 100, 0, 1 };
@@ -138,7 +165,7 @@ static void test_sliding_log(void **unused)
 	(void)unused;
 	struct rl_limiter lim = make(&rl_sliding_log_algo, 10, 100, 10);
 	struct rl_run runs[4] = { { 101, 2 }, { 150, 3 }, { 200, 1 }, { 0, 0 } };
-	struct rl_sliding_log st = { 200, { runs, 0, 3, 4, 6 } };
+	struct rl_sliding_log st = { 200, { .runs = runs, .total = 6, .head = 0, .len = 3, .cap = 4 } };
 
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
 	runs[0].at = 100; /* left the window (200 - 100, 200] */
@@ -161,9 +188,10 @@ static void test_sliding_log(void **unused)
 	st.log.len = 5;
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
 	st.log.len = 3;
-	/* more than N (a lowered limit, a settle's debt) but at most 2 * RL_LIMIT_MAX: valid */
-	runs[1].count = (uint32_t)(2 * RL_LIMIT_MAX) - 3;
-	st.log.total = (uint32_t)(2 * RL_LIMIT_MAX);
+	/* more than N (a lowered limit, a settle's debt) but at most 2 * RL_LIMIT_MAX:
+	 * valid; past 32 bits in one run */
+	runs[1].count = 2 * (uint64_t)RL_LIMIT_MAX - 3;
+	st.log.total = 2 * (uint64_t)RL_LIMIT_MAX;
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
 	runs[1].count++;
 	st.log.total++;

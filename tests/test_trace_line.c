@@ -38,7 +38,7 @@ static void accepted(void **u)
 	assert_int_equal(l.cost, 1);
 	assert_false(l.has_cost);
 
-	assert_true(parse(" \t4000000000000000000\tclient-7 \t1000000000  ", &l, why, sizeof(why)));
+	assert_true(parse(" \t4000000000000000000\tclient-7 \t1000000000000  ", &l, why, sizeof(why)));
 	assert_int_equal(l.t_ns, RL_TIME_MAX_NS);
 	assert_int_equal(l.key_len, 8);
 	assert_string_equal(l.key, "client-7");
@@ -72,10 +72,10 @@ static void refused(void **u)
 		  "time '18446744073709551616' is not an integer number of ns in [0, 4000000000000000000]" },
 		{ "\xEF\xBB\xBF" "0 a", "time '\xEF\xBB\xBF" "0' is not an integer number of ns in [0, 4000000000000000000]" },
 		{ "0\x01 a", "time '0\\x01' is not an integer number of ns in [0, 4000000000000000000]" },
-		{ "0 a 0", "cost '0' is not an integer in [1, 1000000000]" },
-		{ "0 a 1000000001", "cost '1000000001' is not an integer in [1, 1000000000]" },
-		{ "0 a -1", "cost '-1' is not an integer in [1, 1000000000]" },
-		{ "0 a 2.5", "cost '2.5' is not an integer in [1, 1000000000]" },
+		{ "0 a 0", "cost '0' is not an integer in [1, 1000000000000]" },
+		{ "0 a 1000000000001", "cost '1000000000001' is not an integer in [1, 1000000000000]" },
+		{ "0 a -1", "cost '-1' is not an integer in [1, 1000000000000]" },
+		{ "0 a 2.5", "cost '2.5' is not an integer in [1, 1000000000000]" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sim_trace_line l;

@@ -20,7 +20,7 @@ int rl_breaker_init(struct rl_breaker *b, int64_t limit, int64_t window, int64_t
 	const char *bad = NULL;
 	int64_t value = 0;
 
-	if (limit < 1 || limit > RL_LIMIT_MAX)
+	if (limit < 1 || limit > RL_BREAKER_LIMIT_MAX)
 		bad = "limit", value = limit;
 	else if (window < 1 || window > RL_TIME_MAX_NS)
 		bad = "window", value = window;

@@ -50,7 +50,7 @@ static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to
 	if (now >= st->end_ns)
 		st->count = 0;
 	else if ((uint64_t)st->count > (uint64_t)to->rule.limit)
-		st->count = (uint32_t)to->rule.limit;
+		st->count = (uint64_t)to->rule.limit;
 	if (now >= st->end_ns || w1 != from->rule.window_ns)
 		st->end_ns = now - now % w1 + w1;
 	st->last_ns = now;
@@ -66,7 +66,7 @@ static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 	if (st->last_ns == 0 && st->end_ns == 0 && st->count == 0)
 		return true;
 	return rl__time_ok(st->last_ns) && st->end_ns > st->last_ns && st->end_ns - st->last_ns <= w &&
-	       st->end_ns % w == 0 && (int64_t)st->count <= lim->rule.limit;
+	       st->end_ns % w == 0 && st->count <= (uint64_t)lim->rule.limit;
 }
 
 static int64_t last_ns_op(const void *state)
@@ -100,6 +100,6 @@ int rl__fixed_window_settle(const struct rl_limiter *lim, void *state, int64_t a
 	if (admitted_ns < st->end_ns - w || admitted_ns >= st->end_ns || now >= st->end_ns)
 		return RL_OK;
 	int64_t count = (int64_t)st->count + delta;
-	st->count = (uint32_t)(count < 0 ? 0 : count > lim->rule.limit ? lim->rule.limit : count);
+	st->count = (uint64_t)(count < 0 ? 0 : count > lim->rule.limit ? lim->rule.limit : count);
 	return RL_OK;
 }

@@ -41,7 +41,7 @@ static RL_ALWAYS_INLINE int rl__fixed_window_decide(const struct rl_limiter *lim
 		st->count = 0;
 	}
 
-	/* count + c <= N; count <= N <= 10^6 and c <= 10^9: no overflow in 64 bits */
+	/* count + c <= N; count <= N <= 10^12 and c <= 10^12: no overflow in 64 bits */
 	int verdict = st->count + (uint64_t)(cost - 1) < (uint64_t)lim->rule.limit ? RL_ALLOWED
 										    : RL_REJECTED;
 
@@ -49,9 +49,9 @@ static RL_ALWAYS_INLINE int rl__fixed_window_decide(const struct rl_limiter *lim
 	 * on the increment alone, not on this compare (verdicts run in long
 	 * streaks within a window: admitted up to N, then rejected) */
 	if (verdict)
-		st->count += (uint32_t)cost;
+		st->count += (uint64_t)cost;
 	if (out) {
-		out->remaining = lim->rule.limit - st->count;
+		out->remaining = lim->rule.limit - (int64_t)st->count;
 		/* a fresh window takes any c <= N; c > N never passes */
 		out->retry_after_ns = verdict			? 0
 				      : cost > lim->rule.limit ? RL_DURATION_MAX_NS

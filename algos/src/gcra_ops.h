@@ -59,7 +59,7 @@ static RL_ALWAYS_INLINE int rl__gcra_decide(const struct rl_limiter *lim, struct
 	/* debt: how far the key runs ahead of its rate, ns; tau <= INT64_MAX (gcra.h) */
 	int64_t debt = tat - now;
 	int64_t tol = rl__gcra_priv(lim)->tolerance_ns;
-	/* the request's units after its first, as emission time: up to 10^27 ns */
+	/* the request's units after its first, as emission time: up to 10^30 ns */
 	rl__u128 last = (rl__u128)(uint64_t)(cost - 1) * (uint64_t)t;
 	/* debt + (c - 1) * T <= tau; once (c - 1) * T <= tau, the sum of two
 	 * non-negative int64 is exact in uint64 (the other half is then void) */

@@ -6,10 +6,6 @@
  */
 #include "level_ops.h"
 
-/* level_ops.h: a narrow level in debt stays below 2^64 when W < N because
- * then every value is below (2 * B + 2) * RL_LIMIT_MAX. */
-_Static_assert((2 * RL_BURST_MAX + 2) * RL_LIMIT_MAX < (1LL << 62), "a narrow level in debt fits 64 bits");
-
 int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
 {
 	struct rl__level_priv *p = (struct rl__level_priv *)(void *)lim->priv.bytes;
@@ -22,15 +18,16 @@ int rl__level_init(struct rl_limiter *lim, char *msg, size_t msg_len)
 	*p = (struct rl__level_priv){
 		.burst_w = rl__wide_make(b * w),
 		.drain_ns = (int64_t)(drain < no_drain ? drain : no_drain),
-		.narrow = deepest < (rl__u128)1 << 63,
+		/* level_ops.h: a level in debt and the drained amount, at most (2 * B + 1) * W + N, fit 64 bits */
+		.narrow = deepest < (rl__u128)1 << 63 && (2 * b + 1) * w + n < (rl__u128)1 << 64,
 	};
 	return RL_OK;
 }
 
 /*
- * The 128-bit check. No sum wraps: a level is at most (2 * B + 1) * W < 2^91,
- * the drained amount below (RL_TIME_MAX_NS + 1) * N < 2^82 and x, take
- * at most RL_COST_MAX * W < 2^90.
+ * The 128-bit check. No sum wraps: a level is at most (2 * B + 1) * W < 2^101
+ * (a settle's debt, settle.h), the drained amount below (RL_TIME_MAX_NS + 1) * N
+ * < 2^102 and x, take at most RL_COST_MAX * W < 2^100.
  */
 struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct rl_level *st, int64_t now_ns,
 					 rl__u128 x, rl__u128 take, uint64_t ok)
@@ -44,7 +41,7 @@ struct rl__level_step rl__level_check_wide(const struct rl_limiter *lim, struct 
 	rl__u128 after = step.admitted ? step.before + take : step.before;
 	st->last_ns = now;
 	st->level_lo = (uint64_t)after;
-	st->level_hi = (uint32_t)(after >> 64);
+	st->level_hi = (uint64_t)(after >> 64);
 	return step;
 }
 
@@ -60,7 +57,7 @@ static rl__u128 level_at(const struct rl_limiter *lim, const struct rl_level *st
 /*
  * L1 = min(ceil(L0 * W1 / W0), B1 * W1) as q * W1 + ceil(r * W1 / W0),
  * q = L0 / W0 and r = L0 % W0 (level.h): L0 <= (B0 + 1) * W0 gives
- * q <= B0 + 1 < 2^30, so q * W1 < 2^90 and r * W1 < 2^120: no product
+ * q <= B0 + 1 < 2^40, so q * W1 < 2^100 and r * W1 < 2^120: no product
  * wraps, no word is dropped.
  */
 void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
@@ -78,7 +75,7 @@ void rl__level_rerule(const struct rl_limiter *from, const struct rl_limiter *to
 		l1 = cap;
 	st->last_ns = now;
 	st->level_lo = (uint64_t)l1;
-	st->level_hi = (uint32_t)(l1 >> 64);
+	st->level_hi = (uint64_t)(l1 >> 64);
 }
 
 bool rl__level_state_ok(const struct rl_limiter *lim, const void *state, uint64_t extra_w)

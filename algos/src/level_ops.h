@@ -11,8 +11,8 @@
  * leaky_bucket); then level += take. The time is recorded either way.
  *
  * Two widths, one result. When (B + 1) * W < 2^63
- * (rl__level_priv.narrow: every rule with W up to 9 s, and longer
- * windows with smaller bursts) every value fits 64 bits, and the check
+ * and (2 * B + 1) * W + N < 2^64 (rl__level_priv.narrow: every rule
+ * with W up to 4 s, and longer windows with smaller bursts) every value fits 64 bits, and the check
  * is a dozen one-word operations inline. Otherwise it runs in 128 bits,
  * out of line (level.c). A narrow limiter's levels keep level_hi at 0.
  *
@@ -20,9 +20,8 @@
  * 2 * B * W + extra_w (a bucket owed once more; extra_w as in
  * rl__level_state_ok): every level is at most (2 * B + 1) * W, which
  * drains in D ns, and a narrow one stays below 2^64 with the drained
- * amount: (B + 1) * W < 2^63 gives (2 * B + 1) * W + W < 2^64, and
- * N <= W, or else W < N <= RL_LIMIT_MAX keeps every value below 2^52
- * (level.c pins it).
+ * amount (at most (2 * B + 1) * W + N): narrow also asks that of the rule
+ * (level.c), which only rules with W < N and (B + 1) * W near 2^63 miss.
  */
 #ifndef RATELAB_LEVEL_OPS_H
 #define RATELAB_LEVEL_OPS_H
@@ -37,7 +36,7 @@ struct rl__level_priv {
 	/* ceil((2 * B + 1) * W / N), the longest a level (one in debt too)
 	 * takes to drain, capped at RL_TIME_MAX_NS + 1, ns */
 	int64_t drain_ns;
-	bool narrow; /* (B + 1) * W < 2^63: a level fits 64 bits */
+	bool narrow; /* (B + 1) * W < 2^63 and (2 * B + 1) * W + N < 2^64: a level fits 64 bits */
 };
 
 static inline const struct rl__level_priv *rl__level_priv(const struct rl_limiter *lim)

@@ -28,11 +28,12 @@ static int resize(struct rl_runlog *log, uint32_t new_cap)
 }
 
 /* The ring's fields in locals through the loop: a run's count, stored
- * through a uint32_t, could otherwise alias them and force reloads. */
+ * through a uint64_t, could otherwise alias total and force reloads. */
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon)
 {
 	const struct rl_run *runs = log->runs;
-	uint32_t head = log->head, len = log->len, total = log->total, mask = log->cap - 1;
+	uint32_t head = log->head, len = log->len, mask = log->cap - 1;
+	uint64_t total = log->total;
 
 	while (len && runs[head].at <= horizon) {
 		total -= runs[head].count;
@@ -62,10 +63,11 @@ void rl_runlog_trim(struct rl_runlog *log)
 
 void rl_runlog_clear(struct rl_runlog *log)
 {
-	log->head = log->len = log->total = 0;
+	log->head = log->len = 0;
+	log->total = 0;
 }
 
-int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units)
+int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint64_t units)
 {
 	if (rl__runlog_push_fits(log, at, units))
 		return RL_OK;

@@ -47,7 +47,7 @@ static RL_ALWAYS_INLINE bool rl__runlog_expire_one(struct rl_runlog *log, int64_
  * appends one and returns true; false, the log unchanged, when a run must
  * be appended to a full ring (or to none).
  */
-static RL_ALWAYS_INLINE bool rl__runlog_push_fits(struct rl_runlog *log, int64_t at, uint32_t units)
+static RL_ALWAYS_INLINE bool rl__runlog_push_fits(struct rl_runlog *log, int64_t at, uint64_t units)
 {
 	struct rl_run *runs = log->runs;
 	uint32_t len = log->len, mask = log->cap - 1, tail = log->head + len;

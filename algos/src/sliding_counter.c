@@ -18,7 +18,7 @@
  * The least offset e' into a window whose weighted previous count is c such
  * that c * (W - e') <= room - 1, i.e. c * (W - e') < room. (0 when c == 0.)
  */
-static int64_t least_offset(int64_t w, uint32_t c, rl__u128 room)
+static int64_t least_offset(int64_t w, uint64_t c, rl__u128 room)
 {
 	if (c == 0)
 		return 0;
@@ -51,7 +51,7 @@ static RL_NOINLINE void explain(const struct rl_limiter *lim,
 		int64_t at = w;
 		if ((int64_t)st->curr + cost <= n)
 			at = least_offset(w, st->prev,
-					  (rl__u128)(n - st->curr - cost + 1) * (uint64_t)w);
+					  (rl__u128)(uint64_t)(n - (int64_t)st->curr - cost + 1) * (uint64_t)w);
 		/* ...else early in the next, where curr becomes the weighted count. */
 		out->retry_after_ns =
 			at < w ? at - e
@@ -84,13 +84,13 @@ decide(const struct rl_limiter *lim, struct rl_sliding_counter *st, int64_t now_
 	int64_t w = lim->rule.window_ns;
 	int64_t e = rl__sliding_counter_advance(w, st, now);
 	rl__u128 used = (rl__u128)st->prev * (uint64_t)(w - e) + (rl__u128)st->curr * (uint64_t)w;
-	/* the request's units after its first: up to 10^27 */
+	/* the request's units after its first: up to 10^30 */
 	rl__u128 last = (rl__u128)(uint64_t)(cost - 1) * (uint64_t)w;
 	int verdict = used + last < rl__wide_get(rl__sliding_counter_priv(lim)->quota_nw) ? RL_ALLOWED : RL_REJECTED;
 
 	/* curr + c <= N when admitted; no branch: over many keys the verdicts
 	 * follow no pattern a predictor could learn */
-	st->curr += (uint32_t)cost & -(uint32_t)verdict;
+	st->curr += (uint64_t)cost & -(uint64_t)verdict;
 	if (out)
 		explain(lim, st, now, e, cost, verdict, out);
 	return verdict;
@@ -148,7 +148,7 @@ static int64_t bound_op(const struct rl_limiter *lim, int64_t span_ns)
  * Same window: advanced to now's window as a check advances it, prev and
  * curr clamped to N1. Another window: the check's own estimate of the
  * units in the sliding window at now, curr + ceil(prev * (end - now) / W0)
- * (prev * W0 < 2^80), clamped to N1, becomes the count of the W1 window
+ * (prev * W0 < 2^100), clamped to N1, becomes the count of the W1 window
  * holding now, with nothing before it (sliding_counter.h).
  */
 static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
@@ -159,11 +159,11 @@ static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to
 
 	(void)rl__sliding_counter_advance(w0, st, now);
 	if (w1 == w0) {
-		st->prev = st->prev > n1 ? (uint32_t)n1 : st->prev;
-		st->curr = st->curr > n1 ? (uint32_t)n1 : st->curr;
+		st->prev = st->prev > n1 ? n1 : st->prev;
+		st->curr = st->curr > n1 ? n1 : st->curr;
 	} else {
 		rl__u128 u = st->curr + rl__ceil_div((rl__u128)st->prev * (uint64_t)(st->end_ns - now), (uint64_t)w0);
-		st->curr = (uint32_t)(u > n1 ? n1 : u);
+		st->curr = (uint64_t)(u > n1 ? n1 : u);
 		st->prev = 0;
 		st->end_ns = now - now % w1 + w1;
 	}
@@ -180,7 +180,7 @@ static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 	if (st->last_ns == 0 && st->end_ns == 0 && st->prev == 0 && st->curr == 0)
 		return true;
 	return rl__time_ok(st->last_ns) && st->end_ns > st->last_ns && st->end_ns - st->last_ns <= w &&
-	       st->end_ns % w == 0 && (int64_t)st->prev <= lim->rule.limit && (int64_t)st->curr <= lim->rule.limit;
+	       st->end_ns % w == 0 && st->prev <= (uint64_t)lim->rule.limit && st->curr <= (uint64_t)lim->rule.limit;
 }
 
 static int64_t last_ns_op(const void *state)
@@ -217,7 +217,7 @@ int rl__sliding_counter_settle(const struct rl_limiter *lim, void *state, int64_
 {
 	struct rl_sliding_counter *st = state;
 	int64_t now = rl__clamp(now_ns, st->last_ns), w = lim->rule.window_ns, end = st->end_ns;
-	uint32_t *counter;
+	uint64_t *counter;
 
 	if (admitted_ns >= end - w && admitted_ns < end && now - end < w)
 		counter = &st->curr;
@@ -226,6 +226,6 @@ int rl__sliding_counter_settle(const struct rl_limiter *lim, void *state, int64_
 	else
 		return RL_OK; /* its window has gone (or nothing was admitted) */
 	int64_t v = (int64_t)*counter + delta;
-	*counter = (uint32_t)(v < 0 ? 0 : v > lim->rule.limit ? lim->rule.limit : v);
+	*counter = (uint64_t)(v < 0 ? 0 : v > lim->rule.limit ? lim->rule.limit : v);
 	return RL_OK;
 }

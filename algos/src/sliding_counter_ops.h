@@ -52,12 +52,11 @@ static RL_ALWAYS_INLINE int rl__sliding_counter_verdict_narrow(const struct rl_l
 
 	(void)rl__sliding_counter_advance(w, st, now);
 	/* W - e = end - now */
-	int verdict = (uint64_t)st->prev * (uint64_t)(st->end_ns - now) <
-		      (uint64_t)(lim->rule.limit - st->curr) * (uint64_t)w;
+	int verdict = st->prev * (uint64_t)(st->end_ns - now) < ((uint64_t)lim->rule.limit - st->curr) * (uint64_t)w;
 
 	/* curr + 1 <= N when admitted; no branch: over many keys the verdicts
 	 * follow no pattern a predictor could learn */
-	st->curr += (uint32_t)verdict;
+	st->curr += (uint64_t)verdict;
 	return verdict;
 }
 

@@ -21,12 +21,12 @@
 static int64_t retry_after(const struct rl_runlog *log, int64_t n, int64_t w, int64_t now,
 			   int64_t cost)
 {
-	int64_t left = log->total;
+	int64_t left = (int64_t)log->total;
 	uint32_t i = log->head;
 
 	for (;;) {
 		const struct rl_run *r = &log->runs[i];
-		left -= r->count;
+		left -= (int64_t)r->count;
 		if (left + cost <= n)
 			return r->at + w - now;
 		i = (i + 1) & (log->cap - 1);
@@ -56,13 +56,13 @@ decide(const struct rl_limiter *lim, struct rl_sliding_log *st, int64_t now_ns, 
 	if (rl__runlog_trim_due(log))
 		rl_runlog_trim(log);
 
-	/* total <= N <= 10^6 and cost <= 10^9: the sum fits in 64 bits */
+	/* total below 2^62 (settle keeps it there) and cost <= 10^12: the sum fits in 64 bits */
 	int verdict = log->total + (uint64_t)cost <= (uint64_t)n ? RL_ALLOWED : RL_REJECTED;
 
 	if (verdict) {
-		int rc = rl__runlog_push_fits(log, now, (uint32_t)cost)
+		int rc = rl__runlog_push_fits(log, now, (uint64_t)cost)
 				 ? RL_OK
-				 : rl_runlog_push_n(log, now, (uint32_t)cost);
+				 : rl_runlog_push_n(log, now, (uint64_t)cost);
 		if (rc)
 			return rc;
 	}
@@ -101,13 +101,13 @@ static int never(const struct rl_limiter *lim, const struct rl_sliding_log *st, 
 
 	int64_t now = rl__clamp(now_ns, st->last_ns), w = lim->rule.window_ns;
 	const struct rl_runlog *log = &st->log;
-	int64_t in_window = log->total;
+	int64_t in_window = (int64_t)log->total;
 
 	for (uint32_t i = 0; i < log->len; i++) {
 		const struct rl_run *r = &log->runs[(log->head + i) & (log->cap - 1)];
 		if (r->at > now - w)
 			break;
-		in_window -= r->count;
+		in_window -= (int64_t)r->count;
 	}
 	out->remaining = in_window < lim->rule.limit ? lim->rule.limit - in_window : 0;
 	out->retry_after_ns = RL_DURATION_MAX_NS;
@@ -254,7 +254,8 @@ static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to
  * last_ns a time; the ring's shape sound (cap 0 or a power of two, len <=
  * cap, head < cap); runs inside (last_ns - W, last_ns], strictly
  * increasing, each of at least 1 unit, their sum the log's total and at
- * most RL_LIMIT_MAX (sliding_log.h: N after a change that lowered N).
+ * most RL_SLIDING_LOG_UNITS_MAX (sliding_log.h: N after a change that
+ * lowered N, or settled charges).
  */
 static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 {
@@ -268,10 +269,12 @@ static bool state_ok_op(const struct rl_limiter *lim, const void *state)
 		return false;
 	for (uint32_t i = 0; i < log->len; i++) {
 		const struct rl_run *r = &log->runs[(log->head + i) & (log->cap - 1)];
-		if (r->at <= prev || r->at > st->last_ns || r->count == 0)
+		if (r->at <= prev || r->at > st->last_ns || r->count == 0 || r->count > RL_SLIDING_LOG_UNITS_MAX)
 			return false;
 		prev = r->at;
 		sum += r->count;
+		if (sum > RL_SLIDING_LOG_UNITS_MAX)
+			return false;
 	}
 	/* a settle's debt: 2 * N at most, N at most RL_LIMIT_MAX under any earlier rule */
 	return sum == log->total && sum <= 2 * (uint64_t)RL_LIMIT_MAX;
@@ -314,14 +317,14 @@ int rl__sliding_log_probe(const struct rl_limiter *lim, const struct rl_sliding_
 	int64_t now = rl__clamp(now_ns, st->last_ns);
 	int64_t w = lim->rule.window_ns, n = lim->rule.limit;
 	const struct rl_runlog *log = &st->log;
-	int64_t in_window = log->total;
+	int64_t in_window = (int64_t)log->total;
 	uint32_t first = 0;
 
 	for (; first < log->len; first++) {
 		const struct rl_run *r = &log->runs[(log->head + first) & (log->cap - 1)];
 		if (r->at > now - w)
 			break;
-		in_window -= r->count;
+		in_window -= (int64_t)r->count;
 	}
 	int verdict = in_window + cost <= n ? RL_ALLOWED : RL_REJECTED;
 
@@ -332,7 +335,7 @@ int rl__sliding_log_probe(const struct rl_limiter *lim, const struct rl_sliding_
 	for (int64_t left = in_window; !verdict; first++) {
 		/* the oldest runs in the window leave one by one (retry_after) */
 		const struct rl_run *r = &log->runs[(log->head + first) & (log->cap - 1)];
-		left -= r->count;
+		left -= (int64_t)r->count;
 		if (left + cost <= n) {
 			out->retry_after_ns = r->at + w - now;
 			break;
@@ -360,8 +363,8 @@ void rl__sliding_log_unpush(struct rl_sliding_log *st, int64_t cost)
 	struct rl_runlog *log = &st->log;
 	struct rl_run *r = &log->runs[(log->head + log->len - 1) & (log->cap - 1)];
 
-	r->count -= (uint32_t)cost;
-	log->total -= (uint32_t)cost;
+	r->count -= (uint64_t)cost;
+	log->total -= (uint64_t)cost;
 	if (r->count == 0)
 		log->len--;
 }
@@ -396,14 +399,14 @@ int rl__sliding_log_settle(const struct rl_limiter *lim, void *state, int64_t ad
 		return RL_OK; /* nothing admitted then */
 	struct rl_run *r = &log->runs[(log->head + lo) & mask];
 	if (delta > 0) {
-		/* total <= 2 * N <= 2 * 10^6 and delta <= 10^9: no sum wraps 64 bits */
+		/* total <= 2 * N <= 2 * 10^12 and delta <= 10^12: no sum wraps 64 bits */
 		uint64_t most = 2 * (uint64_t)lim->rule.limit, room = log->total < most ? most - log->total : 0;
-		uint32_t add = (uint64_t)delta < room ? (uint32_t)delta : (uint32_t)room;
+		uint64_t add = (uint64_t)delta < room ? (uint64_t)delta : room;
 		r->count += add;
 		log->total += add;
 		return RL_OK;
 	}
-	uint32_t take = (uint64_t)-delta < r->count ? (uint32_t)-delta : r->count;
+	uint64_t take = (uint64_t)-delta < r->count ? (uint64_t)-delta : r->count;
 	r->count -= take;
 	log->total -= take;
 	if (r->count == 0) {

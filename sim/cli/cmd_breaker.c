@@ -71,7 +71,7 @@ int cli_cmd_breaker(int argc, char **argv)
 		return status;
 	if (!a.value[O_LIMIT] || !a.value[O_WINDOW] || !a.value[O_OPEN])
 		return cli_usage_error("breaker", "--limit, --window and --open are required (see --help)");
-	if ((status = cli_int("breaker", "--limit", a.value[O_LIMIT], 1, RL_LIMIT_MAX, &limit)) ||
+	if ((status = cli_int("breaker", "--limit", a.value[O_LIMIT], 1, RL_BREAKER_LIMIT_MAX, &limit)) ||
 	    (status = parse_seconds("--window", a.value[O_WINDOW], &window)) ||
 	    (status = parse_seconds("--open", a.value[O_OPEN], &open_for)))
 		return status;

@@ -46,7 +46,7 @@ static const char usage[] =
 	"                   number of --time-unit. A dotted name is a nested field\n"
 	"  --key-field F    jsonl, caddy, csv: the field of the key (default key; caddy\n"
 	"                   request.remote_ip); e.g. request.remote_ip\n"
-	"  --cost-field F   the field of the request's cost, an integer in [1, 10^9]\n"
+	"  --cost-field F   the field of the request's cost, an integer in [1, 10^12]\n"
 	"                   (default: every request costs 1); combined, vhost_combined,\n"
 	"                   alb, haproxy: bytes. COST is written on every line when\n"
 	"                   costs were read\n"

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "ratelab/breaker.h"
 #include "ratelab/rule.h"
 #include "ratelab/runlog.h"
 
@@ -80,11 +81,11 @@ int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, voi
 	int rc;
 
 	*res = (struct sim_breaker_result){ 0 };
-	int64_t limit = sc->rule.limit * (int64_t)tr->nkeys;
+	/* N * keys in 128 bits: N up to 10^12 */
+	__int128 all = (__int128)sc->rule.limit * (int64_t)tr->nkeys;
+	int64_t limit = all > RL_BREAKER_LIMIT_MAX || all < 1 ? RL_BREAKER_LIMIT_MAX : (int64_t)all;
 	if (sc->breaker_limit)
 		limit = sc->breaker_limit;
-	else if (limit > RL_LIMIT_MAX || limit < 1)
-		limit = RL_LIMIT_MAX;
 	res->limit = limit;
 	res->window_ns = sc->breaker_window_ns;
 	if ((rc = rl_breaker_init(&r.b, limit, sc->breaker_window_ns, sc->breaker_open_ns, NULL, 0)))

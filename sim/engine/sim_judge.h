@@ -8,7 +8,7 @@
  * have given it, i.e. total + c <= N; the log's total after an admission is
  * the count of the window ending there, so the largest such total is the
  * largest count of any window of length W. Times must not go back per key
- * (the callers clamp them); a window holds at most UINT32_MAX units.
+ * (the callers clamp them); a window holds at most INT64_MAX units.
  */
 #ifndef RATELAB_SIM_JUDGE_H
 #define RATELAB_SIM_JUDGE_H
@@ -33,14 +33,14 @@ static RL_ALWAYS_INLINE bool sim_judge_exact(struct rl_runlog *log, int64_t wind
 }
 
 /* Records c admitted units at t (after sim_judge_exact at t): RL_OK, RL_EFULL
- * when the window would pass UINT32_MAX units (the log unchanged), or RL_ENOMEM. */
+ * when the window would pass INT64_MAX units (the log unchanged), or RL_ENOMEM. */
 static RL_ALWAYS_INLINE int sim_judge_admit(struct rl_runlog *log, int64_t t, int64_t c)
 {
-	if ((int64_t)log->total + c > UINT32_MAX)
+	if (log->total + (uint64_t)c > (uint64_t)INT64_MAX)
 		return RL_EFULL;
-	if (rl__runlog_push_fits(log, t, (uint32_t)c))
+	if (rl__runlog_push_fits(log, t, (uint64_t)c))
 		return RL_OK;
-	return rl_runlog_push_n(log, t, (uint32_t)c);
+	return rl_runlog_push_n(log, t, (uint64_t)c);
 }
 
 #endif

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The simulator's bound on a request's cost, below the library's
+ * RL_COST_MAX (10^12): its events keep costs in 32 bits. */
+#define SIM_COST_MAX 1000000000LL
+
 struct sim_event {
 	int64_t t_ns;     /* virtual time, ns */
 	uint64_t seq;     /* push order, breaks ties */
@@ -17,7 +21,7 @@ struct sim_event {
 	uint32_t key;     /* dense key id */
 	uint16_t attempt; /* 0 for a fresh request, n for its nth retry (max_retries <= 1000) */
 	uint16_t kind;    /* sim_event_kind */
-	uint32_t cost;    /* the request's cost, units (1..RL_COST_MAX); a retry keeps it */
+	uint32_t cost;    /* the request's cost, units (1..SIM_COST_MAX); a retry keeps it */
 	int64_t first_ns; /* arrival and retry: when the request was first sent, ns */
 };
 

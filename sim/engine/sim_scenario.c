@@ -22,7 +22,9 @@
 #include "compat.h"
 #include "ini_reader.h"
 #include "lines.h"
+#include "sim_queue.h"
 #include "ratelab/algo.h"
+#include "ratelab/breaker.h"
 #include "ratelab/parse.h"
 #include "trace_load.h"
 
@@ -268,7 +270,7 @@ static int breaker_key(struct parse *p, const char *name, const char *v)
 	struct sim_scenario *sc = p->sc;
 
 	if (strcmp(name, "limit") == 0)
-		return set_int(p, name, v, 1, RL_LIMIT_MAX, &sc->breaker_limit);
+		return set_int(p, name, v, 1, RL_BREAKER_LIMIT_MAX, &sc->breaker_limit);
 	if (strcmp(name, "window") == 0)
 		return set_dur(p, name, v, 1, &sc->breaker_window_ns);
 	if (strcmp(name, "open") == 0)
@@ -311,10 +313,10 @@ static int set_zipf(struct parse *p, struct sim_traffic_spec *t, const char *v)
 	return 1;
 }
 
-/* One integer cost bound, 1..RL_COST_MAX. */
+/* One integer cost bound, 1..SIM_COST_MAX (sim_queue.h). */
 static int cost_int(const char *tok, int64_t *out)
 {
-	return tok && rl_parse_i64(tok, out) && *out >= 1 && *out <= RL_COST_MAX;
+	return tok && rl_parse_i64(tok, out) && *out >= 1 && *out <= SIM_COST_MAX;
 }
 
 /* cost = constant C | uniform LO HI | pareto ALPHA MIN MAX (sim_scenario.h) */
@@ -352,7 +354,7 @@ static int set_cost(struct parse *p, struct sim_traffic_spec *t, const char *v)
 	return fail(p, line_of(p),
 		    "cost = '%s': expected 'constant C', 'uniform LO HI' or 'pareto ALPHA MIN MAX' "
 		    "(integers in [1, %lld], LO <= HI, MIN <= MAX, ALPHA in (0, 10])",
-		    v, RL_COST_MAX);
+		    v, SIM_COST_MAX);
 }
 
 static int set_file(struct parse *p, struct sim_traffic_spec *t, const char *v)

@@ -146,7 +146,7 @@ struct sim_scenario {
 	uint64_t seed;
 	bool compare;          /* measure against the reference (default); false: verdicts only */
 	unsigned algo_mask;    /* bit i: rl_algo_all()[i] is simulated */
-	int64_t breaker_limit;  /* 0: N * keys, capped at RL_LIMIT_MAX */
+	int64_t breaker_limit;  /* 0: N * keys, capped at RL_BREAKER_LIMIT_MAX */
 	int64_t breaker_window_ns;
 	int64_t breaker_open_ns;
 	size_t ntraffic;

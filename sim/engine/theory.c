@@ -377,8 +377,8 @@ bool sim_theory_reject(const char *algo, uint64_t limit, int64_t window_ns, uint
 {
 	int m = model_of(algo);
 
-	if (m < 0 || !models[m].model || !p || limit < 1 || limit > (uint64_t)RL_LIMIT_MAX || window_ns < 1 ||
-	    window_ns > RL_WINDOW_MAX_NS || burst > (uint64_t)RL_BURST_MAX || !(lambda_per_s > 0) ||
+	if (m < 0 || !models[m].model || !p || limit < 1 || limit > SIM_THEORY_LIMIT_MAX || window_ns < 1 ||
+	    window_ns > RL_WINDOW_MAX_NS || burst > SIM_THEORY_BURST_MAX || !(lambda_per_s > 0) ||
 	    !isfinite(lambda_per_s))
 		return false;
 	struct model_args a = { limit, burst ? burst : limit, window_ns, lambda_per_s,

@@ -39,8 +39,13 @@
  * O(J M), J the steps until the closure (bounded whatever B) and M the
  * convolution width (tens to a few hundred terms; none for rho >= 40,
  * where pi_0 is below rounding). The burst is ignored by fixed_window and
- * sliding_log.
+ * sliding_log. The closed forms keep these bounds of their own, below the
+ * rules' (rule.h): N <= SIM_THEORY_LIMIT_MAX, B <= SIM_THEORY_BURST_MAX;
+ * a larger rule (units counted in bytes or tokens) has none here: false.
  */
+#define SIM_THEORY_LIMIT_MAX 1000000ULL
+#define SIM_THEORY_BURST_MAX 1000000000ULL
+
 bool sim_theory_reject(const char *algo, uint64_t limit, int64_t window_ns, uint64_t burst,
 		       double lambda_per_s, double *p);
 

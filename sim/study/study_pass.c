@@ -32,7 +32,8 @@ struct key_judge {
 	struct rl_runlog track;
 	int64_t adm;
 };
-_Static_assert(sizeof(struct key_judge) == 32, "a key's judge is half a cache line");
+/* 40 bytes: the log's total is 64 bits (units up to 10^12 per window) */
+_Static_assert(sizeof(struct key_judge) == 40, "a key's judge is 40 bytes");
 
 /*
  * A policy's rules 2.. are judged on logs of their own (more, nmore per

@@ -348,6 +348,12 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	}
 	bool costed = c->im.want_cost || c->im.trace_cost;
 	c->im.trace_cost |= trace_cost;
+	if (!why && (f.cost > SIM_TRACE_COST_MAX || (f.settle && f.actual > SIM_TRACE_COST_MAX))) {
+		snprintf(c->im.why, sizeof(c->im.why), "cost '%lld' is above %lld, one request's bound in a trace",
+			 (long long)(f.cost > SIM_TRACE_COST_MAX ? f.cost : f.actual), SIM_TRACE_COST_MAX);
+		why = c->im.why;
+		c->im.reason = SIM_SKIP_COST;
+	}
 	if (why)
 		return bad_line(c, c->im.format == IMP_TRACE ? c->copy.p : line, why, c->im.reason);
 	if (f.cost == 0) { /* takes nothing: admitted by every algorithm, no state changed, nothing to decide */

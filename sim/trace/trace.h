@@ -76,6 +76,13 @@ static inline bool sim_trace_header_apply(const struct sim_trace_header *h, int6
 	*t_ns += h->origin_ns;
 	return true;
 }
+/*
+ * One request's cost (and real cost) in a held trace: 32 bits a request
+ * (the 16 bytes above); a rule counts to RL_LIMIT_MAX (10^12) units over
+ * many requests. A line above it is a bad line (reason cost), never cut.
+ */
+#define SIM_TRACE_COST_MAX 4294967295LL
+
 #define SIM_TRACE_PAST_ORIGIN "its time past the trace's origin_ns is past 4*10^18 ns"
 
 #endif

@@ -67,6 +67,11 @@ int sim_trace_load(FILE *in, const char *path, struct sim_trace *t, char *msg, s
 			snprintf(why, sizeof(why), "%s", SIM_TRACE_PAST_ORIGIN);
 			ok = false;
 		}
+		if (ok && l.has_cost && l.cost > SIM_TRACE_COST_MAX) {
+			snprintf(why, sizeof(why), "cost '%lld' is above %lld, one request's bound in a trace",
+				 (long long)l.cost, SIM_TRACE_COST_MAX);
+			ok = false;
+		}
 		if (!ok) {
 			sim_trace_line_error(msg, msg_len, path, r.lineno, r.has_nul ? NULL : r.text,
 					     r.has_nul ? SIM_TRACE_LINE_NUL : why);

@@ -84,10 +84,10 @@ run_bad config_burst_window "" "" check "$tmp/burst.ini" -- "burst does not appl
 
 # Out of range numbers
 run_bad limit_overflow "0 a" "" replay --algo gcra --limit 99999999999999999999 --window 1s -- \
-	"--limit '99999999999999999999' is out of range [1, 1000000]"
-run_bad limit_negative "0 a" "" replay --algo gcra --limit -3 --window 1s -- "out of range [1, 1000000]"
-run_bad burst_overflow "0 a" "" replay --algo gcra --limit 1 --window 1s --burst 1000000001 -- \
-	"out of range [1, 1000000000]"
+	"--limit '99999999999999999999' is out of range [1, 1000000000000]"
+run_bad limit_negative "0 a" "" replay --algo gcra --limit -3 --window 1s -- "out of range [1, 1000000000000]"
+run_bad burst_overflow "0 a" "" replay --algo gcra --limit 1 --window 1s --burst 1000000000001 -- \
+	"out of range [1, 1000000000000]"
 run_bad window_overflow "0 a" "" replay --algo gcra --limit 1 --window 99999999999999999999h -- \
 	"out of range [1ns, 1000000000000000000ns]"
 run_bad breaker_limit_range "" "" breaker --limit 0 --window 1 --open 1 -- "--limit '0' is out of range [1, 1000000]"

@@ -107,7 +107,7 @@ bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" replay "$@"; }
 bad nine_rules $'0 a\n' "" --algo gcra --policy '1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s' -- \
 	"--policy: '1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s' has 9 rules (at most 8)"
 bad bad_rule $'0 a\n' "" --algo gcra --policy '10/1s+0/1h' -- \
-	"--policy: '10/1s+0/1h': rule 2: '0/1h': the limit '0' is out of range [1, 1000000]"
+	"--policy: '10/1s+0/1h': rule 2: '0/1h': the limit '0' is out of range [1, 1000000000000]"
 bad empty_rule $'0 a\n' "" --algo gcra --policy '10/1s++1/1h' -- "rule 2 is empty"
 bad units_without_cost $'0 a 5\n1 a\n' "1" --algo gcra --policy '10/1s+100/1s:units' -- \
 	"line 2" "'1 a'" "no COST" "rule 2" "':units'"

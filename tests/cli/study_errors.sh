@@ -19,7 +19,7 @@ run_bad "target 3 decimals" "" "" study --trace "$t" --windows 1m --target-keys 
 run_bad "shard without rules" "" "" study --trace "$t" --windows 1m --shard 0/2 --out "$o" -- "--shard needs --rules"
 run_bad "no out" "" "" study --trace "$t" --rules 10/1s -- "--out DIR is required"
 run_bad "window 0" "" "" study --trace "$t" --rules 10/0s --out "$o" -- "--rules: '10/0s': the window '0s' is out of range [1ns, 1000000000000000000ns]"
-run_bad "limit 0" "" "" study --trace "$t" --rules 0/1s --out "$o" -- "--rules: '0/1s': the limit '0' is out of range [1, 1000000]"
+run_bad "limit 0" "" "" study --trace "$t" --rules 0/1s --out "$o" -- "--rules: '0/1s': the limit '0' is out of range [1, 1000000000000]"
 run_bad "no unit" "" "" study --trace "$t" --rules 10/1 --out "$o" -- "--rules: '10/1': the window '1' has no unit"
 run_bad "no slash" "" "" study --trace "$t" --rules 10 --out "$o" -- "--rules: '10' is not a rule (N/W or N/W:bB"
 run_bad "bad burst" "" "" study --trace "$t" --rules 10/1s:120 --out "$o" -- "--rules: '10/1s:120': the burst '120' is not bB"

@@ -146,7 +146,7 @@ static void conform_at(const struct rl_algo *algo, struct rl_rule rule, uint64_t
 			int64_t cost = 1;
 			if (weighted && below(s, 3) == 0) {
 				int64_t cap = rule.limit > rule.burst ? rule.limit : rule.burst;
-				cost = below(s, 8) == 0 ? 1 + below(s, RL_COST_MAX) : 1 + below(s, cap + 2);
+				cost = below(s, 8) == 0 ? 1 + below(s, RL_REDIS_COST_MAX) : 1 + below(s, cap + 2);
 			}
 			reqs[i] = (struct rl_redis_req){ &rr, keys[keyof[i]], strlen(keys[keyof[i]]), t, cost };
 			memset(&want[i], 0, sizeof(want[i]));
@@ -192,9 +192,9 @@ static void conform(const struct rl_algo *algo, struct rl_rule rule, uint64_t *s
 }
 
 static const struct rl_rule fixed_rules[] = {
-	{ 1, RL_WINDOW_MAX_NS, RL_BURST_MAX },
-	{ RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX },
-	{ RL_LIMIT_MAX, 1, 1 },
+	{ 1, RL_WINDOW_MAX_NS, RL_REDIS_BURST_MAX },
+	{ RL_REDIS_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_REDIS_BURST_MAX },
+	{ RL_REDIS_LIMIT_MAX, 1, 1 },
 	{ 1, 1, 1 },
 	{ 3, 7, 5 },
 	{ 7, 1000000000, 7 },
@@ -218,8 +218,8 @@ static void test_conformance(void **state)
 			conform(all[a], fixed_rules[i], &s, caseno++, true);
 		}
 		for (int i = 0; i < 12; i++) {
-			struct rl_rule rule = { loguni(&s, RL_LIMIT_MAX), loguni(&s, RL_WINDOW_MAX_NS),
-						loguni(&s, RL_BURST_MAX) };
+			struct rl_rule rule = { loguni(&s, RL_REDIS_LIMIT_MAX), loguni(&s, RL_WINDOW_MAX_NS),
+						loguni(&s, RL_REDIS_BURST_MAX) };
 			if (below(&s, 2))
 				rule.limit = 1 + below(&s, 8), rule.burst = 1 + below(&s, 8);
 			conform(all[a], rule, &s, caseno++, i % 2);

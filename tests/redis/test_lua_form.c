@@ -205,7 +205,7 @@ static int library_check(struct mkey *k, const struct rl_limiter *lim, int64_t n
 static struct rl_rule change(uint64_t *s, struct rl_rule r)
 {
 	int64_t *f[3] = { &r.limit, &r.window_ns, &r.burst };
-	const int64_t max[3] = { RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX };
+	const int64_t max[3] = { RL_REDIS_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_REDIS_BURST_MAX };
 	struct rl_rule was = r;
 
 	while (memcmp(&was, &r, sizeof(r)) == 0) {
@@ -264,7 +264,7 @@ static int64_t next_time(uint64_t *s, int64_t t, const struct rl_rule *r)
 
 static struct rl_rule random_rule(uint64_t *s)
 {
-	struct rl_rule r = { loguni(s, RL_LIMIT_MAX), loguni(s, RL_WINDOW_MAX_NS), loguni(s, RL_BURST_MAX) };
+	struct rl_rule r = { loguni(s, RL_REDIS_LIMIT_MAX), loguni(s, RL_WINDOW_MAX_NS), loguni(s, RL_REDIS_BURST_MAX) };
 
 	if (below(s, 2))
 		r.limit = 1 + below(s, 10), r.burst = 1 + below(s, 10);
@@ -301,7 +301,7 @@ static void trace(const struct rl_algo *algo, uint64_t *s, long caseno, struct r
 		int64_t cost = 1;
 		if (below(s, 4) == 0) {
 			int64_t cap = rule.limit > rule.burst ? rule.limit : rule.burst;
-			cost = below(s, 10) == 0 ? 1 + below(s, RL_COST_MAX) : 1 + below(s, min64(cap, RL_COST_MAX - 1) + 1);
+			cost = below(s, 10) == 0 ? 1 + below(s, RL_REDIS_COST_MAX) : 1 + below(s, min64(cap, RL_REDIS_COST_MAX - 1) + 1);
 		}
 		struct rl_redis_rule rr = { &lim, true, 0 };
 		struct rl_decision want, got = { 0 };
@@ -760,6 +760,11 @@ static void test_bytes_are_the_library_state(void **state)
 						const struct rl_run *run = &sl->log.runs[(sl->log.head + k) & (sl->log.cap - 1)];
 						put(&e, (uint64_t)run->at, 8), put(&e, run->count, 4);
 					}
+				} else if (algo == &rl_sliding_counter_algo) {
+					/* stored form v3: the u64 counters as u32 (state_bytes.h) */
+					const struct rl_sliding_counter *sc = (const void *)st;
+					put(&e, (uint64_t)sc->last_ns, 8), put(&e, (uint64_t)sc->end_ns, 8);
+					put(&e, sc->prev, 4), put(&e, sc->curr, 4);
 				} else {
 					memcpy(e.b + e.n, st, algo->state_size);
 					e.n += algo->state_size;

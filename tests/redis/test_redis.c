@@ -238,7 +238,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(rl_redis_check(r, &rr, big, sizeof(big), 1, NULL), RL_EINVAL);
 	assert_int_equal(rl_redis_check(r, &rr, big, RL_REDIS_KEY_MAX, 1, NULL), RL_ALLOWED);
 	assert_int_equal(rl_redis_check_n(r, &rr, "k", 1, 1, 0, NULL), RL_EINVAL);
-	assert_int_equal(rl_redis_check_n(r, &rr, "k", 1, 1, RL_COST_MAX + 1, NULL), RL_EINVAL);
+	assert_int_equal(rl_redis_check_n(r, &rr, "k", 1, 1, RL_REDIS_COST_MAX + 1, NULL), RL_EINVAL);
 	rr.timeout_ms = 60001;
 	assert_int_equal(rl_redis_check(r, &rr, "k", 1, 1, NULL), RL_EINVAL);
 	rr.timeout_ms = 0;

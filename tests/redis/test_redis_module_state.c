@@ -27,6 +27,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/fixed_window.h"
+#include "ratelab/sliding_counter.h"
 #include "ratelab/gcra.h"
 #include "ratelab/level.h"
 #include "ratelab/redis.h"
@@ -140,13 +141,13 @@ static struct rl_rule next_rule(uint64_t *s, const struct rl_algo *a, struct rl_
 	int what = (int)rnd(s, 1, 7);
 
 	if (what & 1)
-		r.limit = scale(s, r.limit, 1, RL_LIMIT_MAX);
+		r.limit = scale(s, r.limit, 1, RL_REDIS_LIMIT_MAX);
 	if (what & 2)
 		r.window_ns = scale(s, r.window_ns, 1, RL_WINDOW_MAX_NS);
 	if (!a->uses_burst)
 		r.burst = r.limit;
 	else if (what & 4)
-		r.burst = scale(s, r.burst, 1, RL_BURST_MAX);
+		r.burst = scale(s, r.burst, 1, RL_REDIS_BURST_MAX);
 	return r;
 }
 
@@ -203,7 +204,7 @@ static void diff_trace(const char *name, int trace)
 			break;
 		}
 		int64_t cap = algo->uses_burst ? rules[cur].burst : rules[cur].limit;
-		int64_t cost = rnd(&s, 0, 5) == 0 ? rnd(&s, 1, cap + 1 > RL_COST_MAX ? RL_COST_MAX : cap + 1) : 1;
+		int64_t cost = rnd(&s, 0, 5) == 0 ? rnd(&s, 1, cap + 1 > RL_REDIS_COST_MAX ? RL_REDIS_COST_MAX : cap + 1) : 1;
 
 		_Alignas(16) unsigned char before[RL_ALGO_MAX_STATE];
 		bool convert = under[k] >= 0 && !rl_limiter_same_rule(&lims[under[k]], &lims[cur]);
@@ -266,6 +267,48 @@ static void test_tier_downgrade(void **unused)
 }
 
 /* The v3 bytes of a plain state written under rule: header, rule, state with its padding zeroed. */
+/*
+ * Stored form v3's body of a plain state (state_bytes.h): the library's
+ * bytes, but for sliding_counter, whose u64 counters are stored as u32
+ * (24 bytes, not the library's 32); and back.
+ */
+static size_t v3_len(const struct rl_algo *algo)
+{
+	return algo == &rl_sliding_counter_algo ? 24 : algo->state_size;
+}
+
+/* out of line: inlined for a smaller state, its dead branch would read past it */
+__attribute__((noinline)) static void v3_from_lib(const struct rl_algo *algo, const void *state, unsigned char *body)
+{
+	if (algo != &rl_sliding_counter_algo) {
+		memcpy(body, state, algo->state_size);
+		return;
+	}
+	const struct rl_sliding_counter *sc = state;
+	uint32_t prev = (uint32_t)sc->prev, curr = (uint32_t)sc->curr;
+	memcpy(body, &sc->last_ns, 8);
+	memcpy(body + 8, &sc->end_ns, 8);
+	memcpy(body + 16, &prev, 4);
+	memcpy(body + 20, &curr, 4);
+}
+
+static void lib_from_v3(const struct rl_algo *algo, const unsigned char *body, void *state)
+{
+	if (algo != &rl_sliding_counter_algo) {
+		memcpy(state, body, algo->state_size);
+		return;
+	}
+	struct rl_sliding_counter *sc = state;
+	uint32_t prev, curr;
+	memcpy(&sc->last_ns, body, 8);
+	memcpy(&sc->end_ns, body + 8, 8);
+	memcpy(&prev, body + 16, 4);
+	memcpy(&curr, body + 20, 4);
+	sc->prev = prev;
+	sc->curr = curr;
+}
+
+/* A v3 value of the library's state (converted by v3_from_lib). */
 static size_t v3_bytes(const struct rl_algo *algo, int id, const struct rl_rule *rule, const void *state,
 		       unsigned char *out)
 {
@@ -276,8 +319,8 @@ static size_t v3_bytes(const struct rl_algo *algo, int id, const struct rl_rule 
 	memcpy(out + 4, &rule->limit, 8);
 	memcpy(out + 12, &rule->window_ns, 8);
 	memcpy(out + 20, &rule->burst, 8);
-	memcpy(out + 28, state, algo->state_size);
-	return 28 + algo->state_size;
+	v3_from_lib(algo, state, out + 28);
+	return 28 + v3_len(algo);
 }
 
 static int id_of(const char *algo)
@@ -338,16 +381,17 @@ static void test_corruptions(void **unused)
 			for (size_t f = 0; f < L->nwide + L->nnarrow + 4; f++) {
 				size_t nv = f < L->nwide ? sizeof(edges64) / 8 : f < L->nwide + L->nnarrow ? 7 : 6;
 				for (size_t vi = 0; vi < nv; vi++) {
-					_Alignas(16) unsigned char bad[RL_ALGO_MAX_STATE];
+					/* bad: the stored body (v3 layout: L's offsets) */
+					_Alignas(16) unsigned char bad[RL_ALGO_MAX_STATE] = { 0 };
 					struct rl_rule stored = rule;
-					memcpy(bad, good, sizeof(bad));
+					v3_from_lib(algo, good, bad);
 					bool pad_bad = false;
 					if (f < L->nwide) {
 						memcpy(bad + L->wide[f], &edges64[vi], 8);
 					} else if (f < L->nwide + L->nnarrow) {
 						memcpy(bad + L->narrow[f - L->nwide], &edges32[vi], 4);
 					} else if (f < L->nwide + L->nnarrow + 3) {
-						const int64_t rv[] = { 0, -1, 1, RL_LIMIT_MAX + 1, RL_BURST_MAX + 1,
+						const int64_t rv[] = { 0, -1, 1, RL_REDIS_LIMIT_MAX + 1, RL_REDIS_BURST_MAX + 1,
 								       RL_WINDOW_MAX_NS + 1 };
 						int64_t *field = f == L->nwide + L->nnarrow ? &stored.limit
 								 : f == L->nwide + L->nnarrow + 1 ? &stored.window_ns
@@ -360,7 +404,9 @@ static void test_corruptions(void **unused)
 						continue;
 					}
 					unsigned char bytes[128];
-					size_t len = v3_bytes(algo, id_of(L->algo), &stored, bad, bytes);
+					_Alignas(16) unsigned char view[RL_ALGO_MAX_STATE] = { 0 }; /* the library's view of bad */
+					lib_from_v3(algo, bad, view);
+					size_t len = v3_bytes(algo, id_of(L->algo), &stored, view, bytes);
 					if (L->pad) /* the stored padding is 0, whatever the library's bytes hold */
 						memset(bytes + 28 + L->pad, 0, 4);
 					if (pad_bad)
@@ -370,8 +416,9 @@ static void test_corruptions(void **unused)
 					/* the library's view of the same bytes */
 					struct rl_limiter from;
 					bool ok = !pad_bad && (algo->uses_burst || stored.burst == stored.limit) &&
+						  stored.limit <= RL_REDIS_LIMIT_MAX && stored.burst <= RL_REDIS_BURST_MAX &&
 						  rl_limiter_init(&from, algo, &stored, NULL, 0) == RL_OK &&
-						  rl_limiter_state_check(&from, bad) == RL_OK;
+						  rl_limiter_state_check(&from, view) == RL_OK;
 					int64_t at = t + rnd(&s, 0, 3);
 					struct answer a;
 					check("c:k", 3, L->algo, &now_rule, 1, at, &a);
@@ -389,9 +436,9 @@ static void test_corruptions(void **unused)
 						continue;
 					}
 					if (!rl_limiter_same_rule(&from, &now_lim))
-						assert_int_equal(rl_limiter_rerule(&from, &now_lim, bad, at), RL_OK);
+						assert_int_equal(rl_limiter_rerule(&from, &now_lim, view, at), RL_OK);
 					struct rl_decision d;
-					int v = rl_limiter_check(&now_lim, bad, at, &d);
+					int v = rl_limiter_check(&now_lim, view, at, &d);
 					if (a.error || a.verdict != v || a.f[0] != d.remaining || a.f[1] != d.retry_after_ns ||
 					    a.f[2] != d.reset_ns || a.f[3] != d.delay_ns)
 						fail_msg("%s field %zu value %zu: module %s %d %lld, library %d %lld", L->algo,

@@ -45,7 +45,12 @@ struct rl_breaker {
 	enum rl_breaker_state state; /* stored state; the effective one may be later */
 };
 
-/* Ranges: 1 <= limit <= RL_LIMIT_MAX; 1 <= window, open_for <= RL_TIME_MAX_NS. */
+/* The breaker's own bound on its limit, 10^6: it counts requests, not
+ * units, in a log of u32-counted runs (its stored form too), so it keeps
+ * the bound the limiters had before they counted units up to RL_LIMIT_MAX. */
+#define RL_BREAKER_LIMIT_MAX 1000000LL
+
+/* Ranges: 1 <= limit <= RL_BREAKER_LIMIT_MAX; 1 <= window, open_for <= RL_TIME_MAX_NS. */
 int rl_breaker_init(struct rl_breaker *b, int64_t limit, int64_t window, int64_t open_for,
 		    char *msg, size_t msg_len);
 void rl_breaker_destroy(struct rl_breaker *b);

@@ -2,7 +2,8 @@
  * fixed_window.h - windows aligned at multiples of W (window id floor(t/W));
  * a request of cost c (algo.h) is admitted iff the units admitted in its
  * window plus c are at most N. Cheapest, and admits up to 2N units in an
- * interval of length W that straddles a window edge. 24 bytes per key.
+ * interval of length W that straddles a window edge. 24 bytes per key:
+ * two int64 times and a uint64 count (N up to 10^12 needs 40 bits).
  *
  * Boundary: t belongs to the window [kW, (k+1)W): start inclusive, end
  * exclusive; admitted iff count + c <= N (inclusive: the request taking the
@@ -36,7 +37,7 @@ extern "C" {
 struct rl_fixed_window {
 	int64_t last_ns; /* last seen time, ns */
 	int64_t end_ns;  /* end of the last seen time's window, ns (exclusive) */
-	uint32_t count;  /* units admitted in that window, <= N */
+	uint64_t count;  /* units admitted in that window, <= N <= 10^12 (past 32 bits) */
 };
 RL_STATIC_ASSERT(sizeof(struct rl_fixed_window) == 24, "rl_fixed_window is 24 bytes");
 

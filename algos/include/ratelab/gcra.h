@@ -12,7 +12,10 @@
  * then admits at a long-run rate of 1 / ceil(W / N), below N / W by less
  * than one part in W / N (for N = 2, W = 3 ns: 1 per 2 ns instead of 2 per
  * 3 ns), never above it; when N
- * divides W its decisions equal token_bucket's. The TAT is an int64 ns, so
+ * divides W its decisions equal token_bucket's. T is at least 1 ns: a rule
+ * of N above W (10^12 bytes per s) admits at most one unit per ns, N / W
+ * only when W / N is whole. (Exact fractions of a ns need a wider state,
+ * 24 bytes, and the Redis stored form to carry it: not yet.) The TAT is an int64 ns, so
  * the tolerance is capped at RL_GCRA_HORIZON_NS - T (~5.2 * 10^18 ns, 165
  * years of burst credit), which keeps TAT <= RL_TIME_MAX_NS + tau + T <=
  * INT64_MAX. Only rules with (B - 1) * T above that (e.g. N = 1,

@@ -7,8 +7,9 @@
  * requests per ns is the exact integer N per ns for every N and W: no
  * rounding, no fractions. It is kept as its value at the key's last seen
  * time: level(t) = max(0, level - (t - last_ns) * N) for t >= last_ns. It
- * never exceeds (B + 1) * W <= (10^9 + 1) * 10^18 < 2^90, hence 96 bits; a
- * zeroed state is an empty level (a full token bucket, an idle queue).
+ * never exceeds (B + 1) * W <= (10^12 + 1) * 10^18 < 2^100, hence two
+ * 64-bit words (level_hi below 2^36); a zeroed state is an empty level (a
+ * full token bucket, an idle queue). 24 bytes per key, no padding.
  */
 #ifndef RATELAB_LEVEL_H
 #define RATELAB_LEVEL_H
@@ -19,7 +20,7 @@
 struct rl_level {
 	int64_t last_ns;   /* last seen time, ns */
 	uint64_t level_lo; /* the level at last_ns, in 1/W request: low 64 bits */
-	uint32_t level_hi; /* high 32 bits */
+	uint64_t level_hi; /* high 64 bits (below 2^36) */
 };
 RL_STATIC_ASSERT(sizeof(struct rl_level) == 24, "rl_level is 24 bytes");
 

@@ -12,14 +12,14 @@
  *
  * Arguments of rl_limit_new:
  *   algo       an algorithm name (ratelab/algo_list.h; rl_algo_names());
- *   limit      N, 1 <= N <= RL_LIMIT_MAX requests per window;
+ *   limit      N, 1 <= N <= RL_LIMIT_MAX (10^12) requests (or units) per window;
  *   window_ns  W, 1 <= W <= RL_WINDOW_MAX_NS, in ns (RL_S(1), RL_M(5), ...);
  *   burst      B for the algorithms with a bucket (rl_algo.uses_burst;
- *              rl_algo_burst_names()), 1 <= B <= RL_BURST_MAX, or 0 for
+ *              rl_algo_burst_names()), 1 <= B <= RL_BURST_MAX (10^12), or 0 for
  *              B = N; the others have no burst and take only 0.
  * A bad argument makes rl_limit_new return NULL with errno EINVAL and
  * rl_limit_error() naming the argument and its value ("limit 0 is out of
- * range [1, 1000000]"); a failed allocation returns NULL with errno ENOMEM.
+ * range [1, 1000000000000]"); a failed allocation returns NULL with errno ENOMEM.
  *
  * Time. rl_limit_allow and rl_limit_allow_key read rl_now_ns(), the
  * system's monotonic clock (CLOCK_MONOTONIC: never steps back, not the

@@ -57,9 +57,10 @@
  * Memory per key: rl_policy_state_size(algo, k) = 16 + k * (the
  * algorithm's state_size rounded up to 8) bytes: a header (the last seen
  * time, the rule count and the algorithm) and the k states side by side:
- * 16 + 16 k for gcra, 16 + 24 k for token_bucket, leaky_bucket,
- * fixed_window and sliding_counter, 16 + 32 k for sliding_log plus its
- * rings. A zeroed state is a fresh key.
+ * 16 + 16 k for gcra, 16 + 24 k for token_bucket, leaky_bucket and
+ * fixed_window, 16 + 32 k for sliding_counter, 16 + 40 k for sliding_log plus its
+ * rings (at most 16 + 8 * 40 = 336 bytes, within RL_STORE_MAX_STATE). A
+ * zeroed state is a fresh key.
  *
  * Concurrency: an rl_policy_limiter is immutable after init; a key's
  * state is not synchronised here (rl_store and rl_limit do that, limit.h).
@@ -96,7 +97,7 @@ struct rl_policy {
 /*
  * Reads "N/W[:bB][:units]" joined by '+'. RL_OK with *out filled, or
  * RL_EINVAL with the reason in msg, the text quoted first:
- *   'TEXT': rule 2: '0/1s': the limit '0' is out of range [1, 1000000]
+ *   'TEXT': rule 2: '0/1s': the limit '0' is out of range [1, 1000000000000]
  *   'TEXT' has 9 rules (at most 8)
  *   'TEXT': rule 3 is empty (rules N/W[:bB][:units] joined by '+', ...)
  * One rule's text alone is a policy of one rule.

@@ -7,10 +7,10 @@
  *   [tier NAME]            NAME: 1-63 of A-Z a-z 0-9 _ -, unique
  *   algorithm = gcra       an algorithm's name (ratelab/algo_list.h)
  *                                                             (required)
- *   limit     = 10         requests per window, 1..10^6       (required)
+ *   limit     = 10         requests (units) per window, 1..10^12 (required)
  *   window    = 1s         an integer with unit ns, us, ms, s, m or h
  *                                                             (required)
- *   burst     = 20         bucket capacity, 1..10^9, for token_bucket, gcra
+ *   burst     = 20         bucket capacity, 1..10^12, for token_bucket, gcra
  *                          and leaky_bucket only     (default: limit)
  *   policy    = 10/1s + 1000/1h
  *                          instead of limit, window and burst (never

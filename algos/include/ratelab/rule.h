@@ -3,17 +3,20 @@
  * burst (bucket capacity) B for the bucket algorithms.
  *
  * Ranges, checked by rl_rule_validate() when a rule is made, never later:
- *   1 <= limit     <= RL_LIMIT_MAX   (1,000,000)
+ *   1 <= limit     <= RL_LIMIT_MAX   (10^12)
  *   1 <= window_ns <= RL_WINDOW_MAX_NS (10^18 ns, about 31.7 years)
- *   1 <= burst     <= RL_BURST_MAX   (10^9)
+ *   1 <= burst     <= RL_BURST_MAX   (10^12)
  * and request times satisfy 0 <= now_ns <= RL_TIME_MAX_NS (4 * 10^18 ns).
- * A request may carry a cost c, 1 <= c <= RL_COST_MAX (10^9): it counts as c
- * units against the rule, which then reads N units per W, burst B units
+ * A request may carry a cost c, 1 <= c <= RL_COST_MAX (10^12): it counts as
+ * c units against the rule, which then reads N units per W, burst B units
  * (algo.h); a plain request costs 1. A cost outside that range is refused
- * with RL_EINVAL by each check.
+ * with RL_EINVAL by each check. 10^12 leaves room for rules of bytes or
+ * tokens (a terabyte per window); the breaker keeps its own, lower bounds
+ * (breaker.h).
  * Within these ranges no arithmetic in ratelab overflows: products such as
- * limit * window_ns, burst * window_ns or cost * window_ns are formed in
- * 128 bits.
+ * limit * window_ns, burst * window_ns or cost * window_ns are below
+ * 10^30 < 2^100 and are formed in 128 bits; every count a state keeps
+ * (units, at most 10^12 < 2^40) is 64 bits wide.
  */
 #ifndef RATELAB_RULE_H
 #define RATELAB_RULE_H
@@ -25,11 +28,11 @@
 extern "C" {
 #endif
 
-#define RL_LIMIT_MAX 1000000LL
+#define RL_LIMIT_MAX 1000000000000LL
 #define RL_WINDOW_MAX_NS 1000000000000000000LL
-#define RL_BURST_MAX 1000000000LL
+#define RL_BURST_MAX 1000000000000LL
 #define RL_TIME_MAX_NS 4000000000000000000LL
-#define RL_COST_MAX 1000000000LL
+#define RL_COST_MAX 1000000000000LL
 
 /* Durations reported in decisions saturate here (about 292 years). */
 #define RL_DURATION_MAX_NS INT64_MAX
@@ -59,7 +62,7 @@ int rl_rule_validate(const struct rl_rule *rule, char *msg, size_t msg_len);
  * the burst is N when not given. RL_OK with *out valid (rl_rule_validate),
  * or RL_EINVAL with the reason in msg, the text quoted first:
  *   'TEXT' is not a rule (N/W or N/W:bB, e.g. 10/1s or 60/1m:b120)
- *   'TEXT': the limit '0' is out of range [1, 1000000]
+ *   'TEXT': the limit '0' is out of range [1, 1000000000000]
  *   'TEXT': the window '60' has no unit (...)
  *   'TEXT': the burst '5' is not bB (N/W or N/W:bB, e.g. ...)
  * A caller puts what it read the rule from in front ("--rules: ").

@@ -22,19 +22,22 @@
 extern "C" {
 #endif
 
+/* Counts are 64 bits: a sliding_log run may hold up to RL_LIMIT_MAX (10^12)
+ * units, past a 32-bit count. */
 struct rl_run {
 	int64_t at;     /* time of the run, in the owner's unit */
-	uint32_t count; /* admissions (units) at that time */
+	uint64_t count; /* admissions (units) at that time */
 };
+RL_STATIC_ASSERT(sizeof(struct rl_run) == 16, "rl_run is 16 bytes");
 
 struct rl_runlog {
 	struct rl_run *runs; /* ring of cap runs; cap is 0 or a power of two */
+	uint64_t total;      /* sum of the runs' counts, units */
 	uint32_t head;       /* index of the oldest run */
 	uint32_t len;        /* runs in use */
 	uint32_t cap;        /* runs allocated */
-	uint32_t total;      /* sum of the runs' counts */
 };
-RL_STATIC_ASSERT(sizeof(struct rl_runlog) == 24, "rl_runlog is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_runlog) == 32, "rl_runlog is 32 bytes");
 
 /* Drops every run with at <= horizon (the oldest first); keeps the ring. */
 void rl_runlog_expire(struct rl_runlog *log, int64_t horizon);
@@ -47,10 +50,10 @@ void rl_runlog_trim(struct rl_runlog *log);
 void rl_runlog_clear(struct rl_runlog *log);
 
 /*
- * Adds units admissions (units >= 1, total + units < 2^32) at time at
- * (>= the newest run's). RL_OK or RL_ENOMEM.
+ * Adds units admissions (units >= 1, total + units < 2^64; its owners keep
+ * it below 2^63) at time at (>= the newest run's). RL_OK or RL_ENOMEM.
  */
-int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint32_t units);
+int rl_runlog_push_n(struct rl_runlog *log, int64_t at, uint64_t units);
 
 /* Adds one admission at time at (>= the newest run's). RL_OK or RL_ENOMEM. */
 static inline int rl_runlog_push(struct rl_runlog *log, int64_t at)

@@ -7,7 +7,9 @@
  *     prev * (W - e) + (curr + c - 1) * W < N * W        (strict)
  * in exact 128-bit integers (at c = 1: prev * (W - e) + curr * W < N * W),
  * then curr += c. A cost above N never passes (retry_after_ns =
- * RL_DURATION_MAX_NS). 24 bytes per key.
+ * RL_DURATION_MAX_NS). 32 bytes per key: two int64 times and two uint64
+ * counts (N up to 10^12 needs 40 bits); prev * (W - e) and N * W stay
+ * below 10^30 < 2^100.
  *
  * Bound (max_admitted): curr never passes N, so N units in each window a
  * closed interval of length d ns meets, at most N * (ceil(d / W) + 1): 2N
@@ -37,10 +39,10 @@ extern "C" {
 struct rl_sliding_counter {
 	int64_t last_ns; /* last seen time, ns */
 	int64_t end_ns;  /* end of the last seen time's window, ns (exclusive) */
-	uint32_t prev;   /* units admitted in the window before it, <= N */
-	uint32_t curr;   /* units admitted in it, <= N */
+	uint64_t prev;   /* units admitted in the window before it, <= N <= 10^12 */
+	uint64_t curr;   /* units admitted in it, <= N */
 };
-RL_STATIC_ASSERT(sizeof(struct rl_sliding_counter) == 24, "rl_sliding_counter is 24 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_sliding_counter) == 32, "rl_sliding_counter is 32 bytes");
 
 /*
  * Settle (settle.h): a request admitted at a, settled by delta at t,

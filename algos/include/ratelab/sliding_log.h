@@ -29,6 +29,11 @@
  * check: the runs settles add to are in it) kept at most 2 * N (debt:
  * remaining answers 0 until it is paid);
  * a refund takes at most the run's units, and an emptied run is dropped.
+ *
+ * Widths: a run is 16 bytes (time int64, units uint64: one run may hold
+ * all of N <= 10^12 units, past 32 bits); the state is 40 bytes per key
+ * plus 16 bytes per run on the heap (a ring of a power of two runs, at
+ * least 4, at most 4 times the runs in the window after a trim).
  */
 #ifndef RATELAB_SLIDING_LOG_H
 #define RATELAB_SLIDING_LOG_H
@@ -41,11 +46,16 @@
 extern "C" {
 #endif
 
+/* The most units a log holds, 2^52 (4503 times RL_LIMIT_MAX): a charge
+ * that would pass it is refused (settle.h); below it every sum of a log's
+ * units and a cost is exact in int64, and in the double of a Lua script. */
+#define RL_SLIDING_LOG_UNITS_MAX ((uint64_t)1 << 52)
+
 struct rl_sliding_log {
 	int64_t last_ns;      /* last seen time, ns */
 	struct rl_runlog log; /* admitted (time ns, units) runs */
 };
-RL_STATIC_ASSERT(sizeof(struct rl_sliding_log) == 32, "rl_sliding_log is 32 bytes");
+RL_STATIC_ASSERT(sizeof(struct rl_sliding_log) == 40, "rl_sliding_log is 40 bytes");
 
 /* Heap bytes the state asked for beyond sizeof(struct rl_sliding_log): its
  * ring's cap * sizeof(struct rl_run). What the allocator holds for them,

@@ -383,7 +383,8 @@ static int load_state(const struct stored_value *v, const struct rl_limiter *lim
 			return -1;
 		rlm_rule_get(body, &rule);
 		/* a window algorithm's rule holds B = N (struct rl_rule) */
-		if ((!lim->algo->uses_burst && rule.burst != rule.limit) ||
+		if ((!lim->algo->uses_burst && rule.burst != rule.limit) || rule.limit > RLM_LIMIT_MAX ||
+		    rule.burst > RLM_BURST_MAX ||
 		    (memcmp(&rule, &lim->rule, sizeof(rule)) != 0 &&
 		     rl_limiter_init(&from, lim->algo, &rule, NULL, 0) != RL_OK))
 			return -1;
@@ -426,9 +427,9 @@ static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 	if (id < 0)
 		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
 			    algo->name);
-	if (!arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &n) ||
+	if (!arg_int(ctx, argv[3], "limit", 1, RLM_LIMIT_MAX, &n) ||
 	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
-	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RL_BURST_MAX, &b))
+	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
 		return REDISMODULE_OK;
 	/* the window algorithms have no burst: 0 or the limit itself, as
 	 * struct rl_rule holds it for them (the CLI refuses --burst for them) */
@@ -437,7 +438,7 @@ static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 			    quote_arg(q, argv[5]), algo->name, n);
 	if (!algo->uses_burst)
 		b = n;
-	if (!arg_int(ctx, argv[6], "cost", 1, RL_COST_MAX, &cost) || !arg_now(ctx, argv[7], &now) ||
+	if (!arg_int(ctx, argv[6], "cost", 1, RLM_COST_MAX, &cost) || !arg_now(ctx, argv[7], &now) ||
 	    (argc == 9 && !arg_int(ctx, argv[8], "grace_ms", 0, GRACE_MAX_MS, &grace)))
 		return REDISMODULE_OK;
 	const struct rl_rule rule = { n, w, b };
@@ -792,7 +793,7 @@ static int cmd_breaker(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 		char q[QUOTE_SIZE];
 		return fail(ctx, "ratelab: breaker action %s is not handle or state", quote(q, action, alen));
 	}
-	if (!arg_now(ctx, argv[2], &now) || !arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &limit) ||
+	if (!arg_now(ctx, argv[2], &now) || !arg_int(ctx, argv[3], "limit", 1, RL_BREAKER_LIMIT_MAX, &limit) ||
 	    !arg_int(ctx, argv[4], "window", 1, BREAKER_SPAN_MAX, &window) ||
 	    !arg_int(ctx, argv[5], "open time", 1, BREAKER_SPAN_MAX, &open_for) ||
 	    !arg_int(ctx, argv[6], "grace_ms", 0, GRACE_MAX_MS, &grace))

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ratelab/fixed_window.h"
+#include "ratelab/sliding_counter.h"
 #include "ratelab/leaky_bucket.h"
 #include "ratelab/sliding_log.h"
 #include "ratelab/token_bucket.h"
@@ -94,6 +95,23 @@ void rlm_rule_put(const struct rl_rule *rule, unsigned char *out)
 	memcpy(out + 16, &rule->burst, 8);
 }
 
+/*
+ * Stored form v3 of the plain states, as the library kept them before its
+ * counts were widened (rule.h): level_hi and fixed_window's count are the
+ * low half of the library's u64 (the high half stored as the 4 zero
+ * bytes: below 2^32 within RLM_BURST_MAX and RLM_LIMIT_MAX), so those two
+ * are the library's bytes, as gcra's are; sliding_counter's is
+ * {last_ns, end_ns, prev (u32), curr (u32)} (24 bytes).
+ */
+enum { COUNTER_V3 = 24 };
+
+static size_t body_len(const struct rl_algo *algo)
+{
+	if (algo == &rl_sliding_counter_algo)
+		return COUNTER_V3;
+	return algo->state_size;
+}
+
 /* The padding bytes of a plain state (after its last field): 0 when stored. */
 static size_t padding_at(const struct rl_algo *algo)
 {
@@ -101,7 +119,7 @@ static size_t padding_at(const struct rl_algo *algo)
 		return offsetof(struct rl_level, level_hi) + sizeof(uint32_t);
 	if (algo == &rl_fixed_window_algo)
 		return offsetof(struct rl_fixed_window, count) + sizeof(uint32_t);
-	return algo->state_size;
+	return body_len(algo);
 }
 
 void rlm_header_put(unsigned char *out, int id)
@@ -143,11 +161,13 @@ static int runs_get(struct rl_runlog *log, const unsigned char *body, size_t len
 	for (size_t i = 0; i < n; i++) {
 		log->runs[i] = (struct rl_run){ 0 };
 		memcpy(&log->runs[i].at, body + i * RLM_RUN, 8);
-		memcpy(&log->runs[i].count, body + i * RLM_RUN + 8, 4);
+		uint32_t units;
+		memcpy(&units, body + i * RLM_RUN + 8, 4);
+		log->runs[i].count = units;
 	}
 	log->cap = cap;
 	log->len = (uint32_t)n;
-	log->total = (uint32_t)total;
+	log->total = total;
 	return 0;
 }
 
@@ -156,18 +176,30 @@ static void runs_put(const struct rl_runlog *log, unsigned char *out)
 	for (uint32_t i = 0; i < log->len; i++) {
 		const struct rl_run *r = &log->runs[(log->head + i) & (log->cap - 1)];
 		memcpy(out + (size_t)i * RLM_RUN, &r->at, 8);
-		memcpy(out + (size_t)i * RLM_RUN + 8, &r->count, 4);
+		uint32_t units = (uint32_t)r->count; /* a log holds below 2^32 units within RLM_LIMIT_MAX */
+		memcpy(out + (size_t)i * RLM_RUN + 8, &units, 4);
 	}
 }
 
 int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t len, void *state)
 {
 	if (!algo->release) {
-		if (len != algo->state_size)
+		if (len != body_len(algo))
 			return -1;
 		for (size_t i = padding_at(algo); i < len; i++)
 			if (body[i])
 				return -1;
+		if (algo == &rl_sliding_counter_algo) {
+			struct rl_sliding_counter *sc = state;
+			uint32_t prev, curr;
+			memcpy(&sc->last_ns, body, 8);
+			memcpy(&sc->end_ns, body + 8, 8);
+			memcpy(&prev, body + 16, 4);
+			memcpy(&curr, body + 20, 4);
+			sc->prev = prev;
+			sc->curr = curr;
+			return 0;
+		}
 		memcpy(state, body, len);
 		return 0;
 	}
@@ -183,7 +215,7 @@ int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t 
 size_t rlm_state_len(const struct rl_algo *algo, const void *state)
 {
 	if (!algo->release)
-		return algo->state_size;
+		return body_len(algo);
 	if (!has_bytes(algo))
 		return 0;
 	return LOG_FIXED + (size_t)((const struct rl_sliding_log *)state)->log.len * RLM_RUN;
@@ -191,6 +223,15 @@ size_t rlm_state_len(const struct rl_algo *algo, const void *state)
 
 void rlm_state_put(const struct rl_algo *algo, const void *state, unsigned char *out)
 {
+	if (algo == &rl_sliding_counter_algo) {
+		const struct rl_sliding_counter *sc = state;
+		uint32_t prev = (uint32_t)sc->prev, curr = (uint32_t)sc->curr; /* <= N <= RLM_LIMIT_MAX */
+		memcpy(out, &sc->last_ns, 8);
+		memcpy(out + 8, &sc->end_ns, 8);
+		memcpy(out + 16, &prev, 4);
+		memcpy(out + 20, &curr, 4);
+		return;
+	}
 	if (!algo->release) {
 		size_t pad = padding_at(algo);
 		memcpy(out, state, pad);

@@ -20,7 +20,9 @@
  *            level_hi (u32), 4 zero bytes; struct rl_gcra: tat_ns,
  *            last_ns; struct rl_fixed_window: last_ns, end_ns, count
  *            (u32), 4 zero bytes; struct rl_sliding_counter: last_ns,
- *            end_ns, prev (u32), curr (u32));
+ *            end_ns, prev (u32), curr (u32)): the library's layout
+ *            before its counts were widened to 64 bits, which holds
+ *            every state within RLM_LIMIT_MAX and RLM_BURST_MAX;
  *   for sliding_log:
  *            last_ns (8), then one 12-byte run per distinct admitted
  *            time in the window, oldest first: at_ns (8), units (u32);
@@ -44,6 +46,17 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
+
+/*
+ * The Redis backend's own bounds (module and scripts), below the
+ * library's (rule.h, 10^12): stored form v3 and the scripts' arithmetic
+ * hold counts below 2^32 and costs to 10^9. A rule or cost beyond them is
+ * refused with the usual words ("limit '1000001' is not an integer in
+ * [1, 1000000]") until a stored form v4 widens them.
+ */
+#define RLM_LIMIT_MAX 1000000LL /* redis.h's RL_REDIS_LIMIT_MAX, and the bursts' and costs' below */
+#define RLM_BURST_MAX 1000000000LL
+#define RLM_COST_MAX 1000000000LL
 
 enum { RLM_HEADER = 4, RLM_VERSION = 3, RLM_VERSION_V2 = 2, RLM_BREAKER_ID = 0x80, RLM_POLICY_ID = 0x81, RLM_RUN = 12, RLM_RULE = 24 };
 

@@ -575,11 +575,12 @@ static void fall_back(struct rl_redis *r, const struct rl_redis_req *q, struct r
 static int check_req(const struct rl_redis_req *q)
 {
 	if (!q->rule || !q->rule->lim || !q->key || q->key_len == 0 || q->key_len > RL_REDIS_KEY_MAX ||
-	    script_of(q->rule->lim->algo) < 0 || q->rule->timeout_ms < 0 || q->rule->timeout_ms > 60000)
+	    script_of(q->rule->lim->algo) < 0 || q->rule->timeout_ms < 0 || q->rule->timeout_ms > 60000 ||
+	    q->rule->lim->rule.limit > RL_REDIS_LIMIT_MAX || q->rule->lim->rule.burst > RL_REDIS_BURST_MAX)
 		return RL_EINVAL;
 	if (q->now_ns != RL_REDIS_NOW && !rl__time_ok(q->now_ns))
 		return RL_ERANGE;
-	if (q->cost < 0 || q->cost > RL_COST_MAX)
+	if (q->cost < 0 || q->cost > RL_REDIS_COST_MAX)
 		return RL_EINVAL;
 	return RL_OK;
 }
@@ -802,7 +803,7 @@ int rl_redis_check(struct rl_redis *r, const struct rl_redis_rule *rule, const c
 int rl_redis_check_n(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key,
 		     size_t key_len, int64_t now_ns, int64_t cost, struct rl_decision *out)
 {
-	if (cost < 1 || cost > RL_COST_MAX)
+	if (cost < 1 || cost > RL_REDIS_COST_MAX)
 		return RL_EINVAL;
 
 	struct rl_redis_req q = { rule, key, key_len, now_ns, cost };

@@ -25,7 +25,10 @@
  * from the leading digits (shrunk so it never overshoots) and correcting.
  * Both write the same state; values cross the wire as decimal strings.
  * Counts (at most 10^6 units), costs (at most 10^9) and the TTL in ms
- * stay plain numbers.
+ * stay plain numbers: the Redis backend keeps these bounds of its own,
+ * below the library's 10^12 (rule.h), RL_REDIS_LIMIT_MAX,
+ * RL_REDIS_BURST_MAX and RL_REDIS_COST_MAX; a rule or cost beyond them is
+ * RL_EINVAL.
  *
  * Keys: the state of KEY lives in the string PREFIX{KEY}, in the stored
  * form the module writes (docs/redis.md, "Stored form": a header, the rule
@@ -136,6 +139,11 @@
 #include "ratelab/breaker.h"
 #include "ratelab/policy.h"
 #include "ratelab/registry.h"
+
+/* The Redis backend's bounds (stored form v3, the scripts' numbers). */
+#define RL_REDIS_LIMIT_MAX 1000000LL
+#define RL_REDIS_BURST_MAX 1000000000LL
+#define RL_REDIS_COST_MAX 1000000000LL
 
 #ifdef __cplusplus
 extern "C" {
