@@ -229,7 +229,7 @@ static const struct {
 	{ "[tier a]\npolicy = 1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s\n", "2: policy: "
 	  "'1/1s+2/1s+3/1s+4/1s+5/1s+6/1s+7/1s+8/1s+9/1s' has 9 rules (at most 8)" },
 	{ "[tier a]\npolicy = 10/1s+0/1h\n", "2: policy: '10/1s+0/1h': rule 2: '0/1h': the limit '0' is out of "
-	  "range [1, 1000000]" },
+	  "range [1, 1000000000000]" },
 	{ "[tier a]\nmode = loud\n", "2: mode 'loud' is not enforce or shadow" },
 	{ "[tier a]\nmode = shadow\nmode = shadow\n", "3: 'mode' given twice in [tier a]" },
 	{ "[tier a]\nalgorithm = fixed_window\npolicy = 10/1s:b20\n[defaults]\ntier = a\n", "1: tier 'a': "

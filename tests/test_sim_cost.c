@@ -258,10 +258,23 @@ static void bad_costs_refused(void **unused)
 	struct sim_traffic tr;
 	assert_int_equal(sim_traffic_create(&tr, &sc, 1, msg, sizeof(msg)), RL_EINVAL);
 	char want[128];
-	snprintf(want, sizeof(want), "%s:2: '5 b 0': cost '0' is not an integer in [1, 1000000000]", tpath);
+	snprintf(want, sizeof(want), "%s:2: '5 b 0': cost '0' is not an integer in [1, 1000000000000]", tpath);
 	if (!strstr(msg, want))
 		fail_msg("trace error '%s' lacks '%s'", msg, want);
 	unlink(tpath);
+	/* a cost a held trace cannot carry (32 bits a request, trace.h): refused, never cut */
+	char tpath2[] = "/tmp/test_sim_cost_trace_XXXXXX";
+	write_tmp(tpath2, "0 a 4294967295\n5 b 4294967296\n");
+	snprintf(ini, sizeof(ini),
+		 "[scenario]\nname = bad\nlimit = 10\nwindow = 1s\nduration = 10s\n"
+		 "[traffic t]\ntype = replay\nfile = %s\n",
+		 tpath2);
+	load(ini, &sc);
+	assert_int_equal(sim_traffic_create(&tr, &sc, 1, msg, sizeof(msg)), RL_EINVAL);
+	snprintf(want, sizeof(want), "%s:2: '5 b 4294967296': cost '4294967296' is above 4294967295", tpath2);
+	if (!strstr(msg, want))
+		fail_msg("trace error '%s' lacks '%s'", msg, want);
+	unlink(tpath2);
 }
 
 int main(void)

@@ -92,14 +92,14 @@ static void test_boundaries(void **state)
 	assert_int_equal(log.total, 2);
 	assert_true(sim_judge_exact(&log, 10, 2, 10, 1));
 	assert_int_equal(log.total, 0);
-	/* a window of exactly UINT32_MAX units is recorded; one unit more is RL_EFULL, the log unchanged */
-	assert_int_equal(sim_judge_admit(&log, 20, (int64_t)UINT32_MAX - 1), RL_OK);
+	/* a window of exactly INT64_MAX units is recorded; one unit more is RL_EFULL, the log unchanged */
+	assert_int_equal(sim_judge_admit(&log, 20, INT64_MAX - 1), RL_OK);
 	assert_true(sim_judge_exact(&log, 10, INT64_MAX, 21, 1));
 	assert_int_equal(sim_judge_admit(&log, 21, 1), RL_OK);
-	assert_int_equal(log.total, UINT32_MAX);
+	assert_int_equal(log.total, INT64_MAX);
 	assert_int_equal(log.len, 2);
 	assert_int_equal(sim_judge_admit(&log, 22, 1), RL_EFULL);
-	assert_int_equal(log.total, UINT32_MAX);
+	assert_int_equal(log.total, INT64_MAX);
 	assert_int_equal(log.len, 2);
 	rl_runlog_free(&log);
 }

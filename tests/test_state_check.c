@@ -96,9 +96,9 @@ static void test_gcra(void **unused)
 	struct rl_limiter cap = make(&rl_gcra_algo, 1, 1000000000000000000LL, 1000000000);
 	st = (struct rl_gcra){ INT64_MAX, RL_TIME_MAX_NS };
 	assert_int_equal(rl_limiter_state_check(&cap, &st), RL_OK);
-	/* N = B = 10^12, W = 10^18: T = 10^6 ns, tau + T = 10^18 exactly */
+	/* N = B = 10^12, W = 10^18: T = 10^6 ns, tau + T = 10^18 exactly; a settle's debt cap twice that */
 	struct rl_limiter big = make(&rl_gcra_algo, RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX);
-	st = (struct rl_gcra){ 5 + RL_WINDOW_MAX_NS, 5 };
+	st = (struct rl_gcra){ 5 + 2 * RL_WINDOW_MAX_NS, 5 };
 	assert_int_equal(rl_limiter_state_check(&big, &st), RL_OK);
 	st.tat_ns++;
 	assert_int_equal(rl_limiter_state_check(&big, &st), RL_EINVAL);

@@ -12,7 +12,8 @@
  *
  * Two widths, one result. When (B + 1) * W < 2^63
  * and (2 * B + 1) * W + N < 2^64 (rl__level_priv.narrow: every rule
- * with W up to 4 s, and longer windows with smaller bursts) every value fits 64 bits, and the check
+ * of burst up to 10^9 with W up to 9 s, and longer windows with smaller
+ * bursts) every value fits 64 bits, and the check
  * is a dozen one-word operations inline. Otherwise it runs in 128 bits,
  * out of line (level.c). A narrow limiter's levels keep level_hi at 0.
  *

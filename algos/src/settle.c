@@ -47,8 +47,6 @@ int rl_limiter_settle(const struct rl_limiter *lim, void *state, int64_t admitte
 	return settle(lim, state, admitted_ns, delta, now_ns);
 }
 
-/* A window's count above N never fits: cost N + 1 is a valid cost. */
-_Static_assert(RL_LIMIT_MAX < RL_COST_MAX, "N + 1 is a cost");
 
 int64_t rl_limiter_settled_reset_ns(const struct rl_limiter *lim, const void *state, int64_t now_ns)
 {
@@ -64,11 +62,20 @@ int64_t rl_limiter_settled_reset_ns(const struct rl_limiter *lim, const void *st
 		return rl__gcra_reset_ns(state, now_ns);
 	if (algo->reset_ns) /* sliding_log: its own, exact */
 		return algo->reset_ns(lim, state, now_ns);
-	/* fixed_window, sliding_counter: plain bytes; a check of N + 1 on a copy changes nothing */
+	/*
+	 * fixed_window, sliding_counter: plain bytes, and a reset that reads
+	 * the window and the counts, never N. A check that never fits changes
+	 * nothing: cost 2 under a rule of 1 per the same W, on a copy (N + 1
+	 * is no cost when N = RL_COST_MAX).
+	 */
 	_Alignas(16) unsigned char copy[RL_ALGO_MAX_STATE];
 	struct rl_decision d;
+	struct rl_limiter one;
+	const struct rl_rule r1 = { 1, lim->rule.window_ns, 1 };
 
+	if (rl_limiter_init(&one, algo, &r1, NULL, 0) != RL_OK)
+		return RL_EINVAL;
 	memcpy(copy, state, algo->state_size);
-	int rc = algo->check(lim, copy, now_ns, lim->rule.limit + 1, &d);
+	int rc = algo->check(&one, copy, now_ns, 2, &d);
 	return rc < 0 ? rc : d.reset_ns;
 }

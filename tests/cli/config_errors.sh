@@ -18,7 +18,7 @@ want: $want"
 }
 
 printf '[tier free]\nalgorithm = gcra\nlimit = 10\nwindow = 1s\nburst = lots\n' > "$tmp/a.ini"
-want="ratelab check: $tmp/a.ini:5: burst 'lots' is not an integer in [1, 1000000000]"
+want="ratelab check: $tmp/a.ini:5: burst 'lots' is not an integer in [1, 1000000000000]"
 expect_error "$ratelab" check --config "$tmp/a.ini"
 
 printf '[tier free]\nunlimited = true\n[clients]\ngold = alice\n[defaults]\ntier = free\n' > "$tmp/b.ini"

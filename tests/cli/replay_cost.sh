@@ -98,7 +98,7 @@ run_ok config $'0 alice 600\n1000 alice 401\n1000 alice 400\n1000 bob 1001\n2000
 bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" replay "$@"; }
 args=(--algo sliding_log --limit 2 --window 10ns)
 ok2=$'0 a\n0 a 1\n'
-for c in 0 -1 1000000001 99999999999999999999 1.5 2ns +2 abc 0x10; do
+for c in 0 -1 1000000000001 99999999999999999999 1.5 2ns +2 abc 0x10; do
 	bad "cost_$c" "${ok2}5 a $c"$'\n'"6 a"$'\n' $'1\n1' "${args[@]}" -- \
 		"line 3" "'5 a $c'" "cost '$c'"
 done

@@ -64,11 +64,11 @@ bad missing_algo "$ok3" "" --limit 1 --window 1s -- "--algo"
 bad value_missing "$ok3" "" --algo gcra --limit 1 --window -- "--window"
 bad value_is_an_option "$ok3" "" --algo gcra --limit --window 1s -- "--limit" "needs a value"
 bad limit_zero "$ok3" "" --algo gcra --limit 0 --window 1s -- "limit" "0"
-bad limit_too_big "$ok3" "" --algo gcra --limit 1000001 --window 1s -- "limit" "1000001"
+bad limit_too_big "$ok3" "" --algo gcra --limit 1000000000001 --window 1s -- "limit" "1000000000001"
 bad limit_not_int "$ok3" "" --algo gcra --limit 2x --window 1s -- "--limit" "'2x'"
 bad burst_zero "$ok3" "" --algo token_bucket --limit 1 --window 1s --burst 0 -- "burst" "0"
-bad burst_too_big "$ok3" "" --algo leaky_bucket --limit 1 --window 1s --burst 1000000001 -- \
-	"burst" "1000000001"
+bad burst_too_big "$ok3" "" --algo leaky_bucket --limit 1 --window 1s --burst 1000000000001 -- \
+	"burst" "1000000000001"
 bad burst_not_int "$ok3" "" --algo gcra --limit 1 --window 1s --burst many -- "--burst" "'many'"
 bad window_zero "$ok3" "" --algo gcra --limit 1 --window 0s -- "--window" "out of range [1ns, 1000000000000000000ns]"
 bad window_too_big "$ok3" "" --algo gcra --limit 1 --window 1000000000000000001ns -- \

@@ -93,6 +93,6 @@ bad() { local n=$1 i=$2 w=$3; shift 3; run_bad "$n" "$i" "$w" replay "$@"; }
 args=(--algo sliding_log --limit 2 --window 10ns)
 bad four_tokens $'0 a 1 1 5\n0 a 1 1\n' "1" "${args[@]}" -- "line 2" "'0 a 1 1'" "'T KEY COST ACTUAL DONE_T'"
 bad done_before_t $'5 a 1 1 4\n' "" "${args[@]}" -- "line 1" "done time '4' is not an integer number of ns in [T,"
-bad bad_actual $'5 a 1 x 9\n' "" "${args[@]}" -- "line 1" "actual cost 'x' is not an integer in [0, 1000000000]"
+bad bad_actual $'5 a 1 x 9\n' "" "${args[@]}" -- "line 1" "actual cost 'x' is not an integer in [0, 1000000000000]"
 
 finish replay_settle

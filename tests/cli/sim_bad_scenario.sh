@@ -40,7 +40,7 @@ check sweep_on_replay "${ok}sweep = 50,100\n[traffic x]\ntype = replay\nfile = t
 printf '5 a\n3 a x\n' >"$tmp/bad.txt"
 printf "${ok}[traffic x]\ntype = replay\nfile = bad.txt\n" >"$tmp/badline.ini"
 "$bin" sim --quiet --out "$tmp/out" "$tmp/badline.ini" >/dev/null 2>"$tmp/err"
-[ $? -eq 2 ] && grep -qF "bad.txt:2: '3 a x': cost 'x' is not an integer in [1, 1000000000]" "$tmp/err" ||
+[ $? -eq 2 ] && grep -qF "bad.txt:2: '3 a x': cost 'x' is not an integer in [1, 1000000000000]" "$tmp/err" ||
 	fail "bad trace line: $(cat "$tmp/err")"
 [ ! -e "$tmp/out" ] || fail "bad trace line: output written"
 "$bin" sim --bogus >/dev/null 2>&1

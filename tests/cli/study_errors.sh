@@ -23,7 +23,7 @@ run_bad "limit 0" "" "" study --trace "$t" --rules 0/1s --out "$o" -- "--rules: 
 run_bad "no unit" "" "" study --trace "$t" --rules 10/1 --out "$o" -- "--rules: '10/1': the window '1' has no unit"
 run_bad "no slash" "" "" study --trace "$t" --rules 10 --out "$o" -- "--rules: '10' is not a rule (N/W or N/W:bB"
 run_bad "bad burst" "" "" study --trace "$t" --rules 10/1s:120 --out "$o" -- "--rules: '10/1s:120': the burst '120' is not bB"
-run_bad "burst 0" "" "" study --trace "$t" --rules 10/1s:b0 --out "$o" -- "--rules: '10/1s:b0': the burst '0' is out of range [1, 1000000000]"
+run_bad "burst 0" "" "" study --trace "$t" --rules 10/1s:b0 --out "$o" -- "--rules: '10/1s:b0': the burst '0' is out of range [1, 1000000000000]"
 run_bad "bad window" "" "" study --trace "$t" --rules 10/1x --out "$o" -- "--rules: '10/1x': the window '1x' is not a duration"
 run_bad "empty rule" "" "" study --trace "$t" --rules 10/1s,,60/1m --out "$o" -- "--rules '10/1s,,60/1m' is not a comma-separated list"
 run_bad "rule twice" "" "" study --trace "$t" --rules 10/1s,10/1s --out "$o" -- "rule '10/1s' is given twice"

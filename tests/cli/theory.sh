@@ -56,7 +56,7 @@ bad limit_big --rule 1000000000001/1s --load 80% -- "the limit '1000000000001' i
 bad window_no_unit --rule 10/60 --load 80% -- "the window '60' has no unit" "ns, us, ms, s, m, h"
 bad window_word --rule 10/soon --load 80% -- "the window 'soon' is not a duration"
 bad window_zero --rule 10/0s --load 80% -- "the window '0s' is out of range"
-bad burst_zero --rule 10/1s:b0 --load 80% -- "the burst '0' is out of range [1, 1000000000]"
+bad burst_zero --rule 10/1s:b0 --load 80% -- "the burst '0' is out of range [1, 1000000000000]"
 bad burst_no_b --rule 10/1s:5 --load 80% -- "the burst '5' is not bB"
 bad burst_word --rule 10/1s:bx --load 80% -- "the burst 'x' is not an integer"
 bad extra_argument "${r[@]}" --load 80% extra -- "unexpected argument 'extra'"
