@@ -461,7 +461,7 @@ static void test_backend_checks(void **unused)
 	assert_int_equal(rl_redis_policy_check(r, &rp, "k", 1, -5, 1, NULL), RL_ERANGE);
 	assert_int_equal(rl_redis_policy_check(r, &rp, "k", 1, RL_TIME_MAX_NS + 1, 1, NULL), RL_ERANGE);
 	assert_int_equal(rl_redis_policy_check(r, &rp, "k", 1, 1000, 0, NULL), RL_EINVAL);
-	assert_int_equal(rl_redis_policy_check(r, &rp, "k", 1, 1000, RL_COST_MAX + 1, NULL), RL_EINVAL);
+	assert_int_equal(rl_redis_policy_check(r, &rp, "k", 1, 1000, RL_REDIS_COST_MAX + 1, NULL), RL_EINVAL);
 	assert_int_equal(rl_redis_policy_check(r, &rp, "", 0, 1000, 1, NULL), RL_EINVAL);
 	assert_int_equal(rl_redis_policy_check(r, &rp, "k", 1, RL_REDIS_NOW, 1, NULL), RL_ALLOWED);
 	rl_redis_destroy(r);

@@ -247,7 +247,8 @@ const struct rl_limiter *rl_store_limiter(const struct rl_store *s);
  * rule that wrote it. A settle never creates state: RL_ENOTFOUND when the
  * store holds none for the key (never checked, or dropped: idle, which
  * for fixed_window, sliding_log and sliding_counter leaves nothing a
- * settle could change, or evicted at the cap). Else RL_OK, RL_ERANGE
+ * settle could change and for the buckets means a drained bucket, whose
+ * late charge is then forgiven; or evicted at the cap). Else RL_OK, RL_ERANGE
  * (admitted_ns or now_ns outside [0, RL_TIME_MAX_NS], admitted_ns after
  * now_ns) or RL_EINVAL (NULL store, NULL key with key_len > 0, delta 0 or
  * outside [-RL_COST_MAX, RL_COST_MAX], an algorithm that does not settle,

@@ -505,9 +505,9 @@ static bool arg_rule(RedisModuleCtx *ctx, RedisModuleString **argv, struct rl_li
 		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
 			    algo->name),
 		       false;
-	if (!arg_int(ctx, argv[3], "limit", 1, RL_LIMIT_MAX, &n) ||
+	if (!arg_int(ctx, argv[3], "limit", 1, RLM_LIMIT_MAX, &n) ||
 	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
-	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RL_BURST_MAX, &b))
+	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
 		return false;
 	if (!algo->uses_burst && b != 0 && b != n)
 		return fail(ctx, "ratelab: burst %s does not apply to %s: pass 0 or the limit (%lld)",
@@ -540,12 +540,12 @@ static int cmd_settle(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 		return RedisModule_WrongArity(ctx);
 	if (!arg_rule(ctx, argv, &lim, &id) ||
 	    !arg_int(ctx, argv[6], "admitted_ns", 0, RL_TIME_MAX_NS, &admitted) ||
-	    !arg_int(ctx, argv[7], "delta", -RL_COST_MAX, RL_COST_MAX, &delta) || !arg_now(ctx, argv[8], &now) ||
+	    !arg_int(ctx, argv[7], "delta", -RLM_COST_MAX, RLM_COST_MAX, &delta) || !arg_now(ctx, argv[8], &now) ||
 	    (argc == 10 && !arg_int(ctx, argv[9], "grace_ms", 0, GRACE_MAX_MS, &grace)))
 		return REDISMODULE_OK;
 	if (delta == 0)
 		return fail(ctx, "ratelab: delta '0' settles nothing: pass a non-zero integer in [%lld, %lld]",
-			    -RL_COST_MAX, RL_COST_MAX);
+			    -RLM_COST_MAX, RLM_COST_MAX);
 	if (admitted > now)
 		return fail(ctx, "ratelab: admitted_ns %s is after now_ns %s", quote_arg(q, argv[6]),
 			    quote_arg(q2, argv[8]));
@@ -613,13 +613,13 @@ static bool policy_args(RedisModuleCtx *ctx, RedisModuleString **argv, const str
 		RedisModuleString **a = argv + 7 + 4 * i;
 		long long n, w, b, u;
 		snprintf(what, sizeof(what), "rule %lld: limit", i + 1);
-		if (!arg_int(ctx, a[0], what, 1, RL_LIMIT_MAX, &n))
+		if (!arg_int(ctx, a[0], what, 1, RLM_LIMIT_MAX, &n))
 			return false;
 		snprintf(what, sizeof(what), "rule %lld: window_ns", i + 1);
 		if (!arg_int(ctx, a[1], what, 1, RL_WINDOW_MAX_NS, &w))
 			return false;
 		snprintf(what, sizeof(what), "rule %lld: burst", i + 1);
-		if (!arg_int(ctx, a[2], what, algo->uses_burst ? 1 : 0, RL_BURST_MAX, &b))
+		if (!arg_int(ctx, a[2], what, algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
 			return false;
 		if (!algo->uses_burst && b != 0 && b != n) {
 			fail(ctx, "ratelab: rule %lld: burst %s does not apply to %s: pass 0 or the limit (%lld)", i + 1,
@@ -721,7 +721,7 @@ static int cmd_checkp(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 	if (id < 0)
 		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
 			    algo->name);
-	if (!arg_int(ctx, argv[3], "cost", 1, RL_COST_MAX, &cost) || !arg_now(ctx, argv[4], &now) ||
+	if (!arg_int(ctx, argv[3], "cost", 1, RLM_COST_MAX, &cost) || !arg_now(ctx, argv[4], &now) ||
 	    !arg_int(ctx, argv[5], "grace_ms", 0, GRACE_MAX_MS, &grace))
 		return REDISMODULE_OK;
 	/* the library's words for a rule count out of range (rl_policy_limiter_init) */

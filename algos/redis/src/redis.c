@@ -951,8 +951,8 @@ int rl_redis_settle(struct rl_redis *r, const struct rl_redis_rule *rule, const 
 		    int64_t admitted_ns, int64_t delta, int64_t now_ns, int64_t *reset_ns)
 {
 	if (!r || !rule || !rule->lim || !key || key_len == 0 || key_len > RL_REDIS_KEY_MAX ||
-	    rl_redis_supports(rule->lim->algo, NULL, 0) != RL_OK || delta == 0 || delta < -RL_COST_MAX ||
-	    delta > RL_COST_MAX)
+	    rl_redis_supports(rule->lim->algo, NULL, 0) != RL_OK || delta == 0 || delta < -RL_REDIS_COST_MAX ||
+	    delta > RL_REDIS_COST_MAX)
 		return RL_EINVAL;
 	if (!rl__time_ok(admitted_ns) || (now_ns != RL_REDIS_NOW && (!rl__time_ok(now_ns) || admitted_ns > now_ns)))
 		return RL_ERANGE;

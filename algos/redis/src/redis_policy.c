@@ -137,8 +137,12 @@ int rl_redis_policy_check(struct rl_redis *r, const struct rl_redis_policy *p, c
 	struct rl_policy_answer *a = out ? out : &local;
 
 	if (!r || !p || !p->pl || !key || key_len == 0 || key_len > RL_REDIS_KEY_MAX || p->pl->count == 0 ||
-	    p->pl->count > RL_POLICY_MAX_RULES || p->timeout_ms < 0 || p->timeout_ms > 60000 || !rl__cost_ok(cost))
+	    p->pl->count > RL_POLICY_MAX_RULES || p->timeout_ms < 0 || p->timeout_ms > 60000 || cost < 1 ||
+	    cost > RL_REDIS_COST_MAX)
 		return RL_EINVAL;
+	for (size_t i = 0; i < p->pl->count; i++) /* the backend's own bounds (redis.h), below the library's */
+		if (p->pl->rules[i].rule.limit > RL_REDIS_LIMIT_MAX || p->pl->rules[i].rule.burst > RL_REDIS_BURST_MAX)
+			return RL_EINVAL;
 	if (now_ns != RL_REDIS_NOW && !rl__time_ok(now_ns))
 		return RL_ERANGE;
 
