@@ -57,8 +57,8 @@ static void test_against_model(void **state)
 			int64_t before = model_count(adm[k], nadm[k], t, window_ns);
 			bool exact = sim_judge_exact(&log[k], window_ns, limit, t, c);
 			if ((int64_t)log[k].total != before || exact != (before + c <= limit))
-				fail_msg("seed %llu, step %d, key %d, t %lld: the log holds %u, the model %lld (exact %d)",
-					 (unsigned long long)seed, i, k, (long long)t, log[k].total, (long long)before, exact);
+				fail_msg("seed %llu, step %d, key %d, t %lld: the log holds %llu, the model %lld (exact %d)",
+					 (unsigned long long)seed, i, k, (long long)t, (unsigned long long)log[k].total, (long long)before, exact);
 			if (v) {
 				assert_int_equal(sim_judge_admit(&log[k], t, c), RL_OK);
 				adm[k][nadm[k]++] = (struct admitted){ t, c };
