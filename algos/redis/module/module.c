@@ -403,6 +403,29 @@ static int load_state(const struct stored_value *v, const struct rl_limiter *lim
 	return 0;
 }
 
+/* The algorithm named by arg, with a stored form in the module: its id; false after the error reply. */
+static bool arg_algo(RedisModuleCtx *ctx, RedisModuleString *arg, const struct rl_algo **algo, int *id)
+{
+	char q[QUOTE_SIZE], name[32];
+	size_t alen;
+	const char *aname = RedisModule_StringPtrLen(arg, &alen);
+
+	*algo = NULL;
+	if (alen < sizeof(name) && !memchr(aname, '\0', alen)) {
+		memcpy(name, aname, alen);
+		name[alen] = '\0';
+		*algo = rl_algo_find(name);
+	}
+	if (!*algo)
+		return fail(ctx, "ratelab: unknown algorithm %s (one of: %s)", quote(q, aname, alen), rl_algo_names()),
+		       false;
+	if ((*id = rlm_id_of(*algo)) < 0)
+		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
+			    (*algo)->name),
+		       false;
+	return true;
+}
+
 /* RATELAB.CHECK key algo limit window_ns burst cost now_ns [grace_ms] */
 static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
@@ -412,21 +435,10 @@ static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 	if (argc != 8 && argc != 9)
 		return RedisModule_WrongArity(ctx);
-	size_t alen;
-	const char *aname = RedisModule_StringPtrLen(argv[2], &alen);
-	char name[32];
-	const struct rl_algo *algo = NULL;
-	if (alen < sizeof(name) && !memchr(aname, '\0', alen)) {
-		memcpy(name, aname, alen);
-		name[alen] = '\0';
-		algo = rl_algo_find(name);
-	}
-	if (!algo)
-		return fail(ctx, "ratelab: unknown algorithm %s (one of: %s)", quote(q, aname, alen), rl_algo_names());
-	int id = rlm_id_of(algo);
-	if (id < 0)
-		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
-			    algo->name);
+	const struct rl_algo *algo;
+	int id;
+	if (!arg_algo(ctx, argv[2], &algo, &id))
+		return REDISMODULE_OK;
 	if (!arg_int(ctx, argv[3], "limit", 1, RLM_LIMIT_MAX, &n) ||
 	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
 	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
@@ -706,21 +718,10 @@ static int cmd_checkp(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 	if (argc < 7)
 		return RedisModule_WrongArity(ctx);
-	size_t alen;
-	const char *aname = RedisModule_StringPtrLen(argv[2], &alen);
-	char name[32];
-	const struct rl_algo *algo = NULL;
-	if (alen < sizeof(name) && !memchr(aname, '\0', alen)) {
-		memcpy(name, aname, alen);
-		name[alen] = '\0';
-		algo = rl_algo_find(name);
-	}
-	if (!algo)
-		return fail(ctx, "ratelab: unknown algorithm %s (one of: %s)", quote(q, aname, alen), rl_algo_names());
-	int id = rlm_id_of(algo);
-	if (id < 0)
-		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
-			    algo->name);
+	const struct rl_algo *algo;
+	int id;
+	if (!arg_algo(ctx, argv[2], &algo, &id))
+		return REDISMODULE_OK;
 	if (!arg_int(ctx, argv[3], "cost", 1, RLM_COST_MAX, &cost) || !arg_now(ctx, argv[4], &now) ||
 	    !arg_int(ctx, argv[5], "grace_ms", 0, GRACE_MAX_MS, &grace))
 		return REDISMODULE_OK;
