@@ -500,23 +500,11 @@ out:
 static bool arg_rule(RedisModuleCtx *ctx, RedisModuleString **argv, struct rl_limiter *lim, int *id)
 {
 	long long n, w, b;
-	char msg[MSG_MAX - 32], q[QUOTE_SIZE], name[32];
-	size_t alen;
-	const char *aname = RedisModule_StringPtrLen(argv[2], &alen);
-	const struct rl_algo *algo = NULL;
+	char msg[MSG_MAX - 32], q[QUOTE_SIZE];
+	const struct rl_algo *algo;
 
-	if (alen < sizeof(name) && !memchr(aname, '\0', alen)) {
-		memcpy(name, aname, alen);
-		name[alen] = '\0';
-		algo = rl_algo_find(name);
-	}
-	if (!algo)
-		return fail(ctx, "ratelab: unknown algorithm %s (one of: %s)", quote(q, aname, alen), rl_algo_names()),
-		       false;
-	if ((*id = rlm_id_of(algo)) < 0)
-		return fail(ctx, "ratelab: algorithm '%s' has no stored form in the module (its state owns memory)",
-			    algo->name),
-		       false;
+	if (!arg_algo(ctx, argv[2], &algo, id))
+		return false;
 	if (!arg_int(ctx, argv[3], "limit", 1, RLM_LIMIT_MAX, &n) ||
 	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
 	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
