@@ -2,9 +2,9 @@
  * test_compare.c - the parts of `ratelab compare`: the Mann-Whitney U test
  * (sim/base/mwu.h) against scipy's values, against the published table of
  * critical values and, on seeded samples, against the exact distribution
- * by enumerating every arrangement of the ranks; the strict JSON reader
- * (json.h); Google Benchmark's JSON read into runs and two runs compared
- * (bench_cmp.h).
+ * by enumerating every arrangement of the ranks; Google Benchmark's JSON
+ * read into runs and two runs compared (bench_cmp.h). The JSON reader
+ * itself: test_json.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -20,7 +20,6 @@
 #include <cmocka.h>
 
 #include "bench_cmp.h"
-#include "json.h"
 #include "mwu.h"
 #include "test_rng.h"
 
@@ -192,93 +191,6 @@ static void test_mwu_enumerated(void **state)
 			fail_msg("seed %llu round %d (%u against %u, U1 %ld): p %.17g, enumerated %.17g "
 				 "(replay with RL_SEED=%llu)",
 				 (unsigned long long)seed, round, n1, n2, u, p, want, (unsigned long long)seed);
-	}
-}
-
-static void parse_ok(const char *text, struct sim_json *v)
-{
-	char msg[256];
-	if (sim_json_parse(text, strlen(text), v, msg, sizeof(msg)))
-		fail_msg("%s: %s", text, msg);
-}
-
-static void test_json_values(void **state)
-{
-	(void)state;
-	struct sim_json v;
-
-	parse_ok("\xef\xbb\xbf {\"a\": [1, -2.5e3, true, false, null, \"x\\n\\u00e9\\ud83d\\ude00\\\"\"],\n"
-		 " \"b\": {}, \"c\": [], \"n\": NaN, \"i\": -inf, \"j\": Infinity, \"a\": 7} ",
-		 &v);
-	assert_int_equal(v.type, SIM_JSON_OBJECT);
-	const struct sim_json *a = sim_json_get(&v, "a");
-	assert_non_null(a);
-	assert_int_equal(a->type, SIM_JSON_ARRAY);
-	assert_int_equal(a->n, 6);
-	assert_true(a->items[0].number == 1 && a->items[1].number == -2500);
-	assert_true(a->items[2].type == SIM_JSON_BOOL && a->items[2].boolean);
-	assert_true(a->items[3].type == SIM_JSON_BOOL && !a->items[3].boolean);
-	assert_int_equal(a->items[4].type, SIM_JSON_NULL);
-	assert_string_equal(a->items[5].string, "x\n\xc3\xa9\xf0\x9f\x98\x80\"");
-	assert_int_equal(sim_json_get(&v, "b")->n, 0);
-	assert_int_equal(sim_json_get(&v, "c")->type, SIM_JSON_ARRAY);
-	assert_true(isnan(sim_json_get(&v, "n")->number));
-	assert_true(isinf(sim_json_get(&v, "i")->number) && sim_json_get(&v, "i")->number < 0);
-	assert_true(isinf(sim_json_get(&v, "j")->number) && sim_json_get(&v, "j")->number > 0);
-	assert_null(sim_json_get(&v, "z"));
-	assert_null(sim_json_get(a, "a"));
-	sim_json_free(&v);
-}
-
-static void test_json_strict(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *text, *want;
-	} bad[] = {
-		{ "", "line 1: expected a value at the end of the file" },
-		{ "{\"a\": 1,}", "line 1: a trailing ','" },
-		{ "[1, 2,\n]", "line 2: a trailing ','" },
-		{ "{\"a\": 01}", "line 1: not a JSON value: '01}'" },
-		{ "[1.]", "a number without digits after its '.'" },
-		{ "[1e]", "a number without digits in its exponent" },
-		{ "{\n\n\"a\" 1}", "line 3: expected ':' after a member name at '1}'" },
-		{ "{'a': 1}", "expected a member name" },
-		{ "[\"a\tb\"]", "a control byte in a string" },
-		{ "[\"abc", "a string without its closing '\"'" },
-		{ "[\"\\x41\"]", "a bad escape in a string" },
-		{ "[\"\\ud800\"]", "a lone surrogate" },
-		{ "[\"\\udc00x\"]", "a lone surrogate" },
-		{ "[\"\\u0000\"]", "\\u0000 in a string" },
-		{ "[1] [2]", "line 1: text after the JSON value: '[2]'" },
-		{ "[1 2]", "expected ',' or ']' at '2]'" },
-		{ "[tru]", "not a JSON value: 'tru]'" },
-		{ "// comment\n{}", "not a JSON value" },
-		{ "{\"a\": 1 /* c */}", "expected ',' or '}'" },
-	};
-	char msg[256];
-	struct sim_json v;
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (sim_json_parse(bad[i].text, strlen(bad[i].text), &v, msg, sizeof(msg)) == 0)
-			fail_msg("%s: parsed", bad[i].text);
-		if (!strstr(msg, bad[i].want))
-			fail_msg("%s: message '%s' lacks '%s'", bad[i].text, msg, bad[i].want);
-		sim_json_free(&v);
-	}
-	/* nesting: SIM_JSON_MAX_DEPTH levels are read, one more is refused (no stack overflow) */
-	char deep[2 * SIM_JSON_MAX_DEPTH + 3];
-	for (int k = 0; k <= 1; k++) {
-		size_t d = SIM_JSON_MAX_DEPTH + (size_t)k, n = 0;
-		for (size_t i = 0; i < d; i++)
-			deep[n++] = '[';
-		for (size_t i = 0; i < d; i++)
-			deep[n++] = ']';
-		int got = sim_json_parse(deep, n, &v, msg, sizeof(msg));
-		assert_int_equal(got, k ? -1 : 0);
-		if (k)
-			assert_non_null(strstr(msg, "nested more than 64 deep"));
-		sim_json_free(&v);
 	}
 }
 
@@ -513,8 +425,6 @@ int main(void)
 		cmocka_unit_test(test_mwu_large),
 		cmocka_unit_test(test_mwu_critical_table),
 		cmocka_unit_test(test_mwu_enumerated),
-		cmocka_unit_test(test_json_values),
-		cmocka_unit_test(test_json_strict),
 		cmocka_unit_test(test_bench_load),
 		cmocka_unit_test(test_compare_self_and_planted),
 		cmocka_unit_test(test_median),

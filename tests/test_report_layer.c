@@ -4,8 +4,7 @@
  * random tables (every byte a cell can hold, quoted where it must be; the
  * seed printed on failure, RL_SEED replays it), its refusals with
  * FILE:LINE under the study's strict rules and the bench report's lenient
- * ones; the JSON reader (Google Benchmark's bare NaN, escapes, errors with
- * their line); the statistics (median, range, CV against a direct
+ * ones; the statistics (median, range, CV against a direct
  * computation) and their formats.
  */
 #include <math.h>
@@ -20,7 +19,6 @@
 #include <cmocka.h>
 
 #include "report_csv.h"
-#include "report_json.h"
 #include "report_stat.h"
 #include "report_text.h"
 #include "test_rng.h"
@@ -162,49 +160,6 @@ static void csv_random_round_trip(void **state)
 	}
 }
 
-static void json_reader(void **state)
-{
-	(void)state;
-	static const char text[] = "{\"a\": [1, -2.5e3, nan, -inf, NaN],\n \"s\": \"\\u00e9\\ud83d\\ude00\\n\","
-				   " \"t\": true, \"o\": {\"k\": null}}";
-	struct rp_json j;
-	long line;
-	const char *why;
-	assert_true(rp_json_parse(text, strlen(text), &j, &line, &why));
-	const struct rp_json *a = rp_json_get(&j, "a");
-	assert_non_null(a);
-	assert_int_equal(a->type, RP_JARR);
-	assert_int_equal(a->n, 5);
-	assert_true(a->v[1].num == -2500);
-	assert_string_equal(a->v[1].str, "-2.5e3");
-	for (size_t i = 2; i < 5; i++)
-		assert_int_equal(a->v[i].type, RP_JNULL); /* Google Benchmark's bare NaN and inf */
-	assert_string_equal(rp_json_str(&j, "s"), "\xc3\xa9\xf0\x9f\x98\x80\n");
-	assert_true(rp_json_is(rp_json_get(&j, "t"), RP_JTRUE));
-	assert_true(isnan(rp_json_num(rp_json_get(&j, "o"), "k")));
-	assert_null(rp_json_get(&j, "missing"));
-	rp_json_free(&j);
-
-	static const struct {
-		const char *text, *why;
-		long line;
-	} bad[] = {
-		{ "{\"a\": 1,\n\"b\": x}", "expected a value", 2 },
-		{ "[1, 2", "expected ',' or ']'", 1 },
-		{ "\"abc", "a string is not closed", 1 },
-		{ "{\"a\" 1}", "expected ':'", 1 },
-		{ "1 2", "text after the value", 1 },
-		{ "\"\\u12g4\"", "a \\u escape has a bad hex digit", 1 },
-		{ "1.", "a number has no digit after its '.'", 1 },
-	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		if (rp_json_parse(bad[i].text, strlen(bad[i].text), &j, &line, &why))
-			fail_msg("case %zu accepted", i);
-		if (strcmp(why, bad[i].why) != 0 || line != bad[i].line)
-			fail_msg("case %zu: line %ld '%s', want line %ld '%s'", i, line, why, bad[i].line, bad[i].why);
-	}
-}
-
 static void stats(void **state)
 {
 	(void)state;
@@ -235,7 +190,6 @@ int main(void)
 		cmocka_unit_test(csv_quoted_fields_whole),
 		cmocka_unit_test(csv_refusals),
 		cmocka_unit_test(csv_random_round_trip),
-		cmocka_unit_test(json_reader),
 		cmocka_unit_test(stats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

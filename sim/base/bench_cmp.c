@@ -206,8 +206,9 @@ static int group(struct entry *ent, size_t n_ent, struct sim_bench_run *run)
 
 int sim_bench_load(const char *path, struct sim_bench_run *run, char *msg, size_t msg_len)
 {
-	char qpath[SIM_QUOTE_SIZE], jmsg[512];
+	char qpath[SIM_QUOTE_SIZE];
 	struct sim_json doc;
+	struct sim_json_error jerr;
 	struct entry *ent = NULL;
 	size_t len = 0, n_ent = 0;
 	char *text = NULL;
@@ -217,10 +218,12 @@ int sim_bench_load(const char *path, struct sim_bench_run *run, char *msg, size_
 	sim_quote(qpath, path);
 	if ((status = slurp(path, &text, &len, msg, msg_len)))
 		return status;
-	if (sim_json_parse(text, len, &doc, jmsg, sizeof(jmsg))) {
-		bool oom = strcmp(jmsg, "out of memory") == 0;
-		status = say(msg, msg_len, oom ? SIM_BENCH_IO : SIM_BENCH_BAD, oom ? "reading %s: %s" : "%s is not JSON: %s",
-			     qpath, jmsg);
+	if (sim_json_parse(text, len, &doc, &jerr)) {
+		if (jerr.line == 0)
+			status = say(msg, msg_len, SIM_BENCH_IO, "reading %s: %s", qpath, jerr.what);
+		else
+			status = say(msg, msg_len, SIM_BENCH_BAD, "%s is not JSON: line %ld: %s", qpath, jerr.line,
+				     jerr.what);
 		goto out;
 	}
 	const struct sim_json *list = sim_json_get(&doc, "benchmarks");

@@ -1,6 +1,6 @@
 /*
- * json.c - the strict JSON reader (json.h): recursive descent over the
- * whole text, depth bounded, each container grown by doubling.
+ * json.c - the one JSON reader (json.h): recursive descent over the whole
+ * text, depth bounded, each container grown by doubling.
  */
 #include "json.h"
 
@@ -17,26 +17,23 @@ struct parser {
 	const char *s;
 	size_t i, len;
 	long line;
-	char *msg;
-	size_t msg_len;
+	struct sim_json_error *err;
 	int failed;
 };
 
+/* Records the first failure: where the cursor is, and what (printf-style). */
 static int fail(struct parser *p, const char *fmt, ...)
 {
-	char what[SIM_QUOTE_SIZE + 200];
 	va_list ap;
 
 	if (p->failed)
 		return -1;
 	p->failed = 1;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	vsnprintf(p->err->what, sizeof(p->err->what), fmt, ap);
 	va_end(ap);
-	if (strcmp(what, "out of memory") == 0)
-		snprintf(p->msg, p->msg_len, "%s", what);
-	else
-		snprintf(p->msg, p->msg_len, "line %ld: %s", p->line, what);
+	p->err->line = strcmp(p->err->what, "out of memory") == 0 ? 0 : p->line;
+	p->err->offset = p->i;
 	return -1;
 }
 
@@ -171,49 +168,74 @@ static int string(struct parser *p, char **out)
 	return 0;
 }
 
-/* A number as RFC 8259 writes it, or one of the non-finite words. */
-static int number(struct parser *p, double *out)
+/* The integer digits[0..n) (optionally negative) into *out when it fits int64_t. */
+static bool exact_integer(const char *digits, size_t n, bool neg, int64_t *out)
 {
-	static const char *const nonfinite[] = { "NaN", "nan", "inf", "Infinity" };
-	char q[SIM_QUOTE_SIZE], buf[512];
-	size_t start = p->i, i = p->i;
-	bool neg = i < p->len && p->s[i] == '-';
+	uint64_t v = 0, max = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 
+	for (size_t k = 0; k < n; k++) {
+		uint64_t d = (uint64_t)(digits[k] - '0');
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	/* -2^63 is the one value whose magnitude int64_t cannot negate. */
+	*out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+	return true;
+}
+
+/* A number as RFC 8259 writes it, or one of the non-finite words, into v
+ * (its text kept as written). */
+static int number(struct parser *p, struct sim_json *v)
+{
+	static const char *const nonfinite[] = { "Infinity", "NaN", "nan", "NAN", "inf", "Inf", "INF" };
+	char q[SIM_QUOTE_SIZE];
+	size_t start = p->i, i = p->i, int_at, int_len = 0;
+	bool neg = i < p->len && p->s[i] == '-', integer = true;
+
+	v->type = SIM_JSON_NUMBER;
 	i += neg;
-	for (size_t k = 0; k < 4; k++) {
+	for (size_t k = 0; k < sizeof(nonfinite) / sizeof(nonfinite[0]); k++) {
 		p->i = i;
 		if (word(p, nonfinite[k])) {
-			*out = k < 2 ? NAN : neg ? -INFINITY : INFINITY;
-			return 0;
+			v->number = nonfinite[k][0] == 'N' || nonfinite[k][0] == 'n' ? NAN : neg ? -INFINITY : INFINITY;
+			goto text;
 		}
 	}
 	p->i = start;
-	size_t d = 0;
-	while (i + d < p->len && p->s[i + d] >= '0' && p->s[i + d] <= '9')
-		d++;
-	if (d == 0 || (d > 1 && p->s[i] == '0'))
-		return fail(p, "not a JSON value: %s", here(p, q));
-	i += d;
+	while (i + int_len < p->len && p->s[i + int_len] >= '0' && p->s[i + int_len] <= '9')
+		int_len++;
+	if (int_len == 0 || (int_len > 1 && p->s[i] == '0'))
+		return fail(p, "expected a value at %s", here(p, q));
+	int_at = i;
+	i += int_len;
 	if (i < p->len && p->s[i] == '.') {
-		for (d = 0, i++; i < p->len && p->s[i] >= '0' && p->s[i] <= '9'; i++)
+		size_t d = 0;
+		for (i++; i < p->len && p->s[i] >= '0' && p->s[i] <= '9'; i++)
 			d++;
 		if (d == 0)
 			return fail(p, "a number without digits after its '.': %s", here(p, q));
+		integer = false;
 	}
 	if (i < p->len && (p->s[i] == 'e' || p->s[i] == 'E')) {
+		size_t d = 0;
 		i++;
 		i += i < p->len && (p->s[i] == '+' || p->s[i] == '-');
-		for (d = 0; i < p->len && p->s[i] >= '0' && p->s[i] <= '9'; i++)
+		for (; i < p->len && p->s[i] >= '0' && p->s[i] <= '9'; i++)
 			d++;
 		if (d == 0)
 			return fail(p, "a number without digits in its exponent: %s", here(p, q));
+		integer = false;
 	}
-	if (i - start >= sizeof(buf))
-		return fail(p, "a number of more than %zu characters: %s", sizeof(buf) - 1, here(p, q));
-	memcpy(buf, p->s + start, i - start);
-	buf[i - start] = '\0';
-	*out = strtod(buf, NULL);
 	p->i = i;
+	v->integer_exact = integer && exact_integer(p->s + int_at, int_len, neg, &v->integer);
+text:
+	if (!(v->string = malloc(p->i - start + 1)))
+		return fail(p, "out of memory");
+	memcpy(v->string, p->s + start, p->i - start);
+	v->string[p->i - start] = '\0';
+	if (!isnan(v->number) && !isinf(v->number))
+		v->number = strtod(v->string, NULL);
 	return 0;
 }
 
@@ -311,19 +333,18 @@ static int value(struct parser *p, struct sim_json *v, int depth)
 		v->boolean = p->s[p->i] == 't';
 		if (word(p, v->boolean ? "true" : "false"))
 			return 0;
-		return fail(p, "not a JSON value: %s", here(p, q));
+		return fail(p, "expected a value at %s", here(p, q));
 	case 'n':
 		if (word(p, "null"))
 			return 0;
 		break;
 	}
-	v->type = SIM_JSON_NUMBER;
-	return number(p, &v->number);
+	return number(p, v);
 }
 
-int sim_json_parse(const char *text, size_t len, struct sim_json *out, char *msg, size_t msg_len)
+int sim_json_parse(const char *text, size_t len, struct sim_json *out, struct sim_json_error *err)
 {
-	struct parser p = { text, 0, len, 1, msg, msg_len, 0 };
+	struct parser p = { text, 0, len, 1, err, 0 };
 	char q[SIM_QUOTE_SIZE];
 
 	memset(out, 0, sizeof(*out));
@@ -362,4 +383,16 @@ const struct sim_json *sim_json_get(const struct sim_json *obj, const char *key)
 		if (obj->keys[i] && strcmp(obj->keys[i], key) == 0)
 			return &obj->items[i];
 	return NULL;
+}
+
+double sim_json_num(const struct sim_json *obj, const char *key)
+{
+	const struct sim_json *v = sim_json_get(obj, key);
+	return sim_json_is(v, SIM_JSON_NUMBER) ? v->number : NAN;
+}
+
+const char *sim_json_str(const struct sim_json *obj, const char *key)
+{
+	const struct sim_json *v = sim_json_get(obj, key);
+	return sim_json_is(v, SIM_JSON_STRING) ? v->string : NULL;
 }

@@ -35,7 +35,7 @@ void br_import(struct br_in *in, struct sr_buf *o)
 {
 	char path[SR_PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/bench/import.json", in->results);
-	struct rp_json j;
+	struct sim_json j;
 	sr_puts(o, "## Import speed\n\n");
 	int rc = br_json(in, path, &j);
 	if (rc <= 0) {
@@ -46,14 +46,14 @@ void br_import(struct br_in *in, struct sr_buf *o)
 	double per_cpu = br_jnum(in, path, &j, "lines_per_cpu_s"), per_wall = br_jnum(in, path, &j, "lines_per_wall_s");
 	double target = br_jnum(in, path, &j, "target_lines_per_s");
 	long long lines = (long long)br_jnum(in, path, &j, "lines"), bytes = (long long)br_jnum(in, path, &j, "bytes");
-	const struct rp_json *runs = br_jget(in, path, &j, "runs", RP_JARR);
+	const struct sim_json *runs = br_jget(in, path, &j, "runs", SIM_JSON_ARRAY);
 	sr_printf(o, import_intro, br_jstr(in, path, &j, "command"), br_jstr(in, path, &j, "log"), lines,
 		  rp_fmt((double)bytes / 1048576.0, 0), runs ? runs->n : 0, br_jstr(in, path, &j, "cpu"));
 	sr_printf(o, "| plain | %lld | %s | %sM | %s | %sM | >= %sM per core: %s |\n", lines,
 		  rp_fmt(br_jnum(in, path, &j, "median_cpu_s"), 3), rp_fmt(per_cpu / 1e6, 2),
 		  rp_fmt(br_jnum(in, path, &j, "median_wall_s"), 3), rp_fmt(per_wall / 1e6, 2), rp_fmt(target / 1e6, 0),
 		  per_cpu >= target ? "met" : "**not met**");
-	const struct rp_json *g = rp_json_get(&j, "gz");
+	const struct sim_json *g = sim_json_get(&j, "gz");
 	if (g)
 		sr_printf(o, "| gzip -6 (%s MiB), read through zlib | %lld | %s | %sM | %s | %sM | - |\n",
 			  rp_fmt(br_jnum(in, path, g, "bytes") / 1048576.0, 0), lines,
@@ -62,7 +62,7 @@ void br_import(struct br_in *in, struct sr_buf *o)
 			  rp_fmt(br_jnum(in, path, g, "median_wall_s"), 3),
 			  rp_fmt(br_jnum(in, path, g, "lines_per_wall_s") / 1e6, 2));
 	sr_puts(o, "\n");
-	rp_json_free(&j);
+	sim_json_free(&j);
 }
 
 /* The value of row name of study_scale.csv (the rest of the row after its first field), "" when absent. */

@@ -102,13 +102,12 @@ void br_csv(struct br_in *in, struct rp_csv *t, const char *path, const char *co
 		}
 }
 
-int br_json(struct br_in *in, const char *path, struct rp_json *out)
+int br_json(struct br_in *in, const char *path, struct sim_json *out)
 {
 	char *data;
 	size_t len;
-	long line;
-	const char *why;
-	*out = (struct rp_json){0};
+	struct sim_json_error err;
+	*out = (struct sim_json){0};
 	int rc = rp_read_file(path, &data, &len, BR_WHO, in->err);
 	if (rc == RP_BAD)
 		return 0;
@@ -117,10 +116,14 @@ int br_json(struct br_in *in, const char *path, struct rp_json *out)
 			in->status = rc;
 		return -1;
 	}
-	bool ok = rp_json_parse(data, len, out, &line, &why);
+	int bad = sim_json_parse(data, len, out, &err);
 	free(data);
-	if (!ok) {
-		br_error(in, RP_BAD, "%s:%ld: %s", path, line, why ? why : "not JSON");
+	if (bad) {
+		sim_json_free(out);
+		if (err.line == 0)
+			br_error(in, RP_FAIL, "%s: %s", path, err.what);
+		else
+			br_error(in, RP_BAD, "%s:%ld: %s", path, err.line, err.what);
 		return -1;
 	}
 	return 1;
@@ -145,7 +148,7 @@ struct sample {
 	double ns;
 	bool median; /* an aggregate median, used only when no repetition is there */
 	size_t order;
-	const struct rp_json *entry;
+	const struct sim_json *entry;
 };
 
 static int cmp_sample(const void *a, const void *b)
@@ -167,40 +170,40 @@ static void load_bench(struct br_in *in, const char *path)
 	b->mhz = NAN;
 	if (br_json(in, path, &b->doc) <= 0)
 		return;
-	const struct rp_json *ctx = rp_json_get(&b->doc, "context");
-	b->build_type = rp_json_str(ctx, "library_build_type");
-	const struct rp_json *mhz = rp_json_get(ctx, "mhz_per_cpu");
-	if (mhz && (mhz->type == RP_JNUM || mhz->type == RP_JSTR))
-		b->mhz = atof(mhz->str);
-	const struct rp_json *list = rp_json_get(&b->doc, "benchmarks");
-	size_t n = rp_json_is(list, RP_JARR) ? list->n : 0, k = 0;
+	const struct sim_json *ctx = sim_json_get(&b->doc, "context");
+	b->build_type = sim_json_str(ctx, "library_build_type");
+	const struct sim_json *mhz = sim_json_get(ctx, "mhz_per_cpu");
+	if (mhz && (mhz->type == SIM_JSON_NUMBER || mhz->type == SIM_JSON_STRING))
+		b->mhz = atof(mhz->string);
+	const struct sim_json *list = sim_json_get(&b->doc, "benchmarks");
+	size_t n = sim_json_is(list, SIM_JSON_ARRAY) ? list->n : 0, k = 0;
 	struct sample *s = malloc((n + 1) * sizeof(*s));
 	if (!s) {
 		br_error(in, RP_FAIL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct rp_json *e = &list->v[i];
-		const char *type = rp_json_str(e, "run_type");
-		const char *agg = rp_json_str(e, "aggregate_name");
+		const struct sim_json *e = &list->items[i];
+		const char *type = sim_json_str(e, "run_type");
+		const char *agg = sim_json_str(e, "aggregate_name");
 		if (!type)
 			type = "iteration";
 		bool median = strcmp(type, "aggregate") == 0 && agg && strcmp(agg, "median") == 0;
 		if (strcmp(type, "iteration") != 0 && !median)
 			continue;
-		if (rp_json_is(rp_json_get(e, "error_occurred"), RP_JTRUE))
+		if (sim_json_true(sim_json_get(e, "error_occurred")))
 			continue;
-		const char *name = rp_json_str(e, "run_name");
+		const char *name = sim_json_str(e, "run_name");
 		if (!name)
-			name = rp_json_str(e, "name");
+			name = sim_json_str(e, "name");
 		if (!name)
 			name = "";
-		double reps = rp_json_num(e, "repetitions");
+		double reps = sim_json_num(e, "repetitions");
 		if (!isnan(reps) && reps > b->repetitions)
 			b->repetitions = (int)reps;
 		bool real = strstr(name, "real_time") != NULL;
-		double t = rp_json_num(e, real ? "real_time" : "cpu_time");
-		s[k++] = (struct sample){ name, t * unit_to_ns(rp_json_str(e, "time_unit")), median, i, e };
+		double t = sim_json_num(e, real ? "real_time" : "cpu_time");
+		s[k++] = (struct sample){ name, t * unit_to_ns(sim_json_str(e, "time_unit")), median, i, e };
 	}
 	qsort(s, k, sizeof(*s), cmp_sample);
 	b->run = malloc((k + 1) * sizeof(*b->run));
@@ -279,31 +282,31 @@ double br_counter(const struct br_in *in, const char *key, const char *fmt, ...)
 	const struct br_run *r = br_run(in, name);
 	if (!r || builtin(key))
 		return NAN;
-	return rp_json_num(r->entry, key);
+	return sim_json_num(r->entry, key);
 }
 
 /* ---- peers.json */
 
-static struct rp_stat peer_stat(const struct rp_json *p, const char *key, int *reps)
+static struct rp_stat peer_stat(const struct sim_json *p, const char *key, int *reps)
 {
 	struct rp_stat s = rp_stat_none();
-	const struct rp_json *o = rp_json_get(p, key);
+	const struct sim_json *o = sim_json_get(p, key);
 	*reps = 0;
-	if (!rp_json_is(o, RP_JOBJ))
+	if (!sim_json_is(o, SIM_JSON_OBJECT))
 		return s;
-	s.median = rp_json_num(o, "median");
-	s.min = rp_json_num(o, "min");
-	s.max = rp_json_num(o, "max");
-	double r = rp_json_num(o, "reps");
+	s.median = sim_json_num(o, "median");
+	s.min = sim_json_num(o, "min");
+	s.max = sim_json_num(o, "max");
+	double r = sim_json_num(o, "reps");
 	*reps = r >= 0 ? (int)r : 0;
-	const struct rp_json *rj = rp_json_get(o, "reps");
-	s.n = isnan(s.median) ? 0 : rj ? (size_t)(rj->type == RP_JNUM ? rj->num : 0) : 1;
+	const struct sim_json *rj = sim_json_get(o, "reps");
+	s.n = isnan(s.median) ? 0 : rj ? (size_t)(rj->type == SIM_JSON_NUMBER && !br_jnone(rj) ? rj->number : 0) : 1;
 	return s;
 }
 
-static const char *text_or_empty(const struct rp_json *j, const char *key)
+static const char *text_or_empty(const struct sim_json *j, const char *key)
 {
-	const char *s = rp_json_str(j, key);
+	const char *s = sim_json_str(j, key);
 	return s ? s : "";
 }
 
@@ -312,9 +315,9 @@ static void load_peers(struct br_in *in, const char *path)
 	int rc = br_json(in, path, &in->peers_doc);
 	if (rc <= 0)
 		return;
-	const struct rp_json *ctx = rp_json_get(&in->peers_doc, "context");
-	const struct rp_json *list = rp_json_get(&in->peers_doc, "peers");
-	if (!rp_json_is(ctx, RP_JOBJ) || !rp_json_is(list, RP_JARR)) {
+	const struct sim_json *ctx = sim_json_get(&in->peers_doc, "context");
+	const struct sim_json *list = sim_json_get(&in->peers_doc, "peers");
+	if (!sim_json_is(ctx, SIM_JSON_OBJECT) || !sim_json_is(list, SIM_JSON_ARRAY)) {
 		br_error(in, RP_BAD, "%s: no \"context\" object or no \"peers\" array", path);
 		return;
 	}
@@ -327,22 +330,22 @@ static void load_peers(struct br_in *in, const char *path)
 		return;
 	}
 	for (size_t i = 0; i < list->n; i++) {
-		const struct rp_json *e = &list->v[i];
+		const struct sim_json *e = &list->items[i];
 		struct br_peer *q = &in->peer[in->npeers++];
-		if (!rp_json_str(e, "name")) {
+		if (!sim_json_str(e, "name")) {
 			br_error(in, RP_BAD, "%s: peer %zu has no \"name\"", path, i + 1);
 			return;
 		}
-		q->name = rp_json_str(e, "name");
+		q->name = sim_json_str(e, "name");
 		q->nearest = text_or_empty(e, "nearest");
 		q->version = text_or_empty(e, "version");
 		q->note = text_or_empty(e, "note");
 		q->hot = peer_stat(e, "hot_ns", &q->hot_reps);
 		q->k1k = peer_stat(e, "keys_1k_ns", &q->k1k_reps);
 		q->k1m = peer_stat(e, "keys_1m_ns", &q->k1m_reps);
-		q->bytes_per_key = rp_json_num(e, "bytes_per_key");
-		const struct rp_json *a = rp_json_get(e, "agreement");
-		q->agreement = a && a->type != RP_JNULL ? a : NULL;
+		q->bytes_per_key = sim_json_num(e, "bytes_per_key");
+		const struct sim_json *a = sim_json_get(e, "agreement");
+		q->agreement = a && !br_jnone(a) ? a : NULL;
 	}
 }
 
@@ -445,14 +448,14 @@ int br_load(struct br_in *in)
 
 void br_free(struct br_in *in)
 {
-	rp_json_free(&in->bench.doc);
+	sim_json_free(&in->bench.doc);
 	free(in->bench.run);
 	rp_csv_free(&in->summary);
 	rp_csv_free(&in->breaker);
 	rp_csv_free(&in->bytes_limit);
 	rp_csv_free(&in->quals);
 	rp_csv_free(&in->diverged);
-	rp_json_free(&in->peers_doc);
+	sim_json_free(&in->peers_doc);
 	free(in->peer);
 	free(in->env_key);
 	free(in->env_val);
@@ -473,19 +476,19 @@ void br_free(struct br_in *in)
 
 /* ---- required JSON members: a missing one is recorded, naming the file */
 
-double br_jnum(struct br_in *in, const char *path, const struct rp_json *o, const char *key)
+double br_jnum(struct br_in *in, const char *path, const struct sim_json *o, const char *key)
 {
-	const struct rp_json *v = rp_json_get(o, key);
-	if (!v || v->type != RP_JNUM) {
+	const struct sim_json *v = sim_json_get(o, key);
+	if (!v || v->type != SIM_JSON_NUMBER || br_jnone(v)) {
 		br_error(in, RP_BAD, "%s: no number \"%s\"", path, key);
 		return NAN;
 	}
-	return v->num;
+	return v->number;
 }
 
-const char *br_jstr(struct br_in *in, const char *path, const struct rp_json *o, const char *key)
+const char *br_jstr(struct br_in *in, const char *path, const struct sim_json *o, const char *key)
 {
-	const char *s = rp_json_str(o, key);
+	const char *s = sim_json_str(o, key);
 	if (!s) {
 		br_error(in, RP_BAD, "%s: no string \"%s\"", path, key);
 		return "";
@@ -493,12 +496,12 @@ const char *br_jstr(struct br_in *in, const char *path, const struct rp_json *o,
 	return s;
 }
 
-const struct rp_json *br_jget(struct br_in *in, const char *path, const struct rp_json *o, const char *key,
-			      enum rp_json_type type)
+const struct sim_json *br_jget(struct br_in *in, const char *path, const struct sim_json *o, const char *key,
+			      enum sim_json_type type)
 {
-	const struct rp_json *v = rp_json_get(o, key);
+	const struct sim_json *v = sim_json_get(o, key);
 	if (!v || v->type != type) {
-		br_error(in, RP_BAD, "%s: no %s \"%s\"", path, type == RP_JARR ? "array" : "object", key);
+		br_error(in, RP_BAD, "%s: no %s \"%s\"", path, type == SIM_JSON_ARRAY ? "array" : "object", key);
 		return NULL;
 	}
 	return v;

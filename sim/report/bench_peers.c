@@ -129,15 +129,15 @@ void br_peers(struct br_in *in, struct sr_buf *o)
 	sr_puts(o, "\n");
 	for (size_t i = 0; i < in->npeers; i++) {
 		const struct br_peer *q = &in->peer[i];
-		const struct rp_json *a = q->agreement;
+		const struct sim_json *a = q->agreement;
 		if (!a)
 			continue;
-		sr_printf(o, peers_agreement, q->name, q->nearest, q->version, rp_fmt(rp_json_num(a, "agree"), 0),
-			  rp_fmt(rp_json_num(a, "requests"), 0), rp_fmt(rp_json_num(a, "agree_pct"), 2),
-			  rp_fmt(rp_json_num(a, "admitted_nginx"), 0), rp_fmt(rp_json_num(a, "admitted_ratelab"), 0),
-			  rp_fmt(rp_json_num(a, "rate_per_s"), 0), rp_fmt(rp_json_num(a, "burst"), 0),
-			  rp_fmt(rp_json_num(a, "keys"), 0), rp_fmt(rp_json_num(a, "margin_ms"), 0),
-			  rp_fmt(rp_json_num(a, "max_send_lateness_ms"), 1), rp_fmt(rp_json_num(a, "min_margin_ms"), 1));
+		sr_printf(o, peers_agreement, q->name, q->nearest, q->version, rp_fmt(sim_json_num(a, "agree"), 0),
+			  rp_fmt(sim_json_num(a, "requests"), 0), rp_fmt(sim_json_num(a, "agree_pct"), 2),
+			  rp_fmt(sim_json_num(a, "admitted_nginx"), 0), rp_fmt(sim_json_num(a, "admitted_ratelab"), 0),
+			  rp_fmt(sim_json_num(a, "rate_per_s"), 0), rp_fmt(sim_json_num(a, "burst"), 0),
+			  rp_fmt(sim_json_num(a, "keys"), 0), rp_fmt(sim_json_num(a, "margin_ms"), 0),
+			  rp_fmt(sim_json_num(a, "max_send_lateness_ms"), 1), rp_fmt(sim_json_num(a, "min_margin_ms"), 1));
 	}
 	sr_puts(o, "How each peer was driven:\n\n");
 	for (size_t i = 0; i < in->npeers; i++) {

@@ -123,13 +123,13 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 {
 	char path[SR_PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/bench/perf.json", in->results);
-	struct rp_json j;
+	struct sim_json j;
 	int rc = br_json(in, path, &j);
 	if (rc == 0)
 		br_error(in, RP_BAD, "missing %s (bench/perf/run.sh, a step of make bench, writes it)", path);
 	if (rc <= 0)
 		return;
-	const struct rp_json *list = br_jget(in, path, &j, "entries", RP_JARR);
+	const struct sim_json *list = br_jget(in, path, &j, "entries", SIM_JSON_ARRAY);
 	size_t n = list ? list->n : 0;
 	struct entry *e = calloc(n + 1, sizeof(*e));
 	struct ratio *r = calloc(n + 1, sizeof(*r));
@@ -139,10 +139,10 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct rp_json *x = &list->v[i];
-		const struct rp_json *bench = rp_json_get(x, "bench");
+		const struct sim_json *x = &list->items[i];
+		const struct sim_json *bench = sim_json_get(x, "bench");
 		e[i] = (struct entry){ br_jstr(in, path, x, "name"), br_jstr(in, path, x, "what"),
-				       bench && bench->type == RP_JNULL ? "" : br_jstr(in, path, x, "bench"),
+				       br_jnone(bench) ? "" : br_jstr(in, path, x, "bench"),
 				       br_jnum(in, path, x, "ir"), br_jnum(in, path, x, "est_cycles"),
 				       br_jnum(in, path, x, "d1_miss"), br_jnum(in, path, x, "ll_miss"),
 				       br_jnum(in, path, x, "bmiss") };
@@ -154,8 +154,8 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 	write_history(in, e, n);
 
 	double mhz = in->bench.mhz;
-	const char *valgrind = rp_json_str(&j, "valgrind"), *opts = rp_json_str(&j, "callgrind_options");
-	const char *commit = rp_json_str(&j, "commit"), *compiler = rp_json_str(&j, "compiler");
+	const char *valgrind = sim_json_str(&j, "valgrind"), *opts = sim_json_str(&j, "callgrind_options");
+	const char *commit = sim_json_str(&j, "commit"), *compiler = sim_json_str(&j, "compiler");
 	sr_printf(o, perf_intro, valgrind ? valgrind : "valgrind", opts ? opts : "", commit ? commit : "?",
 		  compiler ? compiler : "?", isnan(mhz) ? "-" : rp_fmt(mhz, 0));
 	for (size_t i = 0; i < n; i++) {
@@ -176,13 +176,13 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 		sr_puts(o, perf_no_relate);
 	}
 	/* the thresholds in force when the figures were taken (perf.py measure writes them) */
-	const struct rp_json *th = rp_json_get(&j, "thresholds");
+	const struct sim_json *th = sim_json_get(&j, "thresholds");
 	if (th) {
 		sr_puts(o, perf_thresholds);
-		for (size_t i = 0; th->type == RP_JARR && i < th->n; i++) {
-			const struct rp_json *t = &th->v[i], *v = rp_json_get(t, "threshold");
+		for (size_t i = 0; th->type == SIM_JSON_ARRAY && i < th->n; i++) {
+			const struct sim_json *t = &th->items[i], *v = sim_json_get(t, "threshold");
 			const char *entry = br_jstr(in, path, t, "entry"), *figure = br_jstr(in, path, t, "figure");
-			const char *limit = v && v->type == RP_JNULL ? "-"
+			const char *limit = br_jnone(v) ? "-"
 					    : rp_str("+%s%%", rp_fmt(br_jnum(in, path, t, "threshold"), 1));
 			sr_printf(o, "| `%s` | %s | %s | %s |\n", entry, figure, limit, br_jstr(in, path, t, "reason"));
 		}
@@ -192,5 +192,5 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 done:
 	free(e);
 	free(r);
-	rp_json_free(&j);
+	sim_json_free(&j);
 }

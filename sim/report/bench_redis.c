@@ -96,7 +96,7 @@ static const char redis_chart[] =
 static const char *const batches[3] = { "batch_1", "batch_10", "batch_100" };
 
 struct subject {
-	const struct rp_json *j;
+	const struct sim_json *j;
 	const char *path; /* the file it came from */
 };
 
@@ -115,7 +115,7 @@ static const char *label(struct br_in *in, const struct subject *s)
 /* A subject's batch figure: s[batch][key]. */
 static double bnum(struct br_in *in, const struct subject *s, const char *batch, const char *key)
 {
-	return br_jnum(in, s->path, br_jget(in, s->path, s->j, batch, RP_JOBJ), key);
+	return br_jnum(in, s->path, br_jget(in, s->path, s->j, batch, SIM_JSON_OBJECT), key);
 }
 
 /* The target a subject is held to, as text, and whether it is met (ratio: server us / the plain script's). */
@@ -140,7 +140,7 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 	char path[SR_PATH_MAX + 64], rlf_path[SR_PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/bench/redis.json", in->results);
 	snprintf(rlf_path, sizeof(rlf_path), "%s/bench/redis_rlf.json", in->results);
-	struct rp_json j, rj = { 0 };
+	struct sim_json j, rj = { 0 };
 	struct subject *sub = NULL;
 	size_t n = 0;
 	struct sr_buf *csv = br_data(in, "redis.csv"); /* empty when not run */
@@ -151,12 +151,12 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 			sr_puts(o, redis_absent);
 		return;
 	}
-	const struct rp_json *subjects = rp_json_get(&j, "subjects");
+	const struct sim_json *subjects = sim_json_get(&j, "subjects");
 	if (!subjects) {
 		sr_puts(o, redis_old);
 		goto done;
 	}
-	if (subjects->type != RP_JARR) {
+	if (subjects->type != SIM_JSON_ARRAY) {
 		br_error(in, RP_BAD, "%s: \"subjects\" is not an array", path);
 		goto done;
 	}
@@ -169,10 +169,10 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 		goto done;
 	}
 	for (size_t i = 0; i < subjects->n; i++)
-		sub[n++] = (struct subject){ &subjects->v[i], path };
+		sub[n++] = (struct subject){ &subjects->items[i], path };
 	if (rlf)
 		sub[n++] = (struct subject){ &rj, rlf_path };
-	const struct rp_json *ceil = br_jget(in, path, &j, "ceiling_evalsha_per_s", RP_JOBJ);
+	const struct sim_json *ceil = br_jget(in, path, &j, "ceiling_evalsha_per_s", SIM_JSON_OBJECT);
 	const struct subject *plain = NULL;
 	for (size_t i = 0; i < n && !plain; i++)
 		if (strcmp(br_jstr(in, sub[i].path, sub[i].j, "kind"), "plain") == 0)
@@ -180,7 +180,7 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 	double plain_us = plain ? br_jnum(in, plain->path, plain->j, "server_us") : NAN;
 	double plain_cpu = plain ? br_jnum(in, plain->path, plain->j, "server_cpu_us") : NAN;
 	double plain_rate = plain ? bnum(in, plain, "batch_100", "decisions_per_s") : NAN;
-	bool module = rp_json_is(rp_json_get(&j, "module"), RP_JTRUE);
+	bool module = sim_json_true(sim_json_get(&j, "module"));
 
 	sr_printf(o, redis_intro, br_jstr(in, path, &j, "rule"), rp_fmt(br_jnum(in, path, ceil, "batch_1"), 0),
 		  rp_fmt(br_jnum(in, path, ceil, "batch_10"), 0), rp_fmt(br_jnum(in, path, ceil, "batch_100"), 0));
@@ -202,7 +202,7 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 			  rp_fmt(br_jnum(in, s->path, s->j, "bytes_per_key"), 0), target(in, s, us / plain_us, plain_rate));
 	}
 	sr_puts(o, redis_targets);
-	const struct rp_json *stages = rp_json_get(&j, "stages_us");
+	const struct sim_json *stages = sim_json_get(&j, "stages_us");
 	if (stages && plain) {
 		double base = br_jnum(in, path, stages, "return_1"), lib = br_jnum(in, path, stages, "lib");
 		sr_printf(o, redis_stages, rp_fmt(base, 2), rp_fmt(lib, 2));
@@ -233,14 +233,14 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 		sr_printf(o, redis_module, rp_fmt(lo, 2), rp_fmt(hi, 2), hi < base ? "less than" : "against",
 			  rp_fmt(base, 2), rp_fmt(log_us, 2));
 	}
-	const struct rp_json *costs = rp_json_get(&j, "costs");
+	const struct sim_json *costs = sim_json_get(&j, "costs");
 	if (costs) {
 		/* the primitives by name (absent: 0), the last of a name kept */
 		double hmget = 0, hset = 0, pexpire = 0, get = 0, set = 0;
 		sr_puts(o, redis_costs);
-		for (size_t i = 0; costs->type == RP_JARR && i < costs->n; i++) {
-			const char *what = br_jstr(in, path, &costs->v[i], "what");
-			double ns = br_jnum(in, path, &costs->v[i], "ns");
+		for (size_t i = 0; costs->type == SIM_JSON_ARRAY && i < costs->n; i++) {
+			const char *what = br_jstr(in, path, &costs->items[i], "what");
+			double ns = br_jnum(in, path, &costs->items[i], "ns");
 			sr_printf(o, "| %s | %s |\n", what, rp_fmt(ns, 0));
 			if (strcmp(what, "HMGET of 3 fields") == 0)
 				hmget = ns;
@@ -258,7 +258,7 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 	sr_puts(o, redis_exact);
 	for (size_t i = 0; i < n; i++) {
 		const struct subject *s = &sub[i];
-		const struct rp_json *x = br_jget(in, s->path, s->j, "exact", RP_JOBJ);
+		const struct sim_json *x = br_jget(in, s->path, s->j, "exact", SIM_JSON_OBJECT);
 		const char *ex = br_jstr(in, s->path, x, "example");
 		sr_printf(o, "| %s | %s | %d | %d | %d | %s |\n", label(in, s), br_jstr(in, s->path, s->j, "algo"),
 			  (int)br_jnum(in, s->path, x, "requests"), (int)br_jnum(in, s->path, x, "verdicts_differ"),
@@ -280,6 +280,6 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 	}
 done:
 	free(sub);
-	rp_json_free(&rj);
-	rp_json_free(&j);
+	sim_json_free(&rj);
+	sim_json_free(&j);
 }

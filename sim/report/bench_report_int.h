@@ -8,14 +8,15 @@
 #ifndef RATELAB_SIM_BENCH_REPORT_INT_H
 #define RATELAB_SIM_BENCH_REPORT_INT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "bench_names.h"
 #include "compat.h"
+#include "json.h"
 #include "report_csv.h"
-#include "report_json.h"
 #include "report_stat.h"
 #include "report_text.h"
 
@@ -26,11 +27,11 @@
 struct br_run {
 	const char *name;
 	struct rp_stat ns;
-	const struct rp_json *entry;
+	const struct sim_json *entry;
 };
 
 struct br_bench {
-	struct rp_json doc;
+	struct sim_json doc;
 	struct br_run *run; /* sorted by name */
 	size_t nruns;
 	int repetitions;
@@ -49,7 +50,7 @@ struct br_peer {
 	struct rp_stat hot, k1k, k1m; /* n = reps (1 when not given), 0 when no median */
 	int hot_reps, k1k_reps, k1m_reps; /* as given, 0 when absent */
 	double bytes_per_key;
-	const struct rp_json *agreement; /* nginx's agreement with leaky_bucket; NULL for a timed peer */
+	const struct sim_json *agreement; /* nginx's agreement with leaky_bucket; NULL for a timed peer */
 };
 
 /* A file the report writes: built in memory, written at the end. */
@@ -67,7 +68,7 @@ struct br_in {
 	size_t nalgos;
 	struct br_bench bench;
 	struct rp_csv summary, breaker, bytes_limit, quals, diverged;
-	struct rp_json peers_doc;
+	struct sim_json peers_doc;
 	bool peers_run;
 	const char *peers_date, *peers_host;
 	struct br_peer *peer;
@@ -103,14 +104,22 @@ struct sr_buf *br_data(struct br_in *in, const char *name);
  * want (a NULL-terminated list) is an error. */
 void br_csv(struct br_in *in, struct rp_csv *t, const char *path, const char *const *want);
 /* Reads a JSON file: 1 read, 0 absent, -1 malformed (recorded). */
-int br_json(struct br_in *in, const char *path, struct rp_json *out);
+int br_json(struct br_in *in, const char *path, struct sim_json *out);
+
+/* Not measured: null, or a bare NaN or infinity (Google Benchmark's and
+ * Python's words for a figure they could not take). */
+static inline bool br_jnone(const struct sim_json *v)
+{
+	return v && (v->type == SIM_JSON_NULL || (v->type == SIM_JSON_NUMBER && !isfinite(v->number)));
+}
 
 /* Required members of a JSON object read from path: a missing one (or of another type)
- * is recorded ("PATH: no number \"KEY\"") and reads as NaN, "" or NULL. */
-double br_jnum(struct br_in *in, const char *path, const struct rp_json *o, const char *key);
-const char *br_jstr(struct br_in *in, const char *path, const struct rp_json *o, const char *key);
-const struct rp_json *br_jget(struct br_in *in, const char *path, const struct rp_json *o, const char *key,
-			      enum rp_json_type type);
+ * is recorded ("PATH: no number \"KEY\"", also for a number not measured) and reads
+ * as NaN, "" or NULL. */
+double br_jnum(struct br_in *in, const char *path, const struct sim_json *o, const char *key);
+const char *br_jstr(struct br_in *in, const char *path, const struct sim_json *o, const char *key);
+const struct sim_json *br_jget(struct br_in *in, const char *path, const struct sim_json *o, const char *key,
+			      enum sim_json_type type);
 
 /* ---- inputs (bench_load.c) */
 extern const char *const *br_summary_columns;

@@ -1,7 +1,7 @@
 /*
  * fuzz_compare.c - what `ratelab compare` reads (bench_cmp.h, json.h) on a
  * fuzzed file: whatever the bytes, sim_json_parse returns 0 or -1 with a
- * message holding no control byte, and sim_bench_load returns
+ * line, an offset within the text and a message holding no control byte, and sim_bench_load returns
  * SIM_BENCH_OK (a run of named benchmarks, each with positive finite
  * times) or SIM_BENCH_BAD (said), never SIM_BENCH_IO, a crash, a hang or
  * a sanitizer report; a run read is compared with itself (every verdict
@@ -41,14 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char msg[1024];
 	struct sim_json v;
+	struct sim_json_error err;
 	struct sim_bench_run run;
 	struct sim_bench_cmp cmp;
 
-	int parsed = sim_json_parse((const char *)data, size, &v, msg, sizeof(msg));
+	int parsed = sim_json_parse((const char *)data, size, &v, &err);
 	if (parsed != 0 && parsed != -1)
 		abort();
-	if (parsed)
-		clean(msg);
+	if (parsed && (clean(err.what), err.line < 1 || err.offset > size))
+		abort();
 	sim_json_free(&v);
 
 	FILE *f = fopen(path, "wb");
