@@ -3,7 +3,8 @@
  * two Google Benchmark runs compared benchmark by benchmark (bench_cmp.h):
  * medians, change, the Mann-Whitney U test's p-value and a verdict; the
  * table printed, and with --out written as DIR/compare.csv, compare.md
- * and compare.html. Only those three files are written in DIR, each
+ * and compare.html (the page of compare.md through the reports' one page
+ * layer, report_html.h). Only those three files are written in DIR, each
  * beside its place and renamed into it; one that exists and does not
  * begin as compare writes it is refused, never replaced.
  */
@@ -16,7 +17,7 @@
 
 #include "bench_cmp.h"
 #include "cli.h"
-#include "compare_html.h"
+#include "report_html.h"
 
 #define ALPHA_DEFAULT 0.05
 #define THRESHOLD_DEFAULT_PCT 2.0
@@ -24,6 +25,8 @@
 
 #define CSV_HEADER "benchmark,old_median_ns,new_median_ns,change_pct,p_value,verdict\n"
 #define MD_MARK "<!-- ratelab compare -->\n"
+/* What compare.html begins with: a file that begins otherwise was not written by compare. */
+#define HTML_MARK "<!DOCTYPE html>\n<!-- ratelab compare -->\n"
 
 static const char usage[] =
 	"usage: ratelab compare OLD NEW [--out DIR] [--alpha A] [--threshold T%] [--fail-on-slower]\n"
@@ -149,17 +152,21 @@ static int make_dir(const char *dir)
 	return CLI_EXIT_OK;
 }
 
-static void md_name(FILE *f, const char *name)
+/* A benchmark's or file's name in Markdown: a code span, or, when the name holds a '`' or a
+ * '|' (which a code span cannot hold in a table), its text with Markdown's escapes. */
+static void md_name(struct sr_buf *b, const char *name)
 {
-	fputc('`', f);
+	if (strpbrk(name, "`|")) {
+		sr_md(b, name);
+		return;
+	}
+	sr_puts(b, "`");
 	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-		if (*c == '|' || *c == '`')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f)
-			fprintf(f, "\\x%02x", *c);
+		if (*c < 0x20 || *c == 0x7f)
+			sr_printf(b, "\\x%02x", *c);
 		else
-			fputc(*c, f);
-	fputc('`', f);
+			sr_put(b, (const char *)c, 1);
+	sr_puts(b, "`");
 }
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
@@ -181,6 +188,7 @@ static void csv_name(FILE *f, const char *name)
 struct run_names {
 	const char *old_path, *new_path;
 	double alpha, threshold_pct;
+	struct sr_buf md, html; /* compare.md after its mark; the page of it */
 };
 
 static int write_csv(FILE *f, const struct sim_bench_cmp *c, const struct run_names *rn)
@@ -196,47 +204,75 @@ static int write_csv(FILE *f, const struct sim_bench_cmp *c, const struct run_na
 	return ferror(f) ? -1 : 0;
 }
 
-static void md_only(FILE *f, const char *which, const char *const *names, size_t n)
+static void md_only(struct sr_buf *b, const char *which, const char *const *names, size_t n)
 {
 	if (n == 0)
 		return;
-	fprintf(f, "\nOnly in the %s run (%zu):", which, n);
+	sr_printf(b, "\nOnly in the %s run (%zu):", which, n);
 	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ", " : " ", f);
-		md_name(f, names[i]);
+		sr_puts(b, i ? ", " : " ");
+		md_name(b, names[i]);
 	}
-	fputs(".\n", f);
+	sr_puts(b, ".\n");
+}
+
+/* compare.md after its mark, into b: also the source of compare.html. */
+static void md_text(struct sr_buf *b, const struct sim_bench_cmp *c, const struct run_names *rn)
+{
+	sr_puts(b, "# ratelab compare\n\nOld: ");
+	md_name(b, rn->old_path);
+	sr_puts(b, ", new: ");
+	md_name(b, rn->new_path);
+	sr_printf(b, ". %zu benchmarks in both: %zu slower, %zu faster, %zu ~. A verdict is `faster` or `slower` "
+		  "when the two-sided Mann-Whitney U test's p-value over the repetitions is at most %g and the "
+		  "median changed by at least %g%%, else `~`.\n\n",
+		  c->n, c->slower, c->faster, c->n - c->slower - c->faster, rn->alpha, rn->threshold_pct);
+	sr_puts(b, "## Benchmarks in both runs\n\n| benchmark | old median (ns) | new median (ns) | change | p-value | verdict |\n"
+		   "|---|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct sim_bench_row *r = &c->rows[i];
+		sr_puts(b, "| ");
+		md_name(b, r->name);
+		sr_printf(b, " | %.3f | %.3f | %+.2f%% | %.4f | %s |\n", r->old_median_ns, r->new_median_ns,
+			  sim_bench_pct2(r->change_pct), r->p_value, sim_verdict_name(r->verdict));
+	}
+	sr_printf(b, "| **geomean** (geometric mean) | %.3f | %.3f | %+.2f%% | | |\n", c->geo_old_ns, c->geo_new_ns,
+		  sim_bench_pct2(c->geo_change_pct));
+	if (c->n_only_old + c->n_only_new)
+		sr_puts(b, "\n## Benchmarks in one run only\n");
+	md_only(b, "old", c->only_old, c->n_only_old);
+	md_only(b, "new", c->only_new, c->n_only_new);
+}
+
+/* The Markdown and its page into rn; 0, or CLI_EXIT_FAIL after a message. */
+static int render(const struct sim_bench_cmp *c, struct run_names *rn)
+{
+	const struct rp_page page = { .title = "ratelab compare", .mark = "ratelab compare", .dir = ".",
+				      .who = "ratelab compare: ", .missing_ok = true, .err = stderr };
+
+	md_text(&rn->md, c, rn);
+	if (!rn->md.oom && rp_html_page(&page, rn->md.p ? rn->md.p : "", &rn->html))
+		return CLI_EXIT_FAIL;
+	if (rn->md.oom || rn->html.oom) {
+		fprintf(stderr, "ratelab compare: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
 }
 
 static int write_md(FILE *f, const struct sim_bench_cmp *c, const struct run_names *rn)
 {
-	fputs(MD_MARK "# ratelab compare\n\nOld: ", f);
-	md_name(f, rn->old_path);
-	fputs(", new: ", f);
-	md_name(f, rn->new_path);
-	fprintf(f, ". %zu benchmarks in both: %zu slower, %zu faster, %zu ~. A verdict is `faster` or `slower` "
-		"when the two-sided Mann-Whitney U test's p-value over the repetitions is at most %g and the "
-		"median changed by at least %g%%, else `~`.\n\n",
-		c->n, c->slower, c->faster, c->n - c->slower - c->faster, rn->alpha, rn->threshold_pct);
-	fputs("| benchmark | old median (ns) | new median (ns) | change | p-value | verdict |\n"
-	      "|---|---:|---:|---:|---:|---|\n", f);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct sim_bench_row *r = &c->rows[i];
-		fputs("| ", f);
-		md_name(f, r->name);
-		fprintf(f, " | %.3f | %.3f | %+.2f%% | %.4f | %s |\n", r->old_median_ns, r->new_median_ns,
-			sim_bench_pct2(r->change_pct), r->p_value, sim_verdict_name(r->verdict));
-	}
-	fprintf(f, "| **geomean** (geometric mean) | %.3f | %.3f | %+.2f%% | | |\n", c->geo_old_ns, c->geo_new_ns,
-		sim_bench_pct2(c->geo_change_pct));
-	md_only(f, "old", c->only_old, c->n_only_old);
-	md_only(f, "new", c->only_new, c->n_only_new);
+	(void)c;
+	fputs(MD_MARK, f);
+	fwrite(rn->md.p, 1, rn->md.len, f);
 	return ferror(f) ? -1 : 0;
 }
 
 static int write_html(FILE *f, const struct sim_bench_cmp *c, const struct run_names *rn)
 {
-	return sim_compare_html(f, c, rn->old_path, rn->new_path, rn->alpha, rn->threshold_pct);
+	(void)c;
+	fwrite(rn->html.p, 1, rn->html.len, f);
+	return ferror(f) ? -1 : 0;
 }
 
 /* Writes o's file beside its place (o->tmp); 0 or CLI_EXIT_FAIL after a message, o->tmp removed. */
@@ -271,11 +307,11 @@ static int write_tmp(const struct out_file *o,
  * three written beside their places, then renamed in (a failed write
  * leaves the earlier files as they were).
  */
-static int write_out(const char *dir, const struct sim_bench_cmp *c, const struct run_names *rn)
+static int write_out(const char *dir, const struct sim_bench_cmp *c, struct run_names *rn)
 {
 	struct out_file files[3] = { { "compare.csv", CSV_HEADER, "", "" },
 				     { "compare.md", MD_MARK, "", "" },
-				     { "compare.html", SIM_COMPARE_HTML_MARK, "", "" } };
+				     { "compare.html", HTML_MARK, "", "" } };
 	int (*const bodies[3])(FILE *, const struct sim_bench_cmp *, const struct run_names *) = { write_csv, write_md,
 												   write_html };
 	struct stat st;
@@ -293,7 +329,7 @@ static int write_out(const char *dir, const struct sim_bench_cmp *c, const struc
 		if ((status = check_ours(&files[i])))
 			return status;
 	}
-	if ((status = make_dir(dir)))
+	if ((status = render(c, rn)) || (status = make_dir(dir)))
 		return status;
 	while (written < 3 && !(status = write_tmp(&files[written], bodies[written], c, rn)))
 		written++;
@@ -386,7 +422,7 @@ int cli_cmd_compare(int argc, char **argv)
 	char old_path[PATH_MAX], new_path[PATH_MAX], msg[1024];
 	struct sim_bench_run old_run = { 0 }, new_run = { 0 };
 	struct sim_bench_cmp cmp = { 0 };
-	struct run_names rn = { old_path, new_path, ALPHA_DEFAULT, THRESHOLD_DEFAULT_PCT };
+	struct run_names rn = { old_path, new_path, ALPHA_DEFAULT, THRESHOLD_DEFAULT_PCT, { 0 }, { 0 } };
 	int status = cli_parse("compare", argc, argv, options, O_COUNT, 2, &a);
 
 	if (status == CLI_HELP) {
@@ -434,6 +470,8 @@ int cli_cmd_compare(int argc, char **argv)
 			status = CLI_EXIT_FAIL;
 		}
 	}
+	sr_buf_free(&rn.md);
+	sr_buf_free(&rn.html);
 	sim_bench_cmp_free(&cmp);
 	sim_bench_run_free(&old_run);
 	sim_bench_run_free(&new_run);

@@ -358,7 +358,10 @@ int rp_html_page(const struct rp_page *p, const char *md, struct sr_buf *o)
 			make_id(&ids, i, lines[i] + t, lens[i] - t, &o->oom);
 		any_toc |= level == 2 || level == 3;
 	}
-	sr_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+	sr_puts(o, "<!DOCTYPE html>\n");
+	if (p->mark)
+		sr_printf(o, "<!-- %s -->\n", p->mark);
+	sr_puts(o, "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
 	/* the page may load nothing: images from data: URIs, its style inline, its one script by hash */
 	sr_printf(o, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		     "img-src data:; style-src 'unsafe-inline'; script-src '%s'\">\n", script_sha256);

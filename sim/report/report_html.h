@@ -32,6 +32,8 @@
 
 struct rp_page {
 	const char *title; /* the page's <title>, plain text */
+	const char *mark;  /* NULL, or a comment's text after <!DOCTYPE html> naming the writer
+			    * (a command that replaces only the pages it wrote checks it) */
 	const char *dir;   /* the directory image files are named from */
 	const char *who;   /* the prefix of every message: "ratelab report: " */
 	bool missing_ok;   /* a chart not drawn yet is named in its place; else its absence is an error */

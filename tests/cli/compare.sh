@@ -2,8 +2,9 @@
 # ratelab compare: a run compared with itself gives only ~; a copy with
 # benchmarks planted slower and faster flags exactly those (and
 # --fail-on-slower exits 1); benchmarks of one run only are listed apart;
-# --out writes exactly compare.csv, .md and .html, replaces its own and
-# refuses anyone else's; bad input (not Google Benchmark's JSON, one
+# --out writes exactly compare.csv, .md and .html (the page checked in
+# headless chromium as the reports' are: tests/cli/lib/page_check.sh),
+# replaces its own and refuses anyone else's; bad input (not Google Benchmark's JSON, one
 # repetition, no benchmark in common, a folder without bench.json) and bad
 # options get one clear message and exit 2. $1 is the ratelab binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
@@ -74,7 +75,17 @@ grep -qx 'only in new: fresh' <<<"$out" || fail "planted: 'fresh' not listed: $o
 grep -q '^5 benchmarks in both: 1 slower, 1 faster, 3 ~' <<<"$out" || fail "planted: summary $(tail -1 <<<"$out")"
 grep -q 'Only in the old run (1): `gone`' "$tmp/p/compare.md" || fail "planted: md lacks the old-only list"
 grep -q '^| \*\*geomean\*\* (geometric mean) |' "$tmp/p/compare.md" || fail "planted: md lacks the geometric mean"
-grep -q '<tr class="slower"><td><code>b</code>' "$tmp/p/compare.html" || fail "planted: html lacks b slower"
+grep -q '<tr><td><code>b</code></td>.*<td>slower</td></tr>' "$tmp/p/compare.html" || fail "planted: html lacks b slower"
+# the page is the reports' one page layer (sim/report/report_html.h): sorting, pinned column, policy
+head -2 "$tmp/p/compare.html" | cmp -s - <(printf '<!DOCTYPE html>\n<!-- ratelab compare -->\n') ||
+	fail "planted: compare.html does not begin with its mark"
+mkdir -p "$tmp/page"
+bash "$(dirname "$0")/lib/page_check.sh" "$tmp/p/compare.html" "$tmp/page" || fail "compare.html: the page check failed"
+# a name a code span cannot hold in a table ('|', '`'): escaped text in compare.md, the name on the page
+gb "$tmp/odd.json" 'x|y`z:1,2'
+"$ratelab" compare "$tmp/odd.json" "$tmp/odd.json" --out "$tmp/odd" >/dev/null || fail "odd name: exit $?"
+grep -qF '| x\|y\`z | 1.500 |' "$tmp/odd/compare.md" || fail "odd name: md row $(grep '^| x' "$tmp/odd/compare.md")"
+grep -qF '<tr><td>x|y`z</td>' "$tmp/odd/compare.html" || fail "odd name: html row"
 grep -q '^| `d` | 5.000 | 3.500 | -30.00% | 0.0079 | faster |$' "$tmp/p/compare.md" || fail "planted: md row of d"
 # --threshold 0.5%: c's 1% now counts; --alpha 0.005: nothing does (2/252 > 0.005)
 "$ratelab" compare "$tmp/old.json" "$tmp/new.json" --threshold 0.5% --out "$tmp/t" >/dev/null || fail "threshold: exit $?"
