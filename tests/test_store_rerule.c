@@ -324,7 +324,7 @@ static void test_store_rule_bounds(void **unused)
 	rl_store_destroy(s);
 }
 
-/* A policy's store: no stated rule change (RL_EINVAL); its settles are rl_policy_settle's; its would-rejects counted. */
+/* A policy's store: a rule change only to a policy of its shape; its settles are rl_policy_settle's; its would-rejects counted. */
 static void test_store_policy(void **unused)
 {
 	(void)unused;
@@ -343,10 +343,22 @@ static void test_store_policy(void **unused)
 	struct rl_store_config cfg = { .limiter = rl_policy_as_limiter(&pl), .max_keys = 16 };
 	struct rl_store *s;
 	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
-	struct rl_limiter changed = *rl_policy_as_limiter(&pl);
-	changed.rule.limit = 3;
-	assert_int_equal(rl_store_set_rule(s, &changed), RL_EINVAL);
-	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&other)), RL_EINVAL);
+	/* a policy's rule change is to another policy of its algorithm and rule count
+	 * (rl_policy_rerule; test_policy_reload runs them); its own: nothing to do */
+	struct rl_policy p3;
+	struct rl_policy_limiter three, gcra_pl;
+	struct rl_limiter plain;
+	struct rl_rule one = { 2, 1000000000, 2 };
+	assert_int_equal(rl_policy_parse("2/1s+100/1h+5/1m", &p3, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_policy_limiter_init(&three, a, &p3, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_policy_limiter_init(&gcra_pl, rl_algo_find("gcra"), &p, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_limiter_init(&plain, a, &one, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&three)), RL_EINVAL);
+	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&gcra_pl)), RL_EINVAL);
+	assert_int_equal(rl_store_set_rule(s, &plain), RL_EINVAL);
+	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&pl)), RL_OK);
+	assert_true(rl_store_reads_policy(s, &pl));
+	assert_false(rl_store_reads_policy(s, &other));
 
 	/* shadow: 5 requests, all admitted, 3 would have been refused */
 	struct rl_decision d;
