@@ -32,6 +32,7 @@
 #include "ratelab/policy.h"
 #include "ratelab/registry.h"
 #include "test_rng.h"
+#include "tiers_file.h"
 
 #define KEYS 12
 #define VERSIONS 30 /* versions of the file per trace */
@@ -39,7 +40,6 @@
 #define TRACES 4
 
 static uint64_t g_seed;
-static char g_path[64];
 
 static const char *const algos[] = { "token_bucket", "gcra",         "leaky_bucket",
 				     "fixed_window", "sliding_log", "sliding_counter" };
@@ -130,14 +130,11 @@ static void next_version(uint64_t *r, const struct version *prev, struct version
 static void write_version(const struct version *v)
 {
 	char text[1024], rules[900];
-	FILE *f = fopen(g_path, "w");
 
-	assert_non_null(f);
 	rl_policy_format(&v->p, true, rules, sizeof(rules));
 	snprintf(text, sizeof(text), "[tier t]\nalgorithm = %s\npolicy = %s\nmode = %s\nmax_keys = 64\n"
 		 "[defaults]\ntier = t\n", v->algo->name, rules, v->shadow ? "shadow" : "enforce");
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
+	tiers_write(text);
 }
 
 /* Whether the store keeps its keys from version a to b (registry.h): the same state shape. */
@@ -286,15 +283,6 @@ static void test_differential(void **unused)
 			run_trace(algos[i], tr);
 }
 
-static void write_text(const char *text)
-{
-	FILE *f = fopen(g_path, "w");
-
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
-}
-
 /*
  * The meaning by hand: a policy's rule raised carries what was used; a
  * mode flip keeps the count; another rule count starts afresh; a one-rule
@@ -308,7 +296,7 @@ static void test_meaning(void **unused)
 	struct rl_answer a;
 	char err[256];
 
-	write_text("[tier p]\nalgorithm = fixed_window\npolicy = 2/1h + 100/1h\n"
+	tiers_write("[tier p]\nalgorithm = fixed_window\npolicy = 2/1h + 100/1h\n"
 		   "[tier one]\nalgorithm = fixed_window\nlimit = 1\nwindow = 1h\n"
 		   "[clients]\none = olga\n[defaults]\ntier = p\n");
 	assert_int_equal(rl_registry_load(&reg, g_path, err, sizeof(err)), RL_OK);
@@ -317,7 +305,7 @@ static void test_meaning(void **unused)
 	assert_int_equal(rl_registry_check(reg, "ann", 3, 10, &a), RL_REJECTED);
 	assert_int_equal(rl_registry_check(reg, "olga", 4, 10, &a), RL_ALLOWED);
 	/* 2/1h -> 3/1h: two used, one more */
-	write_text("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h\n"
+	tiers_write("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h\n"
 		   "[tier one]\nalgorithm = fixed_window\nlimit = 1\nwindow = 1h\nmode = shadow\n"
 		   "[clients]\none = olga\n[defaults]\ntier = p\n");
 	assert_int_equal(rl_registry_reload(reg, g_path, NULL, 0, err, sizeof(err)), RL_OK);
@@ -330,7 +318,7 @@ static void test_meaning(void **unused)
 	assert_int_equal(rl_registry_check(reg, "olga", 4, 20, &a), RL_ALLOWED);
 	assert_true(a.would_reject);
 	/* shadow: the same rules, the count kept; ann admitted as a would-reject */
-	write_text("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h\nmode = shadow\n"
+	tiers_write("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h\nmode = shadow\n"
 		   "[tier one]\nalgorithm = fixed_window\nlimit = 1\nwindow = 1h\nmode = shadow\n"
 		   "[clients]\none = olga\n[defaults]\ntier = p\n");
 	assert_int_equal(rl_registry_reload(reg, g_path, NULL, 0, err, sizeof(err)), RL_OK);
@@ -342,33 +330,15 @@ static void test_meaning(void **unused)
 	assert_int_equal(rl_registry_check(reg, "olga", 4, 30, &a), RL_ALLOWED);
 	assert_true(a.would_reject);
 	/* back to enforce: still refused */
-	write_text("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h\n[defaults]\ntier = p\n");
+	tiers_write("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h\n[defaults]\ntier = p\n");
 	assert_int_equal(rl_registry_reload(reg, g_path, NULL, 0, err, sizeof(err)), RL_OK);
 	assert_int_equal(rl_registry_check(reg, "ann", 3, 40, &a), RL_REJECTED);
 	/* three rules: another shape, afresh */
-	write_text("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h + 9/1m\n[defaults]\ntier = p\n");
+	tiers_write("[tier p]\nalgorithm = fixed_window\npolicy = 3/1h + 100/1h + 9/1m\n[defaults]\ntier = p\n");
 	assert_int_equal(rl_registry_reload(reg, g_path, NULL, 0, err, sizeof(err)), RL_OK);
 	assert_int_equal(rl_registry_check(reg, "ann", 3, 50, &a), RL_ALLOWED);
 	assert_int_equal(a.d.remaining, 2);
 	rl_registry_destroy(reg);
-}
-
-static int setup(void **unused)
-{
-	(void)unused;
-	snprintf(g_path, sizeof(g_path), "/tmp/rl_polreload_XXXXXX");
-	int fd = mkstemp(g_path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **unused)
-{
-	(void)unused;
-	unlink(g_path);
-	return 0;
 }
 
 int main(void)
@@ -379,5 +349,5 @@ int main(void)
 		cmocka_unit_test(test_meaning),
 		cmocka_unit_test(test_differential),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tiers_setup, tiers_teardown);
 }

@@ -158,6 +158,95 @@ static void run(struct rl_redis *r, struct mig *m, uint64_t *s, int n, int nkeys
 }
 
 /*
+ * One slot (the tag's) migrated from its owner to the next master in the
+ * middle of phase's requests, as test_slot_migration does: keys k0, k1
+ * before; k2 first used while migrating (ASK); k0 moved, then k1, then
+ * the slot handed over (MOVED). phase(ctx, n, nkeys, name) runs n
+ * requests over the first nkeys keys.
+ */
+static void migrating(const char *tag, void (*phase)(void *ctx, int n, int nkeys, const char *name), void *ctx,
+		      void (*key_name)(void *ctx, int k, char *buf, size_t len))
+{
+	char name[128];
+	redisReply *rep = node_cmd(g_port, "CLUSTER KEYSLOT %s", tag);
+	int slot = (int)rep->integer;
+	freeReplyObject(rep);
+	int src = owner_of(slot), dst = (src + 1) % H.n;
+
+	phase(ctx, 40, 2, "before");
+	freeReplyObject(node_cmd(H.nodes[dst].port, "CLUSTER SETSLOT %d IMPORTING %s", slot, H.nodes[src].id));
+	freeReplyObject(node_cmd(H.nodes[src].port, "CLUSTER SETSLOT %d MIGRATING %s", slot, H.nodes[dst].id));
+	phase(ctx, 30, 3, "migrating, nothing moved"); /* k2: ASK, made on dst */
+	rep = node_cmd(H.nodes[dst].port, "CLUSTER COUNTKEYSINSLOT %d", slot);
+	assert_int_equal(rep->integer, 1);
+	freeReplyObject(rep);
+	key_name(ctx, 0, name, sizeof(name));
+	migrate_key(src, dst, name);
+	phase(ctx, 30, 3, "migrating, k0 moved");
+	key_name(ctx, 1, name, sizeof(name));
+	migrate_key(src, dst, name);
+	freeReplyObject(node_cmd(H.nodes[dst].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
+	freeReplyObject(node_cmd(H.nodes[src].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
+	for (int i = 0; i < H.n; i++)
+		if (i != src && i != dst)
+			freeReplyObject(node_cmd(H.nodes[i].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
+	phase(ctx, 40, 3, "handed over"); /* MOVED, then dst directly */
+	rep = node_cmd(H.nodes[dst].port, "CLUSTER COUNTKEYSINSLOT %d", slot);
+	assert_true(rep->integer >= 2); /* the keys live on dst now */
+	freeReplyObject(rep);
+}
+
+/* One rule's keys through a migration: the library's (m), the connection, the rng, the settles made. */
+struct rmig {
+	struct mig m;
+	struct rl_redis *r;
+	uint64_t *s;
+	int settles;
+};
+
+/* m's limiter of algo and rule, its keys "TAG}kI" (their states fresh), and a connection. */
+static void rmig_init(struct rmig *x, const struct rl_algo *algo, const struct rl_rule *rule, const char *tag)
+{
+	struct mig *m = &x->m;
+
+	assert_int_equal(rl_limiter_init(&m->lim, algo, rule, NULL, 0), RL_OK);
+	m->rr = (struct rl_redis_rule){ &m->lim, false, 0 };
+	for (int k = 0; k < MKEYS; k++) {
+		m->st[k] = calloc(1, algo->state_size);
+		assert_non_null(m->st[k]);
+		snprintf(m->keys[k], sizeof(m->keys[k]), "%s}k%d", tag, k);
+	}
+	x->r = connect_to(g_port, 1000000000);
+}
+
+/* No fallback, no error; the connection and the states freed. */
+static void rmig_end(struct rmig *x)
+{
+	struct rl_redis_stats st;
+
+	rl_redis_stats(x->r, &st);
+	assert_int_equal(st.fallbacks, 0);
+	assert_int_equal(st.errors, 0);
+	rl_redis_destroy(x->r);
+	for (int k = 0; k < MKEYS; k++) {
+		rl_limiter_release(&x->m.lim, x->m.st[k]);
+		free(x->m.st[k]);
+	}
+}
+
+static void run_phase(void *ctx, int n, int nkeys, const char *phase)
+{
+	struct rmig *x = ctx;
+
+	run(x->r, &x->m, x->s, n, nkeys, phase);
+}
+
+static void rkey_name(void *ctx, int k, char *buf, size_t len)
+{
+	snprintf(buf, len, "rl:{%s}", ((struct rmig *)ctx)->m.keys[k]);
+}
+
+/*
  * Every algorithm but sliding_log through the scripts (its script names two
  * keys, the hash and the list, and Redis answers TRYAGAIN while they sit on
  * different nodes or one is absent, until the migration ends; through the
@@ -178,94 +267,14 @@ static void test_slot_migration(void **state)
 	for (size_t a = 0; a < count; a++) {
 		if (all[a] == &rl_sliding_log_algo && !RH_WANT_MODULE)
 			continue; /* the module keeps it in one key: it migrates like the others */
-		struct mig m = { .t = below(&s, 1000000) };
+		struct rmig x = { .m = { .t = below(&s, 1000000) }, .s = &s };
 		struct rl_rule rule = { 3 + below(&s, 5), 1000000 + below(&s, 1000000), 2 + below(&s, 5) };
-		char tag[24], name[64];
-		assert_int_equal(rl_limiter_init(&m.lim, all[a], &rule, NULL, 0), RL_OK);
-		m.rr = (struct rl_redis_rule){ &m.lim, false, 0 };
+		char tag[24];
 		snprintf(tag, sizeof(tag), "m%zu", a);
-		for (int k = 0; k < MKEYS; k++) {
-			m.st[k] = calloc(1, all[a]->state_size);
-			assert_non_null(m.st[k]);
-			snprintf(m.keys[k], sizeof(m.keys[k]), "%s}k%d", tag, k);
-		}
-		redisReply *rep = node_cmd(g_port, "CLUSTER KEYSLOT %s", tag);
-		int slot = (int)rep->integer;
-		freeReplyObject(rep);
-		int src = owner_of(slot), dst = (src + 1) % H.n;
-		struct rl_redis *r = connect_to(g_port, 1000000000);
-
-		/* k0 and k1 exist on src; k2 is first used during the migration */
-		run(r, &m, &s, 40, 2, "before");
-		freeReplyObject(node_cmd(H.nodes[dst].port, "CLUSTER SETSLOT %d IMPORTING %s", slot, H.nodes[src].id));
-		freeReplyObject(node_cmd(H.nodes[src].port, "CLUSTER SETSLOT %d MIGRATING %s", slot, H.nodes[dst].id));
-		run(r, &m, &s, 30, 3, "migrating, nothing moved"); /* k2: ASK, made on dst */
-		rep = node_cmd(H.nodes[dst].port, "CLUSTER COUNTKEYSINSLOT %d", slot);
-		assert_int_equal(rep->integer, 1); /* k2, made there through ASK */
-		freeReplyObject(rep);
-		snprintf(name, sizeof(name), "rl:{%s}", m.keys[0]);
-		migrate_key(src, dst, name);
-		run(r, &m, &s, 30, 3, "migrating, k0 moved"); /* k0, k2: ASK */
-		snprintf(name, sizeof(name), "rl:{%s}", m.keys[1]);
-		migrate_key(src, dst, name);
-		/* the new owner first, then the old, then the others (CLUSTER SETSLOT's order) */
-		freeReplyObject(node_cmd(H.nodes[dst].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
-		freeReplyObject(node_cmd(H.nodes[src].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
-		for (int i = 0; i < H.n; i++)
-			if (i != src && i != dst)
-				freeReplyObject(node_cmd(H.nodes[i].port, "CLUSTER SETSLOT %d NODE %s", slot,
-							 H.nodes[dst].id));
-		run(r, &m, &s, 40, 3, "handed over"); /* MOVED, then dst directly */
-
-		rep = node_cmd(H.nodes[dst].port, "CLUSTER COUNTKEYSINSLOT %d", slot);
-		assert_true(rep->integer >= 2); /* the keys are on dst now (those not expired) */
-		freeReplyObject(rep);
-		struct rl_redis_stats st;
-		rl_redis_stats(r, &st);
-		assert_int_equal(st.fallbacks, 0);
-		assert_int_equal(st.errors, 0);
-		rl_redis_destroy(r);
-		for (int k = 0; k < MKEYS; k++) {
-			rl_limiter_release(&m.lim, m.st[k]);
-			free(m.st[k]);
-		}
+		rmig_init(&x, all[a], &rule, tag);
+		migrating(tag, run_phase, &x, rkey_name);
+		rmig_end(&x);
 	}
-}
-
-/*
- * One slot (the tag's) migrated from its owner to the next master in the
- * middle of phase's requests, as test_slot_migration does: keys k0, k1
- * before; k2 first used while migrating (ASK); k0 moved, then k1, then
- * the slot handed over (MOVED). phase(ctx, n, nkeys, name) runs n
- * requests over the first nkeys keys.
- */
-static void migrating(const char *tag, void (*phase)(void *ctx, int n, int nkeys, const char *name), void *ctx,
-		      void (*key_name)(void *ctx, int k, char *buf, size_t len))
-{
-	char name[128];
-	redisReply *rep = node_cmd(g_port, "CLUSTER KEYSLOT %s", tag);
-	int slot = (int)rep->integer;
-	freeReplyObject(rep);
-	int src = owner_of(slot), dst = (src + 1) % H.n;
-
-	phase(ctx, 40, 2, "before");
-	freeReplyObject(node_cmd(H.nodes[dst].port, "CLUSTER SETSLOT %d IMPORTING %s", slot, H.nodes[src].id));
-	freeReplyObject(node_cmd(H.nodes[src].port, "CLUSTER SETSLOT %d MIGRATING %s", slot, H.nodes[dst].id));
-	phase(ctx, 30, 3, "migrating, nothing moved");
-	key_name(ctx, 0, name, sizeof(name));
-	migrate_key(src, dst, name);
-	phase(ctx, 30, 3, "migrating, k0 moved");
-	key_name(ctx, 1, name, sizeof(name));
-	migrate_key(src, dst, name);
-	freeReplyObject(node_cmd(H.nodes[dst].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
-	freeReplyObject(node_cmd(H.nodes[src].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
-	for (int i = 0; i < H.n; i++)
-		if (i != src && i != dst)
-			freeReplyObject(node_cmd(H.nodes[i].port, "CLUSTER SETSLOT %d NODE %s", slot, H.nodes[dst].id));
-	phase(ctx, 40, 3, "handed over");
-	rep = node_cmd(H.nodes[dst].port, "CLUSTER COUNTKEYSINSLOT %d", slot);
-	assert_true(rep->integer >= 2); /* the keys live on dst now */
-	freeReplyObject(rep);
 }
 
 /* A policy's keys through the cluster (rl_redis_policy_check) and the library's (rl_policy_check). */
@@ -363,21 +372,9 @@ static void test_policy_slot_migration(void **state)
 }
 
 /* One rule's keys with settles through the cluster (rl_redis_check_n, rl_redis_settle) and the library's. */
-struct smig {
-	struct mig m;
-	struct rl_redis *r;
-	uint64_t *s;
-	int settles;
-};
-
-static void skey_name(void *ctx, int k, char *buf, size_t len)
-{
-	snprintf(buf, len, "rl:{%s}", ((struct smig *)ctx)->m.keys[k]);
-}
-
 static void settle_phase(void *ctx, int n, int nkeys, const char *phase)
 {
-	struct smig *x = ctx;
+	struct rmig *x = ctx;
 	struct mig *m = &x->m;
 
 	for (int i = 0; i < n; i++) {
@@ -426,32 +423,15 @@ static void test_settle_slot_migration(void **state)
 	for (size_t a = 0; a < count; a++) {
 		if (!rl_algo_settles(all[a]) || (all[a] == &rl_sliding_log_algo && !RH_WANT_MODULE))
 			continue;
-		struct smig x = { .s = &s };
-		struct mig *m = &x.m;
+		struct rmig x = { .m = { .t = below(&s, 1000000) }, .s = &s };
 		struct rl_rule rule = { 4 + below(&s, 5), 1000000 + below(&s, 1000000), 0 };
 		rule.burst = all[a]->uses_burst ? 3 + below(&s, 5) : rule.limit;
-		assert_int_equal(rl_limiter_init(&m->lim, all[a], &rule, NULL, 0), RL_OK);
-		m->rr = (struct rl_redis_rule){ &m->lim, false, 0 };
-		m->t = below(&s, 1000000);
 		char tag[24];
 		snprintf(tag, sizeof(tag), "s%zu", a);
-		for (int k = 0; k < MKEYS; k++) {
-			m->st[k] = calloc(1, all[a]->state_size);
-			assert_non_null(m->st[k]);
-			snprintf(m->keys[k], sizeof(m->keys[k]), "%s}k%d", tag, k);
-		}
-		x.r = connect_to(g_port, 1000000000);
-		migrating(tag, settle_phase, &x, skey_name);
+		rmig_init(&x, all[a], &rule, tag);
+		migrating(tag, settle_phase, &x, rkey_name);
 		assert_true(x.settles > 0);
-		struct rl_redis_stats st;
-		rl_redis_stats(x.r, &st);
-		assert_int_equal(st.fallbacks, 0);
-		assert_int_equal(st.errors, 0);
-		rl_redis_destroy(x.r);
-		for (int k = 0; k < MKEYS; k++) {
-			rl_limiter_release(&m->lim, m->st[k]);
-			free(m->st[k]);
-		}
+		rmig_end(&x);
 	}
 }
 
