@@ -15,7 +15,10 @@
  * that answer exactly as recorded: a check no candidate explains fails
  * the test. The algorithms with plain-bytes states (sliding_log's ring
  * cannot be copied into candidates); ThreadSanitizer runs it (label
- * concurrency). Seeded: RL_SEED overrides the seed, which failures print.
+ * concurrency). The same for a policy's store (two rules), its changes to
+ * other policies of its shape (policy.h, rl_policy_rerule): the replay
+ * converts a key's state rule by rule as the library does. Seeded:
+ * RL_SEED overrides the seed, which failures print.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +34,7 @@
 
 #include <cmocka.h>
 
+#include "ratelab/policy.h"
 #include "ratelab/store.h"
 #include "rule_change_ref.h"
 #include "test_rng.h"
@@ -60,6 +64,8 @@ struct record {
 struct run {
 	struct rl_store *s;
 	struct rl_limiter rules[NRULES];
+	struct rl_policy_limiter pols[NRULES]; /* a policy store's rules (rules[i] their limiters) */
+	bool policy;
 	int seq[MAX_CHANGES + 1]; /* the rule of epoch 2j: seq[j] */
 	_Atomic uint64_t epoch;
 	_Atomic int running;
@@ -121,7 +127,34 @@ static void *change(void *arg)
 
 struct cand {
 	struct ref_key k;
+	/* a policy's key: its state and 1 + the policy that wrote it */
+	_Alignas(16) unsigned char pstate[RL_POLICY_MAX_STATE];
 };
+
+/* The library's check of a policy key under pols[cur]: converted rule by rule from its writer, then decided. */
+static int ref_policy_check(const struct run *run, int cur, struct cand *x, int64_t t, int64_t cost,
+			    struct rl_decision *out)
+{
+	const struct rl_policy_limiter *to = &run->pols[cur];
+	_Alignas(16) unsigned char before[RL_POLICY_MAX_STATE];
+	bool convert = x->k.under && x->k.under - 1 != cur;
+	struct rl_policy_answer a;
+
+	if (convert) {
+		const struct rl_policy_limiter *from = &run->pols[x->k.under - 1];
+		int64_t last = rl_policy_state_last_ns(x->pstate), at = t > last ? t : last;
+		memcpy(before, x->pstate, to->ops.state_size);
+		for (size_t i = 0; i < to->count; i++)
+			rl_limiter_rerule(&from->rules[i], &to->rules[i], rl_policy_rule_state(to, x->pstate, i), at);
+	}
+	int rc = rl_policy_check(to, x->pstate, t, cost, &a);
+	if (convert && rc >= 0 && a.all.retry_after_ns == RL_DURATION_MAX_NS)
+		memcpy(x->pstate, before, to->ops.state_size);
+	else if (rc >= 0)
+		x->k.under = cur + 1;
+	*out = a.all;
+	return rc;
+}
 
 static bool same_decision(const struct rl_decision *a, const struct rl_decision *b)
 {
@@ -146,13 +179,15 @@ static bool replay_key(const struct run *run, const struct worker *w, int key, i
 			for (uint64_t j = lo; j <= hi; j++) {
 				struct cand x = cands[c];
 				struct rl_decision d = { 0 };
-				int v = ref_check(run->rules, run->seq[j], &x.k, r->t, r->cost, &d);
+				int v = run->policy ? ref_policy_check(run, run->seq[j], &x, r->t, r->cost, &d)
+						    : ref_check(run->rules, run->seq[j], &x.k, r->t, r->cost, &d);
 				if (v != r->verdict || (r->answered && !same_decision(&d, &r->d)))
 					continue;
 				bool dup = false;
 				for (int q = 0; q < m && !dup; q++)
-					dup = next[q].k.under == x.k.under && memcmp(next[q].k.state, x.k.state,
-										    sizeof(x.k.state)) == 0;
+					dup = next[q].k.under == x.k.under &&
+					      memcmp(next[q].k.state, x.k.state, sizeof(x.k.state)) == 0 &&
+					      memcmp(next[q].pstate, x.pstate, sizeof(x.pstate)) == 0;
 				if (!dup && m < MAX_CAND)
 					next[m++] = x;
 			}
@@ -166,7 +201,8 @@ static bool replay_key(const struct run *run, const struct worker *w, int key, i
 	return true;
 }
 
-static void run_algo(const char *name, const struct rl_rule *rules)
+/* With policy, rule i is the policy of rules[i] and rules[(i + 1) % NRULES] (the second counting costs). */
+static void run_algo(const char *name, const struct rl_rule *rules, bool policy)
 {
 	static struct worker ws[WORKERS];
 	static struct run run;
@@ -174,11 +210,22 @@ static void run_algo(const char *name, const struct rl_rule *rules)
 	pthread_t th[WORKERS + 1];
 
 	memset(&run, 0, sizeof(run));
+	run.policy = policy;
 	for (int i = 0; i < NRULES; i++) {
 		struct rl_rule r = rules[i];
 		if (!a->uses_burst)
 			r.burst = r.limit;
 		assert_int_equal(rl_limiter_init(&run.rules[i], a, &r, NULL, 0), RL_OK);
+	}
+	for (int i = 0; policy && i < NRULES; i++) {
+		struct rl_policy p = { .count = 2 };
+		p.rules[0] = run.rules[i].rule;
+		p.rules[1] = run.rules[(i + 1) % NRULES].rule;
+		p.rules[1].limit *= 3;
+		p.rules[1].burst = a->uses_burst ? p.rules[1].burst * 3 : p.rules[1].limit;
+		p.units[1] = true;
+		assert_int_equal(rl_policy_limiter_init(&run.pols[i], a, &p, NULL, 0), RL_OK);
+		run.rules[i] = *rl_policy_as_limiter(&run.pols[i]);
 	}
 	struct rl_store_config cfg = { .limiter = &run.rules[0], .max_keys = 200000, .hash_seed = g_seed };
 	assert_int_equal(rl_store_create(&run.s, &cfg), RL_OK);
@@ -210,8 +257,8 @@ static void run_algo(const char *name, const struct rl_rule *rules)
 					 (unsigned long long)ws[i].rec[bad].e1, (unsigned long long)ws[i].rec[bad].e2,
 					 (unsigned long long)g_seed);
 		}
-	printf("%s: %llu rule changes, %d of %d checks overlapped one\n", name, (unsigned long long)changes,
-	       overlapped, WORKERS * CHECKS);
+	printf("%s%s: %llu rule changes, %d of %d checks overlapped one\n", policy ? "policy of " : "", name,
+	       (unsigned long long)changes, overlapped, WORKERS * CHECKS);
 	assert_true(changes > 0);
 	rl_store_destroy(run.s);
 }
@@ -226,7 +273,20 @@ static void test_concurrent_rule_changes(void **unused)
 					     "sliding_counter" };
 
 	for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
-		run_algo(algos[i], rules);
+		run_algo(algos[i], rules, false);
+}
+
+/* A policy store's changes to other policies of its shape (rl_policy_rerule), while threads check. */
+static void test_concurrent_policy_changes(void **unused)
+{
+	(void)unused;
+	static const struct rl_rule rules[NRULES] = {
+		{ 5, 1000000, 8 }, { 2, 1000000, 3 }, { 50, 10000000, 60 }, { 1, 100000, 1 }
+	};
+	static const char *const algos[] = { "token_bucket", "gcra", "fixed_window", "sliding_counter" };
+
+	for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
+		run_algo(algos[i], rules, true);
 }
 
 int main(void)
@@ -235,6 +295,7 @@ int main(void)
 	printf("test_conc_rerule: seed 0x%llx (RL_SEED to replay)\n", (unsigned long long)g_seed);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_concurrent_rule_changes),
+		cmocka_unit_test(test_concurrent_policy_changes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

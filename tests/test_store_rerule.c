@@ -32,6 +32,7 @@
 #include "ratelab/store.h"
 #include "rule_change_ref.h"
 #include "test_rng.h"
+#include "tiers_file.h"
 
 #define KEYS 40
 #define RULES 40 /* rules per trace, below RL_STORE_MAX_RULES */
@@ -324,7 +325,7 @@ static void test_store_rule_bounds(void **unused)
 	rl_store_destroy(s);
 }
 
-/* A policy's store: no stated rule change (RL_EINVAL); its settles are rl_policy_settle's; its would-rejects counted. */
+/* A policy's store: a rule change only to a policy of its shape; its settles are rl_policy_settle's; its would-rejects counted. */
 static void test_store_policy(void **unused)
 {
 	(void)unused;
@@ -343,10 +344,22 @@ static void test_store_policy(void **unused)
 	struct rl_store_config cfg = { .limiter = rl_policy_as_limiter(&pl), .max_keys = 16 };
 	struct rl_store *s;
 	assert_int_equal(rl_store_create(&s, &cfg), RL_OK);
-	struct rl_limiter changed = *rl_policy_as_limiter(&pl);
-	changed.rule.limit = 3;
-	assert_int_equal(rl_store_set_rule(s, &changed), RL_EINVAL);
-	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&other)), RL_EINVAL);
+	/* a policy's rule change is to another policy of its algorithm and rule count
+	 * (rl_policy_rerule; test_policy_reload runs them); its own: nothing to do */
+	struct rl_policy p3;
+	struct rl_policy_limiter three, gcra_pl;
+	struct rl_limiter plain;
+	struct rl_rule one = { 2, 1000000000, 2 };
+	assert_int_equal(rl_policy_parse("2/1s+100/1h+5/1m", &p3, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_policy_limiter_init(&three, a, &p3, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_policy_limiter_init(&gcra_pl, rl_algo_find("gcra"), &p, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_limiter_init(&plain, a, &one, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&three)), RL_EINVAL);
+	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&gcra_pl)), RL_EINVAL);
+	assert_int_equal(rl_store_set_rule(s, &plain), RL_EINVAL);
+	assert_int_equal(rl_store_set_rule(s, rl_policy_as_limiter(&pl)), RL_OK);
+	assert_true(rl_store_reads_policy(s, &pl));
+	assert_false(rl_store_reads_policy(s, &other));
 
 	/* shadow: 5 requests, all admitted, 3 would have been refused */
 	struct rl_decision d;
@@ -411,16 +424,6 @@ static void test_store_settle_unknown(void **unused)
 
 /* ---- the registry: a reloaded tiers file ---- */
 
-static char g_path[64];
-
-static void write_tiers(const char *text)
-{
-	FILE *f = fopen(g_path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
 
 static void tiers_text(char *buf, size_t len, const char *algo, const struct rl_rule *rule, size_t max_keys)
 {
@@ -448,7 +451,7 @@ static void run_registry_trace(const char *name, int trace)
 	struct rl_rule rule = first_rule(&r, a);
 	assert_int_equal(rl_limiter_init(&rules[0], a, &rule, NULL, 0), RL_OK);
 	tiers_text(text, sizeof(text), name, &rule, 1000);
-	write_tiers(text);
+	tiers_write(text);
 	assert_int_equal(rl_registry_load(&reg, g_path, err, sizeof(err)), RL_OK);
 	int64_t t = rng_range(&r, 0, 1000000000);
 	for (int step = 0; step < STEPS / 3; step++) {
@@ -457,7 +460,7 @@ static void run_registry_trace(const char *name, int trace)
 			assert_int_equal(rl_limiter_init(&rules[nrules], a, &rule, NULL, 0), RL_OK);
 			cur = nrules++;
 			tiers_text(text, sizeof(text), name, &rule, 1000);
-			write_tiers(text);
+			tiers_write(text);
 			if (rl_registry_reload(reg, g_path, NULL, 0, err, sizeof(err)) != RL_OK)
 				fail_msg("reload: %s", err);
 			continue;
@@ -497,7 +500,7 @@ static void test_registry_reload_keeps(void **unused)
 	struct rl_answer ans;
 	char err[256];
 
-	write_tiers("[tier a]\nalgorithm = fixed_window\nlimit = 2\nwindow = 1h\n"
+	tiers_write("[tier a]\nalgorithm = fixed_window\nlimit = 2\nwindow = 1h\n"
 		    "[tier b]\nalgorithm = fixed_window\nlimit = 2\nwindow = 1h\n"
 		    "[clients]\nb = bob\n[defaults]\ntier = a\n");
 	assert_int_equal(rl_registry_load(&reg, g_path, err, sizeof(err)), RL_OK);
@@ -506,7 +509,7 @@ static void test_registry_reload_keeps(void **unused)
 		assert_int_equal(rl_registry_check(reg, "bob", 3, 10, &ans), RL_ALLOWED);
 	}
 	/* a: limit 3, its keys kept (one more); b: another algorithm, afresh (two more) */
-	write_tiers("[tier a]\nalgorithm = fixed_window\nlimit = 3\nwindow = 1h\n"
+	tiers_write("[tier a]\nalgorithm = fixed_window\nlimit = 3\nwindow = 1h\n"
 		    "[tier b]\nalgorithm = sliding_log\nlimit = 2\nwindow = 1h\n"
 		    "[clients]\nb = bob\n[defaults]\ntier = a\n");
 	assert_int_equal(rl_registry_reload(reg, g_path, NULL, 0, err, sizeof(err)), RL_OK);
@@ -518,31 +521,13 @@ static void test_registry_reload_keeps(void **unused)
 	assert_string_equal(ans.tier->name, "b");
 
 	/* a bad file: refused with its words, the registry exactly as it was */
-	write_tiers("[tier a]\nalgorithm = fixed_window\nlimit = 0\nwindow = 1h\n[defaults]\ntier = a\n");
+	tiers_write("[tier a]\nalgorithm = fixed_window\nlimit = 0\nwindow = 1h\n[defaults]\ntier = a\n");
 	assert_int_equal(rl_registry_reload(reg, g_path, NULL, 0, err, sizeof(err)), RL_EINVAL);
 	assert_non_null(strstr(err, ":3: limit '0' is not an integer in [1, "));
 	assert_int_equal(rl_registry_tier_count(reg), 2);
 	assert_int_equal(rl_registry_check(reg, "ann", 3, 20, &ans), RL_REJECTED);
 	assert_int_equal(rl_registry_reload(NULL, g_path, NULL, 0, err, sizeof(err)), RL_EINVAL);
 	rl_registry_destroy(reg);
-}
-
-static int setup(void **unused)
-{
-	(void)unused;
-	snprintf(g_path, sizeof(g_path), "/tmp/rl_rerule_XXXXXX");
-	int fd = mkstemp(g_path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **unused)
-{
-	(void)unused;
-	unlink(g_path);
-	return 0;
 }
 
 int main(void)
@@ -558,5 +543,5 @@ int main(void)
 		cmocka_unit_test(test_registry_reload_differential),
 		cmocka_unit_test(test_registry_reload_keeps),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tiers_setup, tiers_teardown);
 }

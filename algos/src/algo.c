@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arith.h"
+#include "ratelab/policy.h"
 #include "ratelab/algo.h"
 
 static int out_of_range(char *msg, size_t msg_len, const char *field, int64_t value,
@@ -75,6 +76,11 @@ int rl_limiter_rerule(const struct rl_limiter *from, const struct rl_limiter *to
 {
 	const struct rl_algo *algo = to->algo;
 
+	const struct rl_policy_limiter *pf = rl_policy_of(from), *pt = rl_policy_of(to);
+
+	/* policies: each its own ops (policy.h), one meaning for two of one shape */
+	if (pf || pt)
+		return pf && pt ? rl_policy_rerule(pf, pt, state, now_ns) : RL_EINVAL;
 	if (!rl__time_ok(now_ns))
 		return RL_ERANGE;
 	if (from->algo != algo || !algo->rerule || !algo->last_ns)

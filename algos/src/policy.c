@@ -282,6 +282,39 @@ static int check_op(const struct rl_limiter *lim, void *state, int64_t now_ns, i
 	return rc;
 }
 
+int rl_policy_rerule(const struct rl_policy_limiter *from, const struct rl_policy_limiter *to, void *state,
+		     int64_t now_ns)
+{
+	struct policy_head h;
+
+	if (!rl__time_ok(now_ns))
+		return RL_ERANGE;
+	if (!from || !to || from->count != to->count || from->rules[0].algo != to->rules[0].algo)
+		return RL_EINVAL;
+	if (from == to)
+		return RL_OK;
+	memcpy(&h, state, sizeof(h));
+	now_ns = rl__clamp(now_ns, h.last_ns);
+	/* by position; a rule's own conversion clamps to its own last seen time, at or before the key's */
+	for (size_t i = 0; i < to->count; i++) {
+		int rc = rl_limiter_rerule(&from->rules[i], &to->rules[i], rule_state(state, to->stride, i), now_ns);
+		if (rc != RL_OK) /* not for rules of one algorithm that has the op (all six): a contract broken */
+			return rc;
+	}
+	return RL_OK;
+}
+
+/* The store's rule change (algo.h): from and to are policies' limiters of one shape (rl_limiter_rerule checked). */
+static void rerule_op(const struct rl_limiter *from, const struct rl_limiter *to, void *state, int64_t now)
+{
+	(void)rl_policy_rerule(policy_of(from), policy_of(to), state, now);
+}
+
+static int64_t last_op(const void *state)
+{
+	return rl_policy_state_last_ns(state);
+}
+
 int rl_policy_limiter_init(struct rl_policy_limiter *pl, const struct rl_algo *algo, const struct rl_policy *p,
 			   char *msg, size_t msg_len)
 {
@@ -320,6 +353,8 @@ int rl_policy_limiter_init(struct rl_policy_limiter *pl, const struct rl_algo *a
 		.answers_delay = algo->answers_delay,
 		.max_admitted = bound_op,
 		.uses_burst = algo->uses_burst,
+		.rerule = rerule_op,
+		.last_ns = last_op,
 	};
 	pl->one.algo = &pl->ops;
 	pl->one.rule = p->rules[longest];

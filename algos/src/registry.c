@@ -122,6 +122,12 @@ void rl_registry_destroy(struct rl_registry *r)
 		return;
 	for (size_t i = 0; r->stores && i < r->ntiers; i++)
 		rl_store_destroy(atomic_load_explicit(&r->stores[i], memory_order_relaxed));
+	for (size_t i = 0; r->retired && i < r->ntiers; i++) {
+		for (size_t j = 0; j < r->retired[i].n; j++)
+			free(r->retired[i].pl[j]);
+		free(r->retired[i].pl);
+	}
+	free(r->retired);
 	if (r->lock_ok)
 		mtx_destroy(&r->create_lock);
 	free(r->stores);
@@ -231,11 +237,39 @@ uint64_t rl_tier_would_reject(const struct rl_tier *t)
 	return t && t->policy ? rl_policy_would_reject(t->policy) : 0;
 }
 
-/* Whether the store of old may carry its keys into tier t (registry.h, Reload). */
+/* Whether the store of old may carry its keys into tier t (registry.h, Reload): one state shape. */
 static bool keeps_store(const struct rl_tier *old, const struct rl_tier *t)
 {
-	return !old->unlimited && !t->unlimited && !old->policy && !t->policy && strcmp(old->name, t->name) == 0 &&
-	       old->limiter.algo == t->limiter.algo && old->max_keys == t->max_keys && old->when_full == t->when_full;
+	if (old->unlimited || t->unlimited || strcmp(old->name, t->name) != 0 || old->max_keys != t->max_keys ||
+	    old->when_full != t->when_full || !old->policy != !t->policy)
+		return false;
+	if (!t->policy)
+		return old->limiter.algo == t->limiter.algo;
+	return old->policy->rules[0].algo == t->policy->rules[0].algo && old->policy->count == t->policy->count;
+}
+
+/* Policies of the same rules, marks and order: a reload keeps the old policy limiter itself. */
+static bool same_policy(const struct rl_policy_limiter *a, const struct rl_policy_limiter *b)
+{
+	for (size_t i = 0; i < a->count; i++)
+		if (!rl_limiter_same_rule(&a->rules[i], &b->rules[i]) || a->units[i] != b->units[i])
+			return false;
+	return a->count == b->count;
+}
+
+/* Frees the older policies of tier i that its store s no longer reads. */
+static void prune(struct rl_registry *n, size_t i, struct rl_store *s)
+{
+	struct retired *rt = &n->retired[i];
+	size_t kept = 0;
+
+	for (size_t j = 0; j < rt->n; j++) {
+		if (rl_store_reads_policy(s, rt->pl[j]))
+			rt->pl[kept++] = rt->pl[j];
+		else
+			free(rt->pl[j]);
+	}
+	rt->n = kept;
 }
 
 int rl_registry_reload(struct rl_registry *r, const char *path, const struct rl_tier_key *keys, size_t nkeys,
@@ -248,25 +282,35 @@ int rl_registry_reload(struct rl_registry *r, const char *path, const struct rl_
 		return RL_EINVAL;
 	if ((rc = rl_registry_load_with(&n, path, keys, nkeys, err, err_len)) != RL_OK)
 		return rc;
-	/* from[i]: the old tier whose store new tier i keeps, or SIZE_MAX */
-	size_t *from = malloc((n->ntiers ? n->ntiers : 1) * sizeof(*from));
-	if (!from) {
-		rl_registry_destroy(n);
-		if (err_len)
-			snprintf(err, err_len, "%s: out of memory", path);
-		return RL_ENOMEM;
-	}
-	for (size_t i = 0; i < n->ntiers; i++) {
+	/* from[i]: the old tier whose store new tier i keeps, or SIZE_MAX; same[i]: its policy limiter too */
+	size_t nt = n->ntiers ? n->ntiers : 1;
+	size_t *from = malloc(nt * sizeof(*from));
+	bool *same = calloc(nt, sizeof(*same)), ok = from && same && (n->retired = calloc(nt, sizeof(*n->retired)));
+	for (size_t i = 0; ok && i < n->ntiers; i++) {
 		from[i] = SIZE_MAX;
 		for (size_t j = 0; j < r->ntiers && from[i] == SIZE_MAX; j++)
 			if (keeps_store(&r->tiers[j], &n->tiers[i]) &&
 			    atomic_load_explicit(&r->stores[j], memory_order_relaxed))
 				from[i] = j;
+		if (from[i] == SIZE_MAX || !n->tiers[i].policy)
+			continue;
+		same[i] = same_policy(r->tiers[from[i]].policy, n->tiers[i].policy);
+		/* room for the tier's older policies and its old one: nothing below can fail for want of it */
+		size_t older = r->retired ? r->retired[from[i]].n : 0;
+		ok = (n->retired[i].pl = malloc((older + 1) * sizeof(*n->retired[i].pl))) != NULL;
+	}
+	if (!ok) {
+		free(from);
+		free(same);
+		rl_registry_destroy(n);
+		if (err_len)
+			snprintf(err, err_len, "%s: out of memory", path);
+		return RL_ENOMEM;
 	}
 	/* the new rules into the kept stores; on a failure the ones set go back */
 	size_t i = 0;
 	for (; i < n->ntiers; i++) {
-		if (from[i] == SIZE_MAX)
+		if (from[i] == SIZE_MAX || same[i])
 			continue;
 		struct rl_store *s = atomic_load_explicit(&r->stores[from[i]], memory_order_relaxed);
 		if ((rc = rl_store_set_rule(s, &n->tiers[i].limiter)) != RL_OK)
@@ -277,24 +321,49 @@ int rl_registry_reload(struct rl_registry *r, const char *path, const struct rl_
 			snprintf(err, err_len, "%s: tier '%s' keeps its keys but its store cannot take the new rule: %s",
 				 path, n->tiers[i].name, rl_strerror(rc));
 		while (i-- > 0)
-			if (from[i] != SIZE_MAX) /* its old rule has its index in the store: no failure */
+			if (from[i] != SIZE_MAX && !same[i]) /* its old rule has its index in the store: no failure */
 				rl_store_set_rule(atomic_load_explicit(&r->stores[from[i]], memory_order_relaxed),
 						  &r->tiers[from[i]].limiter);
 		free(from);
+		free(same);
 		rl_registry_destroy(n);
 		return rc;
 	}
-	for (i = 0; i < n->ntiers; i++)
-		if (from[i] != SIZE_MAX) {
-			struct rl_store *s = atomic_load_explicit(&r->stores[from[i]], memory_order_relaxed);
-			atomic_store_explicit(&n->stores[i], s, memory_order_relaxed);
-			atomic_store_explicit(&r->stores[from[i]], NULL, memory_order_relaxed);
+	for (i = 0; i < n->ntiers; i++) {
+		if (from[i] == SIZE_MAX)
+			continue;
+		struct rl_tier *old = &r->tiers[from[i]], *t = &n->tiers[i];
+		struct rl_store *s = atomic_load_explicit(&r->stores[from[i]], memory_order_relaxed);
+		atomic_store_explicit(&n->stores[i], s, memory_order_relaxed);
+		atomic_store_explicit(&r->stores[from[i]], NULL, memory_order_relaxed);
+		if (!t->policy)
+			continue;
+		/* the tier's older policies move with its store (room made above) */
+		struct retired *was = r->retired ? &r->retired[from[i]] : NULL, *now = &n->retired[i];
+		for (size_t j = 0; was && j < was->n; j++)
+			now->pl[now->n++] = was->pl[j];
+		if (was)
+			was->n = 0;
+		struct rl_policy_limiter *keep = (struct rl_policy_limiter *)(uintptr_t)old->policy;
+		if (same[i]) {
+			/* the same rules: the store's own policy limiter, in the new mode, counting afresh */
+			rl_policy_set_shadow(keep, t->shadow);
+			keep->would_reject = 0;
+			free((void *)(uintptr_t)t->policy);
+			t->policy = keep;
+			t->limiter = *rl_policy_as_limiter(keep);
+		} else {
+			now->pl[now->n++] = keep; /* the store may read it for keys written under it */
 		}
+		old->policy = NULL; /* the new tier's now, or retired */
+		prune(n, i, s);
+	}
 	free(from);
+	free(same);
 	/* r takes n's tiers and clients (its mutex and seed stay); n takes r's and goes */
 	struct rl_registry was = { .tiers = r->tiers, .ntiers = r->ntiers, .clients = r->clients,
 				   .nclients = r->nclients, .ranges = r->ranges, .nranges = r->nranges,
-				   .default_tier = r->default_tier, .stores = r->stores };
+				   .default_tier = r->default_tier, .stores = r->stores, .retired = r->retired };
 	r->tiers = n->tiers;
 	r->ntiers = n->ntiers;
 	r->clients = n->clients;
@@ -303,6 +372,7 @@ int rl_registry_reload(struct rl_registry *r, const char *path, const struct rl_
 	r->nranges = n->nranges;
 	r->default_tier = n->default_tier;
 	r->stores = n->stores;
+	r->retired = n->retired;
 	n->tiers = was.tiers;
 	n->ntiers = was.ntiers;
 	n->clients = was.clients;
@@ -311,6 +381,7 @@ int rl_registry_reload(struct rl_registry *r, const char *path, const struct rl_
 	n->nranges = was.nranges;
 	n->default_tier = was.default_tier;
 	n->stores = was.stores;
+	n->retired = was.retired;
 	rl_registry_destroy(n);
 	return RL_OK;
 }

@@ -41,6 +41,13 @@ struct rl_registry {
 	size_t nranges;
 	size_t default_tier;
 	_Atomic(struct rl_store *) *stores; /* per tier; NULL until its first check */
+	/* per tier, NULL until a reload keeps a policy tier's store: the older
+	 * policy limiters of the tier its store may still read (store.h,
+	 * rl_store_reads_policy), freed once it does not, or with it */
+	struct retired {
+		struct rl_policy_limiter **pl;
+		size_t n;
+	} *retired;
 	uint64_t seed;                      /* key hash seed of every store, from getrandom */
 	mtx_t create_lock;                  /* serialises store creation */
 	bool lock_ok;                       /* create_lock was initialised */

@@ -119,7 +119,9 @@ struct rl_store {
 	uint32_t rule_now;          /* lim's index in rules */
 	struct older_key *older;    /* per slot (bucket * SLOTS + slot) */
 	_Atomic size_t rule_bytes;  /* rules' and older's, for the stats (read without the locks) */
-	const struct rl_policy_limiter *policy; /* the limiter's policy, or NULL (settle, stats) */
+	/* the limiter's policy (the current one after a policy change), or
+	 * NULL; written with every bucket locked, read by the stats */
+	_Atomic(const struct rl_policy_limiter *) policy;
 };
 
 /* Where a key lives: its two buckets and its tag. */
@@ -642,7 +644,7 @@ static int when_full(struct rl_store *s, struct bucket *b1, struct bucket *b2, s
 /* Whether a request of cost can never be admitted under the store's rule: a fresh key refuses it. */
 static bool never_fits(struct rl_store *s, int64_t now_ns, int64_t cost)
 {
-	_Alignas(16) unsigned char fresh[RL_ALGO_MAX_STATE] = { 0 };
+	_Alignas(16) unsigned char fresh[RL_STORE_MAX_STATE] = { 0 };
 	int rc = s->lim.algo->check(&s->lim, fresh, now_ns, cost, NULL);
 
 	rl_limiter_release(&s->lim, fresh);
@@ -663,13 +665,20 @@ static RL_NOINLINE int convert_run(struct rl_store *s, struct bucket *b, int slo
 	struct older_key *o = older_at(s, b, slot);
 	void *st = state_at(s, b, slot);
 	size_t n = s->lim.algo->state_size;
-	_Alignas(16) unsigned char before[RL_ALGO_MAX_STATE];
+	_Alignas(16) unsigned char before[RL_STORE_MAX_STATE];
+	struct rl_decision d = { 0 };
+	bool policy = rl_policy_of(&s->lim) != NULL;
 	int rc;
 
 	memcpy(before, st, n);
 	if ((rc = rl_limiter_rerule(&s->rules[o->rule], &s->lim, st, now_ns)) == RL_OK)
-		rc = run(s, st, now_ns, cost, out);
-	if (rc < 0 || (rc == RL_REJECTED && never_fits(s, now_ns, cost))) {
+		rc = run(s, st, now_ns, cost, policy || out ? &d : NULL);
+	if (out && rc >= 0)
+		*out = d;
+	/* a policy answers a never-fitting share with the saturated wait, in
+	 * shadow mode too (policy.h); one rule: a fresh key refuses the cost */
+	if (rc < 0 || (policy ? d.retry_after_ns == RL_DURATION_MAX_NS
+			      : rc == RL_REJECTED && never_fits(s, now_ns, cost))) {
 		memcpy(st, before, n);
 		return rc;
 	}
@@ -1139,7 +1148,7 @@ int rl_store_create(struct rl_store **out, const struct rl_store_config *cfg)
 	s->fast = !cfg->hash;
 	s->prefetch = s->nbuckets > PREFETCH_ABOVE_BYTES / s->stride;
 	s->cached_verdict = cached_verdict_route(s);
-	s->policy = rl_policy_of(cfg->limiter);
+	atomic_init(&s->policy, rl_policy_of(cfg->limiter));
 	s->table = calloc(s->nbuckets, s->stride);
 	if (!s->table) {
 		free(s);
@@ -1172,6 +1181,7 @@ void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 
 	size_t rules = atomic_load_explicit(&m->rule_bytes, memory_order_relaxed);
 
+	const struct rl_policy_limiter *policy = atomic_load_explicit(&s->policy, memory_order_relaxed);
 	*out = (struct rl_store_stats){
 		.keys = atomic_load_explicit(&m->keys, memory_order_relaxed),
 		.slots = s->nbuckets * SLOTS,
@@ -1179,7 +1189,7 @@ void rl_store_stats(const struct rl_store *s, struct rl_store_stats *out)
 		.evicted_idle = atomic_load_explicit(&m->evicted_idle, memory_order_relaxed),
 		.evicted_full = atomic_load_explicit(&m->evicted_full, memory_order_relaxed),
 		.full_decided = atomic_load_explicit(&m->full_decided, memory_order_relaxed),
-		.would_reject = s->policy ? rl_policy_would_reject(s->policy) : 0,
+		.would_reject = policy ? rl_policy_would_reject(policy) : 0,
 	};
 }
 
@@ -1221,10 +1231,20 @@ static int rule_index(struct rl_store *s, const struct rl_limiter *lim)
 
 int rl_store_set_rule(struct rl_store *s, const struct rl_limiter *lim)
 {
-	if (!s || !lim || lim->algo != s->lim.algo)
+	if (!s || !lim)
 		return RL_EINVAL;
-	if (rl_limiter_same_rule(&s->lim, lim))
+	/* a policy's limiter: its own ops (policy.h), of the store's policy's algorithm and rule count */
+	const struct rl_policy_limiter *pn = rl_policy_of(lim), *po = rl_policy_of(&s->lim);
+	if (pn || po) {
+		if (!pn || !po || pn->count != po->count || pn->rules[0].algo != po->rules[0].algo)
+			return RL_EINVAL;
+		if (pn == po)
+			return RL_OK;
+	} else if (lim->algo != s->lim.algo) {
+		return RL_EINVAL;
+	} else if (rl_limiter_same_rule(&s->lim, lim)) {
 		return RL_OK;
+	}
 	if (!lim->algo->rerule || !lim->algo->last_ns)
 		return RL_EINVAL;
 
@@ -1268,13 +1288,36 @@ int rl_store_set_rule(struct rl_store *s, const struct rl_limiter *lim)
 		}
 	}
 	s->rules[g] = *lim;
-	/* the rule and its constants; the algorithm (read outside the locks) stays */
-	s->lim.rule = lim->rule;
-	s->lim.priv = lim->priv;
+	/* the rule and its constants; a one-rule algorithm (read outside the
+	 * locks) stays; a policy's ops, which name it, are read under them */
+	if (pn) {
+		s->lim = *lim;
+		atomic_store_explicit(&s->policy, pn, memory_order_relaxed);
+	} else {
+		s->lim.rule = lim->rule;
+		s->lim.priv = lim->priv;
+	}
 	s->rule_now = (uint32_t)g;
 done:
 	lock_all(s, false);
 	return rc;
+}
+
+bool rl_store_reads_policy(struct rl_store *s, const struct rl_policy_limiter *pl)
+{
+	/* by the ops' address alone: a freed policy's entries in rules are never read */
+	const struct rl_algo *ops = rl_policy_as_limiter(pl)->algo;
+	bool reads;
+
+	lock_all(s, true);
+	reads = s->lim.algo == ops;
+	for (size_t i = 0; !reads && s->rules && i < s->nbuckets; i++) {
+		struct bucket *b = bucket_at(s, i);
+		for (unsigned m = b->older; m && !reads; m &= m - 1)
+			reads = s->rules[older_at(s, b, rl__lowest_bit(m))->rule].algo == ops;
+	}
+	lock_all(s, false);
+	return reads;
 }
 
 const struct rl_limiter *rl_store_limiter(const struct rl_store *s)
@@ -1288,8 +1331,10 @@ static int settle_in(struct rl_store *s, struct bucket *b, int slot, int64_t adm
 {
 	void *st = state_at(s, b, slot);
 	size_t before = s->owns_heap ? state_heap_bytes(s, st) : 0;
-	int rc = s->policy ? rl_policy_settle(s->policy, st, admitted_ns, delta, now_ns)
-			   : rl_limiter_settle(writer(s, b, slot), st, admitted_ns, delta, now_ns);
+	const struct rl_limiter *w = writer(s, b, slot);
+	const struct rl_policy_limiter *pl = rl_policy_of(w); /* the policy that wrote the key */
+	int rc = pl ? rl_policy_settle(pl, st, admitted_ns, delta, now_ns)
+		    : rl_limiter_settle(w, st, admitted_ns, delta, now_ns);
 
 	if (s->owns_heap)
 		atomic_fetch_add_explicit(&s->heap_bytes, (int64_t)state_heap_bytes(s, st) - (int64_t)before,

@@ -10,6 +10,10 @@
  * end gives the backend's counters, and the last failure. Once a server
  * answered, stderr says which decided: "ratelab replay: redis: using
  * module ratelab" (the server has ratelab.so) or "... using scripts".
+ * With --config, a line of a policy or shadow tier (registry.h) is one
+ * rl_redis_policy_check of the tier's policy limiter, between the
+ * batches of the other tiers' lines, printed as the in-process replay
+ * prints the tier's limiter's answer (the combined one).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,7 @@ struct run {
 	const struct cli_replay *rp;
 	struct rl_redis *r;
 	struct rl_redis_rule *rules;
+	struct rl_redis_policy *pols; /* --config: a policy or shadow tier's, by tier (else unused) */
 	struct pending *p;
 	struct rl_redis_req *reqs;
 	struct rl_redis_answer *ans;
@@ -84,12 +89,21 @@ static int parse_ms(const char *name, const char *s, int64_t max, int64_t *out)
 	return CLI_EXIT_OK;
 }
 
-/* Decides and prints the pending lines in order; CLI_EXIT_FAIL at a Redis error. */
-static int flush(struct run *x)
+/* A line Redis could not answer: its error on stderr, CLI_EXIT_FAIL. */
+static int failed(struct run *x, long lineno, int rc)
+{
+	fflush(stdout);
+	fprintf(stderr, "ratelab replay: line %ld: %s\n", lineno,
+		rc == RL_EREDIS ? rl_redis_error(x->r) : rl_redis_strerror(rc));
+	return CLI_EXIT_FAIL;
+}
+
+/* Decides and prints the pending lines [from, to), none of a policy tier, with one batch. */
+static int flush_batch(struct run *x, size_t from, size_t to)
 {
 	size_t m = 0;
 
-	for (size_t i = 0; i < x->n; i++) {
+	for (size_t i = from; i < to; i++) {
 		if (x->p[i].tier && x->p[i].tier->unlimited)
 			continue;
 		x->reqs[m++] = (struct rl_redis_req){ &x->rules[x->p[i].rule], x->p[i].key,
@@ -101,7 +115,7 @@ static int flush(struct run *x)
 		return CLI_EXIT_FAIL;
 	}
 	m = 0;
-	for (size_t i = 0; i < x->n; i++) {
+	for (size_t i = from; i < to; i++) {
 		struct rl_decision none = { 0 };
 		const struct pending *p = &x->p[i];
 		if (p->tier && p->tier->unlimited) {
@@ -109,16 +123,45 @@ static int flush(struct run *x)
 			continue;
 		}
 		const struct rl_redis_answer *a = &x->ans[m++];
-		if (a->rc < 0) {
-			fflush(stdout);
-			fprintf(stderr, "ratelab replay: line %ld: %s\n", p->lineno,
-				a->rc == RL_EREDIS ? rl_redis_error(x->r) : rl_redis_strerror(a->rc));
-			return CLI_EXIT_FAIL;
-		}
+		if (a->rc < 0)
+			return failed(x, p->lineno, a->rc);
 		cli_replay_print(x->rp, p->tier, x->rules[p->rule].lim, a->rc, &a->d);
 	}
-	x->n = 0;
 	return CLI_EXIT_OK;
+}
+
+/*
+ * A line of a policy or shadow tier (--config): one RATELAB.CHECKP (or
+ * policy script), printed as in process, where the tier's limiter is the
+ * policy as one limiter (the combined answer; in shadow mode allowed).
+ */
+static int policy_line(struct run *x, const struct pending *p)
+{
+	struct rl_policy_answer a;
+	int rc = rl_redis_policy_check(x->r, &x->pols[p->rule], p->key, strlen(p->key), p->t, p->cost, &a);
+
+	if (rc < 0)
+		return failed(x, p->lineno, rc);
+	cli_replay_print(x->rp, p->tier, &p->tier->limiter, rc, &a.all);
+	return CLI_EXIT_OK;
+}
+
+/* Decides and prints the pending lines in order; CLI_EXIT_FAIL at a Redis error. */
+static int flush(struct run *x)
+{
+	int status = CLI_EXIT_OK;
+
+	for (size_t from = 0, to; !status && from < x->n; from = to) {
+		/* the lines up to the next policy tier's go as one batch; that one alone */
+		for (to = from; to < x->n && !(x->p[to].tier && x->p[to].tier->policy); to++)
+			;
+		if (to > from)
+			status = flush_batch(x, from, to);
+		if (!status && to < x->n)
+			status = policy_line(x, &x->p[to++]);
+	}
+	x->n = 0;
+	return status;
 }
 
 static bool due_before(const struct due *a, const struct due *b)
@@ -263,10 +306,11 @@ static int setup(struct run *x, size_t batch)
 		return cli_usage_error("replay", "%s", msg);
 	size_t nrules = rp->reg ? rl_registry_tier_count(rp->reg) : rp->nrules;
 	x->rules = calloc(nrules, sizeof(*x->rules));
+	x->pols = calloc(nrules, sizeof(*x->pols));
 	x->p = calloc(batch, sizeof(*x->p));
 	x->reqs = calloc(batch, sizeof(*x->reqs));
 	x->ans = calloc(batch, sizeof(*x->ans));
-	if (rc || !x->rules || !x->p || !x->reqs || !x->ans) {
+	if (rc || !x->rules || !x->pols || !x->p || !x->reqs || !x->ans) {
 		fputs("ratelab replay: out of memory\n", stderr);
 		return CLI_EXIT_FAIL;
 	}
@@ -275,10 +319,9 @@ static int setup(struct run *x, size_t batch)
 		const struct rl_algo *algo = t ? t->limiter.algo : rp->rules[i].algo; /* NULL: an unlimited tier */
 		if (algo && rl_redis_supports(algo, msg, sizeof(msg)) != RL_OK)
 			return cli_usage_error("replay", "%s", msg);
-		/* the scripts would decide one rule of it, enforcing: refused, not approximated */
+		/* a policy or shadow tier: its policy limiter (shadow mode in it) by RATELAB.CHECKP */
 		if (t && t->policy)
-			return cli_usage_error("replay", "tier '%s' has a policy or mode = shadow, decided in process "
-					       "only: the Redis backend does not take a policy yet (drop --redis)", t->name);
+			x->pols[i] = (struct rl_redis_policy){ t->policy, t->fail_closed, rl_redis_tier_timeout_ms(t, 0) };
 		/* the tiers were loaded with the backend's keys alone (cli_tier_keys): base 0 */
 		/* without --config: the rule and each --rule-at change (the stored
 		 * form carries the rule a key's state was written under) */
@@ -453,6 +496,7 @@ int cli_replay_redis(const struct cli_replay *rp, struct sim_lines *in)
 	sim_keymap_destroy(&x.seen);
 	free(x.heap);
 	free(x.rules);
+	free(x.pols);
 	free(x.p);
 	free(x.reqs);
 	free(x.ans);

@@ -7,7 +7,8 @@
 # (RATELAB_REDIS_SCRIPTS=1); the closing shadow line is the in-process one.
 # Bad input is refused with the in-process words (9 rules, a bad rule, no
 # COST for a :units rule); --redis-batch other than 1 and settle lines are
-# refused. Needs the module (RL_REDIS_MODULE, lib/redis.sh). $1 is the
+# refused. replay --config with policy and shadow tiers prints what in
+# process prints, --explain and --headers, batched or not. Needs the module (RL_REDIS_MODULE, lib/redis.sh). $1 is the
 # ratelab binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
 source "$(dirname "$0")/lib/redis.sh"
@@ -63,6 +64,59 @@ for algo in token_bucket gcra leaky_bucket fixed_window sliding_log sliding_coun
 	# the shadow runs refused something
 	"$ratelab" replay --algo $algo --policy "$p3" --shadow <"$tmp/trace" 2>&1 >/dev/null |
 		grep -q 'would_reject=[1-9]' || fail "$algo: shadow refused nothing"
+done
+
+# --config with policy and shadow tiers (a policy, a one-rule shadow tier, a
+# shadow policy) beside a plain and an unlimited tier: each policy tier's line
+# one RATELAB.CHECKP between the others' batches, printed as in process.
+for algo in token_bucket gcra fixed_window sliding_log; do
+	bucket=0
+	case $algo in token_bucket | gcra) bucket=1 ;; esac
+	b() { [ $bucket = 1 ] && printf ':b%s' "$1"; }
+	cat >"$tmp/tiers.ini" <<INI
+[tier pol]
+algorithm = $algo
+policy = 3/200ms$(b 5) + 20/2s:units
+[tier shadow1]
+algorithm = $algo
+limit = 4
+window = 1s
+mode = shadow
+[tier shadowp]
+algorithm = $algo
+policy = 2/100ms + 15/1s:units
+mode = shadow
+[tier plain]
+algorithm = $algo
+limit = 5
+window = 500ms
+[tier free]
+unlimited = true
+[clients]
+pol = k0
+shadow1 = k1
+shadowp = k2
+free = k3
+[defaults]
+tier = plain
+INI
+	# the trace's keys k0..k2 and, every seventh line, k3 and k4 (unlimited, plain)
+	awk '{ if (NR % 7 == 0) $2 = "k" (3 + NR % 2); print }' "$tmp/trace" >"$tmp/trace4"
+	cp "$tmp/trace" "$tmp/trace.keep"
+	cp "$tmp/trace4" "$tmp/trace"
+	SCRIPTS_TOO=1 same "$algo --config (policy and shadow tiers)" --config "$tmp/tiers.ini"
+	# HTTP fields too, and lines batched around the policy tiers' commands
+	"$ratelab" replay --config "$tmp/tiers.ini" --headers <"$tmp/trace" >"$tmp/want" 2>"$tmp/want_err" ||
+		fail "$algo --config --headers in process: $(cat "$tmp/want_err")"
+	n=$((n + 1))
+	"$ratelab" replay --config "$tmp/tiers.ini" --headers --redis "$R" --redis-prefix "rp$n:" --redis-batch 5 \
+		<"$tmp/trace" >"$tmp/got" 2>"$tmp/err" || fail "$algo --config --headers --redis-batch 5: $(cat "$tmp/err")"
+	cmp -s "$tmp/want" "$tmp/got" || fail "$algo --config --headers --redis-batch 5: differs from in-process
+$(diff "$tmp/want" "$tmp/got" | head -6)"
+	cp "$tmp/trace.keep" "$tmp/trace"
+	# the shadow tiers refused something (admitted, as enforcing would not have)
+	"$ratelab" replay --config "$tmp/tiers.ini" --explain <"$tmp/trace4" | grep -q '^1 .*retry_after_ns=[1-9].*tier=shadow' ||
+		fail "$algo --config: no shadow tier would have refused anything"
 done
 
 # bad input: the in-process words, exit 2

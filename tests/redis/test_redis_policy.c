@@ -146,6 +146,10 @@ static uint64_t trace(struct rl_redis *const via[2], uint64_t *s, const struct r
 				 ")", ctx, grc, got.would_reject, wrc, want.would_reject,
 				 grc == RL_EREDIS ? rl_redis_error(r) : "", g_seed);
 		same_decision(&got.all, &want.all, "combined", ctx);
+		/* at_ns: the time decided at (a settle's admitted_ns), the library's clamp */
+		if (got.at_ns != want.at_ns)
+			fail_msg("%s: redis at_ns %" PRId64 ", in process %" PRId64 " (seed 0x%" PRIx64 ")", ctx, got.at_ns,
+				 want.at_ns, g_seed);
 		for (size_t j = 0; j < p->count; j++) {
 			char what[32];
 			snprintf(what, sizeof(what), "rule %zu", j + 1);
@@ -242,7 +246,15 @@ static void test_bytes(void **unused)
 	flushall();
 	redisReply *rep = cmd("RATELAB.CHECKP p gcra 2 5000 0 2 5 1000000000 5 0 100 60000000000 100 1");
 	assert_int_equal(rep->type, REDIS_REPLY_ARRAY);
-	assert_int_equal(rep->elements, 15);
+	assert_int_equal(rep->elements, 16); /* 3 groups of five, then at_ns */
+	assert_int_equal(rep->element[15]->type, REDIS_REPLY_STRING);
+	assert_string_equal(rep->element[15]->str, "5000");
+	freeReplyObject(rep);
+	/* a time before the key's last seen one: at_ns is the clamped time */
+	freeReplyObject(cmd("RATELAB.CHECKP p2 gcra 2 5000 0 2 5 1000000000 5 0 100 60000000000 100 1"));
+	rep = cmd("RATELAB.CHECKP p2 gcra 1 4000 0 2 5 1000000000 5 0 100 60000000000 100 1");
+	assert_int_equal(rep->elements, 16);
+	assert_string_equal(rep->element[15]->str, "5000");
 	freeReplyObject(rep);
 	redisReply *one = NULL;
 	rep = cmd("GET p");
@@ -433,6 +445,9 @@ static void test_rule_change(void **unused)
 			if (xr != yr)
 				fail_msg("%s: module rc=%d, scripts rc=%d (seed 0x%" PRIx64 ")", ctx, xr, yr, g_seed);
 			same_decision(&y.all, &x.all, "combined", ctx);
+			if (x.at_ns != y.at_ns)
+				fail_msg("%s: module at_ns %" PRId64 ", scripts %" PRId64 " (seed 0x%" PRIx64 ")", ctx, x.at_ns,
+					 y.at_ns, g_seed);
 			for (size_t j = 0; j < p.count; j++)
 				same_decision(&y.rule[j], &x.rule[j], "a rule", ctx);
 			redisReply *vm = cmd("GET m:{%s}", name), *vs = cmd("GET s:{%s}", name);

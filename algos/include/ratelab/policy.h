@@ -180,6 +180,27 @@ const struct rl_limiter *rl_policy_as_limiter(const struct rl_policy_limiter *pl
 int rl_policy_settle(const struct rl_policy_limiter *pl, void *state, int64_t admitted_ns, int64_t delta,
 		     int64_t now_ns);
 
+/*
+ * A policy change on a live key (rl_store_set_rule's and a tiers reload's,
+ * registry.h): state, written by checks under from, converted for a check
+ * under to at now_ns clamped to the key's last seen time. Rules are
+ * matched by position: rule i's state converts from from's rule i to to's
+ * rule i exactly as rl_limiter_rerule converts a one-rule state (algo.h:
+ * the quota used carried into the new rule's terms, clamped to its
+ * capacity); a rule whose ":units" mark changed keeps what it counted so
+ * far (units or requests) as used. The key's last seen time stays. A
+ * policy of another rule count or algorithm has another state shape:
+ * RL_EINVAL, nothing converted (a store or registry then starts the key
+ * afresh, registry.h). RL_OK (also when from == to), RL_ERANGE (now_ns
+ * outside [0, RL_TIME_MAX_NS]). As for one rule, a request whose share
+ * some rule of to can never admit changes nothing, the conversion
+ * included: the caller keeps the state as it was before converting.
+ * rl_limiter_rerule on two policies' limiters (rl_policy_as_limiter) is
+ * this.
+ */
+int rl_policy_rerule(const struct rl_policy_limiter *from, const struct rl_policy_limiter *to, void *state,
+		     int64_t now_ns);
+
 /* Shadow mode on or off (see Shadow mode); set it before any check. */
 void rl_policy_set_shadow(struct rl_policy_limiter *pl, bool shadow);
 

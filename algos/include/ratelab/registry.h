@@ -96,13 +96,30 @@
  *
  * Reload (rl_registry_reload). A tiers file loaded again, changed, takes
  * the place of the registry's tiers and clients; a tier of the same name,
- * algorithm, max_keys and when_full, one rule before and after, keeps its
- * store and its keys, whose states then carry the rule change as the
- * library states it (algo.h: each key's state converted at its next
- * check from the rule that last wrote it; store.h, Rule change). Any
- * other tier (new, renamed, another algorithm or store size, a policy
- * or shadow tier before or after) starts with no keys; a store no new
- * tier keeps is freed.
+ * max_keys and when_full and the same state shape keeps its store and its
+ * keys, whose states then carry the change as the library states it (each
+ * key's state converted at its next check from the rule that last wrote
+ * it; store.h, Rule change):
+ *   - one rule, of the same algorithm, before and after (algo.h,
+ *     rl_limiter_rerule);
+ *   - a policy (policy = P, or a shadow tier's policy of its one rule) of
+ *     the same algorithm and rule count before and after: rules matched
+ *     by position, rule i's state converted from the old rule i to the
+ *     new one as rl_limiter_rerule converts one rule's (policy.h,
+ *     rl_policy_rerule; a changed ":units" mark keeps what the rule
+ *     counted as used); a share some new rule can never admit changes
+ *     nothing, the conversion included. The same rules in another mode
+ *     (enforce <-> shadow) keep the keys as they are: a shadow tier
+ *     decides and keeps state exactly as enforcing (rl_tier_would_reject
+ *     counts from the reload).
+ * Any other tier starts with no keys: new, renamed, another algorithm or
+ * store size, another rule count, one rule before and a policy after or
+ * the reverse (their states' shapes differ: so a tier without policy =
+ * that moves between enforce and shadow, its one rule then a policy of
+ * one rule, starts afresh; written policy = N/W it keeps its keys). A
+ * store no new tier keeps is freed; the older policy limiters a kept
+ * store's keys were written under live until no key needs them
+ * (rl_store_reads_policy).
  *
  * Concurrency: between loads the tiers and the client map are
  * immutable; rl_registry_check may be called from any number of threads

@@ -228,13 +228,29 @@ int rl_store_check_n(struct rl_store *s, const void *key, size_t key_len, int64_
  * limit, window or burst (Rule change above). Thread-safe with checks
  * (not with destroy) unless cfg.one_thread. Returns RL_OK (also when the
  * rule is the store's already), RL_EINVAL (NULL s or lim, another
- * algorithm, an algorithm with no stated rule change: a policy's, algo.h),
- * RL_ENOMEM (the side table of the first change could not be allocated;
+ * algorithm, an algorithm with no stated rule change; for a store of a
+ * policy's limiter, a limiter that is not a policy of the same algorithm
+ * and rule count: policy.h, rl_policy_rerule), RL_ENOMEM (the side table of the first change could not be allocated;
  * nothing changed) or RL_EFULL (keys of RL_STORE_MAX_RULES rules are
  * stored already, none checked since: nothing changed). O(slots), every
  * bucket locked meanwhile.
  */
 int rl_store_set_rule(struct rl_store *s, const struct rl_limiter *lim);
+
+/*
+ * A policy's limiter given to rl_store_set_rule is not copied: the store
+ * reads its policy limiter (policy.h) for the keys written under it, and
+ * the change is another policy limiter's, identified by its address
+ * (rl_policy_of(lim) == rl_policy_of(the other) or not: two policy
+ * limiters of equal rules are two rules, converting keys identically).
+ * rl_store_reads_policy tells whether the store may still read pl: true
+ * while pl's is the store's rule or some key not checked since was
+ * written under it; once false it stays false (until pl is set again) and
+ * pl may be freed. Every bucket locked meanwhile, O(slots). Not
+ * concurrent with rl_store_set_rule.
+ */
+struct rl_policy_limiter;
+bool rl_store_reads_policy(struct rl_store *s, const struct rl_policy_limiter *pl);
 
 /* The limiter the store decides with now (its rule the last set). Not
  * concurrent with rl_store_set_rule. */

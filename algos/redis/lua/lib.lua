@@ -538,6 +538,14 @@ local n, w = A[2] + 0, A[3] + 0
 local burst = A[4] + 0 -- the rule's burst as stored: N for the window algorithms (state())
 local costn = tonumber(A[6]) or 1
 
+-- The state ids (FNV-1a of the algorithm's name folded to 7 bits, as the
+-- module's rlm_id_of), the one table of them: ALGO_IDS by name, ID_NAMES
+-- by id (128 the breaker, 129 a policy's value).
+local ALGO_IDS = { token_bucket = 5, leaky_bucket = 61, gcra = 52, fixed_window = 88, sliding_counter = 123,
+	sliding_log = 114 }
+local ID_NAMES = { [128] = 'breaker', [129] = 'policy' }
+for name, i in pairs(ALGO_IDS) do ID_NAMES[i] = name end
+
 -- The stored form (docs/redis.md, "Stored form"): a string, every integer
 -- little-endian: 'r', 'l', 3, the state's id (FNV-1a of the algorithm's
 -- name folded to 7 bits, as the module's rlm_id_of; 128 the breaker);
@@ -589,8 +597,7 @@ local function state(alg, id, fixed, run, convert)
 			' bytes that is not ratelab state')
 	end
 	if got ~= id then
-		local held = ({ [5] = 'token_bucket', [61] = 'leaky_bucket', [52] = 'gcra', [88] = 'fixed_window',
-			[123] = 'sliding_counter', [114] = 'sliding_log', [128] = 'breaker', [129] = 'policy' })[got]
+		local held = ID_NAMES[got]
 		return damaged(nil, 'ratelab: key ', ' holds ' .. (held or "unknown (a newer ratelab's?)") ..
 			' state, not ' .. alg)
 	end

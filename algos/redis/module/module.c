@@ -307,19 +307,26 @@ static char *decimal(uint64_t v, char *end)
 	return end;
 }
 
-/* The scripts' reply: the verdict as an integer, the answer's four fields
- * (never negative) as decimal strings. */
-static int reply_decision(RedisModuleCtx *ctx, int rc, const struct rl_decision *d)
+/* The five fields of one answer (the scripts' reply: the verdict as an
+ * integer, the answer's four fields, never negative, as decimal strings),
+ * no array of their own. */
+static void reply_fields(RedisModuleCtx *ctx, int verdict, const struct rl_decision *d)
 {
 	const int64_t v[4] = { d->remaining, d->retry_after_ns, d->reset_ns, d->delay_ns };
 	char buf[24];
 
-	RedisModule_ReplyWithArray(ctx, 5);
-	RedisModule_ReplyWithLongLong(ctx, rc == RL_ALLOWED);
+	RedisModule_ReplyWithLongLong(ctx, verdict == RL_ALLOWED);
 	for (int i = 0; i < 4; i++) {
 		char *p = decimal((uint64_t)(v[i] > 0 ? v[i] : 0), buf + sizeof(buf));
 		RedisModule_ReplyWithStringBuffer(ctx, p, (size_t)(buf + sizeof(buf) - p));
 	}
+}
+
+/* CHECK's reply: the five fields as one array. */
+static int reply_decision(RedisModuleCtx *ctx, int rc, const struct rl_decision *d)
+{
+	RedisModule_ReplyWithArray(ctx, 5);
+	reply_fields(ctx, rc, d);
 	return REDISMODULE_OK;
 }
 
@@ -426,38 +433,68 @@ static bool arg_algo(RedisModuleCtx *ctx, RedisModuleString *arg, const struct r
 	return true;
 }
 
+/*
+ * The one reader of a rule's N W B in the commands' arguments (a[0..2]):
+ * limit 1..RLM_LIMIT_MAX, window_ns 1..RL_WINDOW_MAX_NS, burst
+ * 1..RLM_BURST_MAX (0 or the limit for a window algorithm, which then
+ * holds B = N as struct rl_rule does: the CLI refuses --burst for them).
+ * what prefixes each argument's name in a message ("" for CHECK and
+ * SETTLE, "rule I: " for CHECKP). False after the error reply.
+ */
+static bool arg_nwb(RedisModuleCtx *ctx, RedisModuleString **a, const struct rl_algo *algo, const char *what,
+		    struct rl_rule *rule)
+{
+	long long n, w, b;
+	char name[48], q[QUOTE_SIZE];
+
+	snprintf(name, sizeof(name), "%slimit", what);
+	if (!arg_int(ctx, a[0], name, 1, RLM_LIMIT_MAX, &n))
+		return false;
+	snprintf(name, sizeof(name), "%swindow_ns", what);
+	if (!arg_int(ctx, a[1], name, 1, RL_WINDOW_MAX_NS, &w))
+		return false;
+	snprintf(name, sizeof(name), "%sburst", what);
+	if (!arg_int(ctx, a[2], name, algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
+		return false;
+	if (!algo->uses_burst && b != 0 && b != n)
+		return fail(ctx, "ratelab: %sburst %s does not apply to %s: pass 0 or the limit (%lld)", what,
+			    quote_arg(q, a[2]), algo->name, n),
+		       false;
+	*rule = (struct rl_rule){ n, w, algo->uses_burst ? b : n };
+	return true;
+}
+
+/* The cached limiter of algo and rule; false after the error reply (rl_limiter_init's words). */
+static bool arg_limiter(RedisModuleCtx *ctx, const struct rl_algo *algo, const struct rl_rule *rule,
+			struct rl_limiter *lim)
+{
+	char msg[MSG_MAX - 32];
+	const struct rl_limiter *cached = limiter_for(algo, rule, msg, sizeof(msg));
+
+	if (!cached)
+		return fail(ctx, "ratelab: %s", msg), false;
+	*lim = *cached;
+	return true;
+}
+
 /* RATELAB.CHECK key algo limit window_ns burst cost now_ns [grace_ms] */
 static int cmd_check(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-	long long n, w, b, cost, grace = 0;
+	long long cost, grace = 0;
 	int64_t now;
-	char msg[MSG_MAX - 32], q[QUOTE_SIZE];
+	struct rl_rule rule;
+	struct rl_limiter lim;
 
 	if (argc != 8 && argc != 9)
 		return RedisModule_WrongArity(ctx);
 	const struct rl_algo *algo;
 	int id;
-	if (!arg_algo(ctx, argv[2], &algo, &id))
+	if (!arg_algo(ctx, argv[2], &algo, &id) || !arg_nwb(ctx, argv + 3, algo, "", &rule))
 		return REDISMODULE_OK;
-	if (!arg_int(ctx, argv[3], "limit", 1, RLM_LIMIT_MAX, &n) ||
-	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
-	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
-		return REDISMODULE_OK;
-	/* the window algorithms have no burst: 0 or the limit itself, as
-	 * struct rl_rule holds it for them (the CLI refuses --burst for them) */
-	if (!algo->uses_burst && b != 0 && b != n)
-		return fail(ctx, "ratelab: burst %s does not apply to %s: pass 0 or the limit (%lld)",
-			    quote_arg(q, argv[5]), algo->name, n);
-	if (!algo->uses_burst)
-		b = n;
 	if (!arg_int(ctx, argv[6], "cost", 1, RLM_COST_MAX, &cost) || !arg_now(ctx, argv[7], &now) ||
-	    (argc == 9 && !arg_int(ctx, argv[8], "grace_ms", 0, GRACE_MAX_MS, &grace)))
+	    (argc == 9 && !arg_int(ctx, argv[8], "grace_ms", 0, GRACE_MAX_MS, &grace)) ||
+	    !arg_limiter(ctx, algo, &rule, &lim))
 		return REDISMODULE_OK;
-	const struct rl_rule rule = { n, w, b };
-	const struct rl_limiter *cached = limiter_for(algo, &rule, msg, sizeof(msg));
-	if (!cached)
-		return fail(ctx, "ratelab: %s", msg);
-	const struct rl_limiter lim = *cached;
 
 	RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
 	struct stored_value v;
@@ -493,35 +530,6 @@ out:
 }
 
 /*
- * The rule of a command's arguments argv[2..5] (algo limit window_ns
- * burst) as RATELAB.CHECK reads them: the limiter (from the cache) and the
- * state id; false after an error reply naming the argument.
- */
-static bool arg_rule(RedisModuleCtx *ctx, RedisModuleString **argv, struct rl_limiter *lim, int *id)
-{
-	long long n, w, b;
-	char msg[MSG_MAX - 32], q[QUOTE_SIZE];
-	const struct rl_algo *algo;
-
-	if (!arg_algo(ctx, argv[2], &algo, id))
-		return false;
-	if (!arg_int(ctx, argv[3], "limit", 1, RLM_LIMIT_MAX, &n) ||
-	    !arg_int(ctx, argv[4], "window_ns", 1, RL_WINDOW_MAX_NS, &w) ||
-	    !arg_int(ctx, argv[5], "burst", algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
-		return false;
-	if (!algo->uses_burst && b != 0 && b != n)
-		return fail(ctx, "ratelab: burst %s does not apply to %s: pass 0 or the limit (%lld)",
-			    quote_arg(q, argv[5]), algo->name, n),
-		       false;
-	const struct rl_rule rule = { n, w, algo->uses_burst ? b : n };
-	const struct rl_limiter *cached = limiter_for(algo, &rule, msg, sizeof(msg));
-	if (!cached)
-		return fail(ctx, "ratelab: %s", msg), false;
-	*lim = *cached;
-	return true;
-}
-
-/*
  * RATELAB.SETTLE key algo limit window_ns burst admitted_ns delta now_ns [grace_ms]
  * settles the request admitted at admitted_ns by delta units (settle.h);
  * replies with the key's reset_ns after it (a decimal string) and sets
@@ -533,12 +541,15 @@ static int cmd_settle(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 	long long admitted, delta, grace = 0;
 	int64_t now;
 	int id;
+	const struct rl_algo *algo;
+	struct rl_rule rule;
 	struct rl_limiter lim;
 	char q[QUOTE_SIZE], q2[QUOTE_SIZE];
 
 	if (argc != 9 && argc != 10)
 		return RedisModule_WrongArity(ctx);
-	if (!arg_rule(ctx, argv, &lim, &id) ||
+	if (!arg_algo(ctx, argv[2], &algo, &id) || !arg_nwb(ctx, argv + 3, algo, "", &rule) ||
+	    !arg_limiter(ctx, algo, &rule, &lim) ||
 	    !arg_int(ctx, argv[6], "admitted_ns", 0, RL_TIME_MAX_NS, &admitted) ||
 	    !arg_int(ctx, argv[7], "delta", -RLM_COST_MAX, RLM_COST_MAX, &delta) || !arg_now(ctx, argv[8], &now) ||
 	    (argc == 10 && !arg_int(ctx, argv[9], "grace_ms", 0, GRACE_MAX_MS, &grace)))
@@ -585,19 +596,6 @@ out:
 	return REDISMODULE_OK;
 }
 
-/* The five fields of one answer, as reply_decision's array holds them (no array of its own). */
-static void reply_fields(RedisModuleCtx *ctx, int verdict, const struct rl_decision *d)
-{
-	const int64_t v[4] = { d->remaining, d->retry_after_ns, d->reset_ns, d->delay_ns };
-	char buf[24];
-
-	RedisModule_ReplyWithLongLong(ctx, verdict == RL_ALLOWED);
-	for (int i = 0; i < 4; i++) {
-		char *p = decimal((uint64_t)(v[i] > 0 ? v[i] : 0), buf + sizeof(buf));
-		RedisModule_ReplyWithStringBuffer(ctx, p, (size_t)(buf + sizeof(buf) - p));
-	}
-}
-
 /*
  * CHECKP's rules from argv[7..]: k rules of algo, each N W B U, checked as
  * CHECK checks one ("rule I: limit 'X' is not an integer in [1, 1000000]").
@@ -606,30 +604,18 @@ static void reply_fields(RedisModuleCtx *ctx, int verdict, const struct rl_decis
 static bool policy_args(RedisModuleCtx *ctx, RedisModuleString **argv, const struct rl_algo *algo, long long k,
 			struct rl_policy *p)
 {
-	char what[48], q[QUOTE_SIZE];
+	char what[48];
 
 	*p = (struct rl_policy){ .count = (size_t)k };
 	for (long long i = 0; i < k; i++) {
 		RedisModuleString **a = argv + 7 + 4 * i;
-		long long n, w, b, u;
-		snprintf(what, sizeof(what), "rule %lld: limit", i + 1);
-		if (!arg_int(ctx, a[0], what, 1, RLM_LIMIT_MAX, &n))
+		long long u;
+		snprintf(what, sizeof(what), "rule %lld: ", i + 1);
+		if (!arg_nwb(ctx, a, algo, what, &p->rules[i]))
 			return false;
-		snprintf(what, sizeof(what), "rule %lld: window_ns", i + 1);
-		if (!arg_int(ctx, a[1], what, 1, RL_WINDOW_MAX_NS, &w))
-			return false;
-		snprintf(what, sizeof(what), "rule %lld: burst", i + 1);
-		if (!arg_int(ctx, a[2], what, algo->uses_burst ? 1 : 0, RLM_BURST_MAX, &b))
-			return false;
-		if (!algo->uses_burst && b != 0 && b != n) {
-			fail(ctx, "ratelab: rule %lld: burst %s does not apply to %s: pass 0 or the limit (%lld)", i + 1,
-			     quote_arg(q, a[2]), algo->name, n);
-			return false;
-		}
 		snprintf(what, sizeof(what), "rule %lld: units", i + 1);
 		if (!arg_int(ctx, a[3], what, 0, 1, &u))
 			return false;
-		p->rules[i] = (struct rl_rule){ n, w, algo->uses_burst ? b : n };
 		p->units[i] = u == 1;
 	}
 	return true;
@@ -697,7 +683,8 @@ static bool write_policy(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleSt
 	return true;
 }
 
-/* RATELAB.CHECKP key algo cost now_ns grace_ms k N1 W1 B1 U1 ... Nk Wk Bk Uk */
+/* RATELAB.CHECKP key algo cost now_ns grace_ms k N1 W1 B1 U1 ... Nk Wk Bk Uk: the answer's
+ * 1 + k groups of five (CHECK's reply each), then at_ns (docs/redis.md) */
 static int cmd_checkp(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
 	long long cost, grace, k;
@@ -755,10 +742,13 @@ static int cmd_checkp(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 		verdict = -1;
 	}
 	if (verdict >= 0) {
-		RedisModule_ReplyWithArray(ctx, 5 * (long)(a.count + 1));
+		/* the groups, then at_ns: the time decided at (the clamped now, a settle's admitted_ns) */
+		char buf[24], *at = decimal((uint64_t)a.at_ns, buf + sizeof(buf));
+		RedisModule_ReplyWithArray(ctx, 5 * (long)(a.count + 1) + 1);
 		reply_fields(ctx, verdict, &a.all);
 		for (size_t i = 0; i < a.count; i++)
 			reply_fields(ctx, a.verdict[i], &a.rule[i]);
+		RedisModule_ReplyWithStringBuffer(ctx, at, (size_t)(buf + sizeof(buf) - at));
 	}
 	rl_policy_release(&pl, state);
 out:

@@ -904,47 +904,59 @@ int rl_redis_breaker_call(struct rl_redis *r, const struct rl_redis_breaker *b, 
 	return record ? (b->fail_closed ? RL_REJECTED : RL_ALLOWED) : RL_OK;
 }
 
+/* A settle's command (rl__redis_call's build_fn): its arguments and c's buffers. */
+struct settle_cmd {
+	const struct rl_redis *r;
+	struct rl__redis_cmd c;
+	struct rl_rule rule;
+	const char *algo, *key;
+	size_t key_len;
+	int64_t admitted_ns, delta, now;
+};
+
 /*
  * RATELAB.SETTLE PREFIX{key} algo N W B admitted_ns delta now grace, or
  * EVALSHA settle.lua 1 PREFIX{key} now N W B grace algo admitted_ns delta,
- * in c's buffers (now '*' or '': Redis's clock).
+ * in the command's buffers (now '*' or '': Redis's clock).
  */
-static void build_settle(const struct rl_redis *r, struct rl__redis_cmd *c, int script, const struct rl_rule *rule,
-			 const char *algo, const char *key, size_t key_len, int64_t admitted_ns, int64_t delta,
-			 int64_t now)
+static void build_settle(void *arg, bool module, const char *sha, int *argc, const char **argv, size_t *len,
+			 int *key)
 {
+	struct settle_cmd *s = arg;
+	struct rl__redis_cmd *c = &s->c;
 	/* delta with its sign: rl__redis_decimal writes v >= 0 */
 	c->num[6][0] = '-';
-	size_t p = strlen(r->prefix), nlen[5], alen = rl__redis_decimal(c->num[5], admitted_ns),
-	       dlen = delta < 0 ? 1 + rl__redis_decimal(c->num[6] + 1, -delta) : rl__redis_decimal(c->num[6], delta);
+	size_t p = strlen(s->r->prefix), nlen[5], alen = rl__redis_decimal(c->num[5], s->admitted_ns),
+	       dlen = s->delta < 0 ? 1 + rl__redis_decimal(c->num[6] + 1, -s->delta)
+				   : rl__redis_decimal(c->num[6], s->delta);
 	int a = 0;
 
-	put_key_and_numbers(r, c, key, key_len, r->module ? "*" : "", now, rule->limit, rule->window_ns, rule->burst,
-			    nlen);
-	if (r->module) {
-		c->argv[a] = "RATELAB.SETTLE", c->len[a++] = 14;
-		c->key = a;
-		c->argv[a] = c->keys[0], c->len[a++] = p + 2 + key_len;
-		c->argv[a] = algo, c->len[a++] = strlen(algo);
+	put_key_and_numbers(s->r, c, s->key, s->key_len, module ? "*" : "", s->now, s->rule.limit, s->rule.window_ns,
+			    s->rule.burst, nlen);
+	if (module) {
+		argv[a] = "RATELAB.SETTLE", len[a++] = 14;
+		*key = a;
+		argv[a] = c->keys[0], len[a++] = p + 2 + s->key_len;
+		argv[a] = s->algo, len[a++] = strlen(s->algo);
 		for (int i = 1; i < 4; i++)
-			c->argv[a] = c->num[i], c->len[a++] = nlen[i];
-		c->argv[a] = c->num[5], c->len[a++] = alen;
-		c->argv[a] = c->num[6], c->len[a++] = dlen;
-		c->argv[a] = c->num[0], c->len[a++] = nlen[0];
-		c->argv[a] = c->num[4], c->len[a++] = nlen[4];
+			argv[a] = c->num[i], len[a++] = nlen[i];
+		argv[a] = c->num[5], len[a++] = alen;
+		argv[a] = c->num[6], len[a++] = dlen;
+		argv[a] = c->num[0], len[a++] = nlen[0];
+		argv[a] = c->num[4], len[a++] = nlen[4];
 	} else {
-		c->argv[a] = "EVALSHA", c->len[a++] = 7;
-		c->argv[a] = r->sha[script], c->len[a++] = 40;
-		c->argv[a] = "1", c->len[a++] = 1;
-		c->key = a;
-		c->argv[a] = c->keys[0], c->len[a++] = p + 2 + key_len;
+		argv[a] = "EVALSHA", len[a++] = 7;
+		argv[a] = sha, len[a++] = 40;
+		argv[a] = "1", len[a++] = 1;
+		*key = a;
+		argv[a] = c->keys[0], len[a++] = p + 2 + s->key_len;
 		for (int i = 0; i < 5; i++)
-			c->argv[a] = c->num[i], c->len[a++] = nlen[i];
-		c->argv[a] = algo, c->len[a++] = strlen(algo);
-		c->argv[a] = c->num[5], c->len[a++] = alen;
-		c->argv[a] = c->num[6], c->len[a++] = dlen;
+			argv[a] = c->num[i], len[a++] = nlen[i];
+		argv[a] = s->algo, len[a++] = strlen(s->algo);
+		argv[a] = c->num[5], len[a++] = alen;
+		argv[a] = c->num[6], len[a++] = dlen;
 	}
-	c->argc = a;
+	*argc = a;
 }
 
 int rl_redis_settle(struct rl_redis *r, const struct rl_redis_rule *rule, const char *key, size_t key_len,
@@ -957,64 +969,37 @@ int rl_redis_settle(struct rl_redis *r, const struct rl_redis_rule *rule, const 
 	if (!rl__time_ok(admitted_ns) || (now_ns != RL_REDIS_NOW && (!rl__time_ok(now_ns) || admitted_ns > now_ns)))
 		return RL_ERANGE;
 
-	int script = script_named("settle");
-	struct rl__redis_cmd *c = malloc(sizeof(*c));
-	r->err[0] = '\0';
-	if (script < 0 || !c) {
-		free(c);
-		return script < 0 ? RL_EINVAL : RL_ENOMEM;
-	}
 	/* the module's stored rule: a window algorithm's burst is N (its scripts take 0 or N alike) */
-	struct rl_rule rl = rule->lim->rule;
-	int64_t deadline = mono_ms() + or_default(rule->timeout_ms, r->command_ms);
-	int rc = RL_EREDIS;
-	sigset_t old;
-
-	pipe_block(&old);
-	for (int round = 0; round < 2; round++) {
-		if (!ensure(r, deadline) || (!r->rc && !budget(r, deadline)))
-			break;
-		build_settle(r, c, script, &rl, rule->lim->algo->name, key, key_len, admitted_ns, delta, now_ns);
-		redisReply *rep = NULL;
-		if (r->rc) {
-			if (cluster_call(r, c, script, deadline, &rep) != RL_OK) {
-				snprintf(r->err, sizeof(r->err), "redis cluster via %s:%d: no reply", r->host, r->port);
-				break;
-			}
-		} else {
-			r->st.round_trips++;
-			if (rl__redis_append(r->c, c->argc, c->argv, c->len) != REDIS_OK ||
-			    redisGetReply(r->c, (void **)&rep) != REDIS_OK) {
-				drop(r, r->c->errstr[0] ? r->c->errstr : "connection lost");
-				break;
-			}
-		}
-		if (noscript(rep)) {
-			freeReplyObject(rep);
-			if (!load_scripts(r, deadline))
-				break;
-			continue;
-		}
-		if (rep->type == REDIS_REPLY_STRING) {
-			if (reset_ns)
-				*reset_ns = strtoll(rep->str, NULL, 10);
-			rc = RL_OK;
-		} else {
-			snprintf(r->err, sizeof(r->err), "redis: %s",
-				 rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply to the settle");
-			r->st.errors++;
-		}
-		freeReplyObject(rep);
-		pipe_restore(&old);
-		free(c);
-		return rc;
+	struct settle_cmd *s = malloc(sizeof(*s));
+	if (!s)
+		return RL_ENOMEM;
+	*s = (struct settle_cmd){ .r = r, .rule = rule->lim->rule, .algo = rule->lim->algo->name, .key = key,
+				  .key_len = key_len, .admitted_ns = admitted_ns, .delta = delta, .now = now_ns };
+	redisReply *rep;
+	r->err[0] = '\0';
+	int sent = rl__redis_call(r, or_default(rule->timeout_ms, r->command_ms), "settle", build_settle, s, &rep);
+	free(s);
+	if (sent == RL__REDIS_NO_SCRIPT)
+		return RL_EINVAL;
+	if (sent == RL__REDIS_DOWN) {
+		if (!r->err[0])
+			snprintf(r->err, sizeof(r->err), "redis %s:%d: no reply: the settle is not applied", r->host,
+				 r->port);
+		r->st.errors++;
+		return RL_EREDIS;
 	}
-	pipe_restore(&old);
-	free(c);
-	if (!r->err[0])
-		snprintf(r->err, sizeof(r->err), "redis %s:%d: no reply: the settle is not applied", r->host, r->port);
-	r->st.errors++;
-	return RL_EREDIS;
+	int rc = RL_EREDIS;
+	if (rep->type == REDIS_REPLY_STRING) {
+		if (reset_ns)
+			*reset_ns = strtoll(rep->str, NULL, 10);
+		rc = RL_OK;
+	} else {
+		snprintf(r->err, sizeof(r->err), "redis: %s",
+			 rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply to the settle");
+		r->st.errors++;
+	}
+	freeReplyObject(rep);
+	return rc;
 }
 
 /* What redis_call.h gives redis_policy.c. */

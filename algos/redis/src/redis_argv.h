@@ -18,7 +18,7 @@ struct rl__redis_cmd {
 	char num[7][24]; /* a settle's: now, N, W, B, grace, admitted_ns, delta */
 	int argc;
 	int key; /* argv[key] is the Redis key, which Redis Cluster routes by */
-	const char *argv[12]; /* settle.lua's EVALSHA: 12 */
+	const char *argv[12]; /* room for every batched and breaker command */
 	size_t len[12];
 };
 

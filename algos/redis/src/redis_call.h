@@ -1,7 +1,8 @@
 /*
  * redis_call.h - private: one command through a handle's connection
  * (redis.c), for the commands decided outside redis.c's batches
- * (redis_policy.c's RATELAB.CHECKP or its script): the connection, its
+ * (redis_policy.c's RATELAB.CHECKP or its script, rl_redis_settle's
+ * RATELAB.SETTLE or settle.lua): the connection, its
  * budget, the scripts' loading, Redis Cluster routing and SIGPIPE are
  * redis.c's. Not installed.
  */

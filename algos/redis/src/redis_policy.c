@@ -8,6 +8,9 @@
  *                  N1 W1 B1 U1 ... Nk Wk Bk Uk
  *   EVALSHA sha 1 PREFIX{key} now_ns|'' k 0 0 grace_ms cost N1 W1 B1 U1 ...
  *
+ * The reply: the combined answer and each rule's, five values each, then
+ * at_ns (the time decided at: Redis's clock's when now is '*' or '').
+ *
  * Invariant: every call ends with exactly one of Redis's verdict
  * (decided), the fallback (fallbacks) or an error (errors), as redis.c's.
  */
@@ -168,10 +171,11 @@ int rl_redis_policy_check(struct rl_redis *r, const struct rl_redis_policy *p, c
 		return RL_EREDIS;
 	}
 	int rc;
-	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5 * (pl->count + 1)) {
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5 * (pl->count + 1) + 1) {
 		rc = take(rep, 0, &a->all);
 		for (size_t i = 0; i < pl->count; i++)
 			a->verdict[i] = take(rep, 5 * (i + 1), &a->rule[i]);
+		a->at_ns = field(rep->element[5 * (pl->count + 1)]);
 		st->decided++;
 		if (pl->shadow && rc == RL_REJECTED) {
 			rc = RL_ALLOWED;

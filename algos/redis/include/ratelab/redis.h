@@ -277,8 +277,10 @@ struct rl_redis_policy {
  * RL_EREDIS (Redis answered an error, rl_redis_error; a damaged value is
  * decided by fail_closed and counted in errors, as rl_redis_check's),
  * RL_ERANGE (now_ns) or RL_EINVAL (the key's length, cost, timeout, a NULL
- * argument). out (may be NULL) receives rl_policy_check's answer, but for
- * at_ns, which Redis does not answer (-1).
+ * argument). out (may be NULL) receives rl_policy_check's answer, at_ns
+ * included (the time Redis decided at, the key's clamped now: Redis's
+ * clock's for RL_REDIS_NOW, so a settle's admitted_ns is known even then);
+ * at_ns is -1 when Redis did not decide (a fallback, an error).
  */
 int rl_redis_policy_check(struct rl_redis *r, const struct rl_redis_policy *p, const char *key, size_t key_len,
 			  int64_t now_ns, int64_t cost, struct rl_policy_answer *out);

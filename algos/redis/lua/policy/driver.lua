@@ -25,12 +25,10 @@
 -- rl_policy_check keeps them; when a rule can never admit its share, nothing is written.
 -- The TTL is the module's: the largest rule's reset_ns in ms, rounded up,
 -- plus the grace; not positive: the key is deleted.
+-- The reply is the module's: the combined answer and each rule's, five
+-- values each, then at_ns, the time every rule decided at.
 local key = KEYS[1]
-local ids = { token_bucket = 5, leaky_bucket = 61, gcra = 52, fixed_window = 88, sliding_counter = 123,
-	sliding_log = 114 }
-local names = { [5] = 'token_bucket', [61] = 'leaky_bucket', [52] = 'gcra', [88] = 'fixed_window',
-	[123] = 'sliding_counter', [114] = 'sliding_log', [128] = 'breaker', [129] = 'policy' }
-local id = ids[ALG_NAME]
+local id = ALGO_IDS[ALG_NAME] -- lib.lua's table, as ID_NAMES below
 local k = tonumber(A[2])
 if not k or k ~= math.floor(k) then
 	return redis.error_reply("ratelab: rule count '" .. tostring(A[2]) .. "' is not an integer in [1, 8]")
@@ -56,7 +54,7 @@ if v then
 		return damaged(nil, 'WRONGTYPE ratelab: key ', ' holds a string of ' .. #v .. ' bytes that is not ratelab state')
 	end
 	if got ~= 129 then
-		return damaged(nil, 'ratelab: key ', ' holds ' .. (names[got] or "unknown (a newer ratelab's?)") ..
+		return damaged(nil, 'ratelab: key ', ' holds ' .. (ID_NAMES[got] or "unknown (a newer ratelab's?)") ..
 			' state, not policy')
 	end
 	if ver ~= 3 or #v < 16 then return damaged(ALG_NAME) end
@@ -75,7 +73,7 @@ if v then
 	end
 	if pos ~= #v + 1 then return damaged(ALG_NAME) end
 	if aid ~= id then
-		return damaged(nil, 'ratelab: key ', ' holds ' .. (names[aid] or "unknown (a newer ratelab's?)") ..
+		return damaged(nil, 'ratelab: key ', ' holds ' .. (ID_NAMES[aid] or "unknown (a newer ratelab's?)") ..
 			' policy state, not ' .. ALG_NAME)
 	end
 	if count ~= k then
@@ -134,6 +132,7 @@ end
 if verdict == 1 then all[3] = '0' end
 local reply = all
 for i = 1, k do for f = 1, 5 do reply[#reply + 1] = answers[i][f] end end
+reply[#reply + 1] = at -- the time decided at, as RATELAB.CHECKP's last value
 if never then return reply end
 
 local bodies = {}
