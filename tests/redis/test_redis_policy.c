@@ -248,8 +248,8 @@ static void test_bytes(void **unused)
 	rep = cmd("GET p");
 	assert_int_equal(rep->type, REDIS_REPLY_STRING);
 	const unsigned char *v = (const unsigned char *)rep->str;
-	assert_int_equal(rep->len, 4 + 12 + 2 * (4 + 24 + 16));
-	assert_true(v[0] == 'r' && v[1] == 'l' && v[2] == 3 && v[3] == 0x81);
+	assert_int_equal(rep->len, 4 + 12 + 2 * (4 + 24 + 24));
+	assert_true(v[0] == 'r' && v[1] == 'l' && v[2] == 4 && v[3] == 0x81);
 	assert_int_equal(v[5], 2);    /* rules */
 	assert_int_equal(v[6], 0x2);  /* rule 2 counts units */
 	int64_t last;
@@ -257,17 +257,17 @@ static void test_bytes(void **unused)
 	memcpy(&last, v + 8, 8);
 	assert_int_equal(last, 5000);
 	memcpy(&part, v + 16, 4);
-	assert_int_equal(part, 24 + 16);
+	assert_int_equal(part, 24 + 24);
 	/* rule 1's part is what CHECK stores for its rule and share (1) */
 	freeReplyObject(cmd("RATELAB.CHECK one gcra 5 1000000000 5 1 5000"));
 	one = cmd("GET one");
-	assert_int_equal(one->len, 4 + 24 + 16);
-	assert_memory_equal(v + 20, one->str + 4, 24 + 16);
+	assert_int_equal(one->len, 4 + 24 + 24);
+	assert_memory_equal(v + 20, one->str + 4, 24 + 24);
 	/* rule 2's: CHECK of cost 2 */
 	freeReplyObject(one);
 	freeReplyObject(cmd("RATELAB.CHECK two gcra 100 60000000000 100 2 5000"));
 	one = cmd("GET two");
-	assert_memory_equal(v + 20 + 4 + 40, one->str + 4, 24 + 16);
+	assert_memory_equal(v + 20 + 4 + 48, one->str + 4, 24 + 24);
 	freeReplyObject(one);
 	freeReplyObject(rep);
 }
