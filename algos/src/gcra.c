@@ -38,7 +38,8 @@ _Static_assert(offsetof(struct rl_gcra, tat_frac) == sizeof(rl__u128),
 /* rl__gcra_decide() inlined on a copy held in registers, and rl__cas16 inlined (the
  * reason for RL_TARGET_CX16): the retry loop is one function, with no
  * store and reload of the state between the read and the swap. For a
- * rule with T whole (rl__gcra_whole): tat_frac is then always 0. */
+ * rule with T whole (rl__gcra_whole), whose checks keep tat_frac 0: the
+ * whole-ns check alone (rl__gcra_decide_whole_rule). */
 RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl__u128 *word, int64_t now_ns,
 				       struct rl_decision *out)
 {
@@ -49,7 +50,7 @@ RL_TARGET_CX16 int rl__gcra_check_cas16(const struct rl_limiter *lim, rl__u128 *
 
 	do {
 		memcpy(&st, &seen, sizeof(seen));
-		rc = rl__gcra_decide(lim, &st, now_ns, 1, out ? &dec : NULL);
+		rc = rl__gcra_decide_whole_rule(lim, &st, now_ns, 1, out ? &dec : NULL);
 		if (rc < 0)
 			return rc;
 		memcpy(&next, &st, sizeof(next)); /* tat_frac stays 0: T is whole */
