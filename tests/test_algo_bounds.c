@@ -337,6 +337,23 @@ static void gcra_exact_emission(void **u)
 	fx_free(&g);
 	fx_free(&tb);
 
+	/* 10^12 per hour (bytes), B = 2: T = 3.6 ns exactly (gcra.h), not ceil 4 ns;
+	 * one unit a ns offered over [0, 35999]: the bound 1 + floor((35999 + tau)
+	 * / T) = 10001 admitted, where T = 4 would admit 9001 */
+	fx_init(&g, "gcra", RL_LIMIT_MAX, 3600000000000LL, 2);
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 0, 2, &last_d), RL_ALLOWED);
+	assert_int_equal(last_d.reset_ns, 8); /* TAT 7.2 */
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 3, 1, &last_d), RL_REJECTED);
+	assert_int_equal(last_d.retry_after_ns, 1); /* debt 4.2 - tau 3.6: 0.6 ns short, rounded up */
+	fx_free(&g);
+	fx_init(&g, "gcra", RL_LIMIT_MAX, 3600000000000LL, 2);
+	admitted = 0;
+	for (int64_t t = 0; t < 36000; t++)
+		admitted += at(&g, t) == 1;
+	assert_int_equal(admitted, 10001);
+	assert_int_equal(rl_limiter_max_admitted(&g.lim, 35999), 10001);
+	fx_free(&g);
+
 	/* T below 1 ns: 10^12 per s (bytes), B = 10^12, T = 1/1000 ns */
 	fx_init(&g, "gcra", RL_LIMIT_MAX, 1000000000, RL_BURST_MAX);
 	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 0, RL_COST_MAX, &last_d), RL_ALLOWED);
