@@ -9,8 +9,8 @@
  *                    (tok_w = tokens * W), refilled by N/W per ns = N per ns
  *                    in those units, capped at B; admit iff tokens >= 1.
  *   gcra             not modelled apart: the issue says it decides as
- *                    token_bucket does (exactly so when N divides W; when
- *                    not, as a token bucket of 1 per ceil(W/N) ns).
+ *                    token_bucket does (T = W / N exactly, for every N
+ *                    and W, while its tolerance is not capped).
  *   leaky_bucket     when the last admitted request's service ends,
  *                    exactly: e = s + c * W/N with s = max(t, e_prev), kept
  *                    times N so it is an integer; admit iff the last unit's
@@ -480,7 +480,7 @@ static inline int64_t m_min64(m_i128 a, int64_t b)
  * The state written under `from` converted for a check under `to` at t
  * (clamped to the key's last seen time): the quota used so far, in the
  * new rule's terms, clamped to its capacity. gcra is modelled as its token
- * bucket (1 per T ns, burst B), where the used quota is gcra's debt.
+ * bucket (N per W, burst B), where the used quota is gcra's debt.
  */
 static inline void m_rerule(const struct m_lim *from, const struct m_lim *to, struct m_key *k, int64_t t)
 {

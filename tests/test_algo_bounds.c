@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "compat.h"
-#include "gcra_ops.h"
 #include "level_ops.h"
 #include "ratelab/algo.h"
 #include "ratelab/fixed_window.h"
@@ -38,7 +37,7 @@
 
 /* The sizes the headers promise, pinned here too (a test of the tests' view). */
 _Static_assert(sizeof(struct rl_level) == 24, "token_bucket/leaky_bucket state is 24 bytes");
-_Static_assert(sizeof(struct rl_gcra) == 16, "gcra state is 16 bytes");
+_Static_assert(sizeof(struct rl_gcra) == 24, "gcra state is 24 bytes");
 _Static_assert(sizeof(struct rl_fixed_window) == 24, "fixed_window state is 24 bytes");
 _Static_assert(sizeof(struct rl_sliding_counter) == 32, "sliding_counter state is 32 bytes");
 _Static_assert(sizeof(struct rl_sliding_log) == 40, "sliding_log state is 40 bytes + its log");
@@ -298,44 +297,91 @@ static void leaky_bucket_not_dividing(void **u)
 	fx_free(&f);
 }
 
-static void gcra_rounds_emission_up(void **u)
+/* gcra and token_bucket on one request: the same verdict and answers. */
+static void same_as_token_bucket(struct fx *g, struct fx *tb, int64_t t, int64_t cost)
+{
+	struct rl_decision dg, dt;
+	int vg = rl_limiter_check_n(&g->lim, g->st, t, cost, &dg);
+	int vt = rl_limiter_check_n(&tb->lim, tb->st, t, cost, &dt);
+
+	if (vg != vt || dg.remaining != dt.remaining || dg.retry_after_ns != dt.retry_after_ns ||
+	    dg.reset_ns != dt.reset_ns)
+		fail_msg("N=%lld W=%lld B=%lld t=%lld cost %lld: gcra %d %lld %lld %lld, token_bucket %d %lld %lld %lld",
+			 (long long)g->lim.rule.limit, (long long)g->lim.rule.window_ns, (long long)g->lim.rule.burst,
+			 (long long)t, (long long)cost, vg, (long long)dg.remaining, (long long)dg.retry_after_ns,
+			 (long long)dg.reset_ns, vt, (long long)dt.remaining, (long long)dt.retry_after_ns,
+			 (long long)dt.reset_ns);
+}
+
+static void gcra_exact_emission(void **u)
 {
 	(void)u;
 	struct fx g, tb;
-	/* 3 per 1000, B = 2: gcra's T = ceil(1000 / 3) = 334 ns, never faster
-	 * than the exact rate; token_bucket keeps the exact 333.33 */
+	/* 3 per 1000, B = 2: T = 333.33 ns exactly (gcra.h), token_bucket's rate */
+	fx_init(&g, "gcra", 3, 1000, 2);
+	EXPECT(&g, 0, 1, 1, 0, 334);   /* debt 333.33: reset rounded up */
+	EXPECT(&g, 0, 1, 0, 0, 667);   /* debt 666.67 */
+	EXPECT(&g, 0, 0, 0, 334, 667); /* debt - 333.33 <= tau at d = 333.33: 334 */
+	EXPECT(&g, 334, 1, 0, 0, 666); /* debt 332.67 <= tau 333.33 */
+	fx_free(&g);
+
+	/* in the long run gcra admits what token_bucket admits, request by request */
 	fx_init(&g, "gcra", 3, 1000, 2);
 	fx_init(&tb, "token_bucket", 3, 1000, 2);
-	EXPECT(&g, 0, 1, 1, 0, 334);
-	EXPECT(&g, 0, 1, 0, 0, 668);
-	EXPECT(&g, 334, 1, 0, 0, 668);
-	EXPECT(&g, 667, 0, 0, 1, 335); /* gcra's next is at 668 */
-	EXPECT(&g, 668, 1, 0, 0, 668);
-	EXPECT(&tb, 0, 1, SKIP, 0, SKIP);
-	EXPECT(&tb, 0, 1, SKIP, 0, SKIP);
-	EXPECT(&tb, 334, 1, SKIP, 0, SKIP);
-	EXPECT(&tb, 667, 1, SKIP, 0, SKIP); /* token_bucket's at 666.67 */
+	int admitted = 0;
+	for (int64_t t = 0; t <= 1000000; t++) {
+		admitted += at(&g, t) == 1;
+		(void)at(&tb, t);
+	}
+	assert_int_equal(admitted, 3002); /* 2 at once, then 3 per 1000 ns */
 	fx_free(&g);
 	fx_free(&tb);
 
-	/* in the long run gcra admits no more than the exact rate */
-	fx_init(&g, "gcra", 3, 1000, 2);
-	int admitted = 0;
-	for (int64_t t = 0; t <= 1000000; t++)
+	/* 10^12 per hour (bytes), B = 2: T = 3.6 ns exactly (gcra.h), not ceil 4 ns;
+	 * one unit a ns offered over [0, 35999]: the bound 1 + floor((35999 + tau)
+	 * / T) = 10001 admitted, where T = 4 would admit 9001 */
+	fx_init(&g, "gcra", RL_LIMIT_MAX, 3600000000000LL, 2);
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 0, 2, &last_d), RL_ALLOWED);
+	assert_int_equal(last_d.reset_ns, 8); /* TAT 7.2 */
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 3, 1, &last_d), RL_REJECTED);
+	assert_int_equal(last_d.retry_after_ns, 1); /* debt 4.2 - tau 3.6: 0.6 ns short, rounded up */
+	fx_free(&g);
+	fx_init(&g, "gcra", RL_LIMIT_MAX, 3600000000000LL, 2);
+	admitted = 0;
+	for (int64_t t = 0; t < 36000; t++)
 		admitted += at(&g, t) == 1;
-	assert_true(admitted <= 3002); /* token_bucket's count */
-	assert_int_equal(admitted, 2996); /* at 0, 1, then k * 334 for k = 1..2994 */
+	assert_int_equal(admitted, 10001);
+	assert_int_equal(rl_limiter_max_admitted(&g.lim, 35999), 10001);
 	fx_free(&g);
 
-	/* N above W: T = ceil(W / N) = 1 ns, so 10^12 per s admits 1 per ns
-	 * (gcra.h): full at once, then one unit a ns, never the 1000 of N / W */
+	/* T below 1 ns: 10^12 per s (bytes), B = 10^12, T = 1/1000 ns */
 	fx_init(&g, "gcra", RL_LIMIT_MAX, 1000000000, RL_BURST_MAX);
-	assert_int_equal(rl__gcra_priv(&g.lim)->emission_ns, 1);
 	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 0, RL_COST_MAX, &last_d), RL_ALLOWED);
-	assert_int_equal(last_d.reset_ns, RL_COST_MAX); /* 10^12 units at 1 ns each */
-	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 1, 2, &last_d), RL_REJECTED);
-	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 1, 1, &last_d), RL_ALLOWED);
+	assert_int_equal(last_d.reset_ns, 1000000000);
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 1, 1001, &last_d), RL_REJECTED);
+	assert_int_equal(last_d.retry_after_ns, 1); /* 0.001 ns short, rounded up */
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 1, 1000, &last_d), RL_ALLOWED); /* 1000 per ns */
+	assert_int_equal(last_d.remaining, 0);
+	assert_int_equal(rl_limiter_check_n(&g.lim, g.st, 1, 1, &last_d), RL_REJECTED);
 	fx_free(&g);
+
+	/* rules where N does not divide W, small and large: token_bucket's answers */
+	static const int64_t rules[][3] = { { 3, 1000, 2 },	  { 7, 10, 5 },
+					    { 999999999999LL, 1000000000, 3 }, { RL_LIMIT_MAX, 999999999LL, RL_BURST_MAX },
+					    { 1000003, 3600000000000LL, 1000 }, { RL_LIMIT_MAX - 1, RL_WINDOW_MAX_NS, RL_BURST_MAX } };
+	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+		fx_init(&g, "gcra", rules[r][0], rules[r][1], rules[r][2]);
+		fx_init(&tb, "token_bucket", rules[r][0], rules[r][1], rules[r][2]);
+		uint64_t s = 0x6c7261 + r;
+		int64_t t = 0;
+		for (int q = 0; q < 2000; q++) {
+			int64_t cost = (t_splitmix(&s) % 3) ? 1 : 1 + (int64_t)(t_splitmix(&s) % (uint64_t)rules[r][2]);
+			same_as_token_bucket(&g, &tb, t, cost);
+			t += (int64_t)(t_splitmix(&s) % (uint64_t)(rules[r][1] / rules[r][0] * 2 + 3));
+		}
+		fx_free(&g);
+		fx_free(&tb);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1097,7 +1143,7 @@ int main(void)
 		cmocka_unit_test(refill_exactly_w_over_n),
 		cmocka_unit_test(token_bucket_not_dividing),
 		cmocka_unit_test(leaky_bucket_not_dividing),
-		cmocka_unit_test(gcra_rounds_emission_up),
+		cmocka_unit_test(gcra_exact_emission),
 		cmocka_unit_test(retry_after_is_exact),
 		cmocka_unit_test(backwards_time_is_clamped),
 		cmocka_unit_test(extremes_fresh_key),

@@ -43,7 +43,7 @@
 enum rule_kind {
 	RULE_ANY,       /* N, W independent: N need not divide W */
 	RULE_N_DIVIDES, /* W a multiple of N (gcra must then equal token_bucket) */
-	RULE_N_NOT_DIVIDES, /* gcra against a token bucket of 1 per ceil(W/N) ns */
+	RULE_N_NOT_DIVIDES, /* gcra, T = W / N a fraction: still token_bucket's decisions */
 	RULE_LARGE      /* N, B and costs up to 10^12 (RL_LIMIT_MAX), W up to 10^18 */
 };
 
@@ -153,18 +153,15 @@ static void pick_rule(struct m_rng *r, const struct prop_case *pc, struct rl_rul
 			t = (w + n - 1) / n;
 		}
 	}
-	int gcra = !strcmp(pc->algo_name, "gcra");
-	if (pc->rules == RULE_LARGE && gcra) {
-		/* below gcra's cap on tau (gcra.h): (B + 1) * ceil(W / N) <= horizon */
-		while (b > 1 && (m_i128)(b + 1) * ((w + n - 1) / n) > (m_i128)INT64_MAX - M_TIME_MAX)
+	if (pc->rules == RULE_LARGE && !strcmp(pc->algo_name, "gcra")) {
+		/* below gcra's cap on tau (gcra.h): B * W <= horizon * N */
+		while (b > 1 && (m_i128)b * w > ((m_i128)INT64_MAX - M_TIME_MAX) * n)
 			b = b / 2;
-		while ((m_i128)(b + 1) * ((w + n - 1) / n) > (m_i128)INT64_MAX - M_TIME_MAX)
+		while ((m_i128)b * w > ((m_i128)INT64_MAX - M_TIME_MAX) * n)
 			w = w / 2 > 0 ? w / 2 : 1;
 	}
 	*rule = (struct rl_rule){ n, w, b };
 	*m = (struct m_lim){ pc->model, n, w, b };
-	if (pc->rules == RULE_N_NOT_DIVIDES || (pc->rules == RULE_LARGE && gcra))
-		*m = (struct m_lim){ M_TOKEN_BUCKET, 1, (w + n - 1) / n, b }; /* T = ceil(W / N) (gcra.h) */
 }
 
 static int64_t clamp_time(m_i128 t)
@@ -403,7 +400,7 @@ static void run_case(const struct prop_case *pc)
 
 PROP_TEST(prop_token_bucket, "token_bucket", M_TOKEN_BUCKET, RULE_ANY, 0)
 PROP_TEST(prop_gcra_n_divides_w, "gcra", M_TOKEN_BUCKET, RULE_N_DIVIDES, 0)
-PROP_TEST(prop_gcra_rounded_emission, "gcra", M_TOKEN_BUCKET, RULE_N_NOT_DIVIDES, 0)
+PROP_TEST(prop_gcra_fractional_emission, "gcra", M_TOKEN_BUCKET, RULE_N_NOT_DIVIDES, 0)
 PROP_TEST(prop_leaky_bucket, "leaky_bucket", M_LEAKY_BUCKET, RULE_ANY, 0)
 PROP_TEST(prop_fixed_window, "fixed_window", M_FIXED_WINDOW, RULE_ANY, 0)
 PROP_TEST(prop_sliding_log, "sliding_log", M_SLIDING_LOG, RULE_ANY, 0)
@@ -491,7 +488,7 @@ int main(void)
 		cmocka_unit_test(model_self_check),
 		cmocka_unit_test(prop_token_bucket),
 		cmocka_unit_test(prop_gcra_n_divides_w),
-		cmocka_unit_test(prop_gcra_rounded_emission),
+		cmocka_unit_test(prop_gcra_fractional_emission),
 		cmocka_unit_test(prop_leaky_bucket),
 		cmocka_unit_test(prop_fixed_window),
 		cmocka_unit_test(prop_sliding_log),

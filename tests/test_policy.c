@@ -114,7 +114,7 @@ static void state_sizes(void **u)
 {
 	(void)u;
 	for (size_t k = 1; k <= RL_POLICY_MAX_RULES; k++) {
-		assert_int_equal(rl_policy_state_size(&rl_gcra_algo, k), 16 + 16 * k);
+		assert_int_equal(rl_policy_state_size(&rl_gcra_algo, k), 16 + 24 * k);
 		assert_int_equal(rl_policy_state_size(&rl_token_bucket_algo, k), 16 + 24 * k);
 		assert_int_equal(rl_policy_state_size(&rl_leaky_bucket_algo, k), 16 + 24 * k);
 		assert_int_equal(rl_policy_state_size(&rl_fixed_window_algo, k), 16 + 24 * k);
@@ -216,7 +216,7 @@ static void hand_units(void **u)
 struct prop_case {
 	const char *algo_name;
 	enum m_kind model;
-	int n_divides_w; /* gcra: its model is token_bucket's when N divides W */
+	int n_divides_w; /* 1: every rule's W a multiple of its N; 0: any W (gcra's T = W / N exact, gcra.h) */
 };
 
 static struct m_key key_clone(const struct m_key *k)
@@ -463,6 +463,7 @@ static void run_case(const struct prop_case *pc)
 
 PROP_TEST(prop_token_bucket, "token_bucket", M_TOKEN_BUCKET, 0)
 PROP_TEST(prop_gcra, "gcra", M_TOKEN_BUCKET, 1)
+PROP_TEST(prop_gcra_fractional, "gcra", M_TOKEN_BUCKET, 0)
 PROP_TEST(prop_leaky_bucket, "leaky_bucket", M_LEAKY_BUCKET, 0)
 PROP_TEST(prop_fixed_window, "fixed_window", M_FIXED_WINDOW, 0)
 PROP_TEST(prop_sliding_log, "sliding_log", M_SLIDING_LOG, 0)
@@ -583,7 +584,7 @@ int main(void)
 		cmocka_unit_test(state_sizes),	     cmocka_unit_test(hand_fixed_window),
 		cmocka_unit_test(hand_units),	     cmocka_unit_test(limit_new_policy_errors),
 		cmocka_unit_test(http_list),	     cmocka_unit_test(store_full),
-		cmocka_unit_test(prop_token_bucket), cmocka_unit_test(prop_gcra),
+		cmocka_unit_test(prop_token_bucket), cmocka_unit_test(prop_gcra), cmocka_unit_test(prop_gcra_fractional),
 		cmocka_unit_test(prop_leaky_bucket), cmocka_unit_test(prop_fixed_window),
 		cmocka_unit_test(prop_sliding_log),  cmocka_unit_test(prop_sliding_counter),
 	};

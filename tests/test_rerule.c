@@ -39,7 +39,7 @@ static long g_only_trace = -1;
 struct algo_case {
 	const char *name;
 	enum m_kind kind;
-	bool gcra; /* modelled as the token bucket of 1 per ceil(W / N) ns */
+	bool gcra; /* modelled as its token bucket (N per W, burst B: T = W / N exactly, gcra.h) */
 };
 
 static const struct algo_case cases[] = {
@@ -114,8 +114,6 @@ static struct rl_rule next_rule(struct m_rng *r, const struct algo_case *c, stru
 
 static struct m_lim model_of(const struct algo_case *c, const struct rl_rule *rule)
 {
-	if (c->gcra)
-		return (struct m_lim){ M_TOKEN_BUCKET, 1, (rule->window_ns + rule->limit - 1) / rule->limit, rule->burst };
 	return (struct m_lim){ c->kind, rule->limit, rule->window_ns, rule->burst };
 }
 
@@ -468,17 +466,34 @@ static void test_edges(void **unused)
 		assert_true((((unsigned __int128)st.level_hi << 64) | st.level_lo) == want);
 		assert_int_equal(rl_limiter_state_check(&b, &st), RL_OK);
 	}
-	/* gcra from 10^12 per s (T = 1 ns, rounded up) to 3 per 1000 ns (T = 334):
-	 * the debt scales by T1 / T0 */
+	/* gcra from 10^12 per s (T = 1/1000 ns) to 3 per 1000 ns (T = 333 1/3):
+	 * the debt scales by T1 / T0, exactly */
 	{
 		const struct rl_rule r0 = { RL_LIMIT_MAX, 1000000000, RL_BURST_MAX }, r1 = { 3, 1000, 2000000 };
 		struct rl_gcra st = { 0 };
 		assert_int_equal(rl_limiter_init(&a, &rl_gcra_algo, &r0, msg, sizeof(msg)), RL_OK);
 		assert_int_equal(rl_limiter_init(&b, &rl_gcra_algo, &r1, msg, sizeof(msg)), RL_OK);
-		assert_int_equal(rl_limiter_check_n(&a, &st, 0, 1001, NULL), RL_ALLOWED); /* debt 1001 ns */
+		assert_int_equal(rl_limiter_check_n(&a, &st, 0, 1001, NULL), RL_ALLOWED); /* debt 1.001 ns */
+		assert_int_equal(st.tat_ns, 1);
+		assert_int_equal(st.tat_frac, 1000000000); /* 0.001 ns in 1/10^12 ns */
 		assert_int_equal(rl_limiter_rerule(&a, &b, &st, 0), RL_OK);
-		assert_int_equal(st.tat_ns, 1001 * 334);
+		/* 1001 units of 1/3 * 1000 ns: 333666 2/3 ns, 2 in 1/3 ns */
+		assert_int_equal(st.tat_ns, 333666);
+		assert_int_equal(st.tat_frac, 2);
 		assert_int_equal(rl_limiter_state_check(&b, &st), RL_OK);
+	}
+	/* gcra 7 per 10 ns to 3 per 10 ns: D0 = 10 (one unit, in 1/7 ns), D1 = ceil(10 * 10 / 10) = 10 in 1/3 ns */
+	{
+		const struct rl_rule r0 = { 7, 10, 7 }, r1 = { 3, 10, 3 };
+		struct rl_gcra st = { 0 };
+		assert_int_equal(rl_limiter_init(&a, &rl_gcra_algo, &r0, msg, sizeof(msg)), RL_OK);
+		assert_int_equal(rl_limiter_init(&b, &rl_gcra_algo, &r1, msg, sizeof(msg)), RL_OK);
+		assert_int_equal(rl_limiter_check_n(&a, &st, 0, 1, NULL), RL_ALLOWED); /* TAT 1 3/7 */
+		assert_int_equal(st.tat_ns, 1);
+		assert_int_equal(st.tat_frac, 3);
+		assert_int_equal(rl_limiter_rerule(&a, &b, &st, 0), RL_OK); /* one T1: 3 1/3 ns */
+		assert_int_equal(st.tat_ns, 3);
+		assert_int_equal(st.tat_frac, 1);
 	}
 }
 

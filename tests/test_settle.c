@@ -360,9 +360,8 @@ static bool run_trace(const struct prop_case *pc, long trace)
 	int64_t n = m_rng_range(&r, 1, 12), w = m_rng_range(&r, 1, m_rng_range(&r, 0, 1) ? 20 : 1000);
 	int bucket = pc->model == M_TOKEN_BUCKET || pc->model == M_LEAKY_BUCKET;
 	int64_t b = bucket ? m_rng_range(&r, 1, 12) : n;
-	int is_gcra = strcmp(pc->algo_name, "gcra") == 0;
-	/* gcra: its token bucket of 1 per T = ceil(W / N) ns */
-	struct m_lim m = { pc->model, is_gcra ? 1 : n, is_gcra ? (w + n - 1) / n : w, b };
+	/* gcra: its token bucket, N per W (T = W / N exactly, gcra.h) */
+	struct m_lim m = { pc->model, n, w, b };
 	int64_t admitted[64], costs[64];
 	int nadm = 0;
 	bool ok = true;

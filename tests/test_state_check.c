@@ -79,29 +79,39 @@ static void test_gcra(void **unused)
 {
 	(void)unused;
 	struct rl_limiter lim = make(&rl_gcra_algo, 10, 1000, 5); /* T 100, tau 400: debt cap 1000 */
-	struct rl_gcra st = { 0, 0 };
+	struct rl_gcra st = { 0, 0, 0 };
 
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
-	st = (struct rl_gcra){ 7000 + 1000, 7000 };
+	st = (struct rl_gcra){ 7000 + 999, 7000, 9 }; /* tat_frac < N */
+	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
+	st.tat_frac = 10;
+	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
+	st = (struct rl_gcra){ 7000 + 1000, 7000, 0 };
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
 	st.tat_ns++;
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
-	st = (struct rl_gcra){ -1, 7000 };
+	st = (struct rl_gcra){ -1, 7000, 0 };
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
-	st = (struct rl_gcra){ INT64_MAX, RL_TIME_MAX_NS };
+	st = (struct rl_gcra){ INT64_MAX, RL_TIME_MAX_NS, 0 };
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
-	st = (struct rl_gcra){ 0, RL_TIME_MAX_NS + 1 };
+	st = (struct rl_gcra){ 0, RL_TIME_MAX_NS + 1, 0 };
 	assert_int_equal(rl_limiter_state_check(&lim, &st), RL_EINVAL);
 	/* the capped tolerance (gcra.h): TAT up to INT64_MAX at the last time */
 	struct rl_limiter cap = make(&rl_gcra_algo, 1, 1000000000000000000LL, 1000000000);
-	st = (struct rl_gcra){ INT64_MAX, RL_TIME_MAX_NS };
+	st = (struct rl_gcra){ INT64_MAX, RL_TIME_MAX_NS, 0 };
 	assert_int_equal(rl_limiter_state_check(&cap, &st), RL_OK);
 	/* N = B = 10^12, W = 10^18: T = 10^6 ns, tau + T = 10^18 exactly; a settle's debt cap twice that */
 	struct rl_limiter big = make(&rl_gcra_algo, RL_LIMIT_MAX, RL_WINDOW_MAX_NS, RL_BURST_MAX);
-	st = (struct rl_gcra){ 5 + 2 * RL_WINDOW_MAX_NS, 5 };
+	st = (struct rl_gcra){ 5 + 2 * RL_WINDOW_MAX_NS, 5, 0 };
 	assert_int_equal(rl_limiter_state_check(&big, &st), RL_OK);
 	st.tat_ns++;
 	assert_int_equal(rl_limiter_state_check(&big, &st), RL_EINVAL);
+	/* 7 per 10 ns, B 1: T = tau + T = 10/7 ns, cap 20/7 = 2 6/7 ns; one 1/7 ns past it refused */
+	struct rl_limiter frac = make(&rl_gcra_algo, 7, 10, 1);
+	st = (struct rl_gcra){ 100 + 2, 100, 6 };
+	assert_int_equal(rl_limiter_state_check(&frac, &st), RL_OK);
+	st = (struct rl_gcra){ 100 + 3, 100, 0 };
+	assert_int_equal(rl_limiter_state_check(&frac, &st), RL_EINVAL);
 }
 
 static void test_windows(void **unused)

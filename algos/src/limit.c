@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "compat.h"
@@ -145,15 +146,15 @@ struct rl_limit *rl_limit_new(const char *algo, int64_t limit, int64_t window_ns
 	atomic_init(&l->store, NULL);
 	l->verdict = a->verdict;
 #if RL_HAVE_CAS16
-	l->lock_free = rl__lock_free_route(a) && rl__cas16_supported();
+	l->lock_free = rl__lock_free_route(a) && rl__gcra_whole(&l->limiter) && rl__cas16_supported();
 #endif
 	l->allow = allow_route(a);
 	return l;
 }
 
 #if RL_HAVE_CAS16
-_Static_assert(alignof(max_align_t) >= 16 && sizeof(struct rl_gcra) == 16,
-	       "the unnamed key's gcra state is one aligned 16-byte word");
+_Static_assert(alignof(max_align_t) >= 16 && offsetof(struct rl_gcra, tat_frac) == 16,
+	       "the unnamed key's whole-ns gcra state changes in one aligned 16-byte word");
 #endif
 
 int rl_limit_allow_at(struct rl_limit *l, int64_t now_ns, struct rl_decision *out)
@@ -310,13 +311,15 @@ static RL_NOINLINE RL_TARGET_CX16 int cas_check_n(struct rl_limit *l, int64_t no
 {
 	rl__u128 *word = (rl__u128 *)(void *)l->state;
 	rl__u128 seen = rl__load16_guess(word), next;
+	struct rl_gcra st = { 0 }; /* tat_frac stays 0: T is whole (rl__gcra_whole) */
 	int rc;
 
 	do {
-		next = seen;
-		rc = rl_limiter_check_n(&l->limiter, &next, now_ns, cost, out);
+		memcpy(&st, &seen, sizeof(seen));
+		rc = rl_limiter_check_n(&l->limiter, &st, now_ns, cost, out);
 		if (rc < 0)
 			return rc;
+		memcpy(&next, &st, sizeof(next));
 	} while (!rl__cas16(word, &seen, next));
 	return rc;
 }

@@ -7,7 +7,7 @@
  *                 single server with service time D = W / N, and a request is
  *                 admitted iff that work is <= (B - 1) D, i.e. iff fewer
  *                 than B are "in the system": M/D/1/K with K = B;
- *   gcra          the same with D = T = ceil(W / N) ns (gcra.h) and B cut to
+ *   gcra          the same with D = T = W / N exactly (gcra.h) and B cut to
  *                 floor(tau_max / T) + 1 when the tolerance is capped;
  *   leaky_bucket  admitted iff the wait is <= B D: at most B waiting behind
  *                 the one in service, M/D/1/K with K = B + 1;
@@ -318,11 +318,11 @@ static bool token_bucket_model(const struct model_args *a, double *v)
 
 static bool gcra_model(const struct model_args *a, double *v)
 {
-	/* T = ceil(W / N) ns; tau = (B - 1) T capped at the horizon (gcra.h) */
-	int64_t t_ns = (int64_t)(((uint64_t)a->window_ns + a->limit - 1) / a->limit);
-	uint64_t cap = (uint64_t)((RL_GCRA_HORIZON_NS - t_ns) / t_ns) + 1;
+	/* T = W / N; tau = (B - 1) T capped at horizon - T (gcra.h): the
+	 * burst at most floor((horizon - T) / T) + 1 = floor(horizon * N / W) */
+	unsigned __int128 cap = (unsigned __int128)RL_GCRA_HORIZON_NS * a->limit / (uint64_t)a->window_ns;
 
-	return mdk_block(a->lambda_per_s * (double)t_ns / 1e9, a->burst > cap ? cap : a->burst, v);
+	return mdk_block(a->rho, (unsigned __int128)a->burst > cap ? (uint64_t)cap : a->burst, v);
 }
 
 static bool leaky_bucket_model(const struct model_args *a, double *v)

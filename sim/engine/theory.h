@@ -21,7 +21,7 @@
  * load lambda * W / N outside [1e-15, 1e6].
  *
  * The models (theory.c): token_bucket and gcra are M/D/1/K with K = B and
- * service time D = W / N (gcra: ceil(W / N) ns); leaky_bucket is M/D/1/K
+ * service time D = W / N (gcra's T exactly, gcra.h); leaky_bucket is M/D/1/K
  * with K = B + 1; sliding_log is Erlang B(N, lambda W); fixed_window is
  * E[(X - N)+] / E[X], X ~ Poisson(lambda W).
  *

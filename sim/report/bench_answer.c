@@ -20,7 +20,7 @@ static const char answer_exact[] =
 static const char answer_memory[] = "| memory per key | %s | %s B of state, %s B per key all-in at 1M keys";
 static const char answer_speed[] = " (ns/op); at 1M keys %s %s ns/op |\n";
 static const char answer_bursts[] =
-	"| bursts (up to B at once, then N per W) | gcra | token_bucket's decisions in less state: over-N "
+	"| bursts (up to B at once, then N per W) | gcra | token_bucket's decisions kept as one arrival time: over-N "
 	"admissions %s %% (token_bucket %s %%), the most in any W %s x N, false rejects %s %%, in %s B of state "
 	"(token_bucket %s B) |\n";
 static const char answer_fleet[] =

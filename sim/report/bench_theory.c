@@ -30,7 +30,7 @@ static const char theory_intro[] =
 	"## The simulator against queueing theory\n\n"
 	"For Poisson arrivals on one key, several algorithms are classical queueing systems with a known "
 	"long-run rejection probability (`sim/engine/theory.h`, also `ratelab theory`): token_bucket and gcra are "
-	"M/D/1/K with K = B and service time D = W/N (gcra: ⌈W/N⌉ ns), leaky_bucket is M/D/1/K with K = B + 1, "
+	"M/D/1/K with K = B and service time D = W/N (gcra's T = W/N exactly, a fraction of a ns kept), leaky_bucket is M/D/1/K with K = B + 1, "
 	"sliding_log is the M/D/N/N loss system, Erlang B(N, λW), and fixed_window rejects E[(X − N)⁺]/E[X], "
 	"X ~ Poisson(λW). sliding_counter has no closed form; it is shown against the fixed window's and the "
 	"sliding log's. The scenarios (`sim/scenarios/theory/`): one key, N = "

@@ -1,7 +1,7 @@
 /*
  * fuzz_state.c - arbitrary stored state under arbitrary valid rules, as
  * the Redis module reads it (algos/redis/module/state_bytes.c, compiled
- * in): the bytes decoded as a v3 value (its stored rule from the input too)
+ * in): the bytes decoded as a v4 or v3 value (its stored rule from the input too)
  * or a v2 one, checked (rl_limiter_state_check under the rule that wrote
  * it), converted to the check's rule (rl_limiter_rerule) and decided a few
  * times. Never undefined behaviour (ASan+UBSan); a value accepted decides;
@@ -54,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t count;
 	const struct rl_algo *const *all = rl_algo_all(&count);
 	const struct rl_algo *algo = all[fin_u64(&f, 1) % count];
-	bool v3 = fin_u64(&f, 1) & 1;
+	bool v3 = fin_u64(&f, 1) & 1; /* a stored rule (v3 or v4), else a v2 value */
+	int version = !v3 ? RLM_VERSION_V2 : fin_u64(&f, 1) & 1 ? RLM_VERSION : RLM_VERSION_V3;
 	struct rl_rule check_rule = pick_rule(&f, algo);
 	struct rl_limiter to, from;
 
@@ -81,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 	}
 	_Alignas(16) unsigned char state[RL_ALGO_MAX_STATE] = { 0 };
-	if (rlm_state_get(algo, body, len, state) != 0)
+	if (rlm_state_get(algo, &from.rule, version, body, len, state) != 0)
 		return 0; /* refused: state owns nothing */
 	if (rl_limiter_state_check(&from, state) != RL_OK) {
 		rl_limiter_release(&from, state);
@@ -111,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!out)
 		abort();
 	rlm_state_put(algo, state, out);
-	if (rlm_state_get(algo, out, blen, again) != 0 || rl_limiter_state_check(&to, again) != RL_OK)
+	if (rlm_state_get(algo, &to.rule, RLM_VERSION, out, blen, again) != 0 || rl_limiter_state_check(&to, again) != RL_OK)
 		abort();
 	free(out);
 	rl_limiter_release(&to, again);

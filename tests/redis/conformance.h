@@ -198,6 +198,8 @@ static const struct rl_rule fixed_rules[] = {
 	{ 1, 1, 1 },
 	{ 3, 7, 5 },
 	{ 7, 1000000000, 7 },
+	{ 3, 10000000000LL, 2 },      /* gcra: T = 3.33 s exactly (gcra.h), N not dividing W */
+	{ 999999, 3600000000000LL, 1000 },
 	{ 2, 3, 1 },
 	{ 1, RL_WINDOW_MAX_NS, 6 },
 	{ 999983, 999999999999999989LL, 999999937 },

@@ -17,7 +17,8 @@
  *     key is ratelab's error naming it;
  *   - the byte form: a version 2 value (the module's before the rule was
  *     stored) packed here from the library's state is continued as if
- *     written under the calling rule, and written back as version 3; the
+ *     written under the calling rule (gcra's without its fraction), and
+ *     written back as version 4; the
  *     scripts' bytes are the library's state after the same checks, under
  *     the rule the module stores (a window algorithm's burst is N: the
  *     scripts called directly with a burst of 0 or N store N, with the
@@ -378,7 +379,7 @@ static void put(struct bytes *v, uint64_t x, int len)
 		v->b[v->n++] = (unsigned char)(x >> (8 * i));
 }
 
-/* The header (version ver) and, for version 3, the rule. */
+/* The header (version ver) and, for versions 3 and 4, the rule. */
 static struct bytes value(int ver, const char *alg, const struct rl_rule *r)
 {
 	struct bytes v = { .n = 0 };
@@ -387,7 +388,7 @@ static struct bytes value(int ver, const char *alg, const struct rl_rule *r)
 	v.b[v.n++] = 'l';
 	v.b[v.n++] = (unsigned char)ver;
 	v.b[v.n++] = (unsigned char)(strcmp(alg, "breaker") == 0 ? 0x80 : id_of(alg));
-	if (ver == 3 && r) {
+	if (ver >= 3 && r) {
 		put(&v, (uint64_t)r->limit, 8);
 		put(&v, (uint64_t)r->window_ns, 8);
 		put(&v, (uint64_t)r->burst, 8);
@@ -490,6 +491,26 @@ static void test_damaged_states(void **state)
 	v = value(3, "gcra", &rule); /* at the cap exactly: fine, decided */
 	put(&v, 100 + 2000000000, 8), put(&v, 100, 8);
 	set_key("rl:{g3}", &v);
+	/* version 4: gcra's tat_frac (in 1/N ns) below N; the cap exact in 1/N ns */
+	const struct rl_rule seven = { 7, 1000000000, 3 }; /* T = 10^9 / 7 ns; cap 2 * B * T = 6 * 10^9 / 7 */
+	v = value(4, "gcra", &seven);
+	put(&v, 100, 8), put(&v, 100, 8), put(&v, 7, 8);
+	damaged(r, "gcra", &seven, "g6", &v);
+	v = value(4, "gcra", &seven); /* 857142857 1/7 ns: one 1/7 ns past the cap */
+	put(&v, 100 + 857142857, 8), put(&v, 100, 8), put(&v, 2, 8);
+	damaged(r, "gcra", &seven, "g7", &v);
+	v = value(4, "gcra", &seven); /* at the cap: fine */
+	put(&v, 100 + 857142857, 8), put(&v, 100, 8), put(&v, 1, 8);
+	set_key("rl:{g8}", &v);
+	v = value(4, "gcra", &seven); /* a v3 body (16 bytes) in a v4 value */
+	put(&v, 100, 8), put(&v, 100, 8);
+	damaged(r, "gcra", &seven, "g9", &v);
+	v = value(3, "gcra", &seven); /* v3: past v3's cap 2 * B * ceil(W / N) = 857142858 ns */
+	put(&v, 100 + 857142859, 8), put(&v, 100, 8);
+	damaged(r, "gcra", &seven, "g10", &v);
+	v = value(3, "gcra", &seven); /* v3 at its cap: read with the debt cut to v4's, 6 * 10^9 / 7 ns */
+	put(&v, 100 + 857142858, 8), put(&v, 100, 8);
+	set_key("rl:{g11}", &v);
 	v = value(3, "token_bucket", &rule); /* level above 2 * B * W: more than B tokens owed */
 	put(&v, 100, 8), put(&v, 10000000001, 8), put(&v, 0, 4), put(&v, 0, 4);
 	damaged(r, "token_bucket", &rule, "tb", &v);
@@ -587,6 +608,18 @@ static void test_damaged_states(void **state)
 	assert_int_equal(rl_limiter_init(&lim, &rl_gcra_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "g3", 2, 100, &d), RL_REJECTED);
 	assert_int_equal(d.retry_after_ns, 1200000000);
+	/* 7 per s, B 3, at v4's cap (6 T) and at v3's cut to it: 4 T = 571428571 3/7 ns to wait, rounded up */
+	assert_int_equal(rl_limiter_init(&lim, &rl_gcra_algo, &seven, NULL, 0), RL_OK);
+	assert_int_equal(rl_redis_check(r, &rr, "g8", 2, 100, &d), RL_REJECTED);
+	assert_int_equal(d.retry_after_ns, 571428572);
+	assert_int_equal(d.reset_ns, 857142858);
+	assert_int_equal(rl_redis_check(r, &rr, "g11", 3, 100, &d), RL_REJECTED);
+	assert_int_equal(d.retry_after_ns, 571428572);
+	assert_int_equal(d.reset_ns, 857142858);
+	struct bytes cut = get_key("rl:{g11}"), at_cap = get_key("rl:{g8}");
+	assert_int_equal(cut.n, 4 + 24 + 24); /* written back as v4 */
+	assert_int_equal(cut.b[2], 4);
+	assert_memory_equal(cut.b + 4, at_cap.b + 4, cut.n - 4);
 	/* B tokens owed: the next token in 6 * W / N */
 	assert_int_equal(rl_limiter_init(&lim, &rl_token_bucket_algo, &rule, NULL, 0), RL_OK);
 	assert_int_equal(rl_redis_check(r, &rr, "tb4", 3, 100, &d), RL_REJECTED);
@@ -633,11 +666,11 @@ static void test_foreign_values(void **state)
 	set_key("rl:{t}", &v);
 	assert_int_equal(rl_redis_check(r, &rr, "t", 1, 5, NULL), RL_EREDIS);
 	assert_string_equal(rl_redis_error(r), "redis: ratelab: key 'rl:{t}' holds gcra state, not sliding_log");
-	v = value(4, "sliding_log", &rule); /* a newer version: not ours to read */
+	v = value(5, "sliding_log", &rule); /* a newer version: not ours to read */
 	set_key("rl:{t}", &v);
 	assert_int_equal(rl_redis_check(r, &rr, "t", 1, 5, NULL), RL_EREDIS);
 	assert_string_equal(rl_redis_error(r),
-			    "redis: WRONGTYPE ratelab: key 'rl:{t}' holds a string of 4 bytes that is not ratelab state");
+			    "redis: WRONGTYPE ratelab: key 'rl:{t}' holds a string of 28 bytes that is not ratelab state");
 	rl_redis_stats(r, &st);
 	assert_int_equal(st.errors, 8);
 	assert_int_equal(st.fallbacks + st.decided, 0);
@@ -686,7 +719,7 @@ static void window_burst(void)
 			got[b] = get_key(key);
 		}
 		const struct rl_rule sr = { 5, 1000000000, 5 };
-		struct bytes head = value(3, algs[i], &sr);
+		struct bytes head = value(4, algs[i], &sr);
 		assert_true(got[0].n > head.n);
 		assert_memory_equal(got[0].b, head.b, head.n);
 		assert_int_equal(got[0].n, got[1].n);
@@ -710,7 +743,7 @@ static void window_burst(void)
  * rule and the library's state (fixed-size states: the struct itself,
  * zero padding; sliding_log: last, then its runs oldest first); a version
  * 2 value packed from the library's state is continued as written under
- * the calling rule and written back as version 3.
+ * the calling rule and written back as version 4.
  */
 static void test_bytes_are_the_library_state(void **state)
 {
@@ -743,6 +776,11 @@ static void test_bytes_are_the_library_state(void **state)
 					v.b[2] = 2;
 					memmove(v.b + 4, v.b + 28, v.n - 28);
 					v.n -= 24;
+					if (algo == &rl_gcra_algo) {
+						/* v2's gcra body: {tat_ns, last_ns}, read with the fraction 0 */
+						v.n -= 8;
+						((struct rl_gcra *)(void *)st)->tat_frac = 0;
+					}
 					set_key(full, &v);
 				}
 				int wrc = rl_limiter_check_n(&lim, st, t, cost, &want);
@@ -752,7 +790,7 @@ static void test_bytes_are_the_library_state(void **state)
 					want.remaining = 0;
 				assert_memory_equal(&got, &want, sizeof(got));
 				const struct rl_rule sr = stored_rule(&lim);
-				struct bytes v = get_key(full), e = value(3, algo->name, &sr);
+				struct bytes v = get_key(full), e = value(4, algo->name, &sr);
 				if (algo == &rl_sliding_log_algo) {
 					const struct rl_sliding_log *sl = (const void *)st;
 					put(&e, (uint64_t)sl->last_ns, 8);

@@ -119,7 +119,7 @@ static void test_reply_shape(void **state)
 	freeReplyObject(rep);
 	rep = cmd(g_port, "GET shape");
 	int64_t last;
-	assert_int_equal(rep->len, 4 + 24 + 16); /* header, rule, struct rl_gcra */
+	assert_int_equal(rep->len, 4 + 24 + 24); /* header, rule, struct rl_gcra */
 	memcpy(&last, rep->str + 4 + 24 + 8, 8); /* rl_gcra's last_ns */
 	freeReplyObject(rep);
 	int64_t wall = (int64_t)time(NULL) * 1000000000;
@@ -252,7 +252,7 @@ static void test_stored_ids(void **state)
 		redisReply *rep = cmd(g_port, "GET k%s", want[i].algo);
 		assert_int_equal(rep->type, REDIS_REPLY_STRING);
 		assert_true(rep->len >= 4);
-		assert_memory_equal(rep->str, "rl\x03", 3);
+		assert_memory_equal(rep->str, "rl\x04", 3);
 		assert_int_equal((unsigned char)rep->str[3], want[i].id);
 		freeReplyObject(rep);
 	}

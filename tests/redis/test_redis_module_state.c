@@ -1,5 +1,5 @@
 /*
- * test_redis_module_state.c - ratelab.so's stored form v3 (state_bytes.h)
+ * test_redis_module_state.c - ratelab.so's stored form v4 (state_bytes.h)
  * on a real redis-server that loads it: rule changes decided by the module
  * exactly as the library decides them (rl_limiter_rerule, then the check),
  * decision by decision and answer by answer, on seeded random traces
@@ -7,7 +7,8 @@
  * structured corruptions of every fixed-size state, each either refused as
  * "key 'K' holds a damaged ALGO state" (the value untouched) or decided as
  * the library decides the same bytes, never crashing the server; a v2
- * value read under the check's rule and written back as v3; the module's
+ * value read under the check's rule and written back as v4, a v3 gcra
+ * value (no fraction) read as v4; the module's
  * bounds at both edges; keys and names quoted once with control bytes
  * escaped; a damaged state through the backend is the rule's on_error,
  * counted in errors.
@@ -266,19 +267,18 @@ static void test_tier_downgrade(void **unused)
 	assert_int_equal(a.f[1], 360000000000LL); /* 100,000 tokens back at 10^6 per hour */
 }
 
-/* The v3 bytes of a plain state written under rule: header, rule, state with its padding zeroed. */
 /*
- * Stored form v3's body of a plain state (state_bytes.h): the library's
- * bytes, but for sliding_counter, whose u64 counters are stored as u32
+ * Stored form v4's body of a plain state (state_bytes.h): the library's
+ * bytes (gcra's {tat_ns, last_ns, tat_frac} included), but for sliding_counter, whose u64 counters are stored as u32
  * (24 bytes, not the library's 32); and back.
  */
-static size_t v3_len(const struct rl_algo *algo)
+static size_t v4_len(const struct rl_algo *algo)
 {
 	return algo == &rl_sliding_counter_algo ? 24 : algo->state_size;
 }
 
 /* out of line: inlined for a smaller state, its dead branch would read past it */
-__attribute__((noinline)) static void v3_from_lib(const struct rl_algo *algo, const void *state, unsigned char *body)
+__attribute__((noinline)) static void v4_from_lib(const struct rl_algo *algo, const void *state, unsigned char *body)
 {
 	if (algo != &rl_sliding_counter_algo) {
 		memcpy(body, state, algo->state_size);
@@ -292,7 +292,7 @@ __attribute__((noinline)) static void v3_from_lib(const struct rl_algo *algo, co
 	memcpy(body + 20, &curr, 4);
 }
 
-static void lib_from_v3(const struct rl_algo *algo, const unsigned char *body, void *state)
+static void lib_from_v4(const struct rl_algo *algo, const unsigned char *body, void *state)
 {
 	if (algo != &rl_sliding_counter_algo) {
 		memcpy(state, body, algo->state_size);
@@ -308,19 +308,19 @@ static void lib_from_v3(const struct rl_algo *algo, const unsigned char *body, v
 	sc->curr = curr;
 }
 
-/* A v3 value of the library's state (converted by v3_from_lib). */
-static size_t v3_bytes(const struct rl_algo *algo, int id, const struct rl_rule *rule, const void *state,
+/* A v4 value of the library's state (converted by v4_from_lib). */
+static size_t v4_bytes(const struct rl_algo *algo, int id, const struct rl_rule *rule, const void *state,
 		       unsigned char *out)
 {
 	out[0] = 'r';
 	out[1] = 'l';
-	out[2] = 3;
+	out[2] = 4;
 	out[3] = (unsigned char)id;
 	memcpy(out + 4, &rule->limit, 8);
 	memcpy(out + 12, &rule->window_ns, 8);
 	memcpy(out + 20, &rule->burst, 8);
-	v3_from_lib(algo, state, out + 28);
-	return 28 + v3_len(algo);
+	v4_from_lib(algo, state, out + 28);
+	return 28 + v4_len(algo);
 }
 
 static int id_of(const char *algo)
@@ -337,13 +337,13 @@ static int id_of(const char *algo)
 /* Where each plain state's 64- and 32-bit fields lie, and its padding. */
 struct layout {
 	const char *algo;
-	size_t wide[2], nwide, narrow[2], nnarrow, pad; /* pad: 0 when none */
+	size_t wide[3], nwide, narrow[2], nnarrow, pad; /* pad: 0 when none */
 };
 
 static const struct layout layouts[] = {
 	{ "token_bucket", { 0, 8 }, 2, { 16 }, 1, 20 },
 	{ "leaky_bucket", { 0, 8 }, 2, { 16 }, 1, 20 },
-	{ "gcra", { 0, 8 }, 2, { 0 }, 0, 0 },
+	{ "gcra", { 0, 8, 16 }, 3, { 0 }, 0, 0 }, /* tat_ns, last_ns, tat_frac */
 	{ "fixed_window", { 0, 8 }, 2, { 16 }, 1, 20 },
 	{ "sliding_counter", { 0, 8 }, 2, { 16, 20 }, 2, 0 },
 };
@@ -381,10 +381,10 @@ static void test_corruptions(void **unused)
 			for (size_t f = 0; f < L->nwide + L->nnarrow + 4; f++) {
 				size_t nv = f < L->nwide ? sizeof(edges64) / 8 : f < L->nwide + L->nnarrow ? 7 : 6;
 				for (size_t vi = 0; vi < nv; vi++) {
-					/* bad: the stored body (v3 layout: L's offsets) */
+					/* bad: the stored body (v4 layout: L's offsets) */
 					_Alignas(16) unsigned char bad[RL_ALGO_MAX_STATE] = { 0 };
 					struct rl_rule stored = rule;
-					v3_from_lib(algo, good, bad);
+					v4_from_lib(algo, good, bad);
 					bool pad_bad = false;
 					if (f < L->nwide) {
 						memcpy(bad + L->wide[f], &edges64[vi], 8);
@@ -405,8 +405,8 @@ static void test_corruptions(void **unused)
 					}
 					unsigned char bytes[128];
 					_Alignas(16) unsigned char view[RL_ALGO_MAX_STATE] = { 0 }; /* the library's view of bad */
-					lib_from_v3(algo, bad, view);
-					size_t len = v3_bytes(algo, id_of(L->algo), &stored, view, bytes);
+					lib_from_v4(algo, bad, view);
+					size_t len = v4_bytes(algo, id_of(L->algo), &stored, view, bytes);
 					if (L->pad) /* the stored padding is 0, whatever the library's bytes hold */
 						memset(bytes + 28 + L->pad, 0, 4);
 					if (pad_bad)
@@ -456,7 +456,7 @@ static void test_corruptions(void **unused)
 	freeReplyObject(rep);
 }
 
-/* A v2 value is read under the check's rule and written back as v3. */
+/* A v2 value is read under the check's rule and written back as v4. */
 static void test_v2_upgrade(void **unused)
 {
 	(void)unused;
@@ -478,7 +478,7 @@ static void test_v2_upgrade(void **unused)
 	assert_int_equal(a.f[0], d.remaining);
 	redisReply *rep = cmd("GET v2");
 	unsigned char want[64];
-	size_t len = v3_bytes(&rl_token_bucket_algo, id_of("token_bucket"), &rule, &st, want);
+	size_t len = v4_bytes(&rl_token_bucket_algo, id_of("token_bucket"), &rule, &st, want);
 	memset(want + 28 + 20, 0, 4);
 	assert_int_equal(rep->len, len);
 	assert_memory_equal(rep->str, want, len);
@@ -486,6 +486,53 @@ static void test_v2_upgrade(void **unused)
 	/* a v2 value of the wrong shape is damaged */
 	freeReplyObject(cmd("SET v2 %b", v2, sizeof(v2) - 1));
 	expect_error(cmd("RATELAB.CHECK v2 token_bucket 10 1000 10 1 7"), "key 'v2' holds a damaged token_bucket state");
+}
+
+/*
+ * A v3 gcra value ({tat_ns, last_ns}, T = ceil(W / N)) is read with the
+ * fraction 0, its debt cut to v4's exact cap, damaged past v3's own cap,
+ * and written back as v4 (state_bytes.h). 7 per s, B 3: T = 10^9 / 7 ns,
+ * v4's cap 6 T = 857142857 1/7 ns, v3's 6 * 142857143 = 857142858 ns.
+ */
+static void test_v3_gcra(void **unused)
+{
+	(void)unused;
+	const struct rl_rule rule = { 7, 1000000000, 3 };
+	struct rl_limiter lim;
+	unsigned char v3[4 + 24 + 16] = { 'r', 'l', 3, (unsigned char)id_of("gcra") }, want[64];
+
+	assert_int_equal(rl_limiter_init(&lim, &rl_gcra_algo, &rule, NULL, 0), RL_OK);
+	memcpy(v3 + 4, &rule.limit, 8);
+	memcpy(v3 + 12, &rule.window_ns, 8);
+	memcpy(v3 + 20, &rule.burst, 8);
+	for (int64_t debt = 857142857; debt <= 857142859; debt++) {
+		int64_t tat = 100 + debt, last = 100;
+		memcpy(v3 + 28, &tat, 8);
+		memcpy(v3 + 36, &last, 8);
+		freeReplyObject(cmd("SET g3 %b", v3, sizeof(v3)));
+		struct answer a;
+		check("g3", 2, "gcra", &rule, 1, 100, &a);
+		if (debt == 857142859) { /* past v3's cap */
+			assert_true(a.error && strstr(a.msg, "key 'g3' holds a damaged gcra state"));
+			continue;
+		}
+		/* the library on the state read: fraction 0, cut to 6 T */
+		struct rl_gcra st = { tat, last, 0 };
+		if (debt == 857142858)
+			st = (struct rl_gcra){ 100 + 857142857, 100, 1 };
+		assert_int_equal(rl_limiter_state_check(&lim, &st), RL_OK);
+		struct rl_decision d;
+		int v = rl_limiter_check(&lim, &st, 100, &d);
+		assert_false(a.error);
+		assert_int_equal(a.verdict, v);
+		assert_int_equal(a.f[1], d.retry_after_ns);
+		assert_int_equal(a.f[2], d.reset_ns);
+		redisReply *rep = cmd("GET g3");
+		size_t len = v4_bytes(&rl_gcra_algo, id_of("gcra"), &rule, &st, want);
+		assert_int_equal(rep->len, len);
+		assert_memory_equal(rep->str, want, len);
+		freeReplyObject(rep);
+	}
 }
 
 /* The module's bounds, the README's, at both edges. */
@@ -565,7 +612,7 @@ static void test_backend_outage(void **unused)
 	struct rl_level bad = { 5, UINT64_MAX, UINT32_MAX };
 
 	assert_int_equal(rl_limiter_init(&lim, &rl_token_bucket_algo, &rule, NULL, 0), RL_OK);
-	size_t len = v3_bytes(&rl_token_bucket_algo, id_of("token_bucket"), &rule, &bad, bytes);
+	size_t len = v4_bytes(&rl_token_bucket_algo, id_of("token_bucket"), &rule, &bad, bytes);
 	memset(bytes + 28 + 20, 0, 4);
 	freeReplyObject(cmd("SET {dk} %b", bytes, len));
 	assert_int_equal(rl_redis_create(&r, &cfg, NULL, 0), RL_OK);
@@ -603,7 +650,7 @@ int main(void)
 	       g_seed);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rule_changes), cmocka_unit_test(test_tier_downgrade),
-		cmocka_unit_test(test_corruptions),  cmocka_unit_test(test_v2_upgrade),
+		cmocka_unit_test(test_corruptions),  cmocka_unit_test(test_v2_upgrade), cmocka_unit_test(test_v3_gcra),
 		cmocka_unit_test(test_bounds),       cmocka_unit_test(test_quoting),
 		cmocka_unit_test(test_backend_outage),
 	};

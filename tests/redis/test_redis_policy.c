@@ -260,8 +260,8 @@ static void test_bytes(void **unused)
 	rep = cmd("GET p");
 	assert_int_equal(rep->type, REDIS_REPLY_STRING);
 	const unsigned char *v = (const unsigned char *)rep->str;
-	assert_int_equal(rep->len, 4 + 12 + 2 * (4 + 24 + 16));
-	assert_true(v[0] == 'r' && v[1] == 'l' && v[2] == 3 && v[3] == 0x81);
+	assert_int_equal(rep->len, 4 + 12 + 2 * (4 + 24 + 24));
+	assert_true(v[0] == 'r' && v[1] == 'l' && v[2] == 4 && v[3] == 0x81);
 	assert_int_equal(v[5], 2);    /* rules */
 	assert_int_equal(v[6], 0x2);  /* rule 2 counts units */
 	int64_t last;
@@ -269,17 +269,17 @@ static void test_bytes(void **unused)
 	memcpy(&last, v + 8, 8);
 	assert_int_equal(last, 5000);
 	memcpy(&part, v + 16, 4);
-	assert_int_equal(part, 24 + 16);
+	assert_int_equal(part, 24 + 24);
 	/* rule 1's part is what CHECK stores for its rule and share (1) */
 	freeReplyObject(cmd("RATELAB.CHECK one gcra 5 1000000000 5 1 5000"));
 	one = cmd("GET one");
-	assert_int_equal(one->len, 4 + 24 + 16);
-	assert_memory_equal(v + 20, one->str + 4, 24 + 16);
+	assert_int_equal(one->len, 4 + 24 + 24);
+	assert_memory_equal(v + 20, one->str + 4, 24 + 24);
 	/* rule 2's: CHECK of cost 2 */
 	freeReplyObject(one);
 	freeReplyObject(cmd("RATELAB.CHECK two gcra 100 60000000000 100 2 5000"));
 	one = cmd("GET two");
-	assert_memory_equal(v + 20 + 4 + 40, one->str + 4, 24 + 16);
+	assert_memory_equal(v + 20 + 4 + 48, one->str + 4, 24 + 24);
 	freeReplyObject(one);
 	freeReplyObject(rep);
 }
@@ -462,6 +462,77 @@ static void test_rule_change(void **unused)
 	}
 }
 
+/*
+ * A version 3 policy value (gcra's parts {tat_ns, last_ns}, 16 bytes, no
+ * fraction) is read by the module and the scripts alike, each part as a v3
+ * body (state_bytes.h), and written back as the v4 value the same checks
+ * leave on the v4 original: 10/1s (T whole) + 7/1s (T = 10^9 / 7 ns, a
+ * fraction after each check); the original's fractions set to 0 (a TAT
+ * earlier by less than 1 ns: a valid state) and dropped in the v3 copy.
+ */
+static void test_v3_value(void **unused)
+{
+	(void)unused;
+	const char *rules = "gcra 1 %lld 86400000 2 10 1000000000 4 0 7 1000000000 3 0";
+	char cmdfmt[128];
+
+	flushall();
+	snprintf(cmdfmt, sizeof(cmdfmt), "RATELAB.CHECKP v4 %s", rules);
+	freeReplyObject(cmd(cmdfmt, 0LL));
+	freeReplyObject(cmd(cmdfmt, 0LL));
+	freeReplyObject(cmd(cmdfmt, 1LL));
+	redisReply *v = cmd("GET v4");
+	assert_int_equal(v->type, REDIS_REPLY_STRING);
+	assert_int_equal(v->len, 16 + 2 * (4 + 24 + 24));
+	/* the v3 copy: version 3, each part's tat_frac dropped (set to 0 in the original) */
+	unsigned char v3[128], v4[128];
+	size_t n = 16, at = 16, n4 = v->len;
+	memcpy(v4, v->str, n4);
+	memcpy(v3, v->str, 16);
+	v3[2] = 3;
+	for (int i = 0; i < 2; i++) {
+		uint32_t len, len3 = 24 + 16;
+		memcpy(&len, v4 + at, 4);
+		assert_int_equal(len, 24 + 24);
+		memset(v4 + at + 4 + 24 + 16, 0, 8);
+		memcpy(v3 + n, &len3, 4);
+		memcpy(v3 + n + 4, v4 + at + 4, len3);
+		n += 4 + len3;
+		at += 4 + len;
+	}
+	freeReplyObject(v);
+	freeReplyObject(cmd("SET v4 %b", v4, n4));
+	freeReplyObject(cmd("SET m:{k} %b", v3, n));
+	freeReplyObject(cmd("SET s:{k} %b", v3, n));
+	struct rl_redis *m = handle("m:", false), *sc = handle("s:", true);
+	struct rl_policy p;
+	struct rl_policy_limiter pl;
+	char msg[256];
+	assert_int_equal(rl_policy_parse("10/1s:b4+7/1s:b3", &p, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(rl_policy_limiter_init(&pl, rl_algo_find("gcra"), &p, msg, sizeof(msg)), RL_OK);
+	struct rl_redis_policy rp = { &pl, false, 0 };
+	struct rl_policy_answer x, y;
+	int64_t t = 1;
+	for (int i = 0; i < 6; i++, t += 100000000) {
+		snprintf(cmdfmt, sizeof(cmdfmt), "RATELAB.CHECKP v4 %s", rules);
+		freeReplyObject(cmd(cmdfmt, (long long)t));
+		int xr = rl_redis_policy_check(m, &rp, "k", 1, t, 1, &x);
+		int yr = rl_redis_policy_check(sc, &rp, "k", 1, t, 1, &y);
+		assert_int_equal(xr, yr);
+		same_decision(&y.all, &x.all, "v3 value, combined", "module / scripts");
+		redisReply *vm = cmd("GET m:{k}"), *vs = cmd("GET s:{k}"), *vo = cmd("GET v4");
+		assert_int_equal(vm->len, vo->len);
+		assert_memory_equal(vm->str, vo->str, vm->len); /* v4, the original's bytes */
+		assert_int_equal(vs->len, vo->len);
+		assert_memory_equal(vs->str, vo->str, vs->len);
+		freeReplyObject(vm);
+		freeReplyObject(vs);
+		freeReplyObject(vo);
+	}
+	rl_redis_destroy(m);
+	rl_redis_destroy(sc);
+}
+
 /* The backend's own checks: time, cost, key. */
 static void test_backend_checks(void **unused)
 {
@@ -564,7 +635,7 @@ int main(void)
 		cmocka_unit_test(test_differential), cmocka_unit_test(test_shadow),
 		cmocka_unit_test(test_bytes),        cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_foreign),      cmocka_unit_test(test_never),
-		cmocka_unit_test(test_rule_change),  cmocka_unit_test(test_backend_checks),
+		cmocka_unit_test(test_rule_change), cmocka_unit_test(test_v3_value),  cmocka_unit_test(test_backend_checks),
 		cmocka_unit_test(test_scripts_errors),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,13 +30,14 @@
  * Concurrency: every call but rl_limit_free may be made from any number of
  * threads at once. The unnamed key's checks are serialised by one
  * spinlock (one locked exchange to take it, a store to drop it; a waiter
- * spins, yielding the CPU now and then), except for gcra on a machine
- * with a 16-byte compare-and-swap (x86-64's
- * cmpxchg16b), where they take no lock: the state (TAT and last seen
- * time) is one 16-byte word, each check decides on a copy and publishes
- * it with one compare-and-swap, deciding again if another check came
- * first (lock-free: some check always completes). The wider states (24
- * bytes and more) keep the lock. A named key's checks are serialised by
+ * spins, yielding the CPU now and then), except for gcra with N dividing
+ * W (a whole-ns emission interval) on a machine with a 16-byte
+ * compare-and-swap (x86-64's cmpxchg16b), where they take no lock: what
+ * changes of the state (TAT and last seen time; the TAT's fraction stays
+ * 0) is one 16-byte word, each check decides on a copy and publishes it
+ * with one compare-and-swap, deciding again if another check came first
+ * (lock-free: some check always completes). The other states, and gcra's
+ * with a fraction, keep the lock. A named key's checks are serialised by
  * its rl_store bucket lock. Each check runs the
  * algorithm on the one state exactly as a single thread would, so k
  * threads sharing a limiter admit in total exactly what one thread making

@@ -57,8 +57,8 @@
  * Memory per key: rl_policy_state_size(algo, k) = 16 + k * (the
  * algorithm's state_size rounded up to 8) bytes: a header (the last seen
  * time, the rule count and the algorithm) and the k states side by side:
- * 16 + 16 k for gcra, 16 + 24 k for token_bucket, leaky_bucket and
- * fixed_window, 16 + 32 k for sliding_counter, 16 + 40 k for sliding_log plus its
+ * 16 + 24 k for gcra, token_bucket, leaky_bucket and fixed_window,
+ * 16 + 32 k for sliding_counter, 16 + 40 k for sliding_log plus its
  * rings (at most 16 + 8 * 40 = 336 bytes, within RL_STORE_MAX_STATE). A
  * zeroed state is a fresh key.
  *

@@ -1,73 +1,126 @@
--- gcra.lua - algos/src/gcra.c in Redis: T = ceil(W / N), tau =
+-- gcra.lua - algos/src/gcra.c in Redis: T = W / N exactly, tau =
 -- min((B - 1) * T, RL_GCRA_HORIZON_NS - T); a request of cost c is
 -- admitted iff TAT - t + (c - 1) * T <= tau, then TAT = max(TAT, t) + c * T.
--- The state is the library's struct rl_gcra {tat_ns, last_ns}, stored as
--- the module stores it (lib.lua, state()); a TAT more than a settle's
--- debt cap, min(2 * (tau + T), horizon), past the last seen time, or a time out of range, is damaged. Fast track: T
--- and tau below 2^51 (then tau = (B - 1) * T, the horizon being above
--- 5 * 10^18) and the debt TAT - t below 2^51.
+-- The state is the library's struct rl_gcra {tat_ns, last_ns, tat_frac}
+-- (the TAT is tat_ns + tat_frac / N ns, tat_frac < N), stored as the
+-- module stores it (lib.lua, state()); a TAT more than a settle's debt
+-- cap, min(2 * (tau + T), horizon), past the last seen time, a tat_frac of
+-- N or more, or a time out of range, is damaged.
+--
+-- Fast track: times past the whole ns as pairs (ns, frac), the value
+-- ns + frac / N, 0 <= frac < N <= 10^6, as gcra_ops.h keeps them: T =
+-- (W div N, W mod N), tau likewise; every frac product below 10^15 (a
+-- cost or burst up to 10^9 times a frac below 10^6) and every ns below
+-- 2^52 when W, tau + T and the debt are below 2^51. Wide track: every
+-- value in 1/N ns, in limbs.
 local ALG = 'gcra'
-local err, s, H, wlo, whi = state(ALG, 52, 16, 0, 'convert_gcra')
+local err, s, H, wlo, whi = state(ALG, 52, 24, 0, 'convert_gcra')
 if err then return err end
 local b = A[4] + 0
 
 repeat
 	if w >= LIMIT then break end
-	local t = fceil(w, n)
+	local t, tf = fdiv(w, n)
+	-- tau = (B - 1) * T: its ns part checked below 2^51 before it is used
 	local tol = (b - 1) * t
 	if tol >= LIMIT then break end
-	local alo, ahi, tlo, thi = 0, 0, 0, 0
-	if s then alo, ahi, tlo, thi = struct.unpack('<I4I4I4I4', s, 29) end
-	if ahi >= 2147483648 or not time_ok(tlo, thi) then return damaged(ALG) end
+	local q, tolf = fdiv((b - 1) * tf, n)
+	tol = tol + q
+	if tol + t >= LIMIT then break end
+	local alo, ahi, tlo, thi, flo, fhi = 0, 0, 0, 0, 0, 0
+	if s then alo, ahi, tlo, thi, flo, fhi = struct.unpack('<I4I4I4I4I4I4', s, 29) end
+	if ahi >= 2147483648 or not time_ok(tlo, thi) or fhi ~= 0 or flo >= n then return damaged(ALG) end
 	local ah, al = pair(alo, ahi)
 	local th, tl = pair(tlo, thi)
-	-- TAT - last: exact, or beyond 2^53 with its sign
-	if (ah - th) * E9 + (al - tl) > 2 * (tol + t) then return damaged(ALG) end
+	-- the debt cap 2 * (tau + T) as a pair, and TAT - last (exact, or
+	-- beyond 2^53 with its sign) against it
+	local capn, capf = fdiv(2 * (tolf + tf), n)
+	capn = capn + 2 * (tol + t)
+	local gap = (ah - th) * E9 + (al - tl)
+	if gap > capn or (gap == capn and flo > capf) then return damaged(ALG) end
 	if th > nh or (th == nh and tl > nl) then nh, nl = th, tl else tlo = nil end -- now clamped to last
-	local debt = (ah - nh) * E9 + (al - nl)
-	if debt < 0 then debt = 0 end
-	-- rounded only when above 2^53, and then still above tau
-	local lastu = (costn - 1) * t
-	if lastu > tol then
-		return answer(0, debt <= tol and fdiv(tol - debt, t) + 1 or 0, NEVER, debt, 0)
+	-- the debt max(TAT, now) - now: TAT >= now iff tat_ns >= now
+	local dn, df = (ah - nh) * E9 + (al - nl), flo
+	if dn < 0 then dn, df = 0, 0 end
+	-- (c - 1) * T: its ns part rounded only when above 2^53, and then above tau
+	local ln, lf = fdiv((costn - 1) * tf, n)
+	ln = ln + (costn - 1) * t
+	local never = ln > tol or (ln == tol and lf > tolf)
+	-- remaining: the largest k with k * T <= tau - debt, plus 1, when the
+	-- debt is within tau; k from the doubles, then corrected on pairs
+	-- (k <= B <= 10^9: k * frac below 10^15, k * T's ns below 2^52)
+	local function remaining(xn, xf)
+		if xn < tol or (xn == tol and xf <= tolf) then
+			local yn, yf = tol - xn, tolf - xf
+			if yf < 0 then yn, yf = yn - 1, yf + n end
+			local k = math.floor((yn + yf / n) / (w / n))
+			while true do
+				local pq, pf = fdiv(k * tf, n)
+				local pn = pq + k * t
+				if k > 0 and (pn > yn or (pn == yn and pf > yf)) then
+					k = k - 1
+				else
+					pq, pf = fdiv((k + 1) * tf, n)
+					pn = pq + (k + 1) * t
+					if pn < yn or (pn == yn and pf <= yf) then k = k + 1 else break end
+				end
+			end
+			return k + 1
+		end
+		return 0
 	end
+	if never then return answer(0, remaining(dn, df), NEVER, dn + (df > 0 and 1 or 0), 0) end
+	-- debt + (c - 1) * T, a pair below 2^53
+	local sn, sf = dn + ln, df + lf
+	if sf >= n then sn, sf = sn + 1, sf - n end
 	local verdict, retry = 0, 0
-	if debt + lastu <= tol then
-		verdict, debt = 1, debt + lastu + t
-		alo, ahi = words(norm(nh, nl + debt))
+	if sn < tol or (sn == tol and sf <= tolf) then
+		-- TAT = now + debt + c * T
+		verdict, dn, df = 1, sn + t, sf + tf
+		if df >= n then dn, df = dn + 1, df - n end
+		alo, ahi = words(norm(nh, nl + dn))
+		flo = df
 	else
-		retry = debt - (tol - lastu)
+		-- the smallest whole d with debt - d + (c - 1) * T <= tau: ceil(that sum - tau)
+		local yn, yf = sn - tol, sf - tolf
+		if yf < 0 then yn, yf = yn - 1, yf + n end
+		retry = yn + (yf > 0 and 1 or 0)
 	end
+	local reset = dn + (df > 0 and 1 or 0)
 	if not tlo then tlo, thi = words(nh, nl) end
-	save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0,
-		alo, ahi, tlo, thi), fceil(debt, 1000000) + A[5])
-	return answer(verdict, debt <= tol and fdiv(tol - debt, t) + 1 or 0, retry, debt, 0)
+	save(struct.pack('<I4I4I4I4I4I4I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0,
+		alo, ahi, tlo, thi, flo, 0), fceil(reset, 1000000) + A[5])
+	return answer(verdict, remaining(dn, df), retry, reset, 0)
 until true
 
 local X = wide(nh, nl, costn)
 local prefix = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, burst, 0)
-local add, sub, mul, cmp, max = X.add, X.sub, X.mul, X.cmp, X.max
-local divmod, small, ZERO, ONE = X.divmod, X.small, X.ZERO, X.ONE
-local last, tat0 = ZERO, ZERO
-if s then tat0, last = X.at(s, 29), X.at(s, 37) end
-local tol, t = X.gcra_of(X.n, X.w, X.b)
-if not X.time_ok(last) or cmp(tat0, X.INT64_MAX) > 0 or
-	(cmp(tat0, last) > 0 and cmp(sub(tat0, last), X.gcra_cap(tol, t)) > 0) then
-	return damaged(ALG)
+local add, sub, mul, cmp = X.add, X.sub, X.mul, X.cmp
+local divmod, ceil_div, small, ZERO, ONE = X.divmod, X.ceil_div, X.small, X.ZERO, X.ONE
+local N, W = X.n, X.w
+local tol = X.gcra_of(N, W, X.b)
+local debt, now = ZERO, X.now
+local tat, frac = ZERO, ZERO
+if s then
+	debt, now = X.gcra_load(s, N, W, X.b)
+	if not debt then return damaged(ALG) end
+	tat, frac = X.at(s, 29), X.at(s, 45)
 end
-local lastu = mul(small(costn - 1), t)
-local now = max(X.now, last)
-local tat = max(tat0, now)
-local debt = sub(tat, now)
-local verdict = (cmp(lastu, tol) <= 0 and cmp(add(debt, lastu), tol) <= 0) and 1 or 0
+-- in 1/N ns: (c - 1) * T = (c - 1) * W, T = W
+local lastu = mul(small(costn - 1), W)
+local never = cmp(lastu, tol) > 0
+local verdict = (not never and cmp(add(debt, lastu), tol) <= 0) and 1 or 0
+local body
 if verdict == 1 then
-	debt = add(debt, add(lastu, t))
-	tat0 = add(tat, add(lastu, t))
+	debt = add(debt, add(lastu, W))
+	body = X.gcra_put(now, debt, N)
+else
+	body = X.put(tat) .. X.put(now) .. X.put(frac)
 end
-local remaining = cmp(debt, tol) <= 0 and add(divmod(sub(tol, debt), t), ONE) or ZERO
+local remaining = cmp(debt, tol) <= 0 and add(divmod(sub(tol, debt), W), ONE) or ZERO
 local retry = ZERO
 if verdict == 0 then
-	-- (c - 1) * T > tau never passes; else the smallest d with debt - d + (c - 1) * T <= tau
-	retry = cmp(lastu, tol) > 0 and X.INT64_MAX or sub(debt, sub(tol, lastu))
+	-- (c - 1) * T > tau never passes; else the smallest whole d with debt - d + (c - 1) * T <= tau
+	retry = never and X.INT64_MAX or ceil_div(sub(add(debt, lastu), tol), N)
 end
-return X.finish(verdict, remaining, retry, debt, ZERO, prefix .. X.put(tat0) .. X.put(now), cmp(lastu, tol) > 0)
+return X.finish(verdict, remaining, retry, ceil_div(debt, N), ZERO, prefix .. body, never)

@@ -421,26 +421,62 @@ local function wide(nh, nl, costn)
 		return put(t) .. put_level(l1) .. '\0\0\0\0'
 	end
 
-	-- gcra's tolerance and emission interval under (n, w, b)
+	-- gcra in 1/n ns (gcra.h: T = W / N exactly, so T is w in these
+	-- units): its tolerance min((b - 1) * w, horizon * n - w) under (n, w, b)
 	local function gcra_of(n, w, b)
-		local t = ceil_div(w, n)
-		return min(mul(sub(b, ONE), t), sub(HORIZON, t)), t
+		return min(mul(sub(b, ONE), w), sub(mul(HORIZON, n), w))
 	end
 
-	-- gcra's debt cap, a settle's deepest: min(2 * (tau + T), horizon)
-	local function gcra_cap(tol, t) return min(mul({ 2 }, add(tol, t)), HORIZON) end
+	-- gcra's debt cap in 1/n ns, a settle's deepest: min(2 * (tau + T), horizon) * n
+	local function gcra_cap(tol, w, n) return min(mul({ 2 }, add(tol, w)), mul(HORIZON, n)) end
 
-	-- gcra: debt1 = min(ceil(debt0 * T1 / T0), tau1 + T1).
-	local function convert_gcra(s, n0, w0, b0)
-		local tat, last = at(s, 29), at(s, 37)
-		local tol0, t0 = gcra_of(n0, w0, b0)
-		if not time_ok(last) or cmp(tat, INT64_MAX) > 0 or (cmp(tat, last) > 0 and cmp(sub(tat, last), gcra_cap(tol0, t0)) > 0) then
+	-- gcra's stored {tat_ns, last_ns, tat_frac} at byte 29 of s under (n, w, b):
+	-- tat, last and the debt at max(now, last) in 1/n ns, and that time; nil
+	-- for a state no check or settle leaves (a time out of range, tat_frac
+	-- >= n, TAT past last by more than the debt cap)
+	local function gcra_load(s, n, w, b)
+		local tat, last, frac = at(s, 29), at(s, 37), at(s, 45)
+		if not time_ok(last) or cmp(tat, INT64_MAX) > 0 or cmp(frac, n) >= 0 then return nil end
+		if cmp(tat, last) >= 0 and cmp(add(mul(sub(tat, last), n), frac), gcra_cap(gcra_of(n, w, b), w, n)) > 0 then
 			return nil
 		end
 		local t = max(now, last)
-		local debt = cmp(tat, t) > 0 and sub(tat, t) or ZERO
-		local tol1, t1 = gcra_of(N1, W1, B1)
-		return put(add(t, min(ceil_div(mul(debt, t1), t0), add(tol1, t1)))) .. put(t)
+		return cmp(tat, t) >= 0 and add(mul(sub(tat, t), n), frac) or ZERO, t
+	end
+
+	-- The body for a debt of d (1/n ns) at t: {t + d div n, t, d mod n}.
+	local function gcra_put(t, d, n)
+		local q, r = divmod(d, n)
+		return put(add(t, q)) .. put(t) .. put(r)
+	end
+
+	-- A v2 or v3 gcra body {tat_ns, last_ns} (16 bytes, T = ceil(W / N)) under
+	-- (n, w, b) as v4's (the module's state_bytes.h): damaged past v3's debt
+	-- cap min(2 * b * ceil(w / n), horizon) ns; the fraction 0 and the debt
+	-- cut to the exact cap min(2 * b * w, horizon * n) in 1/n ns.
+	local function gcra_v3(s, n, w, b)
+		local tat, last = at(s, 29), at(s, 37)
+		local frac = ZERO
+		if time_ok(last) and cmp(tat, last) > 0 and cmp(tat, INT64_MAX) <= 0 then
+			local debt = sub(tat, last)
+			if cmp(debt, min(mul(add(b, b), ceil_div(w, n)), HORIZON)) > 0 then return nil end
+			local cap = min(mul(add(b, b), w), mul(HORIZON, n))
+			if cmp(mul(debt, n), cap) > 0 then
+				local q, r = divmod(cap, n)
+				tat, frac = add(last, q), r
+			end
+		end
+		return put(tat) .. put(last) .. put(frac)
+	end
+
+	-- gcra, in 1/N ns: D0 = debt0 * N0, D1 = min(q * W1 + ceil(r * W1 / W0),
+	-- tau1 * N1 + W1), q = D0 div W0, r = D0 mod W0 (gcra.h).
+	local function convert_gcra(s, n0, w0, b0)
+		local d0, t = gcra_load(s, n0, w0, b0)
+		if not d0 then return nil end
+		local q, r = divmod(d0, w0)
+		local d1 = min(add(mul(q, W1), ceil_div(mul(r, W1), w0)), add(gcra_of(N1, W1, B1), W1))
+		return gcra_put(t, d1, N1)
 	end
 
 	-- fixed_window: the count of the window holding now, at most N1, in
@@ -514,6 +550,7 @@ local function wide(nh, nl, costn)
 		INT64_MAX = INT64_MAX, finish = finish, load_level = load_level, sat = sat, now = now,
 		of_words = of_words, words_of = words_of, at = at, level_at = level_at, put = put,
 		put_level = put_level, time_ok = time_ok, window_ok = window_ok, gcra_of = gcra_of, gcra_cap = gcra_cap,
+		gcra_load = gcra_load, gcra_put = gcra_put, gcra_v3 = gcra_v3,
 		next_end = next_end, key = key, grace = grace, MS = MS,
 		convert_level = convert_level, convert_gcra = convert_gcra, convert_fixed = convert_fixed,
 		convert_counter = convert_counter, convert_log = convert_log,
@@ -547,14 +584,16 @@ local ID_NAMES = { [128] = 'breaker', [129] = 'policy' }
 for name, i in pairs(ALGO_IDS) do ID_NAMES[i] = name end
 
 -- The stored form (docs/redis.md, "Stored form"): a string, every integer
--- little-endian: 'r', 'l', 3, the state's id (FNV-1a of the algorithm's
+-- little-endian: 'r', 'l', 4, the state's id (FNV-1a of the algorithm's
 -- name folded to 7 bits, as the module's rlm_id_of; 128 the breaker);
 -- then, but for the breaker, the rule it was last written under (limit,
 -- window_ns, burst: 8 bytes each); then the body, the library's state.
--- A version 2 value (no rule) is read as written under this call's rule.
+-- A version 3 value is read as version 4 but for gcra's body, {tat_ns,
+-- last_ns} without v4's tat_frac (wide(): gcra_v3); a version 2 value (v3
+-- without the rule) as v3 written under this call's rule.
 --
 -- The key's value for algorithm alg (state id id, a body of fixed bytes
--- and, for a log, any number of run-byte runs), as a version 3 string
+-- and, for a log, any number of run-byte runs), as a version 4 string
 -- under this call's rule: the stored one as it is when it was written
 -- under this rule, else converted by the wide track's function named
 -- convert, (s, n0, w0, b0) with the old rule in limbs, which returns the
@@ -574,7 +613,7 @@ local function state(alg, id, fixed, run, convert)
 		end
 		burst = n
 	end
-	local H, wlo, whi = 224370 + id * 16777216, 0, 0 -- 'r' + 'l' * 2^8 + 3 * 2^16
+	local H, wlo, whi = 289906 + id * 16777216, 0, 0 -- 'r' + 'l' * 2^8 + 4 * 2^16
 	if id ~= 128 then
 		if w < 9007199254740992 then
 			whi = math.floor(w / TWO32)
@@ -592,7 +631,7 @@ local function state(alg, id, fixed, run, convert)
 	end
 	if not s then return nil, false, H, wlo, whi, false end
 	local m1, m2, ver, got = string.byte(s, 1, 4)
-	if #s < 4 or m1 ~= 114 or m2 ~= 108 or (ver ~= 3 and ver ~= 2) then
+	if #s < 4 or m1 ~= 114 or m2 ~= 108 or (ver ~= 4 and ver ~= 3 and ver ~= 2) then
 		return damaged(nil, 'WRONGTYPE ratelab: key ', ' holds a string of ' .. #s ..
 			' bytes that is not ratelab state')
 	end
@@ -606,20 +645,27 @@ local function state(alg, id, fixed, run, convert)
 		head = 28
 		if ver == 2 then s = struct.pack('<I4I4I4I4I4I4I4', H, n, 0, wlo, whi, b, 0) .. string.sub(s, 5) end
 	end
-	local len = #s - head - fixed
+	local old = id == 52 and ver < 4 -- gcra's v2/v3 body: 8 bytes fewer
+	local len = #s - head - (old and fixed - 8 or fixed)
 	if len < 0 or (run == 0 and len ~= 0) or (run > 0 and len % run ~= 0) then return damaged(alg) end
-	if head == 4 or ver == 2 then return nil, s, H, wlo, whi, false end
+	if head == 4 then return nil, s, H, wlo, whi, false end
 	local n0, z1, wl, wh, b0, z2 = struct.unpack('<I4I4I4I4I4I4', s, 5)
-	if n0 == n and wl == wlo and wh == whi and b0 == b and z1 == 0 and z2 == 0 then
-		return nil, s, H, wlo, whi, false
-	end
+	local same = n0 == n and wl == wlo and wh == whi and b0 == b and z1 == 0 and z2 == 0
 	-- written under another rule: a valid one, and the state valid under it
-	if z1 ~= 0 or z2 ~= 0 or n0 < 1 or n0 > 1000000 or b0 < 1 or b0 > 1000000000 or (windowed and b0 ~= n0) or
-		(wl == 0 and wh == 0) or
-		wh > 232830643 or (wh == 232830643 and wl > 2808348672) then
+	if not same and (z1 ~= 0 or z2 ~= 0 or n0 < 1 or n0 > 1000000 or b0 < 1 or b0 > 1000000000 or
+		(windowed and b0 ~= n0) or (wl == 0 and wh == 0) or
+		wh > 232830643 or (wh == 232830643 and wl > 2808348672)) then
 		return damaged(alg)
 	end
-	local X = wide(nh, nl, costn)
+	local X
+	if old then
+		X = wide(nh, nl, costn)
+		local body = X.gcra_v3(s, X.small(n0), X.of_words(wl, wh), X.small(b0))
+		if not body then return damaged(alg) end
+		s = string.sub(s, 1, 28) .. body
+	end
+	if same then return nil, s, H, wlo, whi, false end
+	X = X or wide(nh, nl, costn)
 	-- (leaky_bucket's level may hold one W more than B * W: the one in service)
 	local body = X[convert](s, X.small(n0), X.of_words(wl, wh), X.small(b0), id == 61)
 	if not body then return damaged(alg) end

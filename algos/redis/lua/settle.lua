@@ -12,7 +12,7 @@
 -- is rare beside checks: it runs on the wide track (lib.lua's limbs) only.
 local ALG = A[6]
 local spec = ({ token_bucket = { 5, 24, 0, 'convert_level' }, leaky_bucket = { 61, 24, 0, 'convert_level' },
-	gcra = { 52, 16, 0, 'convert_gcra' }, fixed_window = { 88, 24, 0, 'convert_fixed' },
+	gcra = { 52, 24, 0, 'convert_gcra' }, fixed_window = { 88, 24, 0, 'convert_fixed' },
 	sliding_counter = { 123, 24, 0, 'convert_counter' }, sliding_log = { 114, 8, 12, 'convert_log' } })[ALG]
 if not spec then
 	return redis.error_reply("ratelab: unknown algorithm '" .. tostring(ALG) ..
@@ -65,23 +65,19 @@ if ALG == 'token_bucket' or ALG == 'leaky_bucket' then
 	body = X.put(now) .. X.put_level(level) .. '\0\0\0\0'
 	reset = ceil_div(level, X.n)
 elseif ALG == 'gcra' then
-	-- debt = max(TAT, now) - now plus delta * T, in [0, the debt cap]; TAT = now + debt
-	local tat, last = at(s, 29), at(s, 37)
-	local tol, t = X.gcra_of(X.n, X.w, X.b)
-	local cap = X.gcra_cap(tol, t)
-	if not X.time_ok(last) or cmp(tat, X.INT64_MAX) > 0 or (cmp(tat, last) > 0 and cmp(sub(tat, last), cap) > 0) then
-		return damaged(ALG)
-	end
-	local now = max(X.now, last)
-	local debt = cmp(tat, now) > 0 and sub(tat, now) or ZERO
-	local units = mul(d, t)
+	-- in 1/N ns (gcra.h): the debt max(TAT, now) - now plus delta * W, in
+	-- [0, the debt cap]; TAT = now + debt
+	local debt, now = X.gcra_load(s, X.n, X.w, X.b)
+	if not debt then return damaged(ALG) end
+	local cap = X.gcra_cap(X.gcra_of(X.n, X.w, X.b), X.w, X.n)
+	local units = mul(d, X.w)
 	if charge then
 		debt = min(add(debt, units), cap)
 	else
 		debt = cmp(debt, units) > 0 and sub(debt, units) or ZERO
 	end
-	body = X.put(add(now, debt)) .. X.put(now)
-	reset = debt
+	body = X.gcra_put(now, debt, X.n)
+	reset = ceil_div(debt, X.n)
 elseif ALG == 'fixed_window' then
 	-- the count of the admission's window while now is in it, in [0, N]; last_ns stays
 	local last, wend, count = at(s, 29), at(s, 37), struct.unpack('<I4', s, 45)

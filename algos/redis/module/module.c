@@ -31,7 +31,7 @@
  *     (state) done, -4 (RL_EORDER) a time before the key's last.
  *
  * State: the key's value is a plain string, state_bytes.h's stored form
- * v3 (the rule it was last written under, then the state); an absent key
+ * v4 (the rule it was last written under, then the state); an absent key
  * is a fresh one. A state written under another rule is converted to the
  * check's (rl_limiter_rerule) before deciding; one whose fields no valid
  * check could have left (rl_limiter_state_check) is the error "key 'K'
@@ -330,7 +330,7 @@ static int reply_decision(RedisModuleCtx *ctx, int rc, const struct rl_decision 
 	return REDISMODULE_OK;
 }
 
-/* Writes state back as v3 under lim's rule with the scripts' TTL (or
+/* Writes state back as v4 under lim's rule with the scripts' TTL (or
  * deletes the key) and replicates that. */
 static bool write_back(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name, const struct rl_limiter *lim,
 		       int id, const void *state, int64_t reset_ns, long long grace_ms)
@@ -384,7 +384,7 @@ static int load_state(const struct stored_value *v, const struct rl_limiter *lim
 	size_t len = v->len;
 	struct rl_limiter from = *lim;
 
-	if (v->version == RLM_VERSION) {
+	if (v->version >= RLM_VERSION_V3) {
 		struct rl_rule rule;
 		if (len < RLM_RULE)
 			return -1;
@@ -398,7 +398,7 @@ static int load_state(const struct stored_value *v, const struct rl_limiter *lim
 		body += RLM_RULE;
 		len -= RLM_RULE;
 	}
-	int got = rlm_state_get(lim->algo, body, len, state);
+	int got = rlm_state_get(lim->algo, &from.rule, v->version, body, len, state);
 	if (got)
 		return got;
 	if (rl_limiter_state_check(&from, state) != RL_OK ||
@@ -633,7 +633,7 @@ static int load_policy(RedisModuleCtx *ctx, RedisModuleString *name, const struc
 	struct rlm_policy_value pv;
 	char q[QUOTE_SIZE];
 
-	if (v->version != RLM_VERSION || rlm_policy_split(v->body, v->len, &pv) != 0)
+	if (v->version < RLM_VERSION_V3 || rlm_policy_split(v->body, v->len, &pv) != 0)
 		return -1;
 	if (pv.algo_id != id) {
 		const char *held = rlm_id_name(pv.algo_id);
@@ -650,7 +650,7 @@ static int load_policy(RedisModuleCtx *ctx, RedisModuleString *name, const struc
 	/* a changed rule converts at the time the policy decides at: the key's clamped time */
 	int64_t at = now > pv.last_ns ? now : pv.last_ns;
 	for (size_t i = 0; i < pl->count; i++) {
-		const struct stored_value part = { pv.part[i], pv.part_len[i], RLM_VERSION };
+		const struct stored_value part = { pv.part[i], pv.part_len[i], v->version };
 		int got = load_state(&part, &pl->rules[i], at, rl_policy_rule_state(pl, state, i));
 		if (got) {
 			rl_policy_release(pl, state);

@@ -1,11 +1,13 @@
 /*
  * policy_bytes.h - a policy's per-key state (policy.h) as the bytes of one
- * Redis string, in the spirit of stored form v3 (state_bytes.h): a header,
+ * Redis string, in the spirit of stored form v4 (state_bytes.h): a header,
  * then each rule's part exactly as a one-rule value's body, so that every
  * byte of a rule's state is the one state_bytes.c writes for it (a change
  * of the library's state fields flows through). Little-endian:
  *
- *   header  4 bytes: 'r', 'l', RLM_VERSION (3), RLM_POLICY_ID (0x81)
+ *   header  4 bytes: 'r', 'l', RLM_VERSION (4), RLM_POLICY_ID (0x81); a
+ *           v3 policy value is read as v4, its parts as v3 bodies (gcra's
+ *           16 bytes, state_bytes.h), and written back as v4
  *   policy  12 bytes: the algorithm's state id (u8, rlm_id_of), the rule
  *           count k (u8, 1..RL_POLICY_MAX_RULES), the ':units' mask the
  *           value was written under (u8, bit i for rule i + 1), a zero

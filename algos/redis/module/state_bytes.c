@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ratelab/fixed_window.h"
+#include "ratelab/gcra.h"
 #include "ratelab/sliding_counter.h"
 #include "ratelab/leaky_bucket.h"
 #include "ratelab/sliding_log.h"
@@ -75,7 +76,8 @@ const char *rlm_id_name(int id)
 
 int rlm_header_id(const unsigned char *buf, size_t len, int *version)
 {
-	if (len < RLM_HEADER || buf[0] != 'r' || buf[1] != 'l' || (buf[2] != RLM_VERSION && buf[2] != RLM_VERSION_V2))
+	if (len < RLM_HEADER || buf[0] != 'r' || buf[1] != 'l' ||
+	    (buf[2] != RLM_VERSION && buf[2] != RLM_VERSION_V3 && buf[2] != RLM_VERSION_V2))
 		return -1;
 	*version = buf[2];
 	return buf[3];
@@ -96,19 +98,22 @@ void rlm_rule_put(const struct rl_rule *rule, unsigned char *out)
 }
 
 /*
- * Stored form v3 of the plain states, as the library kept them before its
+ * Stored form v4 of the plain states, as the library kept them before its
  * counts were widened (rule.h): level_hi and fixed_window's count are the
  * low half of the library's u64 (the high half stored as the 4 zero
  * bytes: below 2^32 within RLM_BURST_MAX and RLM_LIMIT_MAX), so those two
- * are the library's bytes, as gcra's are; sliding_counter's is
+ * are the library's bytes, as gcra's are ({tat_ns, last_ns, tat_frac},
+ * 24 bytes; 16 in v2 and v3, without tat_frac); sliding_counter's is
  * {last_ns, end_ns, prev (u32), curr (u32)} (24 bytes).
  */
-enum { COUNTER_V3 = 24 };
+enum { COUNTER_V3 = 24, GCRA_V3 = 16 };
 
-static size_t body_len(const struct rl_algo *algo)
+static size_t body_len(const struct rl_algo *algo, int version)
 {
 	if (algo == &rl_sliding_counter_algo)
 		return COUNTER_V3;
+	if (algo == &rl_gcra_algo && version < RLM_VERSION)
+		return GCRA_V3;
 	return algo->state_size;
 }
 
@@ -119,7 +124,7 @@ static size_t padding_at(const struct rl_algo *algo)
 		return offsetof(struct rl_level, level_hi) + sizeof(uint32_t);
 	if (algo == &rl_fixed_window_algo)
 		return offsetof(struct rl_fixed_window, count) + sizeof(uint32_t);
-	return body_len(algo);
+	return body_len(algo, RLM_VERSION);
 }
 
 void rlm_header_put(unsigned char *out, int id)
@@ -181,10 +186,40 @@ static void runs_put(const struct rl_runlog *log, unsigned char *out)
 	}
 }
 
-int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t len, void *state)
+/*
+ * A v2 or v3 gcra state (tat_ns, last_ns: the TAT of T = ceil(W / N) ns)
+ * under rule, as v4's (state_bytes.h): damaged past v3's debt cap
+ * min(2 * B * ceil(W / N), horizon) ns; the fraction 0, and the debt cut
+ * to the exact cap min(2 * B * W, horizon * N) in 1/N ns (gcra.h), which
+ * a v3 settle's debt may pass by less than 2 * B ns. B * ceil(W / N) <=
+ * 10^30 and horizon * N < 2^103: exact in 128 bits.
+ */
+static int gcra_from_v3(const struct rl_rule *rule, struct rl_gcra *st)
+{
+	typedef unsigned __int128 u128;
+	uint64_t n = (uint64_t)rule->limit, w = (uint64_t)rule->window_ns, b = (uint64_t)rule->burst;
+	u128 horizon = (u128)RL_GCRA_HORIZON_NS, ceil_t = (w + n - 1) / n;
+	u128 cap3 = 2 * (u128)b * ceil_t < horizon ? 2 * (u128)b * ceil_t : horizon;
+	u128 cap = 2 * (u128)b * w < horizon * n ? 2 * (u128)b * w : horizon * n;
+
+	st->tat_frac = 0;
+	if (st->tat_ns <= st->last_ns || st->last_ns < 0)
+		return 0; /* no debt, or a time the state check refuses */
+	u128 debt = (u128)(uint64_t)(st->tat_ns - st->last_ns);
+	if (debt > cap3)
+		return -1;
+	if (debt * n > cap) {
+		st->tat_ns = st->last_ns + (int64_t)(cap / n);
+		st->tat_frac = (uint64_t)(cap % n);
+	}
+	return 0;
+}
+
+int rlm_state_get(const struct rl_algo *algo, const struct rl_rule *rule, int version, const unsigned char *body,
+		  size_t len, void *state)
 {
 	if (!algo->release) {
-		if (len != body_len(algo))
+		if (len != body_len(algo, version))
 			return -1;
 		for (size_t i = padding_at(algo); i < len; i++)
 			if (body[i])
@@ -201,6 +236,8 @@ int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t 
 			return 0;
 		}
 		memcpy(state, body, len);
+		if (algo == &rl_gcra_algo && version < RLM_VERSION)
+			return gcra_from_v3(rule, state);
 		return 0;
 	}
 	if (!has_bytes(algo) || len < LOG_FIXED)
@@ -215,7 +252,7 @@ int rlm_state_get(const struct rl_algo *algo, const unsigned char *body, size_t 
 size_t rlm_state_len(const struct rl_algo *algo, const void *state)
 {
 	if (!algo->release)
-		return body_len(algo);
+		return body_len(algo, RLM_VERSION);
 	if (!has_bytes(algo))
 		return 0;
 	return LOG_FIXED + (size_t)((const struct rl_sliding_log *)state)->log.len * RLM_RUN;

@@ -140,7 +140,7 @@
 #include "ratelab/policy.h"
 #include "ratelab/registry.h"
 
-/* The Redis backend's bounds (stored form v3, the scripts' numbers). */
+/* The Redis backend's bounds (stored form v4, the scripts' numbers). */
 #define RL_REDIS_LIMIT_MAX 1000000LL
 #define RL_REDIS_BURST_MAX 1000000000LL
 #define RL_REDIS_COST_MAX 1000000000LL

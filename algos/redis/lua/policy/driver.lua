@@ -13,7 +13,8 @@
 -- one-rule scripts' arguments are.
 --
 -- The value (docs/redis.md, "Policies"; the module's policy_bytes.h):
--- 'r', 'l', 3, 0x81; the algorithm's id, k, the units mask, 0; the key's
+-- 'r', 'l', 4, 0x81 (a version 3 value read too, its parts as v3 bodies,
+-- lib.lua's state()); the algorithm's id, k, the units mask, 0; the key's
 -- last seen time (i64); per rule its length (u32) and the body a one-rule
 -- value holds after its 4-byte header. Each rule is decided by its
 -- one-rule script on that body at the key's clamped time (every rule's own
@@ -48,16 +49,18 @@ if type(v) == 'table' then
 	return damaged(nil, 'WRONGTYPE ratelab: key ', ' holds ' .. held .. ', not ratelab state')
 end
 local parts, lh, ll = {}, 0, 0 -- each rule's body (false: fresh); the key's last seen time
+local pver = 4 -- the version of the parts' bodies
 if v then
 	local m1, m2, ver, got = string.byte(v, 1, 4)
-	if #v < 4 or m1 ~= 114 or m2 ~= 108 or (ver ~= 3 and ver ~= 2) then
+	if #v < 4 or m1 ~= 114 or m2 ~= 108 or (ver ~= 4 and ver ~= 3 and ver ~= 2) then
 		return damaged(nil, 'WRONGTYPE ratelab: key ', ' holds a string of ' .. #v .. ' bytes that is not ratelab state')
 	end
 	if got ~= 129 then
 		return damaged(nil, 'ratelab: key ', ' holds ' .. (ID_NAMES[got] or "unknown (a newer ratelab's?)") ..
 			' state, not policy')
 	end
-	if ver ~= 3 or #v < 16 then return damaged(ALG_NAME) end
+	if ver == 2 or #v < 16 then return damaged(ALG_NAME) end
+	pver = ver
 	local aid, count, mask, zero, llo, lhi = struct.unpack('<BBBBI4I4', v, 5)
 	-- the module's order: the shape first, then the algorithm and the count
 	if count < 1 or count > 8 or mask >= 2 ^ count or zero ~= 0 or not time_ok(llo, lhi) then
@@ -96,7 +99,7 @@ local function args(i, share)
 	return { at, A[b + 1], A[b + 2], A[b + 3], '1000000000000', share }
 end
 local function value(i)
-	return parts[i] and (struct.pack('<BBBB', 114, 108, 3, id) .. parts[i]) or false
+	return parts[i] and (struct.pack('<BBBB', 114, 108, pver, id) .. parts[i]) or false
 end
 -- a 'redis' for one rule: GET answers its value, SET is captured
 local function fake(i, out)
@@ -168,7 +171,7 @@ end
 local mask = 0
 for i = 1, k do if A[6 + 4 * i] == '1' then mask = mask + 2 ^ (i - 1) end end
 local llo, lhi = words(nh, nl)
-local out = { struct.pack('<BBBBBBBBI4I4', 114, 108, 3, 129, id, k, mask, 0, llo, lhi) }
+local out = { struct.pack('<BBBBBBBBI4I4', 114, 108, 4, 129, id, k, mask, 0, llo, lhi) }
 for i = 1, k do out[#out + 1] = struct.pack('<I4', #bodies[i]) .. bodies[i] end
 -- TTL: the largest reset_ns in ms, rounded up, plus the grace
 local reset = all[4]
