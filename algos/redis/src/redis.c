@@ -593,7 +593,7 @@ static int check_req(const struct rl_redis_req *q)
 void rl__redis_request_argv(const struct rl_redis *r, const struct rl_redis_req *q, struct rl__redis_cmd *c)
 {
 	const struct rl_rule *rule = &q->rule->lim->rule;
-	/* a window algorithm has no burst: B = N, as the stored form v3 keeps
+	/* a window algorithm has no burst: B = N, as the stored form keeps
 	 * its rule (whatever burst the limiter was made with) */
 	int64_t burst = q->rule->lim->algo->uses_burst ? rule->burst : rule->limit;
 
