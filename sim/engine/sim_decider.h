@@ -24,7 +24,7 @@
  * retries 1 ns later (the engine's least wait). After the last request
  * the child's stdin is closed; it must exit with status 0.
  *
- * The child must flush each answer before it waits for more input. The
+ * The child must flush its answers before it waits for more input. The
  * simulator pipelines (sim_child_send, sim_child_answer): it may write
  * requests before the answers to earlier ones have come, but only those
  * the earlier answers cannot change (sim_traffic.h, the engine's window),
