@@ -468,6 +468,8 @@ int sim_child_answer(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_
 	if (c->failed || wait_answer(c))
 		return RL_EINVAL;
 	char *line = c->in + c->ipos, *nl = memchr(line, '\n', c->ilen - c->ipos);
+	if (nl - line >= ANSWER_MAX) /* came whole in one read: as long a line as read_some refuses */
+		return fail(c, "answered a line longer than %d bytes to request '%s'", ANSWER_MAX - 1, head_text(c, req));
 	*nl = '\0';
 	c->ipos = (size_t)(nl - c->in) + 1;
 	c->ilines--;

@@ -55,6 +55,19 @@ set -- $n
 	fail "quiet run exit $?"
 [ ! -s "$tmp/q.err" ] || fail "--quiet printed: $(cat "$tmp/q.err")"
 
+# an answer line of 4095 bytes (its newline not counted) is read, one of 4096 refused, pipelined or not
+x4088=$(printf 'x%.0s' $(seq 4088))
+for w in 1 4096; do
+	"$bin" sim --no-timing --quiet --out "$tmp/long$w" --decider-window $w \
+		--decider "while read t k; do echo '1 tier=$x4088'; done" "$sc/boundary.ini" >/dev/null 2>"$tmp/long.err" ||
+		fail "window $w: a 4095-byte answer refused: $(cat "$tmp/long.err")"
+	"$bin" sim --no-timing --quiet --out "$tmp/longer$w" --decider-window $w \
+		--decider "while read t k; do echo '1 tier=x$x4088'; done" "$sc/boundary.ini" >/dev/null 2>"$tmp/long.err"
+	rc=$?
+	[ $rc = 1 ] && grep -q "answered a line longer than 4095 bytes to request '1999999999 0'" "$tmp/long.err" ||
+		fail "window $w: a 4096-byte answer: exit $rc, $(cat "$tmp/long.err")"
+done
+
 # bad values: exit 2, one line naming the option and the value
 for v in 0 65537 -1 abc ''; do
 	"$bin" sim --quiet --out "$tmp/opt" --decider true --decider-window "$v" "$sc/constant.ini" >/dev/null 2>"$tmp/opt.err"
