@@ -150,7 +150,7 @@ static int decide(void *ctx, int64_t t_run, uint32_t key, int64_t cost, int64_t 
 }
 
 /* The measurements of the external decider's verdict v on a request, made when v comes. */
-static int judge_external(struct run *r, int64_t t, uint32_t key, int64_t cost, int v)
+static RL_NOINLINE int judge_external(struct run *r, int64_t t, uint32_t key, int64_t cost, int v)
 {
 	if (v < 0)
 		return v;

@@ -441,7 +441,7 @@ static void tally_polite(struct sim_clients *c, const struct sim_event *ev, int 
 }
 
 /* What the source does after the decision on ev (verdict, retry_after_ns). */
-static int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_event *ev, int verdict,
+static RL_ALWAYS_INLINE int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_event *ev, int verdict,
 		 int64_t retry_ns)
 {
 	struct sim_source *s = &tr->src[ev->source];
@@ -526,7 +526,7 @@ static void progress(struct sim_traffic *tr, const char *label, int64_t t_ns, ui
  * the front the least of all pending (a sliding-window minimum: each
  * request enters and leaves it once).
  */
-static int run_pipelined(struct sim_traffic *tr, struct sim_queue *q, const struct sim_decider *d,
+static RL_NOINLINE int run_pipelined(struct sim_traffic *tr, struct sim_queue *q, const struct sim_decider *d,
 			 const char *label)
 {
 	size_t w = d->window;
