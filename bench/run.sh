@@ -250,7 +250,10 @@ cpu_line() {
 		"interleaved (the spread between repetitions is the shared host's, which more repetitions sample" \
 		"and a longer one does not: a repetition is already 10^4 iterations or more); Redis runs of ${REDIS_SECS} s" \
 		"per in-flight depth, 5 interleaved rounds of half that for the server's time; peers' own harness lengths" \
-		"unchanged; the callgrind counts once per binaries (bench/perf/perf.py)"
+		"unchanged; the callgrind counts once per binaries (bench/perf/perf.py), from build-perf, a second Release" \
+		"build of the same flags kept apart from build-bench: make perf-compare wraps any tree in it and make" \
+		"perf-check finds these counts by its binaries' sha256; the peers' deciders pipelined" \
+		"(--decider-window 4096), the same files as one request per answer"
 } >"$RESULTS/bench/env.txt"
 # the report, its chart data and the README's tradeoff table (`ratelab report`, sim/report/)
 report() { "$BUILD/ratelab" report "$RESULTS" --qualitative bench/qualitative.csv --readme README.md --mode "$MODE"; }

@@ -109,8 +109,10 @@ else
 	scenarios=() # the default set
 	deciders+=("go_juju_ratelimit|$OUT/go_juju_ratelimit decide" "guava|$GUAVA decide" "node_rlf|$NODE decide")
 fi
-# Each run is a lockstep pair, the simulator and the decider taking turns (one
-# request per round trip): a pair leaves much of a core idle in its waits, so
+# Each run is a pair, the simulator and the decider; the simulator sends
+# requests ahead of their answers where no answer can change them
+# (--decider-window, sim_traffic.h) and waits only on closed-loop clients
+# (clients.ini, the adversary); the pairs still wait on each other there, so
 # all of them run at once; any failure fails the part.
 run_deciders() {
 	local d name pid pids=() rc=0

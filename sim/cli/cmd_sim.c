@@ -36,7 +36,8 @@
 
 static const char usage[] =
 	"usage: ratelab sim [--out DIR] [--seed S] [--no-timing] [--quiet] [SCENARIO.ini ...]\n"
-	"       ratelab sim --decider CMD [--decider-name NAME] [--decider-timeout D] [...]\n"
+	"       ratelab sim --decider CMD [--decider-name NAME] [--decider-timeout D]\n"
+	"                   [--decider-window N] [...]\n"
 	"       ratelab sim --llm POLICY [--out DIR] [--seed S] [--quiet]\n"
 	"\n"
 	"Simulates each scenario (default: the set in sim/scenarios/) with every chosen\n"
@@ -62,9 +63,13 @@ static const char usage[] =
 	"                '1' or '0', optionally followed by the retry-after in ns\n"
 	"                (or a field retry_after_ns=R), as `ratelab replay\n"
 	"                --explain` does (its other fields are allowed, no others);\n"
-	"                CMD must flush each answer; rows are named peer_NAME\n"
+	"                CMD must flush its answers before it waits for input;\n"
+	"                rows are named peer_NAME\n"
 	"  --decider-name NAME  [a-z0-9_], at most 32 (default: decider)\n"
 	"  --decider-timeout D  the longest wait for one answer (default 10s)\n"
+	"  --decider-window N   requests sent ahead of their answers, at most, when\n"
+	"                no answer pending can change them (1 to 65536, default\n"
+	"                4096; 1: one request per answer): the same run, fewer waits\n"
 	"  --llm POLICY  the LLM API scenario instead of the scenarios: POLICY (rules\n"
 	"                joined by '+', one ':units', e.g. 60/1m+90000/1m:units) per\n"
 	"                key, 50 keys for 10 min at 120% of its first rule, log-normal\n"
@@ -90,6 +95,7 @@ struct sim_opts {
 	const char *decider;    /* NULL: the built-in algorithms */
 	char decider_algo[48];  /* "peer_" NAME */
 	int64_t decider_timeout_ns;
+	int64_t decider_window; /* requests unanswered at once, at most */
 	uint64_t seed;
 	bool seed_given, timing, quiet;
 	const char *files[MAX_FILES];
@@ -97,7 +103,8 @@ struct sim_opts {
 	const char *llm; /* --llm POLICY */
 };
 
-enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_DECIDER, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_LLM, O_COUNT };
+enum { O_OUT, O_SEED, O_NO_TIMING, O_QUIET, O_DECIDER, O_DECIDER_NAME, O_DECIDER_TIMEOUT, O_DECIDER_WINDOW, O_LLM,
+       O_COUNT };
 
 static const struct cli_option options[O_COUNT] = {
 	[O_OUT] = { "out", CLI_VALUE },
@@ -107,6 +114,7 @@ static const struct cli_option options[O_COUNT] = {
 	[O_DECIDER] = { "decider", CLI_VALUE },
 	[O_DECIDER_NAME] = { "decider-name", CLI_VALUE },
 	[O_DECIDER_TIMEOUT] = { "decider-timeout", CLI_VALUE },
+	[O_DECIDER_WINDOW] = { "decider-window", CLI_VALUE },
 	[O_LLM] = { "llm", CLI_VALUE },
 };
 
@@ -141,6 +149,9 @@ static int parse_opts(int argc, char **argv, struct sim_opts *so)
 		return status;
 	if (a.value[O_DECIDER_TIMEOUT] && (status = cli_duration("sim", "--decider-timeout", a.value[O_DECIDER_TIMEOUT],
 								   1000000, 3600000000000LL, &so->decider_timeout_ns)))
+		return status;
+	if (a.value[O_DECIDER_WINDOW] &&
+	    (status = cli_int("sim", "--decider-window", a.value[O_DECIDER_WINDOW], 1, 65536, &so->decider_window)))
 		return status;
 	for (size_t i = 0; i < a.npos; i++)
 		so->files[so->nfiles++] = a.pos[i];
@@ -385,8 +396,15 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 	} else if (rc == RL_OK) {
 		rc = sim_child_start(&child, o->so->decider, sc, o->so->decider_timeout_ns, msg, sizeof(msg));
 		if (rc == RL_OK) {
-			struct sim_decider d = { sim_child_decide, child, false };
+			struct sim_decider d = { .decide = sim_child_decide, .ctx = child, .send = sim_child_send,
+						 .answer = sim_child_answer, .window = (uint32_t)o->so->decider_window };
 			rc = sim_run_external(tr, &d, aname, &h, &r);
+			struct sim_child_counts n;
+			sim_child_counts(child, &n);
+			if (rc == RL_OK && !o->so->quiet)
+				fprintf(stderr, "ratelab sim: %s/%s: %lld requests to the decider, %lld sent ahead of "
+					"an answer, %lld waits for one\n", sc->name, aname, (long long)n.requests,
+					(long long)n.ahead, (long long)n.waits);
 			int end = sim_child_finish(child, msg, sizeof(msg));
 			rc = rc ? rc : end;
 		}
@@ -590,7 +608,8 @@ static int run_llm(struct sim_opts *so)
 int cli_cmd_sim(int argc, char **argv)
 {
 	struct sim_opts so = { .timing = true, .decider_algo = "peer_decider",
-			       .decider_timeout_ns = 10000000000LL }; /* 10 s */
+			       .decider_timeout_ns = 10000000000LL, /* 10 s */
+			       .decider_window = 4096 };
 	char **defaults = NULL;
 	size_t ndefaults = 0, nsc = 0;
 	struct sim_scenario *scs = NULL;

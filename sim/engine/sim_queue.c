@@ -48,6 +48,11 @@ int sim_queue_push(struct sim_queue *q, struct sim_event e)
 	return RL_OK;
 }
 
+const struct sim_event *sim_queue_peek(const struct sim_queue *q)
+{
+	return q->len ? &q->ev[0] : NULL;
+}
+
 int sim_queue_pop(struct sim_queue *q, struct sim_event *e)
 {
 	if (q->len == 0)

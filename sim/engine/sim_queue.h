@@ -30,7 +30,8 @@ enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_RETRY, SIM_EV_PROBE };
 struct sim_queue {
 	struct sim_event *ev; /* heap array, ev[0] the earliest */
 	size_t len, cap;
-	uint64_t next_seq;
+	uint64_t next_seq; /* the seq the next push takes; a caller may reserve one (next_seq++) for an
+			    * event it pushes later, setting next_seq to it for that push (sim_traffic.c) */
 };
 
 void sim_queue_init(struct sim_queue *q);
@@ -38,6 +39,9 @@ void sim_queue_destroy(struct sim_queue *q);
 
 /* Schedules e (its seq is assigned here). RL_OK or RL_ENOMEM. */
 int sim_queue_push(struct sim_queue *q, struct sim_event e);
+
+/* The earliest event, left in the queue; NULL when it is empty. */
+const struct sim_event *sim_queue_peek(const struct sim_queue *q);
 
 /* Removes the earliest event into *e; 0 when the queue is empty. */
 int sim_queue_pop(struct sim_queue *q, struct sim_event *e);

@@ -149,19 +149,40 @@ static int decide(void *ctx, int64_t t_run, uint32_t key, int64_t cost, int64_t 
 	return record(r, st, measured_at(r, key, t), key, cost, v, ref);
 }
 
-/* The same with the external decider's verdict and retry-after. */
-static int decide_external(void *ctx, int64_t t_run, uint32_t key, int64_t cost, int64_t *retry_ns)
+/* The measurements of the external decider's verdict v on a request, made when v comes. */
+static RL_NOINLINE int judge_external(struct run *r, int64_t t, uint32_t key, int64_t cost, int v)
 {
-	struct run *r = ctx;
-	int64_t t = r->origin_ns + t_run;
-	int v = r->ext->decide(r->ext->ctx, t, key, cost, retry_ns);
-
 	if (v < 0)
 		return v;
 	int ref = r->compare ? rl_limiter_check_n(r->ref, &r->refs[key], t, cost, NULL) : 0;
 	if (ref < 0)
 		return ref;
 	return record(r, NULL, measured_at(r, key, t), key, cost, v, ref);
+}
+
+/* The same with the external decider's verdict and retry-after. */
+static int decide_external(void *ctx, int64_t t_run, uint32_t key, int64_t cost, int64_t *retry_ns)
+{
+	struct run *r = ctx;
+	int64_t t = r->origin_ns + t_run;
+
+	return judge_external(r, t, key, cost, r->ext->decide(r->ext->ctx, t, key, cost, retry_ns));
+}
+
+/* Pipelined (sim_traffic.h): the request goes out; it is measured when its answer comes, in order. */
+static int send_external(void *ctx, int64_t t_run, uint32_t key, int64_t cost)
+{
+	struct run *r = ctx;
+
+	return r->ext->send(r->ext->ctx, r->origin_ns + t_run, key, cost);
+}
+
+static int answer_external(void *ctx, int64_t t_run, uint32_t key, int64_t cost, int64_t *retry_ns)
+{
+	struct run *r = ctx;
+	int64_t t = r->origin_ns + t_run;
+
+	return judge_external(r, t, key, cost, r->ext->answer(r->ext->ctx, t, key, cost, retry_ns));
 }
 
 static void summarise(struct run *r, struct sim_traffic *tr)
@@ -255,7 +276,12 @@ static int run_with(struct sim_traffic *tr, const struct rl_algo *algo, const st
 	if (!r.states || !r.refs || !r.track || !r.ks || !r.over) {
 		rc = RL_ENOMEM;
 	} else {
-		struct sim_decider d = { algo ? decide : decide_external, &r, false };
+		struct sim_decider d = { .decide = algo ? decide : decide_external, .ctx = &r };
+		if (ext && ext->send) {
+			d.send = send_external;
+			d.answer = answer_external;
+			d.window = ext->window;
+		}
 		snprintf(label, sizeof(label), "%s/%s", sc->name, name);
 		double t0 = now_s();
 		rc = sim_traffic_run(tr, &d, label);

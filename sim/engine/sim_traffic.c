@@ -441,7 +441,7 @@ static void tally_polite(struct sim_clients *c, const struct sim_event *ev, int 
 }
 
 /* What the source does after the decision on ev (verdict, retry_after_ns). */
-static int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_event *ev, int verdict,
+static RL_ALWAYS_INLINE int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_event *ev, int verdict,
 		 int64_t retry_ns)
 {
 	struct sim_source *s = &tr->src[ev->source];
@@ -465,12 +465,131 @@ static int react(struct sim_queue *q, struct sim_traffic *tr, const struct sim_e
 	return next.t_ns < tr->sc->duration_ns ? sim_queue_push(q, next) : RL_OK;
 }
 
+/* A request sent to a pipelined decider and not yet answered (run_pipelined). */
+struct pending {
+	struct sim_event ev;
+	int64_t at_ns;    /* the time the decider was handed, ns */
+	uint64_t seq;     /* the place in push order reserved for its consequence */
+	int64_t until_ns; /* its consequence's earliest time, ns; INT64_MAX: none */
+	bool want;        /* its retry-after is wanted */
+};
+
+/*
+ * The earliest time an answer to ev can schedule an event at (react): a
+ * probe's next probe at once (admitted); a polite client's retry 1 ns
+ * later at the least (a decider's retry-after is >= 1 ns); an abusive
+ * client's after its gap; none without a retry to come.
+ */
+static int64_t earliest_consequence(const struct sim_traffic *tr, const struct sim_event *ev)
+{
+	const struct sim_traffic_spec *sp = tr->src[ev->source].spec;
+
+	if (ev->kind == SIM_EV_PROBE)
+		return ev->t_ns;
+	if (sp->client == SIM_CLIENT_NONE || ev->attempt >= sp->max_retries)
+		return INT64_MAX;
+	return add_sat(ev->t_ns, sp->client == SIM_CLIENT_POLITE || sp->retry_gap_ns < 1 ? 1 : sp->retry_gap_ns);
+}
+
+/* e leaves the queue before an event at t_ns pushed with seq. */
+static bool leaves_before(const struct sim_event *e, int64_t t_ns, uint64_t seq)
+{
+	return e->t_ns < t_ns || (e->t_ns == t_ns && e->seq < seq);
+}
+
 static double wall_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The scenario's progress line, every PROGRESS_EVERY events, at most once a second. */
+static void progress(struct sim_traffic *tr, const char *label, int64_t t_ns, uint32_t *since, double *last)
+{
+	if (!tr->progress || ++*since != PROGRESS_EVERY)
+		return;
+	*since = 0;
+	double now = wall_s();
+	if (now - *last >= 1.0) {
+		*last = now;
+		fprintf(stderr, "ratelab sim: %s: %lld%% of virtual time\n", label,
+			(long long)((rl__u128)t_ns * 100 / (rl__u128)tr->sc->duration_ns));
+	}
+}
+
+/*
+ * sim_traffic_run with a pipelined decider (sim_traffic.h says why it is
+ * exact). pend is a ring of the requests unanswered, oldest first; mins a
+ * ring of indices into it whose (until_ns, seq) increase from its front,
+ * the front the least of all pending (a sliding-window minimum: each
+ * request enters and leaves it once).
+ */
+static RL_NOINLINE int run_pipelined(struct sim_traffic *tr, struct sim_queue *q, const struct sim_decider *d,
+			 const char *label)
+{
+	size_t w = d->window;
+	struct pending *pend = malloc(w * sizeof(*pend));
+	uint64_t *mins = malloc(w * sizeof(*mins));
+	uint64_t head = 0, tail = 0, mhead = 0, mtail = 0; /* pend [head, tail), mins [mhead, mtail), mod w */
+	uint32_t since = 0;
+	double last = tr->progress ? wall_s() : 0;
+	bool own_times = tr->replays && !d->in_order;
+	int rc = pend && mins ? RL_OK : RL_ENOMEM;
+
+	while (rc == RL_OK) {
+		const struct sim_event *next = sim_queue_peek(q);
+		const struct pending *least = mhead < mtail ? &pend[mins[mhead % w] % w] : NULL;
+		if (next && tail - head < w && (!least || leaves_before(next, least->until_ns, least->seq))) {
+			struct pending *p = &pend[tail % w];
+			sim_queue_pop(q, &p->ev);
+			const struct sim_source *s = &tr->src[p->ev.source];
+			const struct sim_traffic_spec *sp = s->spec;
+			p->want = p->ev.kind == SIM_EV_PROBE ||
+				  (sp->client == SIM_CLIENT_POLITE && p->ev.attempt < sp->max_retries);
+			p->at_ns = p->ev.t_ns;
+			if (own_times && p->ev.kind == SIM_EV_ARRIVAL && sp->type == SIM_TRAFFIC_REPLAY)
+				p->at_ns = s->trace_ns[s->n - 1]; /* as in sim_traffic_run */
+			if (p->ev.kind == SIM_EV_ARRIVAL && (rc = schedule_next(q, tr, p->ev.source)))
+				break;
+			p->seq = q->next_seq++; /* in lockstep, react's push comes next */
+			p->until_ns = earliest_consequence(tr, &p->ev);
+			if ((rc = d->send(d->ctx, p->at_ns, p->ev.key, p->ev.cost)) < 0)
+				break;
+			if (p->until_ns != INT64_MAX) {
+				while (mtail > mhead) { /* drop the later ones that are no less: never the least again */
+					const struct pending *b = &pend[mins[(mtail - 1) % w] % w];
+					if (b->until_ns < p->until_ns || (b->until_ns == p->until_ns && b->seq < p->seq))
+						break;
+					mtail--;
+				}
+				mins[mtail++ % w] = tail;
+			}
+			tail++;
+			continue;
+		}
+		if (head == tail)
+			break; /* the queue is empty and every answer taken */
+		struct pending *p = &pend[head % w];
+		int64_t retry_ns = 0;
+		int verdict = d->answer(d->ctx, p->at_ns, p->ev.key, p->ev.cost, p->want ? &retry_ns : NULL);
+		if (verdict < 0) {
+			rc = verdict;
+			break;
+		}
+		if (mhead < mtail && mins[mhead % w] == head)
+			mhead++;
+		head++;
+		uint64_t seq = q->next_seq;
+		q->next_seq = p->seq; /* react pushes one event at most: it takes the place reserved */
+		rc = react(q, tr, &p->ev, verdict, retry_ns);
+		q->next_seq = seq;
+		progress(tr, label, p->ev.t_ns, &since, &last);
+	}
+	free(pend);
+	free(mins);
+	return rc;
 }
 
 int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const char *label)
@@ -487,6 +606,11 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 	tr->polite = (struct sim_clients){ 0 };
 	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
 		rc = schedule_next(&q, tr, i);
+	if (rc == RL_OK && d->send && d->window > 1) {
+		rc = run_pipelined(tr, &q, d, label);
+		sim_queue_destroy(&q);
+		return rc;
+	}
 	while (rc == RL_OK && sim_queue_pop(&q, &ev)) {
 		const struct sim_traffic_spec *sp = tr->src[ev.source].spec;
 		bool want = ev.kind == SIM_EV_PROBE || (sp->client == SIM_CLIENT_POLITE && ev.attempt < sp->max_retries);

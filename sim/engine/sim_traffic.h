@@ -101,6 +101,16 @@ struct sim_decider {
 	/* true: t_ns never goes backwards (a replayed line is handed its event's
 	 * time q_i, not its own): for a decider that refuses a clock going back */
 	bool in_order;
+	/*
+	 * A pipelined decider (a child process: sim_decider.h), or NULL: send
+	 * hands a request on without waiting for its answer; answer returns
+	 * the verdict on the oldest request sent and not yet answered, as
+	 * decide would have (called with that request's arguments). window:
+	 * the most requests unanswered at once (<= 1: decide, in lockstep).
+	 */
+	int (*send)(void *ctx, int64_t t_ns, uint32_t key, int64_t cost);
+	int (*answer)(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns);
+	uint32_t window;
 };
 
 /*
@@ -124,6 +134,21 @@ const struct sim_source *sim_traffic_source_of(const struct sim_traffic *tr, uin
  * Runs the scenario's traffic through d until the queue is empty (no event
  * at or after the duration is delivered). Returns RL_OK or the first error
  * the decider or the queue returned. label names the run in progress lines.
+ *
+ * With a pipelined decider (d->send, d->window > 1) the run is the same,
+ * request for request: the next event is sent before the answers pending
+ * have come only when no pending answer can change it. An answer's only
+ * consequence is its own client's next event (react): a probe's next
+ * probe, at t or later (admitted: at once); a polite client's retry at
+ * t + retry_after >= t + 1 ns; an abusive one's at t + retry_gap; none for
+ * client = none or a last retry. Each pending request reserves, when sent,
+ * the place in push order (sim_queue.h) its consequence takes in lockstep,
+ * and the next event goes out only when it leaves the queue before every
+ * pending request's earliest consequence in (time, push order), so the
+ * queue pops the same events in the same order. This holds for events of
+ * every key alike: a consequence touches only its own key, but a decider
+ * may keep state across keys (nginx's shared zone, a global clock), and
+ * its input must stay the lockstep sequence, time order included.
  */
 int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const char *label);
 

@@ -54,12 +54,14 @@ function envInt(name) {
   return BigInt(v);
 }
 
-// Reads stdin synchronously, line by line.
-function* stdinLines() {
+// Reads stdin synchronously, line by line; beforeRead() runs before each
+// read, i.e. before the driver waits for more input.
+function* stdinLines(beforeRead) {
   const buf = Buffer.alloc(1 << 16);
   let rest = '';
   for (;;) {
     let n;
+    beforeRead();
     try {
       n = fs.readSync(0, buf, 0, buf.length, null);
     } catch (e) {
@@ -83,7 +85,13 @@ async function decide() {
   const windowNs = envInt('RATELAB_WINDOW_NS');
   const limiter = new RateLimiterMemory({ points: Number(limit), duration: Number(windowNs) / 1e9 });
   let lineno = 0;
-  for (const line of stdinLines()) {
+  // the answers of the requests read so far, written at once before the next read (the protocol's flush)
+  let out = [];
+  const flush = () => {
+    if (out.length) fs.writeSync(1, out.join(''));
+    out = [];
+  };
+  for (const line of stdinLines(flush)) {
     lineno++;
     const f = line.trim().split(/[ \t]+/);
     if (f.length !== 2 || !/^[0-9]+$/.test(f[0])) die(`line ${lineno}: '${line}': expected 'T KEY'`);
@@ -99,8 +107,9 @@ async function decide() {
       const retry = BigInt(simNowMs + res.msBeforeNext) * 1000000n - t;
       answer = `0 ${retry > 0n ? retry : 1n}\n`;
     }
-    fs.writeSync(1, answer);
+    out.push(answer);
   }
+  flush();
 }
 
 // The benchmarks' rule, as ratelab's (bench/common.h): N = 100 per W = 1 s.

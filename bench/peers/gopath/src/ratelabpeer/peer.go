@@ -7,6 +7,7 @@ package ratelabpeer
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"runtime"
@@ -46,13 +47,22 @@ func envInt(name, v string) int64 {
 	return n
 }
 
+// runDecide answers each request line; the answers are flushed when no
+// complete request line is left in the input buffer, i.e. before the driver
+// waits for more input (the protocol's rule): one write per batch the
+// simulator sent, not one per answer.
 func runDecide(name string, decide Decide) {
-	in := bufio.NewScanner(os.Stdin)
-	out := bufio.NewWriter(os.Stdout)
-	for line := 1; in.Scan(); line++ {
-		f := strings.Fields(in.Text())
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	for line := 1; ; line++ {
+		text, err := in.ReadString('\n') // err: the input ended (a last line without its newline still counts)
+		if text == "" && err != nil {
+			break
+		}
+		text = strings.TrimRight(text, "\r\n")
+		f := strings.Fields(text)
 		if len(f) != 2 {
-			fmt.Fprintf(os.Stderr, "peer %s: line %d: %q: expected 'T KEY'\n", name, line, in.Text())
+			fmt.Fprintf(os.Stderr, "peer %s: line %d: %q: expected 'T KEY'\n", name, line, text)
 			os.Exit(2)
 		}
 		t, err := strconv.ParseInt(f[0], 10, 64)
@@ -65,8 +75,14 @@ func runDecide(name string, decide Decide) {
 		} else {
 			fmt.Fprintf(out, "0 %d\n", retry)
 		}
-		out.Flush()
+		if next, _ := in.Peek(in.Buffered()); bytes.IndexByte(next, '\n') < 0 {
+			out.Flush()
+		}
+		if err != nil {
+			break
+		}
 	}
+	out.Flush()
 }
 
 func heapInUse() uint64 {

@@ -106,8 +106,10 @@ public final class RatelabGuavaPeer {
 				long earliestUs = r.queryEarliestAvailable(t / 1000);
 				out.write("0 " + Math.max(1, earliestUs * 1000 - t) + "\n");
 			}
-			out.flush();
+			if (!in.ready()) // flushed before it waits for more input: one write per batch the simulator sent
+				out.flush();
 		}
+		out.flush();
 	}
 
 	static volatile long sink;
