@@ -157,7 +157,7 @@ static void run_seen(const char *cost_line, struct seen *s)
 		 cost_line);
 	load(ini, &sc);
 	s->n = 0;
-	struct sim_decider d = { record, s, false };
+	struct sim_decider d = { .decide = record, .ctx = s };
 	assert_int_equal(sim_traffic_create(&tr, &sc, 7, msg, sizeof(msg)), RL_OK);
 	assert_int_equal(sim_traffic_run(&tr, &d, "dist"), RL_OK);
 	sim_traffic_destroy(&tr);

@@ -73,7 +73,7 @@ static int64_t run_traffic(const struct sim_scenario *sc)
 	struct sim_traffic tr;
 	char msg[700];
 	int64_t seen = 0;
-	struct sim_decider d = { admit_all, &seen, false };
+	struct sim_decider d = { .decide = admit_all, .ctx = &seen };
 
 	assert_int_equal(sim_traffic_create(&tr, sc, sc->seed, msg, sizeof(msg)), RL_OK);
 	assert_int_equal(sim_traffic_run(&tr, &d, sc->name), RL_OK);

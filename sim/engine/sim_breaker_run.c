@@ -92,7 +92,7 @@ int sim_run_breaker(struct sim_traffic *tr, sim_transition_fn on_transition, voi
 		return rc;
 	if (on_transition)
 		on_transition(arg, 0, RL_BREAKER_CLOSED);
-	struct sim_decider d = { decide, &r, true }; /* the breaker refuses a clock going back */
+	struct sim_decider d = { .decide = decide, .ctx = &r, .in_order = true }; /* the breaker refuses a clock going back */
 	snprintf(label, sizeof(label), "%s/breaker", sc->name);
 	rc = sim_traffic_run(tr, &d, label);
 	if (rc == RL_OK) {
