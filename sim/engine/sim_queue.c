@@ -12,9 +12,10 @@
 
 static int earlier(const struct sim_event *a, const struct sim_event *b)
 {
+	if (a->t_ns != b->t_ns)
+		return a->t_ns < b->t_ns;
 	bool sa = a->kind == SIM_EV_SETTLE, sb = b->kind == SIM_EV_SETTLE;
-
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && (sa != sb ? sa : a->seq < b->seq));
+	return sa != sb ? sa : a->seq < b->seq;
 }
 
 void sim_queue_init(struct sim_queue *q)

@@ -26,11 +26,11 @@ struct sim_event {
 			   * a settle: the decider's states that took the request (bit i, sim_traffic.h) */
 	uint16_t kind;    /* sim_event_kind */
 	uint32_t cost;    /* the request's cost, units (1..SIM_COST_MAX); a retry keeps it */
-	int64_t first_ns; /* arrival and retry: when the request was first sent, ns */
-	int64_t delta;    /* a settle: units, ACTUAL - COST (never 0) */
-	int64_t at_ns[2]; /* a settle: when each state decided the request (its clamped time), ns */
+	int64_t first_ns; /* arrival and retry: when the request was first sent, ns; a settle:
+			   * its trace line's index in its source (the settle's units and times are there) */
 };
-_Static_assert(sizeof(struct sim_event) == 64, "an event is one cache line");
+/* 40 bytes: every request's events are copied through the heap, so a settle's payload stays in its source */
+_Static_assert(sizeof(struct sim_event) == 40, "an event is 40 bytes");
 
 enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_RETRY, SIM_EV_PROBE, SIM_EV_SETTLE };
 

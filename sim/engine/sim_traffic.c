@@ -84,6 +84,13 @@ static int load_trace(struct sim_source *s, const struct sim_scenario *sc, char 
 	s->trace_len = t.n;
 	s->trace_origin_ns = t.origin_ns;
 	s->nkeys = t.nkeys ? (uint32_t)t.nkeys : 1;
+	if (t.actual && !(s->trace_at_ns = calloc(2 * t.n, sizeof(*s->trace_at_ns)))) {
+		snprintf(msg, msg_len, "%s: out of memory", path);
+		sim_trace_free(&t);
+		s->trace_ns = s->trace_done_ns = NULL;
+		s->trace_key = s->trace_cost = s->trace_actual = NULL;
+		return RL_ENOMEM;
+	}
 	t.t_ns = t.done_ns = NULL;
 	t.key = t.cost = t.actual = NULL;
 	sim_trace_free(&t); /* the key names: the engine keys by id */
@@ -243,6 +250,7 @@ void sim_traffic_destroy(struct sim_traffic *tr)
 		free(tr->src[i].trace_cost);
 		free(tr->src[i].trace_actual);
 		free(tr->src[i].trace_done_ns);
+		free(tr->src[i].trace_at_ns);
 	}
 	*tr = (struct sim_traffic){ 0 };
 }
@@ -512,9 +520,8 @@ static int schedule_settle(struct sim_queue *q, const struct sim_traffic *tr, co
 			   const struct sim_event *ev, const struct sim_source *s, size_t line)
 {
 	struct sim_event e = { .t_ns = s->trace_done_ns[line], .source = ev->source, .key = ev->key,
-			       .kind = SIM_EV_SETTLE, .cost = ev->cost,
-			       .delta = (int64_t)s->trace_actual[line] - (int64_t)s->trace_cost[line] };
-	unsigned took = d->took(d->ctx, e.at_ns);
+			       .kind = SIM_EV_SETTLE, .cost = ev->cost, .first_ns = (int64_t)line };
+	unsigned took = d->took(d->ctx, &s->trace_at_ns[2 * line]);
 
 	if (!took || e.t_ns >= tr->sc->duration_ns) /* refused: nothing to settle; past the run: dropped */
 		return RL_OK;
@@ -546,8 +553,11 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
 		rc = schedule_next(&q, tr, i);
 	while (rc == RL_OK && sim_queue_pop(&q, &ev)) {
-		if (ev.kind == SIM_EV_SETTLE) {
-			rc = d->settle(d->ctx, ev.t_ns, ev.key, ev.attempt, ev.at_ns, ev.delta);
+		if (ev.kind == SIM_EV_SETTLE) { /* its line's ACTUAL - COST, at the times took gave */
+			const struct sim_source *s = &tr->src[ev.source];
+			size_t line = (size_t)ev.first_ns;
+			rc = d->settle(d->ctx, ev.t_ns, ev.key, ev.attempt, &s->trace_at_ns[2 * line],
+				       (int64_t)s->trace_actual[line] - (int64_t)s->trace_cost[line]);
 			continue;
 		}
 		const struct sim_traffic_spec *sp = tr->src[ev.source].spec;

@@ -75,6 +75,7 @@ struct sim_source {
 	uint32_t *trace_cost; /* replay: each line's COST, units; 0 = the source's cost */
 	uint32_t *trace_actual; /* replay, settle lines (trace.h): ACTUAL, units; NULL: none settles */
 	int64_t *trace_done_ns; /* replay, settle lines: DONE_T on the run's clock, ns */
+	int64_t *trace_at_ns;   /* replay, settle lines: per line, 2 times its decider's states decided it at (took) */
 	size_t trace_len;
 	int64_t trace_origin_ns; /* replay: the trace's origin_ns (trace.h), epoch ns; 0 without one */
 	size_t trace_first, trace_end; /* replay: the lines replayed, [first, end) */
