@@ -16,7 +16,8 @@
  *                            ; scenario's rule: load, bucket, count and the
  *                            ; breaker's defaults are of it. A ':units' rule
  *                            ; needs costs: every source gives cost = (a
- *                            ; replay source, or a COST on each line)
+ *                            ; replay source: cost =, or a COST on each of
+ *                            ; its trace's lines)
  *   mode     = enforce       ; or shadow: each algorithm decides and keeps
  *                            ; its state exactly as enforcing, but every
  *                            ; request is admitted; the requests it would
