@@ -57,6 +57,19 @@ static bool grow(struct sim_trace *t, size_t *cap, size_t *kcap)
 	return true;
 }
 
+/* The blank-separated tokens of a line (trace_line.h's blanks: spaces and tabs). */
+static int tokens(const char *line)
+{
+	int n = 0;
+
+	for (const char *c = line; *c;) {
+		c += strspn(c, " \t");
+		n += *c != '\0';
+		c += strcspn(c, " \t");
+	}
+	return n;
+}
+
 int sim_trace_load(FILE *in, const char *path, struct sim_trace *t, char *msg, size_t msg_len)
 {
 	struct sim_trace_header h = { 0 };
@@ -74,9 +87,11 @@ int sim_trace_load(FILE *in, const char *path, struct sim_trace *t, char *msg, s
 		return rc;
 	}
 	while (rc == RL_OK && (line = sim_lines_next(&r))) {
-		struct sim_trace_line l;
+		struct sim_trace_line l = { .has_settle = false }; /* sim_trace_line_parse leaves it */
 		char why[SIM_QUOTE_SIZE + 80];
-		bool ok = !r.has_nul && sim_trace_line_parse_settle(line, &l, why, sizeof(why));
+		/* a settle line has 5 tokens; any other is worded as 'T KEY [COST]', as replay words it */
+		bool ok = !r.has_nul && (tokens(line) == 5 ? sim_trace_line_parse_settle(line, &l, why, sizeof(why))
+							   : sim_trace_line_parse(line, &l, why, sizeof(why)));
 		if (ok && (!sim_trace_header_apply(&h, &l.t_ns) || (l.has_settle && !sim_trace_header_apply(&h, &l.done_ns)))) {
 			snprintf(why, sizeof(why), "%s", SIM_TRACE_PAST_ORIGIN);
 			ok = false;
