@@ -83,7 +83,8 @@ static const char summary_header[] =
 	"false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,"
 	"long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,"
 	"own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,"
-	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct\n";
+	"client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct,"
+	"would_reject\n";
 static const char diverged_header[] =
 	"scenario,algo,seed,requests,diverged_allows,diverged_allow_pct,diverged_rejects,diverged_reject_pct\n";
 static const char breaker_header[] =
@@ -441,10 +442,10 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 			fprintf(o->summary, ",%.1f,%lld,%.0f,", r.state_bytes_mean, (long long)r.state_bytes_max, dps);
 		else /* a decider's memory is its own, and it states no bound: not measured here */
 			fprintf(o->summary, ",,,%.0f,,,,", dps);
-		if (sc->compare && algo)
+		if (sc->compare && algo && r.bound_measured)
 			fprintf(o->summary, "%lld,%lld,%.6f,", (long long)r.own_bound, (long long)r.beyond_bound,
 				pct(r.beyond_bound, r.admitted));
-		else if (algo)
+		else if (algo) /* not measured: shadow mode or settles (sim_run.h) */
 			fputs(",,,", o->summary);
 		write_clients(o->summary, &r.clients);
 		fprintf(o->summary, "%.6f,%.6f,", pct(r.heavy_keys, r.active_keys), pct(r.heavy_requests, r.requests));
@@ -453,12 +454,17 @@ static int run_algo(struct outputs *o, struct sim_traffic *tr, const struct rl_a
 		fputc(',', o->summary);
 		if (r.estimate_n)
 			fprintf(o->summary, "%.6f", 100 * r.estimate_diff_sum / (double)r.estimate_n);
+		fputc(',', o->summary);
+		if (r.would_reject >= 0) /* shadow mode; empty when enforcing */
+			fprintf(o->summary, "%lld", (long long)r.would_reject);
 		fputc('\n', o->summary);
 		printf("%-16s %-16s seed=%llu requests=%lld admitted=%lld false_allow=%.4f%% "
 		       "false_reject=%.4f%% max_in_window=%lld (%.3fN)", sc->name, aname,
 		       (unsigned long long)seed, (long long)r.requests, (long long)r.admitted,
 		       pct(r.false_allows, r.requests), pct(r.false_rejects, r.requests),
 		       (long long)r.max_in_window, (double)r.max_in_window / (double)sc->rule.limit);
+		if (r.would_reject >= 0)
+			printf(" would_reject=%lld", (long long)r.would_reject);
 		size_t left = left_out(tr);
 		if (left)
 			printf(" left_out=%zu", left);
@@ -533,8 +539,8 @@ static int run_scenario(struct outputs *o, struct sim_scenario *sc)
 	return status;
 }
 
-/* Loads every file (expanding sweeps) into *out; exit status. */
-static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size_t *count)
+/* Loads every file (expanding sweeps) into *out; exit status. decider: --decider is given (one rule, no settle). */
+static int load_all(char **files, size_t nfiles, bool decider, struct sim_scenario **out, size_t *count)
 {
 	struct sim_scenario base;
 	size_t cap = 0;
@@ -545,8 +551,16 @@ static int load_all(char **files, size_t nfiles, struct sim_scenario **out, size
 	for (size_t i = 0; i < nfiles; i++) {
 		struct sim_traffic tr;
 		int rc = sim_scenario_load(files[i], &base, msg, sizeof(msg));
-		if (rc == RL_OK && (rc = sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK)
+		bool settles = false;
+		if (rc == RL_OK && (rc = sim_traffic_create(&tr, &base, base.seed, msg, sizeof(msg))) == RL_OK) {
+			settles = tr.settles;
 			sim_traffic_destroy(&tr); /* traces checked before anything is written */
+		}
+		if (rc == RL_OK && decider && (settles || sim_scenario_policy(&base, NULL))) {
+			return cli_usage_error("sim", "%s: --decider: %s", cli_quote(files[i]), settles ?
+					       "a decider does not settle (a trace has settle lines 'T KEY COST ACTUAL "
+					       "DONE_T')" : "a decider decides one rule, not a policy or mode = shadow");
+		}
 		if (rc == RL_ENOMEM || rc == RL_EIO) {
 			fflush(stdout);
 			fprintf(stderr, "ratelab sim: %s\n", msg);
@@ -622,8 +636,8 @@ int cli_cmd_sim(int argc, char **argv)
 	if (!so.nfiles)
 		status = list_default(&defaults, &ndefaults);
 	if (!status)
-		status = so.nfiles ? load_all((char **)so.files, so.nfiles, &scs, &nsc)
-				   : load_all(defaults, ndefaults, &scs, &nsc);
+		status = so.nfiles ? load_all((char **)so.files, so.nfiles, so.decider != NULL, &scs, &nsc)
+				   : load_all(defaults, ndefaults, so.decider != NULL, &scs, &nsc);
 	for (size_t i = 0; i < ndefaults; i++)
 		free(defaults[i]);
 	free(defaults);

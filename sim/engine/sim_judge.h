@@ -43,4 +43,38 @@ static RL_ALWAYS_INLINE int sim_judge_admit(struct rl_runlog *log, int64_t t, in
 	return rl_runlog_push_n(log, t, (uint64_t)c);
 }
 
+/*
+ * Settles delta units of the admission judged at `at` (sim_judge_admit's
+ * t) at now: its run takes them while it is in the window (at > now -
+ * window_ns), nothing once it has left, as sliding_log's settle does
+ * (settle.h) but without its 2N cap: the exact policy with settled costs.
+ * A run never goes below 0 (a refund never passes what its request took).
+ * RL_OK, or RL_EFULL when the window would pass INT64_MAX units (the log
+ * unchanged). No run at `at` (not judged there) changes nothing.
+ */
+static inline int sim_judge_settle(struct rl_runlog *log, int64_t window_ns, int64_t now, int64_t at, int64_t delta)
+{
+	uint32_t lo = 0, hi = log->len;
+
+	if (at <= now - window_ns)
+		return RL_OK;
+	while (lo < hi) { /* the first run at or after `at`: the runs' times only grow */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (log->runs[(log->head + mid) & (log->cap - 1)].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == log->len || log->runs[(log->head + lo) & (log->cap - 1)].at != at)
+		return RL_OK;
+	struct rl_run *run = &log->runs[(log->head + lo) & (log->cap - 1)];
+	if (delta < 0 && (uint64_t)-delta > run->count)
+		delta = -(int64_t)run->count;
+	if (delta > 0 && log->total + (uint64_t)delta > (uint64_t)INT64_MAX)
+		return RL_EFULL;
+	run->count += (uint64_t)delta; /* modulo 2^64: a negative delta subtracts */
+	log->total += (uint64_t)delta;
+	return RL_OK;
+}
+
 #endif

@@ -1,17 +1,21 @@
 /*
  * sim_queue.c - model: an implicit binary heap in a growing array.
- * Invariant: every parent is earlier than its children in (t_ns, seq)
- * order, and seq values are unique, so the order is total.
+ * Invariant: every parent is earlier than its children in (t_ns, settle
+ * first, seq) order, and seq values are unique, so the order is total.
  */
 #include "sim_queue.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "ratelab/status.h"
 
 static int earlier(const struct sim_event *a, const struct sim_event *b)
 {
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+	if (a->t_ns != b->t_ns)
+		return a->t_ns < b->t_ns;
+	bool sa = a->kind == SIM_EV_SETTLE, sb = b->kind == SIM_EV_SETTLE;
+	return sa != sb ? sa : a->seq < b->seq;
 }
 
 void sim_queue_init(struct sim_queue *q)

@@ -1,7 +1,10 @@
 /*
  * sim_queue.h - the simulator's event queue: a binary min-heap ordered by
- * (time, sequence number). The sequence number is assigned at push, so
- * events at the same ns leave in the order they were scheduled: ties are
+ * (time, settles first, sequence number). The sequence number is assigned
+ * at push, so events at the same ns leave in the order they were
+ * scheduled, but a settle (SIM_EV_SETTLE) leaves before any other event
+ * of its ns: due settles come before a decision at the same ns, as
+ * `ratelab replay` and `ratelab study` apply them. Ties are
  * deterministic. Single-threaded; sim_queue_init / sim_queue_destroy.
  */
 #ifndef RATELAB_SIM_QUEUE_H
@@ -19,13 +22,17 @@ struct sim_event {
 	uint64_t seq;     /* push order, breaks ties */
 	uint32_t source;  /* index of the traffic source */
 	uint32_t key;     /* dense key id */
-	uint16_t attempt; /* 0 for a fresh request, n for its nth retry (max_retries <= 1000) */
+	uint16_t attempt; /* 0 for a fresh request, n for its nth retry (max_retries <= 1000);
+			   * a settle: the decider's states that took the request (bit i, sim_traffic.h) */
 	uint16_t kind;    /* sim_event_kind */
 	uint32_t cost;    /* the request's cost, units (1..SIM_COST_MAX); a retry keeps it */
-	int64_t first_ns; /* arrival and retry: when the request was first sent, ns */
+	int64_t first_ns; /* arrival and retry: when the request was first sent, ns; a settle:
+			   * its trace line's index in its source (the settle's units and times are there) */
 };
+/* 40 bytes: every request's events are copied through the heap, so a settle's payload stays in its source */
+_Static_assert(sizeof(struct sim_event) == 40, "an event is 40 bytes");
 
-enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_RETRY, SIM_EV_PROBE };
+enum sim_event_kind { SIM_EV_ARRIVAL, SIM_EV_RETRY, SIM_EV_PROBE, SIM_EV_SETTLE };
 
 struct sim_queue {
 	struct sim_event *ev; /* heap array, ev[0] the earliest */

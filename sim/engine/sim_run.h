@@ -53,6 +53,41 @@
  *                 (rl_algo.heap_bytes: allocator chunks, headers included).
  * With the scenario's compare off, only requests, admitted, the long-run
  * rate, Jain's index and state bytes are measured.
+ *
+ * A policy (sim_scenario.h's policy =): each algorithm decides through
+ * its policy limiter (policy.h), the reference is the sliding-log policy
+ * of the same rules, and the judge is the exact policy: a request of cost
+ * k is within the policy iff every rule's exact sliding log admits it on
+ * the algorithm's own history, i.e. for each rule i, c_i + s_i <= N_i,
+ * with c_i the shares the algorithm admitted for this key in
+ * (t - W_i, t] and s_i = k on a ':units' rule, else 1. So
+ *   false allow   (the excess) an admission with some rule's
+ *                 c_i + s_i > N_i: it leaves the key over that rule;
+ *   false reject  a refusal with c_i + s_i <= N_i for every rule: the
+ *                 exact policy would have admitted it.
+ * The first rule is the judged rule of the one-rule figures:
+ * max_in_window and the estimate count its shares, own_bound is its
+ * bound; load, quotas and heavy keys are of it.
+ *
+ * Shadow mode (mode = shadow): the algorithm decides and keeps its state
+ * as when enforcing but admits every request, so the figures measure what
+ * passed (every request admitted; false allows are the would-be excess);
+ * would_reject counts the requests enforcing would have refused
+ * (rl_policy_would_reject), -1 when not in shadow mode.
+ *
+ * Settles (a replayed trace's settle lines, sim_traffic.h): the
+ * algorithm's and the reference's states settle the requests each took
+ * (settle.h; a plain rule decided as a policy of that one ':units' rule,
+ * which decides exactly as it). The judge's histories settle too: an
+ * admitted request counts COST from its decision and ACTUAL from DONE_T
+ * while it is in a ':units' rule's window (sim_judge_settle: sliding_log's
+ * settle without its 2N cap), so "exact" is the exact policy with the
+ * costs settled; requests, admitted and the units columns count COST.
+ * With shadow mode or settles own_bound and beyond_bound are not measured
+ * (bound_measured false): every request passes, or a charge or a refund
+ * moves what the bound counts. An external decider cannot decide a
+ * policy, shadow mode or settles (RL_EINVAL): its protocol carries one
+ * rule and no settle (sim_decider.h).
  */
 #ifndef RATELAB_SIM_RUN_H
 #define RATELAB_SIM_RUN_H
@@ -71,6 +106,8 @@ struct sim_result {
 	int64_t max_in_window;
 	int64_t own_bound;    /* the algorithm's bound in a window of length W */
 	int64_t beyond_bound; /* admissions past own_bound: must be 0 */
+	bool bound_measured;  /* own_bound and beyond_bound were measured */
+	int64_t would_reject; /* shadow mode: requests enforcing would have refused; -1: enforcing */
 	struct sim_clients clients;
 	int64_t heavy_keys, heavy_requests, heavy_false;
 	double estimate_diff_sum; /* sum of |estimate - exact| / exact */
@@ -91,7 +128,7 @@ struct sim_hooks {
 	size_t nbuckets;
 };
 
-/* RL_OK, or an rl_status (RL_ENOMEM) from the algorithm or the engine. */
+/* RL_OK, or an rl_status (RL_ENOMEM; RL_EINVAL: a policy rule algo refuses) from the algorithm or the engine. */
 int sim_run(struct sim_traffic *tr, const struct rl_algo *algo, const struct sim_hooks *hooks,
 	       struct sim_result *res);
 

@@ -46,6 +46,8 @@ struct parse {
 	size_t nseen;              /* keys given so far, as "SOURCE/SECTION/KEY" */
 	char seen[MAX_SEEN][SIM_NAME_MAX + 160];
 	int sweep_line;            /* line of sweep =; 0: none */
+	int rule_line[3];          /* line of limit, window, burst =; 0: not given */
+	int policy_line;           /* line of policy =; 0: none */
 	int key_line[SIM_MAX_TRAFFIC][16]; /* per source, line of each key of type_keys; 0: not given */
 	int fail_line;             /* line of the first error; 0: none yet */
 	bool span_duration;        /* no duration given: it is the traces' span */
@@ -219,6 +221,45 @@ static int set_sweep(struct parse *p, const char *v)
 	return ok;
 }
 
+/*
+ * policy = stands for limit, window and burst: either is refused at the
+ * second one's line, in the tiers file's words (registry_load.c).
+ */
+static int policy_apart(struct parse *p, const char *name)
+{
+	static const char *const rule_keys[] = { "limit", "window", "burst" };
+	size_t k = 0;
+
+	while (k < 3 && strcmp(name, rule_keys[k]) != 0)
+		k++;
+	if (k < 3 && p->policy_line)
+		return fail(p, line_of(p), "'%s' with 'policy' in [scenario]: policy = RULES replaces limit, "
+			    "window and burst", name);
+	if (k < 3) {
+		p->rule_line[k] = line_of(p);
+		return 1;
+	}
+	if (strcmp(name, "policy") != 0)
+		return 1;
+	for (k = 0; k < 3; k++)
+		if (p->rule_line[k])
+			return fail(p, line_of(p), "'policy' with '%s' in [scenario]: policy = RULES replaces "
+				    "limit, window and burst", rule_keys[k]);
+	p->policy_line = line_of(p);
+	return 1;
+}
+
+/* policy = RULES (policy.h), in the tiers file's words: "policy: 'TEXT' has 9 rules (at most 8)". */
+static int set_policy(struct parse *p, const char *v)
+{
+	char msg[2 * RL_QUOTE_SIZE + 300];
+
+	if (rl_policy_parse(v, &p->sc->policy, msg, sizeof(msg)) != RL_OK)
+		return fail(p, line_of(p), "policy: %s", msg);
+	p->sc->rule = p->sc->policy.rules[0];
+	return 1;
+}
+
 static int scenario_key(struct parse *p, const char *name, const char *v)
 {
 	struct sim_scenario *sc = p->sc;
@@ -234,12 +275,23 @@ static int scenario_key(struct parse *p, const char *name, const char *v)
 		p->named = true;
 		return 1;
 	}
+	if (!policy_apart(p, name))
+		return 0;
 	if (strcmp(name, "limit") == 0)
 		return set_int(p, name, v, 1, RL_LIMIT_MAX, &sc->rule.limit);
 	if (strcmp(name, "window") == 0)
 		return set_dur(p, name, v, 1, &sc->rule.window_ns);
 	if (strcmp(name, "burst") == 0)
 		return set_int(p, name, v, 1, RL_BURST_MAX, &sc->rule.burst);
+	if (strcmp(name, "policy") == 0)
+		return set_policy(p, v);
+	if (strcmp(name, "mode") == 0) {
+		/* the tiers file's words (registry_load.c) */
+		if (strcmp(v, "enforce") != 0 && strcmp(v, "shadow") != 0)
+			return fail(p, line_of(p), "mode '%s' is not enforce or shadow", v);
+		sc->shadow = strcmp(v, "shadow") == 0;
+		return 1;
+	}
 	if (strcmp(name, "duration") == 0)
 		return set_dur(p, name, v, 1, &sc->duration_ns);
 	if (strcmp(name, "bucket") == 0)
@@ -493,8 +545,10 @@ static int traffic_key(struct parse *p, struct sim_traffic_spec *t, const char *
 		return set_zipf(p, t, v);
 	if (strcmp(name, "file") == 0)
 		return set_file(p, t, v);
-	if (strcmp(name, "cost") == 0)
+	if (strcmp(name, "cost") == 0) {
+		t->cost_given = true;
 		return set_cost(p, t, v);
+	}
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(name, nums[i].name) != 0)
 			continue;
@@ -579,6 +633,26 @@ static int finish_traffic(struct parse *p, struct sim_traffic_spec *t)
 		return fail(p, t->line, "[traffic %s]: every * window exceeds %lld ns", t->name,
 			    (long long)RL_TIME_MAX_NS);
 	return 1;
+}
+
+/*
+ * A ':units' rule counts costs: a source must give them (replay's words:
+ * "rule K ... counts units"). A replay source's lines are checked when
+ * the engine reads them (sim_traffic.c): a line without COST then needs
+ * the source's cost =.
+ */
+static int check_units(struct parse *p, size_t src)
+{
+	const struct sim_traffic_spec *t = &p->sc->traffic[src];
+	const struct rl_policy *pol = &p->sc->policy;
+	size_t k = 0;
+
+	while (k < pol->count && !pol->units[k])
+		k++;
+	if (k == pol->count || t->cost_given || t->type == SIM_TRAFFIC_REPLAY)
+		return 1;
+	return fail(p, t->line, "[traffic %s]: no cost, and rule %zu of policy counts units (':units'): give "
+		    "cost = (constant C, uniform LO HI or pareto ALPHA MIN MAX)", t->name, k + 1);
 }
 
 /*
@@ -727,7 +801,8 @@ static int finish(struct parse *p)
 	char why[160];
 
 	if (sc->rule.limit == UNSET || sc->rule.window_ns == UNSET)
-		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration");
+		return fail(p, p->scenario_line, "[scenario] needs limit, window and duration (or policy = RULES "
+			    "for limit and window)");
 	if (sc->duration_ns == UNSET && !default_duration(p))
 		return 0;
 	/* the name goes into CSV rows and file names: a file name's base must pass as name = would */
@@ -757,7 +832,7 @@ static int finish(struct parse *p)
 	if (sc->ntraffic == 0)
 		return fail(p, line_of(p), "no [traffic NAME] section");
 	for (size_t i = 0; i < sc->ntraffic; i++)
-		if (!finish_traffic(p, &sc->traffic[i]) || !check_type_keys(p, i))
+		if (!finish_traffic(p, &sc->traffic[i]) || !check_type_keys(p, i) || !check_units(p, i))
 			return 0;
 	return check_sweep(p) && check_work(p);
 }
@@ -814,6 +889,21 @@ int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size
 	if (p.fail_line)
 		return RL_EINVAL;
 	return finish(&p) ? RL_OK : RL_EINVAL;
+}
+
+bool sim_scenario_policy(const struct sim_scenario *sc, struct rl_policy *out)
+{
+	struct rl_policy one = { .count = 1 };
+
+	if (sc->policy.count) {
+		one = sc->policy;
+	} else {
+		one.rules[0] = sc->rule;
+		one.units[0] = true; /* the scenario's rule counts costs */
+	}
+	if (out)
+		*out = one;
+	return sc->policy.count || sc->shadow;
 }
 
 void sim_scenario_at_load(const struct sim_scenario *base, int64_t load_pct, struct sim_scenario *out)

@@ -7,6 +7,24 @@
  *   window   = 1s            ; W (durations: integer with ns, us, ms, s, m, h;
  *                            ; the unit is required)
  *   burst    = 100           ; B, bucket algorithms (default N)
+ *   policy   = 10/1s+1000/1h ; instead of limit, window and burst: rules
+ *                            ; N/W[:bB][:units] joined by '+' (policy.h), up
+ *                            ; to RL_POLICY_MAX_RULES; every algorithm then
+ *                            ; decides the policy (a request admitted iff
+ *                            ; every rule admits its share: its cost on a
+ *                            ; ':units' rule, else 1). The first rule is the
+ *                            ; scenario's rule: load, bucket, count and the
+ *                            ; breaker's defaults are of it. A ':units' rule
+ *                            ; needs costs: every source gives cost = (a
+ *                            ; replay source: cost =, or a COST on each of
+ *                            ; its trace's lines)
+ *   mode     = enforce       ; or shadow: each algorithm decides and keeps
+ *                            ; its state exactly as enforcing, but every
+ *                            ; request is admitted; the requests it would
+ *                            ; have refused are counted (summary.csv's
+ *                            ; would_reject, its last column). A rule with
+ *                            ; no policy = is then a policy of that one rule
+ *                            ; counting costs, decided as the rule alone
  *   duration = 20s           ; virtual time simulated, [0, duration); may be
  *                            ; left out when a source replays a trace: it is
  *                            ; then the traces' span (latest time + 1 ns)
@@ -33,6 +51,8 @@
  *                            ; and count at kW, for k = every, 2 every, ...
  *   rounds = 6               ; adversary: attack rounds, one fresh key each
  *   file = trace.txt         ; replay: 'T KEY [COST]' lines (trace_line.h),
+ *                            ; or settle lines 'T KEY COST ACTUAL DONE_T'
+ *                            ; (sim_traffic.h: settled at DONE_T),
  *                            ; T ns, requests in the order they reach the
  *                            ; limiter (a time may go back: the limiter
  *                            ; clamps it per key); relative to the INI
@@ -73,6 +93,12 @@
  * onoff, ... : the table in sim_scenario.c), max_retries without a
  * client, retry_gap but for an abusive client, and sweep with a replay
  * source (or no source with a load) are refused at the key's line.
+ * A policy given with limit, window or burst (the tiers file's words:
+ * "'policy' with 'limit' in [scenario]: policy = RULES replaces limit,
+ * window and burst"), a bad policy ("policy: " and rl_policy_parse's
+ * words: 9 rules, a bad rule), a ':units' rule with a source that gives
+ * no cost = (but a replay source: its lines are checked when read) and
+ * a mode other than enforce or shadow are refused at the key's line.
  * A key given twice in one section, a section other than [scenario],
  * [breaker] and [traffic NAME] (even with no keys), two sources of one
  * name, and a file whose base name (up to its first '.') is no valid
@@ -87,6 +113,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ratelab/policy.h"
 #include "ratelab/rule.h"
 
 #define SIM_MAX_TRAFFIC 8
@@ -134,13 +161,19 @@ struct sim_traffic_spec {
 	int64_t cost_min;      /* units: constant C, uniform LO, pareto MIN */
 	int64_t cost_max;      /* units: constant C, uniform HI, pareto MAX */
 	double cost_alpha;     /* pareto: shape */
+	bool cost_given;       /* cost = was given (a ':units' policy rule needs costs) */
 	int line;              /* line of the section's first key (its header if none), for messages */
 };
 
 struct sim_scenario {
 	char name[SIM_NAME_MAX];
 	char file[SIM_PATH_MAX];
-	struct rl_rule rule;
+	struct rl_rule rule;   /* the rule, or the policy's first rule */
+	/* policy = P (policy.count >= 1), or count 0: the one rule decides. With
+	 * shadow and no policy =, the rule as a policy of one ':units' rule
+	 * (sim_scenario_policy) */
+	struct rl_policy policy;
+	bool shadow;           /* mode = shadow */
 	int64_t duration_ns;
 	int64_t bucket_ns;
 	uint64_t seed;
@@ -168,5 +201,13 @@ int sim_scenario_load(const char *path, struct sim_scenario *sc, char *msg, size
 void sim_scenario_at_load(const struct sim_scenario *base, int64_t load_pct, struct sim_scenario *out);
 
 const char *sim_traffic_type_name(enum sim_traffic_type t);
+
+/*
+ * Whether the algorithms decide through a policy limiter (policy.h): a
+ * policy = was given, or mode = shadow. *out (may be NULL) receives the
+ * policy: policy =, or the one rule counting costs (decided exactly as
+ * the rule alone, policy.h).
+ */
+bool sim_scenario_policy(const struct sim_scenario *sc, struct rl_policy *out);
 
 #endif

@@ -25,9 +25,43 @@
 
 #define PROGRESS_EVERY (1u << 22) /* events between looks at the wall clock */
 
-/* The source's trace file, loaded whole (trace_load.h); its origin kept for the run's. */
-static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t msg_len)
+/*
+ * What a loaded trace asks of its source: a settle line needs a client
+ * that does not retry; a ':units' rule of the policy a COST on every line
+ * that the source's cost = does not give (replay's words).
+ */
+static int check_trace(const struct sim_source *s, const struct sim_scenario *sc, char *msg, size_t msg_len)
 {
+	const struct sim_traffic_spec *sp = s->spec;
+	const struct rl_policy *pol = &sc->policy;
+	const char *ini = sc->file;
+	char path[SIM_QUOTE_SIZE];
+	size_t k = 0;
+
+	sim_quote(path, sp->file);
+	if (s->trace_actual && sp->client != SIM_CLIENT_NONE) {
+		snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s has settle lines 'T KEY COST ACTUAL "
+			 "DONE_T', and client = %s retries, which a settle line cannot say when it ends: "
+			 "client = none", ini, sp->line, sp->name, path,
+			 sp->client == SIM_CLIENT_POLITE ? "polite" : "abusive");
+		return RL_EINVAL;
+	}
+	while (k < pol->count && !pol->units[k])
+		k++;
+	for (size_t i = 0; k < pol->count && !sp->cost_given && i < s->trace_len; i++)
+		if (!s->trace_cost[i]) {
+			snprintf(msg, msg_len, "%s:%d: [traffic %s]: the trace %s: request %zu (in file order) has "
+				 "no COST, and rule %zu of policy counts units (':units'): every line needs 'T KEY "
+				 "COST', or give cost =", ini, sp->line, sp->name, path, i + 1, k + 1);
+			return RL_EINVAL;
+		}
+	return RL_OK;
+}
+
+/* The source's trace file, loaded whole (trace_load.h); its origin kept for the run's. */
+static int load_trace(struct sim_source *s, const struct sim_scenario *sc, char *msg, size_t msg_len)
+{
+	const char *ini = sc->file;
 	const char *path = s->spec->file;
 	FILE *in = fopen(path, "r");
 	struct sim_trace t;
@@ -45,13 +79,22 @@ static int load_trace(struct sim_source *s, const char *ini, char *msg, size_t m
 	s->trace_ns = t.t_ns;
 	s->trace_key = t.key;
 	s->trace_cost = t.cost;
+	s->trace_actual = t.actual;
+	s->trace_done_ns = t.done_ns;
 	s->trace_len = t.n;
 	s->trace_origin_ns = t.origin_ns;
 	s->nkeys = t.nkeys ? (uint32_t)t.nkeys : 1;
-	t.t_ns = NULL;
-	t.key = t.cost = NULL;
+	if (t.actual && !(s->trace_at_ns = calloc(2 * t.n, sizeof(*s->trace_at_ns)))) {
+		snprintf(msg, msg_len, "%s: out of memory", path);
+		sim_trace_free(&t);
+		s->trace_ns = s->trace_done_ns = NULL;
+		s->trace_key = s->trace_cost = s->trace_actual = NULL;
+		return RL_ENOMEM;
+	}
+	t.t_ns = t.done_ns = NULL;
+	t.key = t.cost = t.actual = NULL;
 	sim_trace_free(&t); /* the key names: the engine keys by id */
-	return RL_OK;
+	return check_trace(s, sc, msg, msg_len);
 }
 
 /*
@@ -77,8 +120,11 @@ static void run_origin(struct sim_traffic *tr)
 	}
 	for (size_t i = 0; i < tr->nsources; i++) {
 		struct sim_source *s = &tr->src[i];
-		for (size_t k = 0; s->spec->type == SIM_TRAFFIC_REPLAY && k < s->trace_len; k++)
+		for (size_t k = 0; s->spec->type == SIM_TRAFFIC_REPLAY && k < s->trace_len; k++) {
 			s->trace_ns[k] -= tr->origin_ns; /* >= 0: every time is at least its origin */
+			if (s->trace_done_ns)
+				s->trace_done_ns[k] -= tr->origin_ns; /* >= T */
+		}
 	}
 }
 
@@ -156,7 +202,8 @@ int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, ui
 		s->nkeys = (uint32_t)spec->keys;
 		if (spec->type == SIM_TRAFFIC_REPLAY) {
 			tr->replays = true;
-			rc = load_trace(s, sc->file, msg, msg_len);
+			rc = load_trace(s, sc, msg, msg_len);
+			tr->settles = tr->settles || s->trace_actual;
 		} else if (spec->zipf > 0 && spec->type != SIM_TRAFFIC_BOUNDARY && spec->type != SIM_TRAFFIC_ADVERSARY) {
 			rc = make_zipf(s);
 		}
@@ -201,6 +248,9 @@ void sim_traffic_destroy(struct sim_traffic *tr)
 		free(tr->src[i].trace_ns);
 		free(tr->src[i].trace_key);
 		free(tr->src[i].trace_cost);
+		free(tr->src[i].trace_actual);
+		free(tr->src[i].trace_done_ns);
+		free(tr->src[i].trace_at_ns);
 	}
 	*tr = (struct sim_traffic){ 0 };
 }
@@ -497,6 +547,19 @@ static bool leaves_before(const struct sim_event *e, int64_t t_ns, uint64_t seq)
 	return e->t_ns < t_ns || (e->t_ns == t_ns && e->seq < seq);
 }
 
+/* After the decision on replayed line `line` of s (ev), which settles: its settle at DONE_T, when a state took it. */
+static int schedule_settle(struct sim_queue *q, const struct sim_traffic *tr, const struct sim_decider *d,
+			   const struct sim_event *ev, const struct sim_source *s, size_t line)
+{
+	struct sim_event e = { .t_ns = s->trace_done_ns[line], .source = ev->source, .key = ev->key,
+			       .kind = SIM_EV_SETTLE, .cost = ev->cost, .first_ns = (int64_t)line };
+	unsigned took = d->took(d->ctx, &s->trace_at_ns[2 * line]);
+
+	if (!took || e.t_ns >= tr->sc->duration_ns) /* refused: nothing to settle; past the run: dropped */
+		return RL_OK;
+	e.attempt = (uint16_t)took;
+	return sim_queue_push(q, e);}
+
 static double wall_s(void)
 {
 	struct timespec ts;
@@ -600,28 +663,37 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 	uint32_t since = 0;
 	double last = tr->progress ? wall_s() : 0;
 	bool own_times = tr->replays && !d->in_order;
+	bool settle = tr->settles && d->settle && d->took;
 
 	sim_queue_init(&q);
 	restart(tr);
 	tr->polite = (struct sim_clients){ 0 };
 	for (uint32_t i = 0; i < tr->nsources && rc == RL_OK; i++)
 		rc = schedule_next(&q, tr, i);
-	if (rc == RL_OK && d->send && d->window > 1) {
+	if (rc == RL_OK && d->send && d->window > 1 && !d->settle) {
 		rc = run_pipelined(tr, &q, d, label);
 		sim_queue_destroy(&q);
 		return rc;
 	}
 	while (rc == RL_OK && sim_queue_pop(&q, &ev)) {
+		if (ev.kind == SIM_EV_SETTLE) { /* its line's ACTUAL - COST, at the times took gave */
+			const struct sim_source *s = &tr->src[ev.source];
+			size_t line = (size_t)ev.first_ns;
+			rc = d->settle(d->ctx, ev.t_ns, ev.key, ev.attempt, &s->trace_at_ns[2 * line],
+				       (int64_t)s->trace_actual[line] - (int64_t)s->trace_cost[line]);
+			continue;
+		}
 		const struct sim_traffic_spec *sp = tr->src[ev.source].spec;
 		bool want = ev.kind == SIM_EV_PROBE || (sp->client == SIM_CLIENT_POLITE && ev.attempt < sp->max_retries);
 		int64_t retry_ns = 0;
+		const struct sim_source *s = &tr->src[ev.source];
+		size_t line = s->n - 1; /* a replayed line: its index, until the next is scheduled */
+		bool settles = settle && ev.kind == SIM_EV_ARRIVAL && s->trace_actual && s->trace_cost[line] &&
+			       s->trace_actual[line] != s->trace_cost[line];
 
 		int64_t at = ev.t_ns;
-		if (own_times && ev.kind == SIM_EV_ARRIVAL && sp->type == SIM_TRAFFIC_REPLAY) {
-			/* a replayed line's own time: its source's last arrival, until the next is scheduled */
-			const struct sim_source *s = &tr->src[ev.source];
-			at = s->trace_ns[s->n - 1];
-		}
+		if (own_times && ev.kind == SIM_EV_ARRIVAL && sp->type == SIM_TRAFFIC_REPLAY)
+			at = s->trace_ns[line]; /* a replayed line's own time */
 
 		if (ev.kind == SIM_EV_ARRIVAL && (rc = schedule_next(&q, tr, ev.source)))
 			break;
@@ -630,6 +702,8 @@ int sim_traffic_run(struct sim_traffic *tr, const struct sim_decider *d, const c
 			rc = verdict;
 			break;
 		}
+		if (settles && (rc = schedule_settle(&q, tr, d, &ev, s, line)))
+			break;
 		rc = react(&q, tr, &ev, verdict, retry_ns);
 		if (tr->progress && ++since == PROGRESS_EVERY) {
 			since = 0;

@@ -15,6 +15,24 @@
  * duration) are left out, and counted: trace_first and trace_len -
  * trace_end of them.
  *
+ * Settles: a replay source's settle line 'T KEY COST ACTUAL DONE_T'
+ * (trace_line.h) is decided at T with COST; when a state of the decider
+ * took it (the decider's took: enforcing, admitted; in shadow mode, one
+ * enforcing would have admitted) and ACTUAL != COST, a settle event of
+ * ACTUAL - COST units is scheduled at DONE_T (on the run's clock, as T),
+ * which hands the decider's settle the times each state decided the
+ * request at. Order at one ns: due settles leave before any decision at
+ * that ns (sim_queue.h), and settles of one ns in the order their
+ * requests were decided: the order `ratelab replay` and `ratelab study`
+ * use, so a trace whose times never go back is decided request by request
+ * as they decide it. (A line whose time goes back is an event at the
+ * running largest time q_i: a settle due in (t_i, q_i] comes before it,
+ * where replay applies it at the first line at or after DONE_T.) A settle
+ * for a refused request does nothing (none is scheduled); one at or after
+ * the duration is dropped, as replay drops those after its last line. A
+ * settle line is refused on a source whose client retries (a retry has no
+ * DONE_T of its own).
+ *
  * Sources own disjoint key ranges; key ids are dense, 0 .. nkeys - 1.
  * Every source draws from its own PRNG stream (seed, source index), so
  * the offered traffic of a source without feedback is the same whatever
@@ -55,6 +73,9 @@ struct sim_source {
 	int64_t *trace_ns; /* replay: each line's own time, ns, in file order */
 	uint32_t *trace_key; /* replay: key ids relative to key_base */
 	uint32_t *trace_cost; /* replay: each line's COST, units; 0 = the source's cost */
+	uint32_t *trace_actual; /* replay, settle lines (trace.h): ACTUAL, units; NULL: none settles */
+	int64_t *trace_done_ns; /* replay, settle lines: DONE_T on the run's clock, ns */
+	int64_t *trace_at_ns;   /* replay, settle lines: per line, 2 times its decider's states decided it at (took) */
 	size_t trace_len;
 	int64_t trace_origin_ns; /* replay: the trace's origin_ns (trace.h), epoch ns; 0 without one */
 	size_t trace_first, trace_end; /* replay: the lines replayed, [first, end) */
@@ -83,6 +104,7 @@ struct sim_traffic {
 	uint32_t nkeys;          /* keys over all sources */
 	bool progress;           /* report progress of long runs on stderr */
 	bool replays;            /* a source replays a trace: a decider's time may go back */
+	bool settles;            /* a replayed trace has settle lines */
 	int64_t origin_ns;       /* the run's time 0 on the traces' clock, epoch ns (the earliest
 				  * replayed trace's origin_ns, 0 without one): a decider is handed
 				  * origin_ns + t, so a fixed window aligns as on the trace's own times */
@@ -111,13 +133,28 @@ struct sim_decider {
 	int (*send)(void *ctx, int64_t t_ns, uint32_t key, int64_t cost);
 	int (*answer)(void *ctx, int64_t t_ns, uint32_t key, int64_t cost, int64_t *retry_after_ns);
 	uint32_t window;
+	/*
+	 * Settles (see Settles above); both NULL for a decider that has
+	 * nothing to settle (the breaker counts requests, not units): its
+	 * runs leave settle lines' ACTUAL and DONE_T aside (a caller whose
+	 * decider would need them refuses such a trace first). took, right after decide on a request that settles: which of
+	 * the decider's states (bit i, at most two) took the request, and the
+	 * time each decided it at (clamped to its key's last seen time), into
+	 * at_ns[i], ns; 0: none took it. settle: applies delta units at t_ns
+	 * (the run's clock) to the key's states named by states; RL_OK or a
+	 * negative rl_status, which ends the run.
+	 */
+	unsigned (*took)(void *ctx, int64_t at_ns[2]);
+	int (*settle)(void *ctx, int64_t t_ns, uint32_t key, unsigned states, const int64_t at_ns[2], int64_t delta);
 };
 
 /*
  * RL_OK, or an rl_status with a message ("FILE:LINE: ..." for traces):
  * RL_EINVAL for a bad trace, an empty one, or one of whose lines none
  * falls in the source's [start, stop) (times far past the duration:
- * absolute times),
+ * absolute times), a trace with settle lines on a source whose client
+ * retries, a line without COST when the scenario's policy has a ':units'
+ * rule and the source gives no cost =,
  * RL_EIO when reading it failed (never taken for its end), RL_ENOMEM.
  */
 int sim_traffic_create(struct sim_traffic *tr, const struct sim_scenario *sc, uint64_t seed,

@@ -26,7 +26,12 @@
  * header's origin_ns (0 without one: the times are then as written);
  * t->cost[i] is the line's COST, 0 for a line without one (the reader's
  * own default applies); t->resolution_ns is the header's (1 without one);
- * t->cost_read when some line gave a COST. RL_OK; RL_EINVAL after
+ * t->cost_read when some line gave a COST. Settle lines 'T KEY COST
+ * ACTUAL DONE_T' (trace_line.h) are read: then t->actual and t->done_ns
+ * (DONE_T + origin_ns, as T) are set for every line, ACTUAL = COST (0
+ * for a line without COST) and DONE_T = T on the lines that settle
+ * nothing; both NULL when no line settles. An ACTUAL above
+ * SIM_TRACE_COST_MAX is a bad line. RL_OK; RL_EINVAL after
  * "FILE:LINE: ..." (a bad line); RL_EIO ("FILE:LINE: cannot read: why")
  * or RL_ENOMEM ("FILE:LINE: out of memory"). An empty file is RL_OK with
  * t->n == 0: the caller says what that means.

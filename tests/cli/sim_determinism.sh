@@ -16,7 +16,7 @@ diff -r "$tmp/a" "$tmp/b" >/dev/null || fail "two runs with seed 42 differ: $(di
 "$bin" sim --no-timing --quiet --seed 43 --out "$tmp/c" sim/mix.ini sim/trace.ini >/dev/null || fail "seed 43 run failed"
 cmp -s "$tmp/a/summary.csv" "$tmp/c/summary.csv" && fail "seeds 42 and 43 gave the same summary"
 
-want="scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct"
+want="scenario,algo,limit,window_ns,burst,seed,requests,admitted,false_allows,false_allow_pct,false_rejects,false_reject_pct,keys_over_admitted_pct,max_in_window,max_window_ratio,long_run_rate_ratio,jain_index,state_bytes_mean,state_bytes_max,decisions_per_sec,own_bound,beyond_bound,beyond_bound_pct,client_requests,client_served,client_gave_up_pct,client_wait_ms_mean,client_wait_ms_max,heavy_keys_pct,heavy_requests_pct,heavy_false_pct,estimate_diff_pct,would_reject"
 [ "$(head -1 "$tmp/a/summary.csv")" = "$want" ] || fail "summary.csv header is $(head -1 "$tmp/a/summary.csv")"
 [ "$(head -1 "$tmp/a/breaker.csv")" = "scenario,seed,requests,allowed,rejected_pct,openings,closed_ns,open_ns,half_open_ns,max_in_window,limit,window_ns" ] ||
 	fail "breaker.csv header"

@@ -1,6 +1,7 @@
 #!/bin/bash
-# doc_commands.sh SRC BUILD - every pasteable command of docs/*.md, run as
-# written. A pasteable block is fenced ```sh (commands) or ```console (a
+# doc_commands.sh SRC BUILD - every pasteable command of docs/*.md, and the
+# blocks of README.md marked <!-- doc-test --> (its unmarked ones are left
+# alone), run as written. A pasteable block is fenced ```sh (commands) or ```console (a
 # transcript: "$ " command lines, a line ending in '\' continued on the
 # next, each followed by its exact output on stdout); the line before its
 # fence must be one of
@@ -23,11 +24,14 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # Each block into $tmp/blocks/N.KIND, its first line "FILE:LINE", then its text.
 mkdir "$tmp/blocks"
-for md in "$src"/docs/*.md; do
-	awk -v f="docs/${md##*/}" -v out="$tmp/blocks" '
+for md in "$src"/docs/*.md "$src"/README.md; do
+	rel=${md#"$src"/}
+	lenient=0
+	[ "$rel" = README.md ] && lenient=1 # the README: its marked blocks only (its sections are many hands')
+	awk -v f="$rel" -v base="${rel##*/}" -v lenient=$lenient -v out="$tmp/blocks" '
 		function start(kind) {
 			n = ++count
-			file = sprintf("%s/%s_%03d.%s", out, FILENAME == "" ? "x" : substr(f, 6), n, kind)
+			file = sprintf("%s/%s_%03d.%s", out, base, n, kind)
 			print f ":" FNR > file
 			inb = 1
 		}
@@ -35,6 +39,7 @@ for md in "$src"/docs/*.md; do
 		inb { print > file; next }
 		/^```(sh|console)[ \t]*$/ {
 			kind = substr($0, 4); sub(/[ \t]*$/, "", kind)
+			if (marker == "" && lenient) { inb = 2; file = "/dev/null"; next }
 			if (marker == "") { print f ":" FNR ": a ```" kind " block without a <!-- doc-test --> or <!-- doc-test skip: REASON --> line before it" > "/dev/stderr"; bad = 1 }
 			if (marker == "skip") { skip++; marker = ""; inb = 2; file = "/dev/null"; next }
 			start(kind); marker = ""; next
@@ -44,7 +49,7 @@ for md in "$src"/docs/*.md; do
 		/^<!-- doc-test skip: .+ -->$/ { marker = "skip"; next }
 		/^<!-- doc-test/ { print f ":" FNR ": a doc-test marker not of the two forms: " $0 > "/dev/stderr"; bad = 1 }
 		{ marker = "" }
-		END { print skip + 0 > (out "/" substr(f, 6) ".skipped"); exit bad }
+		END { print skip + 0 > (out "/" base ".skipped"); exit bad }
 	' "$md" 2>>"$tmp/unmarked" || true
 done
 [ -s "$tmp/unmarked" ] && fail "$(cat "$tmp/unmarked")"
@@ -86,5 +91,6 @@ for b in "$tmp"/blocks/*.sh "$tmp"/blocks/*.console; do
 	esac
 done
 [ "$ran" -gt 0 ] || fail "no block of docs/*.md was run"
+ls "$tmp"/blocks/README.md_* >/dev/null 2>&1 || fail "no block of README.md was run"
 [ "$fails" -eq 0 ] || { echo "doc_commands: $fails failure(s)"; exit 1; }
-echo "doc_commands: $ran block(s) of docs/*.md run as written, $skipped marked skip with a reason"
+echo "doc_commands: $ran block(s) of docs/*.md and README.md run as written, $skipped marked skip with a reason"
