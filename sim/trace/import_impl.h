@@ -58,6 +58,7 @@ struct imp {
 	int tz_s;                    /* --tz: seconds east of UTC of times without an offset */
 	bool want_cost;
 	bool trace_cost;             /* a trace line had a COST */
+	bool trace_plain;            /* trace lines 'T KEY [COST]' only: a settle line is bad (sim_import_opts) */
 	int64_t trace_res_ns;        /* a trace's "# ratelab trace:" line: its resolution, 0 if none */
 	bool trace_spread;           /* ... and whether it was spread */
 	enum sim_import_skip reason; /* why the last bad line is bad */
@@ -152,7 +153,8 @@ void imp_settles_free(struct imp_settles *s);
  */
 #define IMP_LINE_MAX ((size_t)16 << 20)
 struct imp_reader {
-	int fd;
+	int fd;          /* -1 when file is read */
+	FILE *file;      /* imp_reader_open_file's, else NULL */
 	void *gz;        /* the input buffer and inflate state (import_read.c) */
 	char *buf;
 	size_t cap, pos, len;
@@ -165,6 +167,8 @@ struct imp_reader {
 
 /* Opens path ("-": standard input); false with errno set. */
 bool imp_reader_open(struct imp_reader *r, const char *path);
+/* Reads the open file in from where it stands, through stdio; the reader does not close it. */
+bool imp_reader_open_file(struct imp_reader *r, FILE *in);
 /* 1 and the line, 0 at the end, -1 on a read error (imp_reader_error says which). */
 int imp_reader_next(struct imp_reader *r, char **line, size_t *len);
 const char *imp_reader_error(struct imp_reader *r);
