@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csv.h"
 #include "import_impl.h"
 #include "import_time.h"
 #include "lines.h"
@@ -124,11 +125,12 @@ static int bad_line(struct ctx *c, const char *text, const char *why, enum sim_i
 {
 	char msg[512];
 	size_t k = c->st.skip[reason]++;
+	long at = c->lineno + c->im.why_line; /* a CSV record's problem may lie on a later line of it */
 
 	if (k < SIM_IMPORT_EXAMPLES)
-		snprintf(c->st.where[reason][k], SIM_IMPORT_WHERE, "%s:%ld", c->file, c->lineno);
+		snprintf(c->st.where[reason][k], SIM_IMPORT_WHERE, "%s:%ld", c->file, at);
 	c->bad++;
-	sim_trace_line_error(msg, sizeof(msg), c->file, c->lineno, text, why);
+	sim_trace_line_error(msg, sizeof(msg), c->file, at, text, why);
 	if (c->st.nexamples < SIM_IMPORT_FIRST_BAD)
 		snprintf(c->st.example[c->st.nexamples++], sizeof(c->st.example[0]), "%s", msg);
 	if (c->o->strict)
@@ -344,6 +346,7 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	bool trace_cost = c->im.trace_cost; /* sticky: cleared to see this line's */
 	c->im.trace_cost = false;
 	c->im.reason = SIM_SKIP_SHAPE;
+	c->im.why_line = 0;
 	switch (c->im.format) {
 	case IMP_COMBINED: why = imp_combined(&c->im, line, len, &f); break;
 	case IMP_VHOST: why = imp_vhost(&c->im, line, len, &f); break;
@@ -545,7 +548,7 @@ static int read_file(struct ctx *c, const char *path)
 		bool too_long = r.too_long;
 		int csv_state;
 		if (c->im.format == IMP_CSV && !too_long && memchr(line, '"', len) &&
-		    (csv_state = imp_csv_scan(line, len, IMP_CSV_START)) == IMP_CSV_QUOTED) {
+		    (csv_state = sim_csv_scan(line, len, SIM_CSV_START)) == SIM_CSV_QUOTED) {
 			/* RFC 4180: a quoted field holds line breaks; the record read on to its end */
 			c->record.len = 0;
 			if (!imp_buf_reserve(&c->record, len + 1)) {
@@ -554,7 +557,7 @@ static int read_file(struct ctx *c, const char *path)
 			}
 			memcpy(c->record.p, line, len);
 			c->record.len = len;
-			while (!too_long && csv_state == IMP_CSV_QUOTED && (rc = imp_reader_next(&r, &line, &len)) > 0) {
+			while (!too_long && csv_state == SIM_CSV_QUOTED && (rc = imp_reader_next(&r, &line, &len)) > 0) {
 				while (len > 0 && line[len - 1] == '\r')
 					line[--len] = '\0';
 				too_long = r.too_long || c->record.len + 1 + len > IMP_LINE_MAX;
@@ -566,7 +569,7 @@ static int read_file(struct ctx *c, const char *path)
 					c->record.p[c->record.len++] = '\n';
 					memcpy(c->record.p + c->record.len, line, len);
 					c->record.len += len;
-					csv_state = imp_csv_scan(line, len, csv_state);
+					csv_state = sim_csv_scan(line, len, csv_state);
 				}
 			}
 			if (status || rc < 0)
@@ -576,11 +579,12 @@ static int read_file(struct ctx *c, const char *path)
 			len = c->record.len;
 		}
 		if (header) {
+			c->im.why_line = 0;
 			const char *why = imp_csv_header(&c->im, line, len);
 			char msg[512];
 			header = false;
 			if (why) {
-				sim_trace_line_error(msg, sizeof(msg), c->file, c->lineno, line, why);
+				sim_trace_line_error(msg, sizeof(msg), c->file, c->lineno + c->im.why_line, line, why);
 				status = say(c, EXIT_USAGE, "%s", msg);
 			}
 			continue;
@@ -708,6 +712,7 @@ static void ctx_free(struct ctx *c)
 	free(c->im.s_skip.p);
 	free(c->im.names.p);
 	free(c->record.p);
+	free(c->im.cells);
 }
 
 /* A file named twice (the same file under two names too): its names. 0, or the exit status. */

@@ -2,7 +2,7 @@
  * import_impl.h - the importer's parts (import.c reads the files and
  * builds the trace; import_combined.c, import_alb.c, import_haproxy.c,
  * import_jsonl.c, import_csv.c and the shared trace line reader read one
- * line each). Private to the simulator library.
+ * line, or one CSV record, each). Private to the simulator library.
  *
  * A line reader fills struct imp_fields with pointers into the line or
  * into the importer's scratch buffers, valid until the next line, and
@@ -64,6 +64,9 @@ struct imp {
 	enum sim_import_skip reason; /* why the last bad line is bad */
 	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
 	int col_time, col_key, col_cost, col_actual, col_dur, ncols;
+	char **cells;                /* csv: the record's fields, split by the one reader (csv.h) in s_skip */
+	size_t ncells, ccap;
+	long why_line;               /* the bad line's problem: lines after the record's first (csv), else 0 */
 	char clf_text[26];           /* combined: the last time's text and value */
 	int64_t clf_ns;
 	bool clf_ok;
@@ -82,13 +85,6 @@ const char *imp_trace(struct imp *im, char *line, size_t len, struct imp_fields 
 const char *imp_vhost(struct imp *im, char *line, size_t len, struct imp_fields *f);
 const char *imp_alb(struct imp *im, char *line, size_t len, struct imp_fields *f);
 const char *imp_haproxy(struct imp *im, char *line, size_t len, struct imp_fields *f);
-/*
- * Where a CSV record stands after s[0..len), from state (IMP_CSV_START at
- * a record's start): IMP_CSV_QUOTED when it ends inside a quoted field,
- * so that the record goes on on the next line. Scanned once per line.
- */
-enum { IMP_CSV_START, IMP_CSV_PLAIN, IMP_CSV_QUOTED, IMP_CSV_QUOTE };
-int imp_csv_scan(const char *s, size_t len, int state);
 
 /*
  * The key of a request line whose fields are the client's address
