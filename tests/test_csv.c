@@ -175,6 +175,28 @@ static void missing_files(void **state)
 }
 
 /*
+ * The obviously correct writer: cell into out, quoted when it holds ',',
+ * '"', CR or LF ('"' doubled); *line counts its LFs. The bytes written.
+ */
+static size_t write_cell(char *out, const char *cell, long *line)
+{
+	size_t len = 0;
+	bool quote = strpbrk(cell, ",\"\r\n") != NULL;
+
+	if (quote)
+		out[len++] = '"';
+	for (const char *p = cell; *p; p++) {
+		if (*p == '"')
+			out[len++] = '"';
+		*line += *p == '\n';
+		out[len++] = *p;
+	}
+	if (quote)
+		out[len++] = '"';
+	return len;
+}
+
+/*
  * Seeded random tables written by an obviously correct writer (a cell
  * quoted when it holds ',', '"', CR or LF; records ended by LF or CRLF at
  * random), each record's first physical line counted by the model as the
@@ -204,17 +226,7 @@ static void random_lines_against_model(void **state)
 					snprintf(cell[r][c], sizeof(cell[r][c]), "e");
 				if (c)
 					text[len++] = ',';
-				bool quote = strpbrk(cell[r][c], ",\"\r\n") != NULL;
-				if (quote)
-					text[len++] = '"';
-				for (const char *p = cell[r][c]; *p; p++) {
-					if (*p == '"')
-						text[len++] = '"';
-					line += *p == '\n';
-					text[len++] = *p;
-				}
-				if (quote)
-					text[len++] = '"';
+				len += write_cell(text + len, cell[r][c], &line);
 			}
 			bool crlf = t_splitmix(&s) % 2, last = r == nrows && t_splitmix(&s) % 2;
 			if (!last) {
@@ -290,17 +302,7 @@ static void per_record_against_model(void **state)
 				cell[n] = '\0';
 				if (nf == 1 && !cell[0]) /* a lone empty cell at the very end would be no record */
 					snprintf(cell, 10, "e");
-				bool quote = strpbrk(cell, ",\"\r\n") != NULL;
-				if (quote)
-					text[len++] = '"';
-				for (const char *p = cell; *p; p++) {
-					if (*p == '"')
-						text[len++] = '"';
-					line += *p == '\n';
-					text[len++] = *p;
-				}
-				if (quote)
-					text[len++] = '"';
+				len += write_cell(text + len, cell, &line);
 			}
 			if (r + 1 < nrec || t_splitmix(&s) % 2) {
 				if (t_splitmix(&s) % 2)
