@@ -71,7 +71,7 @@ struct sr_buf *br_file(struct br_in *in, const char *path)
 	if (!list || !f || !p) {
 		free(f);
 		free(p);
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return NULL;
 	}
 	f->path = p;
@@ -84,19 +84,19 @@ struct sr_buf *br_data(struct br_in *in, const char *name)
 	return br_file(in, br_path(in->data_dir, name));
 }
 
-void br_csv(struct br_in *in, struct rp_csv *t, const char *path, const char *const *want)
+void br_csv(struct br_in *in, struct sim_csv *t, const char *path, const char *const *want)
 {
-	int rc = rp_csv_read(t, path, NULL, BR_WHO, in->err);
+	int rc = sim_csv_read(t, path, NULL, BR_WHO, in->err);
 	if (rc) {
 		if (!in->status)
 			in->status = rc;
 		return;
 	}
 	for (; t->present && want && *want; want++)
-		if (rp_csv_col(t, *want) < 0) {
+		if (sim_csv_col(t, *want) < 0) {
 			struct sr_buf q = {0};
 			sr_quote(&q, *want);
-			br_error(in, RP_BAD, "%s:1: no column %s in the header", path, q.p ? q.p : "");
+			br_error(in, SIM_CSV_BAD, "%s:1: no column %s in the header", path, q.p ? q.p : "");
 			sr_buf_free(&q);
 			return;
 		}
@@ -109,8 +109,8 @@ int br_json(struct br_in *in, const char *path, struct rp_json *out)
 	long line;
 	const char *why;
 	*out = (struct rp_json){0};
-	int rc = rp_read_file(path, &data, &len, BR_WHO, in->err);
-	if (rc == RP_BAD)
+	int rc = sim_read_file(path, &data, &len, BR_WHO, in->err);
+	if (rc == SIM_CSV_BAD)
 		return 0;
 	if (rc) {
 		if (!in->status)
@@ -120,7 +120,7 @@ int br_json(struct br_in *in, const char *path, struct rp_json *out)
 	bool ok = rp_json_parse(data, len, out, &line, &why);
 	free(data);
 	if (!ok) {
-		br_error(in, RP_BAD, "%s:%ld: %s", path, line, why ? why : "not JSON");
+		br_error(in, SIM_CSV_BAD, "%s:%ld: %s", path, line, why ? why : "not JSON");
 		return -1;
 	}
 	return 1;
@@ -176,7 +176,7 @@ static void load_bench(struct br_in *in, const char *path)
 	size_t n = rp_json_is(list, RP_JARR) ? list->n : 0, k = 0;
 	struct sample *s = malloc((n + 1) * sizeof(*s));
 	if (!s) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -208,7 +208,7 @@ static void load_bench(struct br_in *in, const char *path)
 	if (!b->run || !v) {
 		free(s);
 		free(v);
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < k;) {
@@ -315,7 +315,7 @@ static void load_peers(struct br_in *in, const char *path)
 	const struct rp_json *ctx = rp_json_get(&in->peers_doc, "context");
 	const struct rp_json *list = rp_json_get(&in->peers_doc, "peers");
 	if (!rp_json_is(ctx, RP_JOBJ) || !rp_json_is(list, RP_JARR)) {
-		br_error(in, RP_BAD, "%s: no \"context\" object or no \"peers\" array", path);
+		br_error(in, SIM_CSV_BAD, "%s: no \"context\" object or no \"peers\" array", path);
 		return;
 	}
 	in->peers_run = true;
@@ -323,14 +323,14 @@ static void load_peers(struct br_in *in, const char *path)
 	in->peers_host = text_or_empty(ctx, "host");
 	in->peer = calloc(list->n + 1, sizeof(*in->peer));
 	if (!in->peer) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < list->n; i++) {
 		const struct rp_json *e = &list->v[i];
 		struct br_peer *q = &in->peer[in->npeers++];
 		if (!rp_json_str(e, "name")) {
-			br_error(in, RP_BAD, "%s: peer %zu has no \"name\"", path, i + 1);
+			br_error(in, SIM_CSV_BAD, "%s: peer %zu has no \"name\"", path, i + 1);
 			return;
 		}
 		q->name = rp_json_str(e, "name");
@@ -362,8 +362,8 @@ const struct br_peer *br_peer_of(const struct br_in *in, const char *algo)
 static void load_env(struct br_in *in, const char *path)
 {
 	size_t len;
-	int rc = rp_read_file(path, &in->env_data, &len, BR_WHO, in->err);
-	if (rc == RP_BAD)
+	int rc = sim_read_file(path, &in->env_data, &len, BR_WHO, in->err);
+	if (rc == SIM_CSV_BAD)
 		return;
 	if (rc) {
 		if (!in->status)
@@ -376,7 +376,7 @@ static void load_env(struct br_in *in, const char *path)
 	in->env_key = malloc(lines * sizeof(char *));
 	in->env_val = malloc(lines * sizeof(char *));
 	if (!in->env_key || !in->env_val) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (char *p = in->env_data; p && *p;) {
@@ -408,7 +408,7 @@ int br_load(struct br_in *in)
 	const struct rl_algo *const *all = rl_algo_all(&n);
 
 	if (!sr_path(in->series_dir, r, "sim/series") || !sr_path(in->data_dir, r, "plots/data")) {
-		br_error(in, RP_BAD, "%s: the name is too long", r);
+		br_error(in, SIM_CSV_BAD, "%s: the name is too long", r);
 		return in->status;
 	}
 	load_bench(in, br_path(r, "bench/bench.json"));
@@ -417,14 +417,14 @@ int br_load(struct br_in *in)
 	load_peers(in, br_path(r, "bench/peers.json"));
 	in->algo = malloc((n + in->summary.nrows + 1) * sizeof(*in->algo));
 	if (!in->algo) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return in->status;
 	}
 	for (size_t i = 0; i < n; i++)
 		in->algo[in->nalgos++] = (struct br_algo){ all[i]->name, all[i]->state_size };
 	/* the summary's other rows (peer_<name> from `ratelab sim --decider`) after the library's own */
 	for (size_t i = 0; i < in->summary.nrows; i++) {
-		const char *a = rp_csv_at(&in->summary, i, "algo");
+		const char *a = sim_csv_at(&in->summary, i, "algo");
 		bool known = false;
 		for (size_t k = 0; k < in->nalgos && !known; k++)
 			known = strcmp(in->algo[k].name, a) == 0;
@@ -447,11 +447,11 @@ void br_free(struct br_in *in)
 {
 	rp_json_free(&in->bench.doc);
 	free(in->bench.run);
-	rp_csv_free(&in->summary);
-	rp_csv_free(&in->breaker);
-	rp_csv_free(&in->bytes_limit);
-	rp_csv_free(&in->quals);
-	rp_csv_free(&in->diverged);
+	sim_csv_free(&in->summary);
+	sim_csv_free(&in->breaker);
+	sim_csv_free(&in->bytes_limit);
+	sim_csv_free(&in->quals);
+	sim_csv_free(&in->diverged);
 	rp_json_free(&in->peers_doc);
 	free(in->peer);
 	free(in->env_key);
@@ -477,7 +477,7 @@ double br_jnum(struct br_in *in, const char *path, const struct rp_json *o, cons
 {
 	const struct rp_json *v = rp_json_get(o, key);
 	if (!v || v->type != RP_JNUM) {
-		br_error(in, RP_BAD, "%s: no number \"%s\"", path, key);
+		br_error(in, SIM_CSV_BAD, "%s: no number \"%s\"", path, key);
 		return NAN;
 	}
 	return v->num;
@@ -487,7 +487,7 @@ const char *br_jstr(struct br_in *in, const char *path, const struct rp_json *o,
 {
 	const char *s = rp_json_str(o, key);
 	if (!s) {
-		br_error(in, RP_BAD, "%s: no string \"%s\"", path, key);
+		br_error(in, SIM_CSV_BAD, "%s: no string \"%s\"", path, key);
 		return "";
 	}
 	return s;
@@ -498,7 +498,7 @@ const struct rp_json *br_jget(struct br_in *in, const char *path, const struct r
 {
 	const struct rp_json *v = rp_json_get(o, key);
 	if (!v || v->type != type) {
-		br_error(in, RP_BAD, "%s: no %s \"%s\"", path, type == RP_JARR ? "array" : "object", key);
+		br_error(in, SIM_CSV_BAD, "%s: no %s \"%s\"", path, type == RP_JARR ? "array" : "object", key);
 		return NULL;
 	}
 	return v;
