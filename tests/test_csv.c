@@ -5,9 +5,11 @@
  * byte-order mark), each record's line (the physical line it begins on)
  * against a slow model on seeded random tables (the seed printed on
  * failure, RL_SEED replays it), the strict refusals with FILE:LINE, the
- * rules `ratelab study --merge` reads with (rows of any length), and
- * sim_read_file / sim_csv_read on a missing file. The reports' older
- * names (report_csv.h) are the same functions.
+ * rules `ratelab study --merge` reads with (rows of any length),
+ * sim_read_file / sim_csv_read on a missing file; and the per-record
+ * error mode import reads its logs with (sim_csv_record: each record's
+ * line, cells or problem's line against a slow model on seeded records,
+ * some bad; bare mode; reading on after a bad record).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,7 +24,6 @@
 #include <cmocka.h>
 
 #include "csv.h"
-#include "report_csv.h"
 #include "test_rng.h"
 
 static const struct sim_csv_rules strict = { false, false, true, false };
@@ -83,7 +84,7 @@ static void rfc4180_cases(void **state)
 	assert_int_equal(t.line[2], 7);
 	assert_int_equal(t.line[3], 8);
 	/* the reports' names are the same reader */
-	assert_string_equal(rp_csv_at(&t, 3, "b"), "last");
+	assert_string_equal(sim_csv_at(&t, 3, "b"), "last");
 	sim_csv_free(&t);
 }
 
@@ -174,6 +175,28 @@ static void missing_files(void **state)
 }
 
 /*
+ * The obviously correct writer: cell into out, quoted when it holds ',',
+ * '"', CR or LF ('"' doubled); *line counts its LFs. The bytes written.
+ */
+static size_t write_cell(char *out, const char *cell, long *line)
+{
+	size_t len = 0;
+	bool quote = strpbrk(cell, ",\"\r\n") != NULL;
+
+	if (quote)
+		out[len++] = '"';
+	for (const char *p = cell; *p; p++) {
+		if (*p == '"')
+			out[len++] = '"';
+		*line += *p == '\n';
+		out[len++] = *p;
+	}
+	if (quote)
+		out[len++] = '"';
+	return len;
+}
+
+/*
  * Seeded random tables written by an obviously correct writer (a cell
  * quoted when it holds ',', '"', CR or LF; records ended by LF or CRLF at
  * random), each record's first physical line counted by the model as the
@@ -203,17 +226,7 @@ static void random_lines_against_model(void **state)
 					snprintf(cell[r][c], sizeof(cell[r][c]), "e");
 				if (c)
 					text[len++] = ',';
-				bool quote = strpbrk(cell[r][c], ",\"\r\n") != NULL;
-				if (quote)
-					text[len++] = '"';
-				for (const char *p = cell[r][c]; *p; p++) {
-					if (*p == '"')
-						text[len++] = '"';
-					line += *p == '\n';
-					text[len++] = *p;
-				}
-				if (quote)
-					text[len++] = '"';
+				len += write_cell(text + len, cell[r][c], &line);
 			}
 			bool crlf = t_splitmix(&s) % 2, last = r == nrows && t_splitmix(&s) % 2;
 			if (!last) {
@@ -242,6 +255,148 @@ static void random_lines_against_model(void **state)
 	}
 }
 
+/*
+ * The per-record error mode (sim_csv_record) on seeded records, some bad
+ * (text after a closing quote; a '"' inside an unquoted field, a byte of
+ * it in bare mode), written by the writer above: each record's first line,
+ * its cells or its problem's line must be the model's, and reading goes on
+ * at the next record after a bad one.
+ */
+static void per_record_against_model(void **state)
+{
+	(void)state;
+	static const char alphabet[] = "ab,\"\r\n x";
+	uint64_t seed = t_seed_from_env(20261206), s = seed;
+	for (int round = 0; round < 1000; round++) {
+		bool bare = t_splitmix(&s) % 2;
+		size_t nrec = 1 + t_splitmix(&s) % 8;
+		struct {
+			long line, bad_line;
+			size_t nf;
+			char cell[4][10];
+		} want[8];
+		char text[8 * 4 * 24 + 8];
+		size_t len = 0;
+		long line = 1;
+		for (size_t r = 0; r < nrec; r++) {
+			size_t nf = 1 + t_splitmix(&s) % 4;
+			int badf = t_splitmix(&s) % 3 == 0 ? (int)(t_splitmix(&s) % nf) : -1, kind = (int)(t_splitmix(&s) % 2);
+			want[r].line = line;
+			want[r].bad_line = 0;
+			want[r].nf = nf;
+			for (size_t c = 0; c < nf; c++) {
+				char *cell = want[r].cell[c];
+				if (c)
+					text[len++] = ',';
+				if ((int)c == badf) { /* "q"z, or a"b */
+					memcpy(text + len, kind ? "a\"b" : "\"q\"z", kind ? 3 : 4);
+					len += kind ? 3 : 4;
+					snprintf(cell, 10, "a\"b");
+					if (!want[r].bad_line && (!kind || !bare))
+						want[r].bad_line = line;
+					continue;
+				}
+				size_t n = t_splitmix(&s) % 7;
+				for (size_t k = 0; k < n; k++)
+					cell[k] = alphabet[t_splitmix(&s) % (sizeof(alphabet) - 1)];
+				cell[n] = '\0';
+				if (nf == 1 && !cell[0]) /* a lone empty cell at the very end would be no record */
+					snprintf(cell, 10, "e");
+				len += write_cell(text + len, cell, &line);
+			}
+			if (r + 1 < nrec || t_splitmix(&s) % 2) {
+				if (t_splitmix(&s) % 2)
+					text[len++] = '\r';
+				text[len++] = '\n';
+				line++;
+			}
+		}
+		text[len] = '\0';
+		struct sim_csv_cursor cur = { text, text + len, 1, bare };
+		char **cells = NULL;
+		size_t ccap = 0;
+		for (size_t r = 0; r <= nrec; r++) {
+			size_t ncells = 0;
+			struct sim_csv_bad b = { NULL, 0 };
+			long at = cur.line;
+			int rc = sim_csv_record(&cur, &cells, &ccap, &ncells, &b);
+			if (r == nrec) {
+				if (rc != SIM_CSV_END)
+					fail_msg("seed %llu round %d: rc %d after the last record", (unsigned long long)seed,
+						 round, rc);
+				break;
+			}
+			if (at != want[r].line)
+				fail_msg("seed %llu round %d: record %zu on line %ld, want %ld", (unsigned long long)seed, round,
+					 r, at, want[r].line);
+			if (want[r].bad_line) {
+				if (rc != SIM_CSV_BAD || b.line != want[r].bad_line)
+					fail_msg("seed %llu round %d: record %zu: rc %d line %ld, want bad on line %ld",
+						 (unsigned long long)seed, round, r, rc, b.line, want[r].bad_line);
+				continue;
+			}
+			if (rc != SIM_CSV_OK || ncells != want[r].nf)
+				fail_msg("seed %llu round %d: record %zu: rc %d (%s), %zu cells, want %zu",
+					 (unsigned long long)seed, round, r, rc, b.why ? b.why : "", ncells, want[r].nf);
+			for (size_t c = 0; c < ncells; c++)
+				if (strcmp(cells[c], want[r].cell[c]) != 0)
+					fail_msg("seed %llu round %d: record %zu cell %zu '%s', want '%s'",
+						 (unsigned long long)seed, round, r, c, cells[c], want[r].cell[c]);
+		}
+		free(cells);
+	}
+}
+
+/* The per-record mode's boundaries: the words, an unclosed quote to the end, bare CR. */
+static void per_record_cases(void **state)
+{
+	(void)state;
+	char text[] = "a,\"b\"c\nd,e\r\n\"x\ny\"\"q\",z\nf\rg,\"h\n";
+	struct sim_csv_cursor cur = { text, text + sizeof(text) - 1, 1, false };
+	char **cells = NULL;
+	size_t ccap = 0, n = 0;
+	struct sim_csv_bad b;
+
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_BAD);
+	assert_string_equal(b.why, "text after a closing '\"' (a quoted field ends at a comma or the line's end)");
+	assert_int_equal(b.line, 1);
+	n = 0;
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_OK); /* d,e */
+	assert_int_equal(n, 2);
+	assert_string_equal(cells[1], "e");
+	n = 0; /* "x\ny""q",z: a record of two lines */
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(cells[0], "x\ny\"q");
+	assert_int_equal(cur.line, 5);
+	n = 0; /* f\rg: a CR inside an unquoted field */
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_BAD);
+	assert_string_equal(b.why, "a CR byte not before LF in an unquoted field");
+	assert_int_equal(b.line, 5);
+	/* the resynchronisation read the unclosed quote on as part of that record: to the end */
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_END);
+	assert_int_equal(cur.line, 6);
+
+	char bare[] = "f\rg,a\"b\n\"h\n";
+	cur = (struct sim_csv_cursor){ bare, bare + sizeof(bare) - 1, 1, true };
+	n = 0;
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_OK);
+	assert_string_equal(cells[0], "f\rg");
+	assert_string_equal(cells[1], "a\"b");
+	n = 0;
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_BAD);
+	assert_string_equal(b.why, "a quoted field is not closed");
+	assert_int_equal(b.line, 2);
+	assert_int_equal(sim_csv_record(&cur, &cells, &ccap, &n, &b), SIM_CSV_END);
+	free(cells);
+
+	/* the scanner: where a record stands at a line's end */
+	assert_int_equal(sim_csv_scan("a,\"b", 4, SIM_CSV_START), SIM_CSV_QUOTED);
+	assert_int_equal(sim_csv_scan("c\"\"d", 4, SIM_CSV_QUOTED), SIM_CSV_QUOTED);
+	assert_int_equal(sim_csv_scan("e\",f", 4, SIM_CSV_QUOTED), SIM_CSV_PLAIN);
+	assert_int_equal(sim_csv_scan("a\"b,", 4, SIM_CSV_START), SIM_CSV_START);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +405,8 @@ int main(void)
 		cmocka_unit_test(merge_rules),
 		cmocka_unit_test(missing_files),
 		cmocka_unit_test(random_lines_against_model),
+		cmocka_unit_test(per_record_against_model),
+		cmocka_unit_test(per_record_cases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

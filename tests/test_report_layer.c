@@ -18,18 +18,18 @@
 
 #include <cmocka.h>
 
-#include "report_csv.h"
+#include "csv.h"
 #include "report_stat.h"
 #include "report_text.h"
 #include "test_rng.h"
 
-static const struct rp_csv_rules strict = { false, false, true, false };
+static const struct sim_csv_rules strict = { false, false, true, false };
 
 /* Parses text under r into t (a copy, as the reader splits in place); err's text into msg. */
-static int parse(struct rp_csv *t, const char *text, const struct rp_csv_rules *r, char *msg, size_t cap)
+static int parse(struct sim_csv *t, const char *text, const struct sim_csv_rules *r, char *msg, size_t cap)
 {
 	size_t len = strlen(text);
-	*t = (struct rp_csv){0};
+	*t = (struct sim_csv){0};
 	t->path = strdup("T.csv");
 	t->data = malloc(len + 1);
 	assert_non_null(t->path);
@@ -39,7 +39,7 @@ static int parse(struct rp_csv *t, const char *text, const struct rp_csv_rules *
 	size_t n = 0;
 	FILE *err = open_memstream(&buf, &n);
 	assert_non_null(err);
-	int rc = rp_csv_parse(t, len, r, "who: ", err);
+	int rc = sim_csv_parse(t, len, r, "who: ", err);
 	fclose(err);
 	snprintf(msg, cap, "%s", buf ? buf : "");
 	free(buf);
@@ -49,10 +49,10 @@ static int parse(struct rp_csv *t, const char *text, const struct rp_csv_rules *
 static void csv_quoted_fields_whole(void **state)
 {
 	(void)state;
-	struct rp_csv t;
+	struct sim_csv t;
 	char msg[512];
 	/* a quoted field keeps its commas, quotes and line ends (the C++ reader cut it at the comma) */
-	assert_int_equal(parse(&t, "a,b\r\n\"x, y\",\"say \"\"hi\"\"\nthere\"\n3,\n", &strict, msg, sizeof(msg)), RP_OK);
+	assert_int_equal(parse(&t, "a,b\r\n\"x, y\",\"say \"\"hi\"\"\nthere\"\n3,\n", &strict, msg, sizeof(msg)), SIM_CSV_OK);
 	assert_int_equal(t.ncols, 2);
 	assert_int_equal(t.nrows, 2);
 	assert_string_equal(t.row[0][0], "x, y");
@@ -61,11 +61,11 @@ static void csv_quoted_fields_whole(void **state)
 	assert_string_equal(t.row[1][1], "");
 	assert_int_equal(t.line[0], 2);
 	assert_int_equal(t.line[1], 4); /* after a field that spans two lines */
-	assert_string_equal(rp_csv_at(&t, 0, "b"), "say \"hi\"\nthere");
-	assert_string_equal(rp_csv_at(&t, 0, "nope"), "");
-	assert_true(isnan(rp_csv_num(&t, 1, "b")));
-	assert_true(rp_csv_num(&t, 1, "a") == 3);
-	rp_csv_free(&t);
+	assert_string_equal(sim_csv_at(&t, 0, "b"), "say \"hi\"\nthere");
+	assert_string_equal(sim_csv_at(&t, 0, "nope"), "");
+	assert_true(isnan(sim_csv_num(&t, 1, "b")));
+	assert_true(sim_csv_num(&t, 1, "a") == 3);
+	sim_csv_free(&t);
 }
 
 static void csv_refusals(void **state)
@@ -85,23 +85,23 @@ static void csv_refusals(void **state)
 		{ "# c\na,b\n\n1\n", "who: T.csv:4: 1 field, the header has 2\n", true },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		struct rp_csv t;
+		struct sim_csv t;
 		char msg[512];
-		int rc = parse(&t, cases[i].text, cases[i].lenient ? &rp_csv_lenient : &strict, msg, sizeof(msg));
-		if (rc != RP_BAD || strcmp(msg, cases[i].msg) != 0)
+		int rc = parse(&t, cases[i].text, cases[i].lenient ? &sim_csv_lenient : &strict, msg, sizeof(msg));
+		if (rc != SIM_CSV_BAD || strcmp(msg, cases[i].msg) != 0)
 			fail_msg("case %zu: rc %d, message '%s', want '%s'", i, rc, msg, cases[i].msg);
 		assert_int_equal(t.nrows, 0); /* nothing half read */
-		rp_csv_free(&t);
+		sim_csv_free(&t);
 	}
 	/* lenient: comments before the header and empty lines skipped, lines counted */
-	struct rp_csv t;
+	struct sim_csv t;
 	char msg[512];
-	assert_int_equal(parse(&t, "# seed=1\n#x\na,b\n\n1,2\n\n3,4", &rp_csv_lenient, msg, sizeof(msg)), RP_OK);
+	assert_int_equal(parse(&t, "# seed=1\n#x\na,b\n\n1,2\n\n3,4", &sim_csv_lenient, msg, sizeof(msg)), SIM_CSV_OK);
 	assert_int_equal(t.nrows, 2);
 	assert_int_equal(t.line[0], 5);
 	assert_int_equal(t.line[1], 7);
 	assert_string_equal(t.row[1][1], "4");
-	rp_csv_free(&t);
+	sim_csv_free(&t);
 }
 
 /* The obviously-correct writer: a cell quoted when it holds , " CR LF or is empty-looking-ambiguous. */
@@ -142,10 +142,10 @@ static void csv_random_round_trip(void **state)
 			}
 			sr_puts(&b, t_splitmix(&s) % 2 ? "\r\n" : "\n");
 		}
-		struct rp_csv t;
+		struct sim_csv t;
 		char msg[512];
 		int rc = parse(&t, b.p, &strict, msg, sizeof(msg));
-		if (rc != RP_OK)
+		if (rc != SIM_CSV_OK)
 			fail_msg("seed %llu round %d: rc %d: %s", (unsigned long long)seed, round, rc, msg);
 		if (t.ncols != ncols || t.nrows != nrows)
 			fail_msg("seed %llu round %d: %zu x %zu, want %zu x %zu", (unsigned long long)seed, round, t.nrows,
@@ -155,7 +155,7 @@ static void csv_random_round_trip(void **state)
 				if (strcmp(t.row[r][c], cell[r + 1][c]) != 0)
 					fail_msg("seed %llu round %d: cell %zu,%zu '%s', want '%s'", (unsigned long long)seed,
 						 round, r, c, t.row[r][c], cell[r + 1][c]);
-		rp_csv_free(&t);
+		sim_csv_free(&t);
 		sr_buf_free(&b);
 	}
 }

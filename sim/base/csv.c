@@ -120,49 +120,81 @@ static int add_record(struct sim_csv *t, size_t first, size_t ncells, long line,
 	return SIM_CSV_OK;
 }
 
-int sim_csv_parse(struct sim_csv *t, size_t len, const struct sim_csv_rules *r, const char *who, FILE *err)
+/* A record's end at p: LF, or CR LF. */
+static bool line_end(const char *p, const char *end)
 {
-	char *p = t->data, *end = t->data + len;
-	size_t ccap = 0, rcap = 0, ncells = 0, first = 0, *firsts = NULL;
-	bool header = false;
-	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-		p += 3;
-	if (memchr(p, '\0', (size_t)(end - p))) {
-		long line = 1;
-		for (char *q = p; *q; q++)
-			line += *q == '\n';
-		return bad(t, line, who, err, "holds a NUL byte");
-	}
-	if (p == end && r->strict)
-		return bad(t, 1, who, err, "empty: no header line");
-	long line = 1, rec_line = 1;
-	int rc = SIM_CSV_OK;
-	bool header_comments = r->comments;
-	for (;;) {
-		if (p == end && ncells == first)
+	return *p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n');
+}
+
+int sim_csv_scan(const char *s, size_t len, int state)
+{
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+		switch (state) {
+		case SIM_CSV_START:
+		case SIM_CSV_QUOTE: /* a quote that closes a field, or the first of "" */
+			state = ch == '"' ? SIM_CSV_QUOTED : ch == ',' ? SIM_CSV_START : SIM_CSV_PLAIN;
 			break;
-		if (ncells == first && header_comments && *p == '#') { /* a comment before the header */
-			while (p < end && *p != '\n')
-				p++;
-			p += p < end;
-			rec_line = ++line;
-			continue;
+		case SIM_CSV_PLAIN:
+			if (ch == ',')
+				state = SIM_CSV_START;
+			break;
+		default: { /* inside quotes: on to the next quote at once */
+			const char *q = memchr(s + i, '"', len - i);
+			if (!q)
+				return SIM_CSV_QUOTED;
+			i = (size_t)(q - s);
+			state = SIM_CSV_QUOTE;
+			break;
 		}
-		if (ncells == first && r->skip_empty && (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n'))) {
-			p += *p == '\r' ? 2 : 1;
-			rec_line = ++line;
-			continue;
 		}
+	}
+	return state;
+}
+
+/*
+ * A bad record, its problem found on line at: said in *b, the cursor past
+ * the record's end, the first line end outside quotes that sim_csv_scan
+ * finds from p (not yet rewritten in place) in state st on line.
+ */
+static int bad_record(struct sim_csv_cursor *c, char *p, int st, long line, long at, const char *what,
+		      struct sim_csv_bad *b)
+{
+	b->why = what;
+	b->line = at;
+	while (p < c->end) {
+		char *nl = memchr(p, '\n', (size_t)(c->end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(c->end - p);
+		st = sim_csv_scan(p, n, st);
+		p += n;
+		if (!nl)
+			break;
+		p++;
+		line++;
+		if (st != SIM_CSV_QUOTED)
+			break;
+	}
+	c->p = p;
+	c->line = line;
+	return SIM_CSV_BAD;
+}
+
+int sim_csv_record(struct sim_csv_cursor *c, char ***cells, size_t *ccap, size_t *ncells, struct sim_csv_bad *b)
+{
+	char *p = c->p, *end = c->end;
+	long line = c->line;
+
+	if (p == end)
+		return SIM_CSV_END;
+	for (;;) {
 		/* one field: p at its first byte; out receives its text in place */
 		char *out = p, *start = p;
-		if (*p == '"') {
+		if (p < end && *p == '"') {
 			long qline = line;
 			p++;
 			for (;;) {
-				if (p == end) {
-					rc = bad(t, qline, who, err, "a quoted field is not closed");
-					break;
-				}
+				if (p == end)
+					return bad_record(c, p, SIM_CSV_QUOTED, line, qline, "a quoted field is not closed", b);
 				if (*p == '"') {
 					if (p + 1 < end && p[1] == '"') {
 						*out++ = '"';
@@ -175,35 +207,23 @@ int sim_csv_parse(struct sim_csv *t, size_t len, const struct sim_csv_rules *r, 
 				line += *p == '\n';
 				*out++ = *p++;
 			}
-			if (rc)
-				break;
-			if (p < end && *p != ',' && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n')) {
-				rc = bad(t, line, who, err,
-					 "text after a closing '\"' (a quoted field ends at a comma or the line's end)");
-				break;
-			}
+			if (p < end && *p != ',' && !line_end(p, end))
+				return bad_record(c, p, SIM_CSV_QUOTE, line, line,
+						  "text after a closing '\"' (a quoted field ends at a comma or the line's end)",
+						  b);
 		} else {
-			while (p < end && *p != ',' && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n')) {
-				if (*p == '"') {
-					rc = bad(t, line, who, err, "a '\"' inside an unquoted field");
-					break;
-				}
-				if (*p == '\r') {
-					rc = bad(t, line, who, err, "a CR byte not before LF in an unquoted field");
-					break;
-				}
-				out++;
-				p++;
+			for (; p < end && *p != ',' && !line_end(p, end); p++) {
+				if (*p == '"' && !c->bare)
+					return bad_record(c, p, SIM_CSV_PLAIN, line, line, "a '\"' inside an unquoted field", b);
+				if (*p == '\r' && !c->bare)
+					return bad_record(c, p, SIM_CSV_PLAIN, line, line,
+							  "a CR byte not before LF in an unquoted field", b);
 			}
-			if (rc)
-				break;
+			out = p;
 		}
-		if (!grow((void **)&t->cells, &ccap, ncells, sizeof(*t->cells))) {
-			fprintf(err, "%s%s: out of memory\n", who, t->path);
-			rc = SIM_CSV_FAIL;
-			break;
-		}
-		t->cells[ncells++] = start;
+		if (!grow((void **)cells, ccap, *ncells, sizeof(**cells)))
+			return SIM_CSV_FAIL;
+		(*cells)[(*ncells)++] = start;
 		/* the separator: ',' continues the record; a line end or the end closes it */
 		char sep = p < end ? *p : '\n';
 		if (sep == '\r')
@@ -212,12 +232,55 @@ int sim_csv_parse(struct sim_csv *t, size_t len, const struct sim_csv_rules *r, 
 		*out = '\0';
 		if (sep == ',')
 			continue;
-		if ((rc = add_record(t, first, ncells, rec_line, &rcap, &firsts, &header, r, who, err)))
+		c->p = p;
+		c->line = line + 1;
+		return SIM_CSV_OK;
+	}
+}
+
+int sim_csv_parse(struct sim_csv *t, size_t len, const struct sim_csv_rules *r, const char *who, FILE *err)
+{
+	char *p = t->data, *end = t->data + len;
+	size_t ccap = 0, rcap = 0, ncells = 0, *firsts = NULL;
+	bool header = false;
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	if (memchr(p, '\0', (size_t)(end - p))) {
+		long line = 1;
+		for (char *q = p; *q; q++)
+			line += *q == '\n';
+		return bad(t, line, who, err, "holds a NUL byte");
+	}
+	if (p == end && r->strict)
+		return bad(t, 1, who, err, "empty: no header line");
+	struct sim_csv_cursor cur = { p, end, 1, false };
+	int rc = SIM_CSV_OK;
+	bool header_comments = r->comments;
+	while (cur.p < end) {
+		if (header_comments && *cur.p == '#') { /* a comment before the header */
+			char *nl = memchr(cur.p, '\n', (size_t)(end - cur.p));
+			cur.p = nl ? nl + 1 : end;
+			cur.line++;
+			continue;
+		}
+		if (r->skip_empty && line_end(cur.p, end)) {
+			cur.p += *cur.p == '\r' ? 2 : 1;
+			cur.line++;
+			continue;
+		}
+		long rec_line = cur.line;
+		size_t first = ncells;
+		struct sim_csv_bad b;
+		rc = sim_csv_record(&cur, &t->cells, &ccap, &ncells, &b);
+		if (rc == SIM_CSV_BAD)
+			rc = bad(t, b.line, who, err, b.why);
+		else if (rc == SIM_CSV_FAIL)
+			fprintf(err, "%s%s: out of memory\n", who, t->path);
+		else if (rc == SIM_CSV_OK)
+			rc = add_record(t, first, ncells, rec_line, &rcap, &firsts, &header, r, who, err);
+		if (rc)
 			break;
 		header_comments = false;
-		first = ncells;
-		line++;
-		rec_line = line;
 	}
 	/* the pointers, once the cells stop moving */
 	if (!rc && header)

@@ -10,7 +10,8 @@
  * empty file: the study report; rows of any length, checked by the caller:
  * `ratelab study --merge`); the bench report leniently (comments before the
  * header, empty lines skipped; rows of any length only where it asks for
- * them).
+ * them); `ratelab import`'s CSV logs record by record (sim_csv_record below,
+ * bare, a bad record skipped and counted: docs/cli.md says what it accepts).
  */
 #ifndef RATELAB_SIM_CSV_H
 #define RATELAB_SIM_CSV_H
@@ -60,6 +61,45 @@ int sim_csv_col(const struct sim_csv *t, const char *name);
 const char *sim_csv_at(const struct sim_csv *t, size_t row, const char *name);
 /* The cell as a number (strtod, the whole cell); NaN when empty or not a number. */
 double sim_csv_num(const struct sim_csv *t, size_t row, const char *name);
+
+/*
+ * One record at a time: the splitter under sim_csv_parse, and the reader
+ * of import's CSV logs, record by record. A cursor over data[p .. end)
+ * (*end a NUL byte, as sim_read_file leaves it), line the physical line p
+ * is on (from 1). A record is split in place: its fields appended to
+ * *cells (grown as needed: *ccap entries), each NUL-terminated. bare
+ * (import's logs, as ratelab import always read them): a '"' or a CR
+ * inside an unquoted field is a byte of it, not an error.
+ */
+struct sim_csv_cursor {
+	char *p, *end;
+	long line;
+	bool bare;
+};
+/* A bad record: the problem, and the physical line it was found on. */
+struct sim_csv_bad {
+	const char *why;
+	long line;
+};
+enum { SIM_CSV_END = 3 }; /* sim_csv_record: no record left */
+/*
+ * The record at c->p, c then at the next one: SIM_CSV_OK; SIM_CSV_END when
+ * none is left (c->p == c->end); SIM_CSV_BAD with *b set and c past the bad
+ * record (to the line end that sim_csv_scan finds outside quotes), so that
+ * reading may go on at the next record: the per-record error mode (an
+ * unclosed quote runs to the end); SIM_CSV_FAIL out of memory. The
+ * record's first line is c->line before the call.
+ */
+int sim_csv_record(struct sim_csv_cursor *c, char ***cells, size_t *ccap, size_t *ncells, struct sim_csv_bad *b);
+
+/*
+ * Where a record stands after s[0..len), from state (SIM_CSV_START at a
+ * record's start): SIM_CSV_QUOTED when it ends inside a quoted field, so
+ * that the record goes on past the line end. For a reader that meets a
+ * file line by line (import) and for sim_csv_record's resynchronisation.
+ */
+enum { SIM_CSV_START, SIM_CSV_PLAIN, SIM_CSV_QUOTED, SIM_CSV_QUOTE };
+int sim_csv_scan(const char *s, size_t len, int state);
 
 /* Reads a whole file into *data (NUL-terminated, *len bytes): SIM_CSV_OK, SIM_CSV_BAD
  * when it does not exist (errno ENOENT, or ENOTDIR: a component is no folder;

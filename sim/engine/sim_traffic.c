@@ -558,7 +558,8 @@ static int schedule_settle(struct sim_queue *q, const struct sim_traffic *tr, co
 	if (!took || e.t_ns >= tr->sc->duration_ns) /* refused: nothing to settle; past the run: dropped */
 		return RL_OK;
 	e.attempt = (uint16_t)took;
-	return sim_queue_push(q, e);}
+	return sim_queue_push(q, e);
+}
 
 static double wall_s(void)
 {

@@ -74,7 +74,7 @@ static const struct br_figures *find(const struct br_figures *figs, size_t n, co
 /* The fleet's row: the largest sync interval keeping random routing's error under 1 % at k = 4. */
 static void fleet_answer(struct br_in *in, struct sr_buf *o)
 {
-	struct rp_csv c;
+	struct sim_csv c;
 	br_csv(in, &c, br_path(in->results, "sim/fleet.csv"), NULL);
 	long long best = -1;
 	double at[3] = { NAN, NAN, NAN };
@@ -82,11 +82,11 @@ static void fleet_answer(struct br_in *in, struct sr_buf *o)
 		long long next = -1;
 		size_t row = 0;
 		for (size_t i = 0; i < c.nrows; i++) {
-			if (c.nf[i] != c.ncols || strcmp(rp_csv_at(&c, i, "routing"), "random") != 0 ||
-			    rp_csv_num(&c, i, "nodes") != 4 || rp_csv_num(&c, i, "skew_ns") != 0 ||
-			    rp_csv_num(&c, i, "outage_to_ns") != 0)
+			if (c.nf[i] != c.ncols || strcmp(sim_csv_at(&c, i, "routing"), "random") != 0 ||
+			    sim_csv_num(&c, i, "nodes") != 4 || sim_csv_num(&c, i, "skew_ns") != 0 ||
+			    sim_csv_num(&c, i, "outage_to_ns") != 0)
 				continue;
-			long long s = (long long)rp_csv_num(&c, i, "sync_ns");
+			long long s = (long long)sim_csv_num(&c, i, "sync_ns");
 			if (s > best && (next < 0 || s <= next)) {
 				next = s;
 				row = i;
@@ -94,19 +94,19 @@ static void fleet_answer(struct br_in *in, struct sr_buf *o)
 		}
 		if (next < 0)
 			break;
-		double ov = rp_csv_num(&c, row, "over_pct"), rej = rp_csv_num(&c, row, "false_reject_pct");
+		double ov = sim_csv_num(&c, row, "over_pct"), rej = sim_csv_num(&c, row, "false_reject_pct");
 		if (!(ov + rej < 1.0))
 			break;
 		best = next;
 		at[0] = ov;
 		at[1] = rej;
-		at[2] = rp_csv_num(&c, row, "round_trips_per_1k");
+		at[2] = sim_csv_num(&c, row, "round_trips_per_1k");
 	}
 	if (best < 0)
 		sr_puts(o, answer_no_fleet);
 	else
 		sr_printf(o, answer_fleet, (double)best / 1e6, rp_fmt(at[0], 3), rp_fmt(at[1], 3), rp_fmt(at[2], 1));
-	rp_csv_free(&c);
+	sim_csv_free(&c);
 }
 
 void br_answer(struct br_in *in, struct sr_buf *o)

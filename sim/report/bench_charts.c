@@ -109,10 +109,10 @@ void br_charts(struct br_in *in, struct sr_buf *o)
 	double max_ratio = NAN;
 	const char *max_algo = "";
 	for (size_t i = 0; i < in->summary.nrows; i++)
-		if (strcmp(rp_csv_at(&in->summary, i, "scenario"), bnd) == 0 &&
-		    !(rp_csv_num(&in->summary, i, "max_window_ratio") <= max_ratio)) {
-			max_ratio = rp_csv_num(&in->summary, i, "max_window_ratio");
-			max_algo = rp_csv_at(&in->summary, i, "algo");
+		if (strcmp(sim_csv_at(&in->summary, i, "scenario"), bnd) == 0 &&
+		    !(sim_csv_num(&in->summary, i, "max_window_ratio") <= max_ratio)) {
+			max_ratio = sim_csv_num(&in->summary, i, "max_window_ratio");
+			max_algo = sim_csv_at(&in->summary, i, "algo");
 		}
 	sr_printf(o, boundary_text, bnd, seed0, rp_fmt(max_ratio, 2), max_algo);
 
@@ -157,8 +157,8 @@ void br_charts(struct br_in *in, struct sr_buf *o)
 
 	const char *bs = br_breaker_scenario(in), *openings = "-";
 	for (size_t i = 0; i < in->breaker.nrows; i++)
-		if (strcmp(rp_csv_at(&in->breaker, i, "scenario"), bs) == 0) {
-			openings = rp_csv_at(&in->breaker, i, "openings");
+		if (strcmp(sim_csv_at(&in->breaker, i, "scenario"), bs) == 0) {
+			openings = sim_csv_at(&in->breaker, i, "openings");
 			break;
 		}
 	sr_printf(o, breaker_text, bs, seed0, openings);
@@ -282,7 +282,7 @@ static void trade_labels(struct br_in *in, const struct br_figures *figs, struct
 	size_t *chars = malloc((in->nalgos + 1) * 2 * sizeof(size_t)), *order = chars + in->nalgos + 1;
 	struct box *taken = malloc((2 * in->nalgos + 2) * sizeof(*taken));
 	if (!pts || !px || !chars || !taken) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		goto done;
 	}
 	/* the ranges: x from 1 ns to the decade above the slowest, y from 0 */
@@ -390,7 +390,7 @@ void br_chart_data(struct br_in *in)
 	const size_t *keys = br_key_counts(in, &nk);
 	double *dep = malloc((in->nalgos + 1) * sizeof(double)), *indep = malloc((in->nalgos + 1) * sizeof(double));
 	if (!dep || !indep) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		goto done;
 	}
 	sr_puts(k, "keys");
@@ -428,45 +428,45 @@ void br_chart_data(struct br_in *in)
 
 	sr_puts(b, "t_s state\n");
 	const char *bs = br_breaker_scenario(in);
-	struct rp_csv series, offered;
+	struct sim_csv series, offered;
 	br_csv(in, &series, rp_str("%s/breaker_%s.csv", in->series_dir, bs), NULL);
 	for (size_t i = 0; i < series.nrows; i++)
-		sr_printf(b, "%s %d\n", rp_gnum(rp_csv_num(&series, i, "t_ns") / 1e9),
-			  state_code(rp_csv_at(&series, i, "state")));
-	rp_csv_free(&series);
+		sr_printf(b, "%s %d\n", rp_gnum(sim_csv_num(&series, i, "t_ns") / 1e9),
+			  state_code(sim_csv_at(&series, i, "state")));
+	sim_csv_free(&series);
 	/* What was offered to the breaker: the same scenario's requests per bucket (admitted + rejected)
 	 * under sliding_log, the same arrivals the breaker saw for sources that do not retry. */
 	sr_puts(of, "t_s per_s\n");
 	br_csv(in, &offered, rp_str("%s/%s__sliding_log.csv", in->series_dir, bs), NULL);
 	if (offered.nrows < 2) {
-		br_error(in, RP_BAD, "missing: %s/%s__sliding_log.csv (the breaker chart's offered traffic)",
+		br_error(in, SIM_CSV_BAD, "missing: %s/%s__sliding_log.csv (the breaker chart's offered traffic)",
 			 in->series_dir, bs);
 	} else {
-		double bucket_s = (rp_csv_num(&offered, 1, "t_ns") - rp_csv_num(&offered, 0, "t_ns")) / 1e9;
+		double bucket_s = (sim_csv_num(&offered, 1, "t_ns") - sim_csv_num(&offered, 0, "t_ns")) / 1e9;
 		for (size_t i = 0; i < offered.nrows; i++)
-			sr_printf(of, "%s %s\n", rp_gnum(rp_csv_num(&offered, i, "t_ns") / 1e9),
-				  rp_gnum((rp_csv_num(&offered, i, "admitted") + rp_csv_num(&offered, i, "rejected")) /
+			sr_printf(of, "%s %s\n", rp_gnum(sim_csv_num(&offered, i, "t_ns") / 1e9),
+				  rp_gnum((sim_csv_num(&offered, i, "admitted") + sim_csv_num(&offered, i, "rejected")) /
 					  bucket_s));
 	}
-	rp_csv_free(&offered);
+	sim_csv_free(&offered);
 	double breaker_limit = NAN, breaker_window_s = NAN;
 	for (size_t i = 0; i < in->breaker.nrows; i++)
-		if (strcmp(rp_csv_at(&in->breaker, i, "scenario"), bs) == 0 && rp_csv_col(&in->breaker, "limit") >= 0) {
-			breaker_limit = rp_csv_num(&in->breaker, i, "limit");
-			breaker_window_s = rp_csv_num(&in->breaker, i, "window_ns") / 1e9;
+		if (strcmp(sim_csv_at(&in->breaker, i, "scenario"), bs) == 0 && sim_csv_col(&in->breaker, "limit") >= 0) {
+			breaker_limit = sim_csv_num(&in->breaker, i, "limit");
+			breaker_window_s = sim_csv_num(&in->breaker, i, "window_ns") / 1e9;
 		}
 
 	const char *bnd = br_boundary_scenario(in);
 	double limit = NAN, window_ns = NAN, bucket_ns = NAN;
 	for (size_t i = 0; i < in->summary.nrows; i++)
-		if (strcmp(rp_csv_at(&in->summary, i, "scenario"), bnd) == 0) {
-			struct rp_csv s;
-			limit = rp_csv_num(&in->summary, i, "limit");
-			window_ns = rp_csv_num(&in->summary, i, "window_ns");
-			br_csv(in, &s, rp_str("%s/%s__%s.csv", in->series_dir, bnd, rp_csv_at(&in->summary, i, "algo")), NULL);
+		if (strcmp(sim_csv_at(&in->summary, i, "scenario"), bnd) == 0) {
+			struct sim_csv s;
+			limit = sim_csv_num(&in->summary, i, "limit");
+			window_ns = sim_csv_num(&in->summary, i, "window_ns");
+			br_csv(in, &s, rp_str("%s/%s__%s.csv", in->series_dir, bnd, sim_csv_at(&in->summary, i, "algo")), NULL);
 			if (s.nrows >= 2)
-				bucket_ns = rp_csv_num(&s, 1, "t_ns") - rp_csv_num(&s, 0, "t_ns");
-			rp_csv_free(&s);
+				bucket_ns = sim_csv_num(&s, 1, "t_ns") - sim_csv_num(&s, 0, "t_ns");
+			sim_csv_free(&s);
 			break;
 		}
 	sr_puts(v, "algos = \"");

@@ -27,18 +27,18 @@ const struct br_seeds_cache *br_seeds(struct br_in *in)
 	if (in->have_seeds)
 		return &in->seeds;
 	in->have_seeds = true;
-	const struct rp_csv *s = &in->summary;
+	const struct sim_csv *s = &in->summary;
 	in->seeds.v = malloc((s->nrows + 1) * sizeof(long long));
 	if (!in->seeds.v) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return &in->seeds;
 	}
 	for (size_t i = 0; i < s->nrows; i++) {
-		const char *t = rp_csv_at(s, i, "seed");
+		const char *t = sim_csv_at(s, i, "seed");
 		char *end;
 		long long v = strtoll(t, &end, 10);
 		if (!*t || *end) {
-			br_error(in, RP_BAD, "%s:%ld: seed '%s' is not an integer", s->path, s->line[i], t);
+			br_error(in, SIM_CSV_BAD, "%s:%ld: seed '%s' is not an integer", s->path, s->line[i], t);
 			continue;
 		}
 		bool seen = false;
@@ -51,14 +51,14 @@ const struct br_seeds_cache *br_seeds(struct br_in *in)
 	return &in->seeds;
 }
 
-const char **br_scenarios(const struct rp_csv *t, size_t *n)
+const char **br_scenarios(const struct sim_csv *t, size_t *n)
 {
 	const char **out = malloc((t->nrows + 1) * sizeof(*out));
 	*n = 0;
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < t->nrows; i++) {
-		const char *s = rp_csv_at(t, i, "scenario");
+		const char *s = sim_csv_at(t, i, "scenario");
 		bool seen = false;
 		for (size_t k = 0; k < *n && !seen; k++)
 			seen = strcmp(out[k], s) == 0;
@@ -74,7 +74,7 @@ static const char **summary_scenarios(struct br_in *in, size_t *n)
 		in->have_scen = true;
 		in->scen = br_scenarios(&in->summary, &in->nscen);
 		if (!in->scen)
-			br_error(in, RP_FAIL, "out of memory");
+			br_error(in, SIM_CSV_FAIL, "out of memory");
 	}
 	*n = in->nscen;
 	return in->scen;
@@ -99,7 +99,7 @@ static struct acc *acc_of(struct acc *v, size_t *n, const char *seed)
 struct rp_stat br_over_seeds(const struct br_in *in, const char *algo, const char *num, const char *den,
 			     double scale, br_keep keep)
 {
-	const struct rp_csv *s = &in->summary;
+	const struct sim_csv *s = &in->summary;
 	struct acc *acc = malloc((s->nrows + 1) * sizeof(*acc));
 	double *v = malloc((s->nrows + 1) * sizeof(*v));
 	size_t n = 0;
@@ -107,12 +107,12 @@ struct rp_stat br_over_seeds(const struct br_in *in, const char *algo, const cha
 	if (!acc || !v)
 		goto done;
 	for (size_t i = 0; i < s->nrows; i++) {
-		if (strcmp(rp_csv_at(s, i, "algo"), algo) != 0 || (keep && !keep(rp_csv_at(s, i, "scenario"))))
+		if (strcmp(sim_csv_at(s, i, "algo"), algo) != 0 || (keep && !keep(sim_csv_at(s, i, "scenario"))))
 			continue;
-		double x = rp_csv_num(s, i, num), d = den ? rp_csv_num(s, i, den) : 1;
+		double x = sim_csv_num(s, i, num), d = den ? sim_csv_num(s, i, den) : 1;
 		if (isnan(x) || isnan(d))
 			continue;
-		struct acc *a = acc_of(acc, &n, rp_csv_at(s, i, "seed"));
+		struct acc *a = acc_of(acc, &n, sim_csv_at(s, i, "seed"));
 		a->a += x;
 		a->b += d;
 	}
@@ -127,7 +127,7 @@ done:
 
 struct rp_stat br_max_over_seeds(const struct br_in *in, const char *algo, const char *col, br_keep keep)
 {
-	const struct rp_csv *s = &in->summary;
+	const struct sim_csv *s = &in->summary;
 	struct acc *acc = malloc((s->nrows + 1) * sizeof(*acc));
 	double *v = malloc((s->nrows + 1) * sizeof(*v));
 	size_t n = 0;
@@ -135,11 +135,11 @@ struct rp_stat br_max_over_seeds(const struct br_in *in, const char *algo, const
 	if (!acc || !v)
 		goto done;
 	for (size_t i = 0; i < s->nrows; i++) {
-		double x = rp_csv_num(s, i, col);
-		if (strcmp(rp_csv_at(s, i, "algo"), algo) != 0 || (keep && !keep(rp_csv_at(s, i, "scenario"))) ||
+		double x = sim_csv_num(s, i, col);
+		if (strcmp(sim_csv_at(s, i, "algo"), algo) != 0 || (keep && !keep(sim_csv_at(s, i, "scenario"))) ||
 		    isnan(x))
 			continue;
-		struct acc *a = acc_of(acc, &n, rp_csv_at(s, i, "seed"));
+		struct acc *a = acc_of(acc, &n, sim_csv_at(s, i, "seed"));
 		if (!a->set || x > a->a)
 			a->a = x;
 		a->set = true;
@@ -153,13 +153,13 @@ done:
 	return out;
 }
 
-struct rp_stat br_cell2_over_seeds(const struct rp_csv *t, const char *scenario, const char *algo, const char *a,
+struct rp_stat br_cell2_over_seeds(const struct sim_csv *t, const char *scenario, const char *algo, const char *a,
 				   const char *b)
 {
 	struct rp_vec v = {0};
 	for (size_t i = 0; i < t->nrows; i++)
-		if (strcmp(rp_csv_at(t, i, "scenario"), scenario) == 0 && strcmp(rp_csv_at(t, i, "algo"), algo) == 0)
-			rp_vec_push(&v, rp_csv_num(t, i, a) + (b ? rp_csv_num(t, i, b) : 0));
+		if (strcmp(sim_csv_at(t, i, "scenario"), scenario) == 0 && strcmp(sim_csv_at(t, i, "algo"), algo) == 0)
+			rp_vec_push(&v, sim_csv_num(t, i, a) + (b ? sim_csv_num(t, i, b) : 0));
 	struct rp_stat s = rp_vec_stat(&v);
 	rp_vec_free(&v);
 	return s;
@@ -174,7 +174,7 @@ struct rp_stat br_extra_wait_over_seeds(const struct br_in *in, const char *algo
 {
 	/* per seed: served-weighted mean wait, for algo and for the simulator's exact reference */
 	const char *ref = "sliding_log";
-	const struct rp_csv *s = &in->summary;
+	const struct sim_csv *s = &in->summary;
 	struct acc *acc[2] = { malloc((s->nrows + 1) * sizeof(struct acc)), malloc((s->nrows + 1) * sizeof(struct acc)) };
 	double *v = malloc((s->nrows + 1) * sizeof(*v));
 	size_t n[2] = { 0, 0 }, nv = 0;
@@ -182,12 +182,12 @@ struct rp_stat br_extra_wait_over_seeds(const struct br_in *in, const char *algo
 	if (!acc[0] || !acc[1] || !v)
 		goto done;
 	for (size_t i = 0; i < s->nrows; i++) {
-		const char *a = rp_csv_at(s, i, "algo");
+		const char *a = sim_csv_at(s, i, "algo");
 		int which = strcmp(a, algo) == 0 ? 0 : strcmp(a, ref) == 0 ? 1 : -1;
-		double w = rp_csv_num(s, i, "client_wait_ms_mean"), k = rp_csv_num(s, i, "client_served");
+		double w = sim_csv_num(s, i, "client_wait_ms_mean"), k = sim_csv_num(s, i, "client_served");
 		if (which < 0 || isnan(w) || isnan(k))
 			continue;
-		const char *seed = rp_csv_at(s, i, "seed");
+		const char *seed = sim_csv_at(s, i, "seed");
 		struct acc *x = acc_of(acc[which], &n[which], seed);
 		x->a += w * k;
 		x->b += k;
@@ -221,14 +221,14 @@ const struct br_figures *br_figures(struct br_in *in)
 	size_t nsweep;
 	const struct br_load *sweep = br_load_sweep(in, &nsweep);
 	const char *top = nsweep ? sweep[nsweep - 1].name : NULL;
-	const struct rp_csv *d = &in->diverged;
+	const struct sim_csv *d = &in->diverged;
 	in->figs = calloc(in->nalgos + 1, sizeof(*in->figs));
 	struct acc *acc = malloc((d->nrows + 1) * sizeof(*acc));
 	double *v = malloc((d->nrows + 1) * sizeof(*v));
 	if (!in->figs || !acc || !v) {
 		free(acc);
 		free(v);
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return in->figs;
 	}
 	for (size_t i = 0; i < in->nalgos; i++) {
@@ -246,10 +246,10 @@ const struct br_figures *br_figures(struct br_in *in)
 		/* the divergence file has its own rows: per seed over the default set */
 		size_t n = 0;
 		for (size_t r = 0; r < d->nrows; r++)
-			if (strcmp(rp_csv_at(d, r, "algo"), a->name) == 0) {
-				struct acc *x = acc_of(acc, &n, rp_csv_at(d, r, "seed"));
-				x->a += rp_csv_num(d, r, "diverged_allows") + rp_csv_num(d, r, "diverged_rejects");
-				x->b += rp_csv_num(d, r, "requests");
+			if (strcmp(sim_csv_at(d, r, "algo"), a->name) == 0) {
+				struct acc *x = acc_of(acc, &n, sim_csv_at(d, r, "seed"));
+				x->a += sim_csv_num(d, r, "diverged_allows") + sim_csv_num(d, r, "diverged_rejects");
+				x->b += sim_csv_num(d, r, "requests");
 			}
 		for (size_t k = 0; k < n; k++)
 			v[k] = acc[k].b > 0 ? 100 * acc[k].a / acc[k].b : NAN;
@@ -363,7 +363,7 @@ const struct br_load *br_load_sweep(struct br_in *in, size_t *nout)
 	}
 	in->sweep = malloc((bcount + 1) * sizeof(*in->sweep));
 	if (!in->sweep) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		*nout = 0;
 		return NULL;
 	}
@@ -391,13 +391,13 @@ const char *br_breaker_scenario(struct br_in *in)
 	double best_openings = -1;
 	bool best_bursty = false;
 	for (size_t i = 0; i < in->breaker.nrows; i++) {
-		const char *n = rp_csv_at(&in->breaker, i, "scenario");
+		const char *n = sim_csv_at(&in->breaker, i, "scenario");
 		char path[SR_PATH_MAX + 64];
 		snprintf(path, sizeof(path), "%s/breaker_%s.csv", in->series_dir, n);
 		if (!exists(path))
 			continue;
 		bool bursty = strstr(n, "onoff") || strstr(n, "burst");
-		double openings = rp_csv_num(&in->breaker, i, "openings");
+		double openings = sim_csv_num(&in->breaker, i, "openings");
 		if ((bursty && !best_bursty) || (bursty == best_bursty && openings > best_openings)) {
 			best = n;
 			best_openings = openings;
@@ -426,7 +426,7 @@ const size_t *br_key_counts(struct br_in *in, size_t *n)
 static void need(struct br_in *in, bool ok, size_t *missing, const char *what)
 {
 	if (!ok) {
-		br_error(in, RP_BAD, "missing: %s", what);
+		br_error(in, SIM_CSV_BAD, "missing: %s", what);
 		(*missing)++;
 	}
 }
@@ -462,7 +462,7 @@ void br_require(struct br_in *in)
 				need(in, rp_measured(br_stat(in, "%s", runs[k])), &missing, rp_str("benchmark %s", runs[k]));
 		}
 	if (missing)
-		br_error(in, RP_BAD, "%zu input(s) missing; run make bench (or the step that writes them)", missing);
+		br_error(in, SIM_CSV_BAD, "%zu input(s) missing; run make bench (or the step that writes them)", missing);
 }
 
 struct rp_stat br_ratio(struct rp_stat a, struct rp_stat b)

@@ -61,25 +61,25 @@ void br_fleet(struct br_in *in, struct sr_buf *o)
 {
 	char path[SR_PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/sim/fleet.csv", in->results);
-	struct rp_csv c;
+	struct sim_csv c;
 	br_csv(in, &c, path, fleet_columns);
 	long long *sync = malloc((c.nrows + 1) * sizeof(*sync));
 	struct point *sweep = calloc(2 * 3 * (c.nrows + 1), sizeof(*sweep)); /* [routing][k][sync index] */
 	size_t nsync = 0;
 	if (!sync || !sweep) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		goto done;
 	}
 	if (in->status)
 		goto done;
 	if (!c.nrows) {
-		br_error(in, RP_BAD, "%s: missing or empty (run: ratelab fleet --out %s)", path, path);
+		br_error(in, SIM_CSV_BAD, "%s: missing or empty (run: ratelab fleet --out %s)", path, path);
 		goto done;
 	}
 	for (size_t i = 0; i < c.nrows; i++) {
-		if (rp_csv_num(&c, i, "skew_ns") != 0 || rp_csv_num(&c, i, "outage_to_ns") != 0)
+		if (sim_csv_num(&c, i, "skew_ns") != 0 || sim_csv_num(&c, i, "outage_to_ns") != 0)
 			continue;
-		long long s = (long long)rp_csv_num(&c, i, "sync_ns");
+		long long s = (long long)sim_csv_num(&c, i, "sync_ns");
 		bool seen = false;
 		for (size_t k = 0; k < nsync && !seen; k++)
 			seen = sync[k] == s;
@@ -87,30 +87,30 @@ void br_fleet(struct br_in *in, struct sr_buf *o)
 			sync[nsync++] = s;
 	}
 	if (!nsync) {
-		br_error(in, RP_BAD, "%s: no sweep row (one without clock skew or outage)", path);
+		br_error(in, SIM_CSV_BAD, "%s: no sweep row (one without clock skew or outage)", path);
 		goto done;
 	}
 	qsort(sync, nsync, sizeof(*sync), cmp_ll);
 #define AT(r, k, si) sweep[((r) * 3 + (k)) * (c.nrows + 1) + (si)]
 	for (size_t i = 0; i < c.nrows; i++) {
-		if (rp_csv_num(&c, i, "skew_ns") != 0 || rp_csv_num(&c, i, "outage_to_ns") != 0)
+		if (sim_csv_num(&c, i, "skew_ns") != 0 || sim_csv_num(&c, i, "outage_to_ns") != 0)
 			continue;
-		long long s = (long long)rp_csv_num(&c, i, "sync_ns");
-		int nd = (int)rp_csv_num(&c, i, "nodes");
-		const char *rt = rp_csv_at(&c, i, "routing");
+		long long s = (long long)sim_csv_num(&c, i, "sync_ns");
+		int nd = (int)sim_csv_num(&c, i, "nodes");
+		const char *rt = sim_csv_at(&c, i, "routing");
 		for (size_t r = 0; r < 2; r++)
 			for (size_t k = 0; k < 3; k++)
 				for (size_t si = 0; si < nsync; si++)
 					if (strcmp(rt, routings[r]) == 0 && nd == nodes[k] && sync[si] == s)
-						AT(r, k, si) = (struct point){ true, rp_csv_num(&c, i, "over_pct"),
-									       rp_csv_num(&c, i, "false_reject_pct"),
-									       rp_csv_num(&c, i, "round_trips_per_1k") };
+						AT(r, k, si) = (struct point){ true, sim_csv_num(&c, i, "over_pct"),
+									       sim_csv_num(&c, i, "false_reject_pct"),
+									       sim_csv_num(&c, i, "round_trips_per_1k") };
 	}
 	for (size_t r = 0; r < 2; r++)
 		for (size_t k = 0; k < 3; k++)
 			for (size_t si = 0; si < nsync; si++)
 				if (!AT(r, k, si).set) {
-					br_error(in, RP_BAD, "%s: no %s k=%d S=%s ms row (run: ratelab fleet --out %s)", path,
+					br_error(in, SIM_CSV_BAD, "%s: no %s k=%d S=%s ms row (run: ratelab fleet --out %s)", path,
 						 routings[r], nodes[k], ms(sync[si]), path);
 					goto done;
 				}
@@ -132,9 +132,9 @@ void br_fleet(struct br_in *in, struct sr_buf *o)
 		sr_puts(f, "\n");
 	}
 
-	sr_printf(o, fleet_intro, rp_csv_at(&c, 0, "keys"), rp_csv_at(&c, 0, "limit"),
-		  ms((long long)rp_csv_num(&c, 0, "window_ns")), rp_csv_at(&c, 0, "load_pct"),
-		  (long long)(rp_csv_num(&c, 0, "duration_ns") / 1e9), rp_csv_at(&c, 0, "seed"));
+	sr_printf(o, fleet_intro, sim_csv_at(&c, 0, "keys"), sim_csv_at(&c, 0, "limit"),
+		  ms((long long)sim_csv_num(&c, 0, "window_ns")), sim_csv_at(&c, 0, "load_pct"),
+		  (long long)(sim_csv_num(&c, 0, "duration_ns") / 1e9), sim_csv_at(&c, 0, "seed"));
 	for (size_t r = 0; r < 2; r++) {
 		sr_printf(o, "| %s routing: S | ", routings[r]);
 		for (size_t k = 0; k < 3; k++)
@@ -154,21 +154,21 @@ void br_fleet(struct br_in *in, struct sr_buf *o)
 	}
 	bool extra = false;
 	for (size_t i = 0; i < c.nrows; i++) {
-		if (rp_csv_num(&c, i, "skew_ns") == 0 && rp_csv_num(&c, i, "outage_to_ns") == 0)
+		if (sim_csv_num(&c, i, "skew_ns") == 0 && sim_csv_num(&c, i, "outage_to_ns") == 0)
 			continue;
 		if (!extra)
 			sr_puts(o, fleet_extra_head);
 		extra = true;
-		long long from = (long long)rp_csv_num(&c, i, "outage_from_ns"), to = (long long)rp_csv_num(&c, i, "outage_to_ns");
-		sr_printf(o, "| %s | %s | %s ms | ±%s ms | ", rp_csv_at(&c, i, "routing"), rp_csv_at(&c, i, "nodes"),
-			  ms((long long)rp_csv_num(&c, i, "sync_ns")), ms((long long)rp_csv_num(&c, i, "skew_ns")));
+		long long from = (long long)sim_csv_num(&c, i, "outage_from_ns"), to = (long long)sim_csv_num(&c, i, "outage_to_ns");
+		sr_printf(o, "| %s | %s | %s ms | ±%s ms | ", sim_csv_at(&c, i, "routing"), sim_csv_at(&c, i, "nodes"),
+			  ms((long long)sim_csv_num(&c, i, "sync_ns")), ms((long long)sim_csv_num(&c, i, "skew_ns")));
 		if (to > from)
 			sr_printf(o, "%s to %s ms", ms(from), ms(to));
 		else
 			sr_puts(o, "-");
-		sr_printf(o, " | %s | %s | %s | %s |\n", rp_fmt(rp_csv_num(&c, i, "over_pct"), 3),
-			  rp_fmt(rp_csv_num(&c, i, "false_reject_pct"), 3), rp_fmt(rp_csv_num(&c, i, "round_trips_per_1k"), 1),
-			  rp_csv_at(&c, i, "sync_failures"));
+		sr_printf(o, " | %s | %s | %s | %s |\n", rp_fmt(sim_csv_num(&c, i, "over_pct"), 3),
+			  rp_fmt(sim_csv_num(&c, i, "false_reject_pct"), 3), rp_fmt(sim_csv_num(&c, i, "round_trips_per_1k"), 1),
+			  sim_csv_at(&c, i, "sync_failures"));
 	}
 	if (extra)
 		sr_puts(o, "\n");
@@ -196,5 +196,5 @@ void br_fleet(struct br_in *in, struct sr_buf *o)
 done:
 	free(sync);
 	free(sweep);
-	rp_csv_free(&c);
+	sim_csv_free(&c);
 }

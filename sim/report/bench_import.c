@@ -66,7 +66,7 @@ void br_import(struct br_in *in, struct sr_buf *o)
 }
 
 /* The value of row name of study_scale.csv (the rest of the row after its first field), "" when absent. */
-static const char *value(const struct rp_csv *t, const char *name, struct sr_buf *b)
+static const char *value(const struct sim_csv *t, const char *name, struct sr_buf *b)
 {
 	const char *found = NULL;
 	size_t row = 0;
@@ -83,7 +83,7 @@ static const char *value(const struct rp_csv *t, const char *name, struct sr_buf
 	return rp_str("%s", b->p ? b->p : "");
 }
 
-static double num(const struct rp_csv *t, const char *name, struct sr_buf *b)
+static double num(const struct sim_csv *t, const char *name, struct sr_buf *b)
 {
 	const char *v = value(t, name, b);
 	bool present = false;
@@ -94,21 +94,21 @@ static double num(const struct rp_csv *t, const char *name, struct sr_buf *b)
 
 void br_study_scale(struct br_in *in, struct sr_buf *o)
 {
-	struct rp_csv t;
+	struct sim_csv t;
 	struct sr_buf b = {0};
 	sr_puts(o, "## Study at scale\n\n");
 	/* name,value rows whose value may hold commas unquoted (the command line): ragged */
-	static const struct rp_csv_rules ragged = { true, true, false, true };
-	int rc = rp_csv_read(&t, br_path(in->results, "bench/study_scale.csv"), &ragged, BR_WHO, in->err);
+	static const struct sim_csv_rules ragged = { true, true, false, true };
+	int rc = sim_csv_read(&t, br_path(in->results, "bench/study_scale.csv"), &ragged, BR_WHO, in->err);
 	if (rc) {
 		if (!in->status)
 			in->status = rc;
-		rp_csv_free(&t);
+		sim_csv_free(&t);
 		return;
 	}
 	if (!t.present) {
 		sr_puts(o, study_absent);
-		rp_csv_free(&t);
+		sim_csv_free(&t);
 		return;
 	}
 	double wall = num(&t, "wall_s", &b), rss = num(&t, "peak_rss_bytes", &b), trace = num(&t, "trace_bytes", &b),
@@ -129,5 +129,5 @@ void br_study_scale(struct br_in *in, struct sr_buf *o)
 	sr_puts(o, "\n");
 	o->oom |= b.oom;
 	sr_buf_free(&b);
-	rp_csv_free(&t);
+	sim_csv_free(&t);
 }

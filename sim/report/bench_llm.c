@@ -34,35 +34,35 @@ static const char llm_intro[] =
 void br_llm(struct br_in *in, struct sr_buf *o)
 {
 	char path[SR_PATH_MAX + 64];
-	struct rp_csv c;
+	struct sim_csv c;
 
 	snprintf(path, sizeof(path), "%s/sim/llm.csv", in->results);
 	br_csv(in, &c, path, llm_columns);
 	if (in->status)
 		goto done;
 	if (!c.nrows) {
-		br_error(in, RP_BAD, "%s: missing or empty (run: ratelab sim --llm 60/1m+90000/1m:units)", path);
+		br_error(in, SIM_CSV_BAD, "%s: missing or empty (run: ratelab sim --llm 60/1m+90000/1m:units)", path);
 		goto done;
 	}
-	sr_printf(o, llm_intro, rp_csv_at(&c, 0, "policy"), rp_csv_at(&c, 0, "requests"));
+	sr_printf(o, llm_intro, sim_csv_at(&c, 0, "policy"), sim_csv_at(&c, 0, "requests"));
 	for (size_t i = 0; i < c.nrows; i++) {
-		double req = rp_csv_num(&c, i, "requests"), adm = rp_csv_num(&c, i, "admitted");
-		const char *algo = rp_csv_at(&c, i, "algo"), *way = rp_csv_at(&c, i, "way");
+		double req = sim_csv_num(&c, i, "requests"), adm = sim_csv_num(&c, i, "admitted");
+		const char *algo = sim_csv_at(&c, i, "algo"), *way = sim_csv_at(&c, i, "way");
 		if (isnan(req)) {
 			sr_printf(o, "| %s | %s | does not settle | | | |\n", algo, way);
 			continue;
 		}
 		if (req <= 0 || isnan(adm) || adm > req) {
-			br_error(in, RP_BAD, "%s:%zu: admitted %s of %s requests", path, i + 2,
-				 rp_csv_at(&c, i, "admitted"), rp_csv_at(&c, i, "requests"));
+			br_error(in, SIM_CSV_BAD, "%s:%zu: admitted %s of %s requests", path, i + 2,
+				 sim_csv_at(&c, i, "admitted"), sim_csv_at(&c, i, "requests"));
 			goto done;
 		}
 		sr_printf(o, "| %s | %s | %.1f | %s | %s | %s |\n", algo, way, 100.0 * adm / req,
-			  rp_csv_at(&c, i, "tokens_admitted"), rp_csv_at(&c, i, "tokens_over"),
-			  rp_csv_at(&c, i, "refused_ideal_admits"));
+			  sim_csv_at(&c, i, "tokens_admitted"), sim_csv_at(&c, i, "tokens_over"),
+			  sim_csv_at(&c, i, "refused_ideal_admits"));
 	}
 	sr_puts(o, "\nsliding_log admits no token over the rule in any way, by construction (it is charged at least "
 		   "the real tokens at every instant; tests/test_sim_llm.c asserts it).\n\n");
 done:
-	rp_csv_free(&c);
+	sim_csv_free(&c);
 }

@@ -71,7 +71,7 @@ struct sr_buf *br_file(struct br_in *in, const char *path)
 	if (!list || !f || !p) {
 		free(f);
 		free(p);
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return NULL;
 	}
 	f->path = p;
@@ -84,19 +84,19 @@ struct sr_buf *br_data(struct br_in *in, const char *name)
 	return br_file(in, br_path(in->data_dir, name));
 }
 
-void br_csv(struct br_in *in, struct rp_csv *t, const char *path, const char *const *want)
+void br_csv(struct br_in *in, struct sim_csv *t, const char *path, const char *const *want)
 {
-	int rc = rp_csv_read(t, path, NULL, BR_WHO, in->err);
+	int rc = sim_csv_read(t, path, NULL, BR_WHO, in->err);
 	if (rc) {
 		if (!in->status)
 			in->status = rc;
 		return;
 	}
 	for (; t->present && want && *want; want++)
-		if (rp_csv_col(t, *want) < 0) {
+		if (sim_csv_col(t, *want) < 0) {
 			struct sr_buf q = {0};
 			sr_quote(&q, *want);
-			br_error(in, RP_BAD, "%s:1: no column %s in the header", path, q.p ? q.p : "");
+			br_error(in, SIM_CSV_BAD, "%s:1: no column %s in the header", path, q.p ? q.p : "");
 			sr_buf_free(&q);
 			return;
 		}
@@ -108,8 +108,8 @@ int br_json(struct br_in *in, const char *path, struct sim_json *out)
 	size_t len;
 	struct sim_json_error err;
 	*out = (struct sim_json){0};
-	int rc = rp_read_file(path, &data, &len, BR_WHO, in->err);
-	if (rc == RP_BAD)
+	int rc = sim_read_file(path, &data, &len, BR_WHO, in->err);
+	if (rc == SIM_CSV_BAD)
 		return 0;
 	if (rc) {
 		if (!in->status)
@@ -121,9 +121,9 @@ int br_json(struct br_in *in, const char *path, struct sim_json *out)
 	if (bad) {
 		sim_json_free(out);
 		if (err.line == 0)
-			br_error(in, RP_FAIL, "%s: %s", path, err.what);
+			br_error(in, SIM_CSV_FAIL, "%s: %s", path, err.what);
 		else
-			br_error(in, RP_BAD, "%s:%ld: %s", path, err.line, err.what);
+			br_error(in, SIM_CSV_BAD, "%s:%ld: %s", path, err.line, err.what);
 		return -1;
 	}
 	return 1;
@@ -179,7 +179,7 @@ static void load_bench(struct br_in *in, const char *path)
 	size_t n = sim_json_is(list, SIM_JSON_ARRAY) ? list->n : 0, k = 0;
 	struct sample *s = malloc((n + 1) * sizeof(*s));
 	if (!s) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -211,7 +211,7 @@ static void load_bench(struct br_in *in, const char *path)
 	if (!b->run || !v) {
 		free(s);
 		free(v);
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < k;) {
@@ -318,7 +318,7 @@ static void load_peers(struct br_in *in, const char *path)
 	const struct sim_json *ctx = sim_json_get(&in->peers_doc, "context");
 	const struct sim_json *list = sim_json_get(&in->peers_doc, "peers");
 	if (!sim_json_is(ctx, SIM_JSON_OBJECT) || !sim_json_is(list, SIM_JSON_ARRAY)) {
-		br_error(in, RP_BAD, "%s: no \"context\" object or no \"peers\" array", path);
+		br_error(in, SIM_CSV_BAD, "%s: no \"context\" object or no \"peers\" array", path);
 		return;
 	}
 	in->peers_run = true;
@@ -326,14 +326,14 @@ static void load_peers(struct br_in *in, const char *path)
 	in->peers_host = text_or_empty(ctx, "host");
 	in->peer = calloc(list->n + 1, sizeof(*in->peer));
 	if (!in->peer) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < list->n; i++) {
 		const struct sim_json *e = &list->items[i];
 		struct br_peer *q = &in->peer[in->npeers++];
 		if (!sim_json_str(e, "name")) {
-			br_error(in, RP_BAD, "%s: peer %zu has no \"name\"", path, i + 1);
+			br_error(in, SIM_CSV_BAD, "%s: peer %zu has no \"name\"", path, i + 1);
 			return;
 		}
 		q->name = sim_json_str(e, "name");
@@ -365,8 +365,8 @@ const struct br_peer *br_peer_of(const struct br_in *in, const char *algo)
 static void load_env(struct br_in *in, const char *path)
 {
 	size_t len;
-	int rc = rp_read_file(path, &in->env_data, &len, BR_WHO, in->err);
-	if (rc == RP_BAD)
+	int rc = sim_read_file(path, &in->env_data, &len, BR_WHO, in->err);
+	if (rc == SIM_CSV_BAD)
 		return;
 	if (rc) {
 		if (!in->status)
@@ -379,7 +379,7 @@ static void load_env(struct br_in *in, const char *path)
 	in->env_key = malloc(lines * sizeof(char *));
 	in->env_val = malloc(lines * sizeof(char *));
 	if (!in->env_key || !in->env_val) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return;
 	}
 	for (char *p = in->env_data; p && *p;) {
@@ -411,7 +411,7 @@ int br_load(struct br_in *in)
 	const struct rl_algo *const *all = rl_algo_all(&n);
 
 	if (!sr_path(in->series_dir, r, "sim/series") || !sr_path(in->data_dir, r, "plots/data")) {
-		br_error(in, RP_BAD, "%s: the name is too long", r);
+		br_error(in, SIM_CSV_BAD, "%s: the name is too long", r);
 		return in->status;
 	}
 	load_bench(in, br_path(r, "bench/bench.json"));
@@ -420,14 +420,14 @@ int br_load(struct br_in *in)
 	load_peers(in, br_path(r, "bench/peers.json"));
 	in->algo = malloc((n + in->summary.nrows + 1) * sizeof(*in->algo));
 	if (!in->algo) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return in->status;
 	}
 	for (size_t i = 0; i < n; i++)
 		in->algo[in->nalgos++] = (struct br_algo){ all[i]->name, all[i]->state_size };
 	/* the summary's other rows (peer_<name> from `ratelab sim --decider`) after the library's own */
 	for (size_t i = 0; i < in->summary.nrows; i++) {
-		const char *a = rp_csv_at(&in->summary, i, "algo");
+		const char *a = sim_csv_at(&in->summary, i, "algo");
 		bool known = false;
 		for (size_t k = 0; k < in->nalgos && !known; k++)
 			known = strcmp(in->algo[k].name, a) == 0;
@@ -450,11 +450,11 @@ void br_free(struct br_in *in)
 {
 	sim_json_free(&in->bench.doc);
 	free(in->bench.run);
-	rp_csv_free(&in->summary);
-	rp_csv_free(&in->breaker);
-	rp_csv_free(&in->bytes_limit);
-	rp_csv_free(&in->quals);
-	rp_csv_free(&in->diverged);
+	sim_csv_free(&in->summary);
+	sim_csv_free(&in->breaker);
+	sim_csv_free(&in->bytes_limit);
+	sim_csv_free(&in->quals);
+	sim_csv_free(&in->diverged);
 	sim_json_free(&in->peers_doc);
 	free(in->peer);
 	free(in->env_key);
@@ -480,7 +480,7 @@ double br_jnum(struct br_in *in, const char *path, const struct sim_json *o, con
 {
 	const struct sim_json *v = sim_json_get(o, key);
 	if (!v || v->type != SIM_JSON_NUMBER || br_jnone(v)) {
-		br_error(in, RP_BAD, "%s: no number \"%s\"", path, key);
+		br_error(in, SIM_CSV_BAD, "%s: no number \"%s\"", path, key);
 		return NAN;
 	}
 	return v->number;
@@ -490,7 +490,7 @@ const char *br_jstr(struct br_in *in, const char *path, const struct sim_json *o
 {
 	const char *s = sim_json_str(o, key);
 	if (!s) {
-		br_error(in, RP_BAD, "%s: no string \"%s\"", path, key);
+		br_error(in, SIM_CSV_BAD, "%s: no string \"%s\"", path, key);
 		return "";
 	}
 	return s;
@@ -501,7 +501,7 @@ const struct sim_json *br_jget(struct br_in *in, const char *path, const struct 
 {
 	const struct sim_json *v = sim_json_get(o, key);
 	if (!v || v->type != type) {
-		br_error(in, RP_BAD, "%s: no %s \"%s\"", path, type == SIM_JSON_ARRAY ? "array" : "object", key);
+		br_error(in, SIM_CSV_BAD, "%s: no %s \"%s\"", path, type == SIM_JSON_ARRAY ? "array" : "object", key);
 		return NULL;
 	}
 	return v;

@@ -183,20 +183,20 @@ void br_machine(struct br_in *in, struct sr_buf *o)
  * from them, not known by name. */
 const struct br_bytes *br_bytes_by_limit(struct br_in *in, size_t *nout)
 {
-	const struct rp_csv *t = &in->bytes_limit;
+	const struct sim_csv *t = &in->bytes_limit;
 	struct br_bytes *out = calloc(t->nrows + 1, sizeof(*out));
 	size_t n = 0;
 	*nout = 0;
 	if (!out) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return NULL;
 	}
 	for (size_t i = 0; i < t->nrows; i++) {
-		const char *a = rp_csv_at(t, i, "algo");
-		double limit = rp_csv_num(t, i, "limit"), b = rp_csv_num(t, i, "state_bytes");
+		const char *a = sim_csv_at(t, i, "algo");
+		double limit = sim_csv_num(t, i, "limit"), b = sim_csv_num(t, i, "state_bytes");
 		bool later = false;
 		for (size_t j = i + 1; j < t->nrows && !later; j++)
-			later = strcmp(rp_csv_at(t, j, "algo"), a) == 0 && rp_csv_num(t, j, "limit") == limit;
+			later = strcmp(sim_csv_at(t, j, "algo"), a) == 0 && sim_csv_num(t, j, "limit") == limit;
 		if (later)
 			continue;
 		size_t k = 0;
@@ -278,30 +278,30 @@ static void measured_words(struct sr_buf *o, const struct br_figures *f)
 void br_qualitative(struct br_in *in, struct sr_buf *o)
 {
 	const struct br_figures *figs = br_figures(in);
-	const struct rp_csv *q = &in->quals;
+	const struct sim_csv *q = &in->quals;
 	sr_puts(o, qualitative_head);
 	for (size_t i = 0; i < q->nrows; i++) {
 		const struct br_figures *found = NULL;
 		for (size_t k = 0; figs && k < in->nalgos; k++)
-			if (strcmp(figs[k].algo, rp_csv_at(q, i, "algo")) == 0)
+			if (strcmp(figs[k].algo, sim_csv_at(q, i, "algo")) == 0)
 				found = &figs[k];
-		sr_printf(o, "| %s | ", rp_csv_at(q, i, "algo"));
+		sr_printf(o, "| %s | ", sim_csv_at(q, i, "algo"));
 		if (found)
 			measured_words(o, found);
 		else
 			sr_puts(o, "not measured");
-		sr_printf(o, " | %s | %s | %s | %s |\n", rp_csv_at(q, i, "memory"), rp_csv_at(q, i, "bursts"),
-			  rp_csv_at(q, i, "choose_when"), rp_csv_at(q, i, "source"));
+		sr_printf(o, " | %s | %s | %s | %s |\n", sim_csv_at(q, i, "memory"), sim_csv_at(q, i, "bursts"),
+			  sim_csv_at(q, i, "choose_when"), sim_csv_at(q, i, "source"));
 	}
 	sr_puts(o, "\n");
 }
 
 /* One table: scenarios down, algorithms across, one summary column per cell (median [range] over the seeds). */
-static void per_scenario(struct br_in *in, struct sr_buf *o, const struct rp_csv *csv, const struct per_scenario *t)
+static void per_scenario(struct br_in *in, struct sr_buf *o, const struct sim_csv *csv, const struct per_scenario *t)
 {
 	bool all_zero = csv->nrows > 0, any = false;
 	for (size_t i = 0; i < csv->nrows; i++) {
-		double x = rp_csv_num(csv, i, t->col) + (t->plus ? rp_csv_num(csv, i, t->plus) : 0);
+		double x = sim_csv_num(csv, i, t->col) + (t->plus ? sim_csv_num(csv, i, t->plus) : 0);
 		any = any || !isnan(x);
 		all_zero = all_zero && (isnan(x) || x == 0);
 	}
@@ -387,10 +387,10 @@ void br_population(struct br_in *in, struct sr_buf *o)
 void br_weighted(struct br_in *in, struct sr_buf *o)
 {
 	sr_puts(o, "## Weighted requests\n\n");
-	struct rp_csv w, wd;
+	struct sim_csv w, wd;
 	br_csv(in, &w, br_path(in->results, "sim/weighted/summary.csv"), br_summary_columns);
 	if (!w.nrows) {
-		rp_csv_free(&w);
+		sim_csv_free(&w);
 		sr_puts(o, weighted_absent);
 		return;
 	}
@@ -399,6 +399,6 @@ void br_weighted(struct br_in *in, struct sr_buf *o)
 	for (size_t i = 0; i < sizeof(weighted_tables) / sizeof(*weighted_tables); i++)
 		if (!weighted_tables[i].diverged || wd.nrows)
 			per_scenario(in, o, weighted_tables[i].diverged ? &wd : &w, &weighted_tables[i]);
-	rp_csv_free(&w);
-	rp_csv_free(&wd);
+	sim_csv_free(&w);
+	sim_csv_free(&wd);
 }

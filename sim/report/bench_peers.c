@@ -65,21 +65,21 @@ static const char *spread(struct rp_stat s, int reps)
 /* False allow and reject % of algo over the (scenario, seed) runs where peer has rows. */
 static void accuracy(const struct br_in *in, const char *algo, const char *peer, double *fa_pct, double *fr_pct)
 {
-	const struct rp_csv *s = &in->summary;
+	const struct sim_csv *s = &in->summary;
 	double req = 0, fa = 0, fr = 0;
 	for (size_t i = 0; i < s->nrows; i++) {
-		if (strcmp(rp_csv_at(s, i, "algo"), algo) != 0)
+		if (strcmp(sim_csv_at(s, i, "algo"), algo) != 0)
 			continue;
 		bool shared = false;
 		for (size_t j = 0; j < s->nrows && !shared; j++)
-			shared = strcmp(rp_csv_at(s, j, "algo"), peer) == 0 &&
-				 strcmp(rp_csv_at(s, j, "scenario"), rp_csv_at(s, i, "scenario")) == 0 &&
-				 strcmp(rp_csv_at(s, j, "seed"), rp_csv_at(s, i, "seed")) == 0;
+			shared = strcmp(sim_csv_at(s, j, "algo"), peer) == 0 &&
+				 strcmp(sim_csv_at(s, j, "scenario"), sim_csv_at(s, i, "scenario")) == 0 &&
+				 strcmp(sim_csv_at(s, j, "seed"), sim_csv_at(s, i, "seed")) == 0;
 		if (!shared)
 			continue;
-		req += rp_csv_num(s, i, "requests");
-		fa += rp_csv_num(s, i, "false_allows");
-		fr += rp_csv_num(s, i, "false_rejects");
+		req += sim_csv_num(s, i, "requests");
+		fa += sim_csv_num(s, i, "false_allows");
+		fr += sim_csv_num(s, i, "false_rejects");
 	}
 	*fa_pct = req > 0 ? 100 * fa / req : NAN;
 	*fr_pct = req > 0 ? 100 * fr / req : NAN;
@@ -114,9 +114,9 @@ void br_peers(struct br_in *in, struct sr_buf *o)
 		size_t n = 0;
 		double worst = NAN, mine[2] = { NAN, NAN }, near[2] = { NAN, NAN };
 		for (size_t r = 0; r < in->summary.nrows; r++)
-			if (strcmp(rp_csv_at(&in->summary, r, "algo"), row) == 0) {
+			if (strcmp(sim_csv_at(&in->summary, r, "algo"), row) == 0) {
 				n++;
-				double x = rp_csv_num(&in->summary, r, "max_window_ratio");
+				double x = sim_csv_num(&in->summary, r, "max_window_ratio");
 				worst = isnan(worst) || x > worst ? x : worst;
 			}
 		if (n) {

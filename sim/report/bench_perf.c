@@ -73,22 +73,22 @@ static void write_history(struct br_in *in, const struct entry *now, size_t n)
 	char path[SR_PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/baseline/history.csv", in->results);
 	static const char *const want[] = { "commit", "date", "entry", "ir", "est_cycles", NULL };
-	struct rp_csv h;
+	struct sim_csv h;
 	br_csv(in, &h, path, want);
 	if (!h.present) {
-		br_error(in, RP_BAD, "cannot read %s (the perf history): no such file", path);
-		rp_csv_free(&h);
+		br_error(in, SIM_CSV_BAD, "cannot read %s (the perf history): no such file", path);
+		sim_csv_free(&h);
 		return;
 	}
 	for (size_t i = 0; i < 5 && i < h.ncols; i++)
 		if (strcmp(h.col[i], want[i]) != 0) {
-			br_error(in, RP_BAD, "%s:1: unexpected header (commit,date,entry,ir,est_cycles first)", path);
-			rp_csv_free(&h);
+			br_error(in, SIM_CSV_BAD, "%s:1: unexpected header (commit,date,entry,ir,est_cycles first)", path);
+			sim_csv_free(&h);
 			return;
 		}
 	struct sr_buf *out = br_data(in, "history.dat"), *vars = br_data(in, "history_vars.gp");
 	if (!out || !vars) {
-		rp_csv_free(&h);
+		sim_csv_free(&h);
 		return;
 	}
 	sr_puts(out, "commit");
@@ -97,7 +97,7 @@ static void write_history(struct br_in *in, const struct entry *now, size_t n)
 	sr_puts(out, "\n");
 	for (size_t i = 0; i < h.nrows; i++) {
 		if (h.nf[i] < 5) {
-			br_error(in, RP_BAD, "%s:%ld: a short row (%zu fields)", path, h.line[i], h.nf[i]);
+			br_error(in, SIM_CSV_BAD, "%s:%ld: a short row (%zu fields)", path, h.line[i], h.nf[i]);
 			break;
 		}
 		bool first = true;
@@ -116,7 +116,7 @@ static void write_history(struct br_in *in, const struct entry *now, size_t n)
 		sr_puts(out, "\n");
 	}
 	sr_printf(vars, "history_cols = %zu\n", n + 1);
-	rp_csv_free(&h);
+	sim_csv_free(&h);
 }
 
 void br_perf(struct br_in *in, struct sr_buf *o)
@@ -126,7 +126,7 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 	struct sim_json j;
 	int rc = br_json(in, path, &j);
 	if (rc == 0)
-		br_error(in, RP_BAD, "missing %s (bench/perf/run.sh, a step of make bench, writes it)", path);
+		br_error(in, SIM_CSV_BAD, "missing %s (bench/perf/run.sh, a step of make bench, writes it)", path);
 	if (rc <= 0)
 		return;
 	const struct sim_json *list = br_jget(in, path, &j, "entries", SIM_JSON_ARRAY);
@@ -135,7 +135,7 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 	struct ratio *r = calloc(n + 1, sizeof(*r));
 	size_t nr = 0;
 	if (!e || !r) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -148,7 +148,7 @@ void br_perf(struct br_in *in, struct sr_buf *o)
 				       br_jnum(in, path, x, "bmiss") };
 	}
 	if (list && n == 0)
-		br_error(in, RP_BAD, "%s: no entries", path);
+		br_error(in, SIM_CSV_BAD, "%s: no entries", path);
 	if (in->status)
 		goto done;
 	write_history(in, e, n);

@@ -157,7 +157,7 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 		goto done;
 	}
 	if (subjects->type != SIM_JSON_ARRAY) {
-		br_error(in, RP_BAD, "%s: \"subjects\" is not an array", path);
+		br_error(in, SIM_CSV_BAD, "%s: \"subjects\" is not an array", path);
 		goto done;
 	}
 	int rlf = br_json(in, rlf_path, &rj);
@@ -165,7 +165,7 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 		goto done;
 	sub = malloc((subjects->n + 2) * sizeof(*sub));
 	if (!sub) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		goto done;
 	}
 	for (size_t i = 0; i < subjects->n; i++)

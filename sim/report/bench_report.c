@@ -54,9 +54,9 @@ static void readme(struct br_in *in, const char *path, struct sr_buf *table)
 {
 	char *text;
 	size_t len;
-	int rc = rp_read_file(path, &text, &len, BR_WHO, in->err);
-	if (rc == RP_BAD)
-		br_error(in, RP_BAD, "--readme %s: no such file", path);
+	int rc = sim_read_file(path, &text, &len, BR_WHO, in->err);
+	if (rc == SIM_CSV_BAD)
+		br_error(in, SIM_CSV_BAD, "--readme %s: no such file", path);
 	if (rc) {
 		if (!in->status)
 			in->status = rc;
@@ -64,7 +64,7 @@ static void readme(struct br_in *in, const char *path, struct sr_buf *table)
 	}
 	char *b = strstr(text, tradeoff_begin), *e = strstr(text, tradeoff_end);
 	if (!b || !e || e < b) {
-		br_error(in, RP_BAD, "%s has no %s ... %s markers: the tradeoff table has nowhere to go", path,
+		br_error(in, SIM_CSV_BAD, "%s has no %s ... %s markers: the tradeoff table has nowhere to go", path,
 			 tradeoff_begin, tradeoff_end);
 		free(text);
 		return;
@@ -84,9 +84,9 @@ static void readme(struct br_in *in, const char *path, struct sr_buf *table)
 static int make_dir(struct br_in *in, const char *dir)
 {
 	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
-		return RP_OK;
-	br_error(in, RP_FAIL, "%s: %s", dir, strerror(errno));
-	return RP_FAIL;
+		return SIM_CSV_OK;
+	br_error(in, SIM_CSV_FAIL, "%s: %s", dir, strerror(errno));
+	return SIM_CSV_FAIL;
 }
 
 int bench_report(const struct bench_report_opts *opts, FILE *err)
@@ -98,11 +98,11 @@ int bench_report(const struct bench_report_opts *opts, FILE *err)
 	char plots[SR_PATH_MAX], path[SR_PATH_MAX];
 
 	if (stat(in.results, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		br_error(&in, RP_BAD, "%s: %s", in.results, stat(in.results, &st) ? strerror(errno) : "not a directory");
+		br_error(&in, SIM_CSV_BAD, "%s: %s", in.results, stat(in.results, &st) ? strerror(errno) : "not a directory");
 		goto done;
 	}
 	if (stat(in.out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		br_error(&in, RP_BAD, "--out %s: %s", in.out, stat(in.out, &st) ? strerror(errno) : "not a directory");
+		br_error(&in, SIM_CSV_BAD, "--out %s: %s", in.out, stat(in.out, &st) ? strerror(errno) : "not a directory");
 		goto done;
 	}
 	if (br_load(&in))
@@ -120,7 +120,7 @@ int bench_report(const struct bench_report_opts *opts, FILE *err)
 	struct rp_page page = { .title = "ratelab: measured report", .dir = in.results, .who = BR_WHO,
 				.missing_ok = true, .err = err };
 	if (rp_html_page(&page, md.p ? md.p : "", &html)) {
-		in.status = RP_FAIL;
+		in.status = SIM_CSV_FAIL;
 		goto done;
 	}
 	/* every input read and checked: now the files */
@@ -129,9 +129,9 @@ int bench_report(const struct bench_report_opts *opts, FILE *err)
 	for (size_t i = 0; i < in.nfiles && !in.status; i++)
 		in.status = rp_write(&in.file[i]->b, in.file[i]->path, BR_WHO, err);
 	if (!in.status && !(sr_path(path, in.out, "REPORT.md") && !rp_write(&md, path, BR_WHO, err)))
-		in.status = RP_FAIL;
+		in.status = SIM_CSV_FAIL;
 	if (!in.status && !(sr_path(path, in.out, "report.html") && !rp_write(&html, path, BR_WHO, err)))
-		in.status = RP_FAIL;
+		in.status = SIM_CSV_FAIL;
 	if (!in.status)
 		printf("report: wrote %s/REPORT.md, %s/report.html, %s%s\n", in.out, in.out, in.data_dir,
 		       opts->readme ? ", the README's tradeoff table" : "");

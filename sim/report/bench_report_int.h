@@ -16,7 +16,7 @@
 #include "bench_names.h"
 #include "compat.h"
 #include "json.h"
-#include "report_csv.h"
+#include "csv.h"
 #include "report_stat.h"
 #include "report_text.h"
 
@@ -67,7 +67,7 @@ struct br_in {
 	struct br_algo *algo;
 	size_t nalgos;
 	struct br_bench bench;
-	struct rp_csv summary, breaker, bytes_limit, quals, diverged;
+	struct sim_csv summary, breaker, bytes_limit, quals, diverged;
 	struct sim_json peers_doc;
 	bool peers_run;
 	const char *peers_date, *peers_host;
@@ -102,7 +102,7 @@ struct sr_buf *br_file(struct br_in *in, const char *path);
 struct sr_buf *br_data(struct br_in *in, const char *name);
 /* Reads a CSV file into t (missing: empty); a header without a column of
  * want (a NULL-terminated list) is an error. */
-void br_csv(struct br_in *in, struct rp_csv *t, const char *path, const char *const *want);
+void br_csv(struct br_in *in, struct sim_csv *t, const char *path, const char *const *want);
 /* Reads a JSON file: 1 read, 0 absent, -1 malformed (recorded). */
 int br_json(struct br_in *in, const char *path, struct sim_json *out);
 
@@ -147,7 +147,7 @@ double br_floor_target_ratio(const char *algo, size_t keys);
 /* The summary's seeds, ascending (owned by in: valid until br_free). */
 const struct br_seeds_cache *br_seeds(struct br_in *in);
 /* The distinct values of column scenario in t, in first-seen order; *n of them. */
-const char **br_scenarios(const struct rp_csv *t, size_t *n);
+const char **br_scenarios(const struct sim_csv *t, size_t *n);
 typedef bool (*br_keep)(const char *scenario);
 struct rp_stat br_over_seeds(const struct br_in *in, const char *algo, const char *num, const char *den,
 			     double scale, br_keep keep);
@@ -155,7 +155,7 @@ struct rp_stat br_max_over_seeds(const struct br_in *in, const char *algo, const
 struct rp_stat br_cell_over_seeds(const struct br_in *in, const char *scenario, const char *algo,
 				  const char *col);
 /* The same over two columns added. */
-struct rp_stat br_cell2_over_seeds(const struct rp_csv *t, const char *scenario, const char *algo,
+struct rp_stat br_cell2_over_seeds(const struct sim_csv *t, const char *scenario, const char *algo,
 				   const char *a, const char *b);
 struct rp_stat br_extra_wait_over_seeds(const struct br_in *in, const char *algo);
 

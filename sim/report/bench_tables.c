@@ -135,12 +135,12 @@ void br_registry(struct br_in *in, struct sr_buf *o)
 }
 
 /* The breaker runs' column col of scenario name times scale, over the seeds. */
-static struct rp_stat breaker_col(const struct rp_csv *b, const char *name, const char *col, double scale)
+static struct rp_stat breaker_col(const struct sim_csv *b, const char *name, const char *col, double scale)
 {
 	struct rp_vec v = {0};
 	for (size_t i = 0; i < b->nrows; i++)
-		if (strcmp(rp_csv_at(b, i, "scenario"), name) == 0)
-			rp_vec_push(&v, rp_csv_num(b, i, col) * scale);
+		if (strcmp(sim_csv_at(b, i, "scenario"), name) == 0)
+			rp_vec_push(&v, sim_csv_num(b, i, col) * scale);
 	struct rp_stat s = rp_vec_stat(&v);
 	rp_vec_free(&v);
 	return s;
@@ -157,7 +157,7 @@ void br_breaker(struct br_in *in, struct sr_buf *o)
 	size_t n;
 	const char **names = br_scenarios(&in->breaker, &n);
 	for (size_t i = 0; names && i < n; i++) {
-		const struct rp_csv *b = &in->breaker;
+		const struct sim_csv *b = &in->breaker;
 		sr_printf(o, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", names[i],
 			  rp_fmt_stat(breaker_col(b, names[i], "requests", 1), 0),
 			  rp_fmt_stat(breaker_col(b, names[i], "rejected_pct", 1), 2),

@@ -101,7 +101,7 @@ static struct point *point_of(struct br_in *in, struct points *ps, const char *a
 		size_t cap = ps->cap ? ps->cap * 2 : 64;
 		struct point *p = realloc(ps->p, cap * sizeof(*p));
 		if (!p) {
-			br_error(in, RP_FAIL, "out of memory");
+			br_error(in, SIM_CSV_FAIL, "out of memory");
 			return NULL;
 		}
 		ps->p = p;
@@ -111,7 +111,7 @@ static struct point *point_of(struct br_in *in, struct points *ps, const char *a
 	*p = (struct point){ .algo = algo, .burst = burst, .load = load };
 	p->b = calloc(1, sizeof(*p->b));
 	if (!p->b) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		return NULL;
 	}
 	ps->n++;
@@ -129,9 +129,9 @@ static bool add_series(struct br_in *in, const char *path, struct sim_batch_mean
 	char *data;
 	size_t len, n = 0;
 	int64_t adm = 0, rej = 0;
-	int rc = rp_read_file(path, &data, &len, BR_WHO, in->err);
-	if (rc == RP_BAD)
-		br_error(in, RP_BAD, "theory: %s: missing (%s)", path, theory_hint);
+	int rc = sim_read_file(path, &data, &len, BR_WHO, in->err);
+	if (rc == SIM_CSV_BAD)
+		br_error(in, SIM_CSV_BAD, "theory: %s: missing (%s)", path, theory_hint);
 	if (rc) {
 		if (!in->status)
 			in->status = rc;
@@ -142,7 +142,7 @@ static bool add_series(struct br_in *in, const char *path, struct sim_batch_mean
 		long long t, a, r;
 		if (sscanf(line, "%lld,%lld,%lld", &t, &a, &r) == 3 && n++ > 0) { /* the first: warm-up */
 			if (!sim_batch_add(b, a, r)) {
-				br_error(in, RP_BAD, "theory: %s: more than SIM_BATCH_MAX buckets over the seeds", path);
+				br_error(in, SIM_CSV_BAD, "theory: %s: more than SIM_BATCH_MAX buckets over the seeds", path);
 				free(data);
 				return false;
 			}
@@ -153,7 +153,7 @@ static bool add_series(struct br_in *in, const char *path, struct sim_batch_mean
 	}
 	free(data);
 	if (n < 3) {
-		br_error(in, RP_BAD, "theory: %s: fewer than 3 buckets (%s)", path, theory_hint);
+		br_error(in, SIM_CSV_BAD, "theory: %s: fewer than 3 buckets (%s)", path, theory_hint);
 		return false;
 	}
 	*share = adm + rej ? (double)rej / (double)(adm + rej) : NAN;
@@ -185,11 +185,11 @@ void br_theory(struct br_in *in, struct sr_buf *o)
 	char **seeds = NULL;
 	size_t nseeds = 0;
 	struct points ps = {0};
-	struct rp_csv *sums = NULL;
+	struct sim_csv *sums = NULL;
 	struct rp_vec ses = {0};
 	DIR *d = opendir(dir);
 	if (!d) {
-		br_error(in, RP_BAD, "theory: %s: missing (%s)", dir, theory_hint);
+		br_error(in, SIM_CSV_BAD, "theory: %s: missing (%s)", dir, theory_hint);
 		return;
 	}
 	for (struct dirent *e; (e = readdir(d));)
@@ -199,7 +199,7 @@ void br_theory(struct br_in *in, struct sr_buf *o)
 			if (s)
 				seeds = s;
 			if (!name) {
-				br_error(in, RP_FAIL, "out of memory");
+				br_error(in, SIM_CSV_FAIL, "out of memory");
 				closedir(d);
 				goto done;
 			}
@@ -207,33 +207,33 @@ void br_theory(struct br_in *in, struct sr_buf *o)
 		}
 	closedir(d);
 	if (!nseeds) {
-		br_error(in, RP_BAD, "theory: %s: no seed_S directory (%s)", dir, theory_hint);
+		br_error(in, SIM_CSV_BAD, "theory: %s: no seed_S directory (%s)", dir, theory_hint);
 		goto done;
 	}
 	qsort(seeds, nseeds, sizeof(*seeds), cmp_str);
 	sums = calloc(nseeds, sizeof(*sums));
 	if (!sums) {
-		br_error(in, RP_FAIL, "out of memory");
+		br_error(in, SIM_CSV_FAIL, "out of memory");
 		goto done;
 	}
 	static const char *const want[] = { "scenario", "algo", "limit", "window_ns", "burst", NULL };
 	for (size_t si = 0; si < nseeds && !in->status; si++) {
 		char path[SR_PATH_MAX + 192];
-		struct rp_csv *s = &sums[si];
+		struct sim_csv *s = &sums[si];
 		snprintf(path, sizeof(path), "%s/%s/summary.csv", dir, seeds[si]);
 		br_csv(in, s, path, want);
 		if (!in->status && !s->nrows)
-			br_error(in, RP_BAD, "theory: %s: missing or empty (%s)", path, theory_hint);
+			br_error(in, SIM_CSV_BAD, "theory: %s: missing or empty (%s)", path, theory_hint);
 		for (size_t i = 0; i < s->nrows && !in->status; i++) {
-			const char *sc = rp_csv_at(s, i, "scenario"), *algo = rp_csv_at(s, i, "algo");
+			const char *sc = sim_csv_at(s, i, "scenario"), *algo = sim_csv_at(s, i, "algo");
 			const char *u = strrchr(sc, '_');
 			int load = u ? atoi(u + 1) : -1;
 			if (load <= 0) {
-				br_error(in, RP_BAD, "theory: %s:%ld: scenario %s is no load sweep's NAME_LLL", path, s->line[i], sc);
+				br_error(in, SIM_CSV_BAD, "theory: %s:%ld: scenario %s is no load sweep's NAME_LLL", path, s->line[i], sc);
 				break;
 			}
-			struct rule r = { (long long)rp_csv_num(s, i, "limit"), (long long)rp_csv_num(s, i, "window_ns"),
-					  (long long)rp_csv_num(s, i, "burst") };
+			struct rule r = { (long long)sim_csv_num(s, i, "limit"), (long long)sim_csv_num(s, i, "window_ns"),
+					  (long long)sim_csv_num(s, i, "burst") };
 			struct point *p = point_of(in, &ps, algo, r.burst, load);
 			double share;
 			char series[SR_PATH_MAX + 512];
@@ -263,14 +263,14 @@ void br_theory(struct br_in *in, struct sr_buf *o)
 		rp_vec_push(&ses, 100 * sim_batch_se(p->b));
 		if (!(fabs(g) <= SIM_THEORY_MAX_GAP)) {
 			off++;
-			br_error(in, RP_FAIL,
+			br_error(in, SIM_CSV_FAIL,
 				 "theory: FAILED: %s burst %lld at load %d%%: measured %.4f%%, theory %.4f%%, %+.2f standard "
 				 "errors (limit %.0f)",
 				 p->algo, p->burst, p->load, 100 * sim_batch_rate(p->b), 100 * p->theory, g, SIM_THEORY_MAX_GAP);
 		}
 	}
 	if (off) {
-		br_error(in, RP_FAIL, "theory: %zu of %zu points off their closed form; no report written", off, checked);
+		br_error(in, SIM_CSV_FAIL, "theory: %zu of %zu points off their closed form; no report written", off, checked);
 		goto done;
 	}
 
@@ -360,7 +360,7 @@ done:
 	}
 	free(ps.p);
 	for (size_t i = 0; sums && i < nseeds; i++)
-		rp_csv_free(&sums[i]);
+		sim_csv_free(&sums[i]);
 	free(sums);
 	for (size_t i = 0; i < nseeds; i++)
 		free(seeds[i]);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_csv.h"
+#include "csv.h"
 #include "report_html.h"
 
 static const char style[] =
@@ -225,14 +225,14 @@ static int image(const struct rp_page *p, struct sr_buf *o, const char *line, si
 	}
 	char *png = NULL;
 	size_t n = 0;
-	int rc = sr_path(path, p->dir, file) ? rp_read_file(path, &png, &n, p->who, p->err) : RP_BAD;
-	if (rc == RP_BAD && p->missing_ok) {
+	int rc = sr_path(path, p->dir, file) ? sim_read_file(path, &png, &n, p->who, p->err) : SIM_CSV_BAD;
+	if (rc == SIM_CSV_BAD && p->missing_ok) {
 		sr_puts(o, "<p class=\"missing\">Chart not drawn yet: ");
 		sr_html(o, file);
 		sr_puts(o, "</p>\n");
-	} else if (rc == RP_BAD) {
+	} else if (rc == SIM_CSV_BAD) {
 		fprintf(p->err, "%s%s/%s: No such file or directory\n", p->who, p->dir, file);
-	} else if (rc == RP_OK) {
+	} else if (rc == SIM_CSV_OK) {
 		sr_puts(o, "<figure><img alt=\"");
 		sr_html(o, alt);
 		sr_puts(o, "\" src=\"data:image/png;base64,");
@@ -243,7 +243,7 @@ static int image(const struct rp_page *p, struct sr_buf *o, const char *line, si
 	}
 	free(png);
 	free(alt);
-	return rc == RP_OK || (rc == RP_BAD && p->missing_ok) ? 1 : -1;
+	return rc == SIM_CSV_OK || (rc == SIM_CSV_BAD && p->missing_ok) ? 1 : -1;
 }
 
 /* A heading: its level (1..6) and where its text starts, or 0. */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_csv.h"
+#include "csv.h"
 #include "study_report_int.h"
 
 int sr_csv_bad(const struct sr_csv *t, size_t row, FILE *err, const char *fmt, ...)
@@ -42,7 +42,7 @@ static int read_all(struct sr_csv *t, size_t *len, FILE *err)
 	return rc == SIM_CSV_OK ? SR_OK : SR_FAIL;
 }
 
-static const struct rp_csv_rules strict = { false, false, true, false };
+static const struct sim_csv_rules strict = { false, false, true, false };
 
 int sr_csv_read(struct sr_csv *t, const char *dir, const char *name, FILE *err)
 {
@@ -59,8 +59,8 @@ int sr_csv_read(struct sr_csv *t, const char *dir, const char *name, FILE *err)
 	if (rc)
 		return rc;
 	/* the one reader (csv.h), strictly; its tables kept here */
-	struct rp_csv c = { .path = t->path, .data = t->data };
-	rc = rp_csv_parse(&c, len, &strict, SR_WHO, err);
+	struct sim_csv c = { .path = t->path, .data = t->data };
+	rc = sim_csv_parse(&c, len, &strict, SR_WHO, err);
 	t->col = c.col;
 	t->ncols = c.ncols;
 	t->nrows = c.nrows;
@@ -68,7 +68,7 @@ int sr_csv_read(struct sr_csv *t, const char *dir, const char *name, FILE *err)
 	t->flat = c.cells;
 	t->line = c.line;
 	free(c.nf); /* every row has ncols */
-	return rc == RP_OK ? SR_OK : rc == RP_BAD ? SR_BAD : SR_FAIL;
+	return rc == SIM_CSV_OK ? SR_OK : rc == SIM_CSV_BAD ? SR_BAD : SR_FAIL;
 }
 
 void sr_csv_free(struct sr_csv *t)

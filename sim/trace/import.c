@@ -1,9 +1,11 @@
 /*
- * import.c - model: every line of every file, in the order given, read by
+ * import.c - the one loader of a trace or log into struct sim_trace.
+ * Model: every line of every file, in the order given, read by
  * its format's reader (import_impl.h) into a request record (time, key
- * id, cost) or counted as bad (by reason, the first places kept); then the
- * records sorted stably by time (a log is written at completion, not
- * arrival), spread inside their tick when asked, made relative to the
+ * id, cost) or counted as bad (by reason, the first places kept; strict:
+ * the first is the end); then the records sorted stably by time (a log is
+ * written at completion, not arrival; file_order keeps them as read),
+ * spread inside their tick when asked, made relative to the
  * first request unless absolute, and split into the trace's arrays. Keys
  * are interned in first-seen order of the input. A request of cost 0 takes
  * nothing: every algorithm admits it and changes no state, so it is
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csv.h"
 #include "import_impl.h"
 #include "import_time.h"
 #include "lines.h"
@@ -72,19 +75,31 @@ struct ctx {
 	const char *file;         /* the current file's name in messages */
 	long lineno;
 	int64_t file_origin;      /* a trace's "# ratelab trace: origin_ns=": added to its times */
+	int64_t first_origin;     /* file_origin at the first request (as_written's t->origin_ns) */
+	bool failed;              /* quiet (o->msg): the failure's message is written */
 	struct imp_settles settles; /* beside rec: real costs and response times (import_settle.c) */
 };
 
 
-/* "ratelab CMD: message\n" on err, control bytes escaped; returns status. */
+/*
+ * "ratelab CMD: message\n" on err, control bytes escaped; quiet (o->msg):
+ * the first failure's message into o->msg as it is, nothing else. Returns status.
+ */
 static int say(struct ctx *c, int status, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
 
+	if (c->o->msg && (!status || c->failed))
+		return status;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (c->o->msg) {
+		snprintf(c->o->msg, c->o->msg_len, "%s", msg);
+		c->failed = true;
+		return status;
+	}
 	fprintf(c->err, "ratelab %s: ", c->cmd);
 	for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
@@ -97,6 +112,7 @@ static int say(struct ctx *c, int status, const char *fmt, ...)
 
 static int oom(struct ctx *c)
 {
+	c->st.out_of_memory = true;
 	return say(c, EXIT_FAIL, "out of memory after %zu requests", c->n);
 }
 
@@ -109,11 +125,12 @@ static int bad_line(struct ctx *c, const char *text, const char *why, enum sim_i
 {
 	char msg[512];
 	size_t k = c->st.skip[reason]++;
+	long at = c->lineno + c->im.why_line; /* a CSV record's problem may lie on a later line of it */
 
 	if (k < SIM_IMPORT_EXAMPLES)
-		snprintf(c->st.where[reason][k], SIM_IMPORT_WHERE, "%s:%ld", c->file, c->lineno);
+		snprintf(c->st.where[reason][k], SIM_IMPORT_WHERE, "%s:%ld", c->file, at);
 	c->bad++;
-	sim_trace_line_error(msg, sizeof(msg), c->file, c->lineno, text, why);
+	sim_trace_line_error(msg, sizeof(msg), c->file, at, text, why);
 	if (c->st.nexamples < SIM_IMPORT_FIRST_BAD)
 		snprintf(c->st.example[c->st.nexamples++], sizeof(c->st.example[0]), "%s", msg);
 	if (c->o->strict)
@@ -201,6 +218,7 @@ static int check_values(struct ctx *c)
 	if (o->duration_unit && !in(o->duration_unit, units, 4, &at))
 		return say(c, EXIT_USAGE, "--duration-unit %s is not s, ms, us or ns", sim_quote(q, o->duration_unit));
 	c->im.duration_unit_ns = o->duration_unit ? unit_ns[at] : 1000000000;
+	c->im.trace_plain = o->trace_plain;
 	c->im.actual_field = o->actual_field;
 	c->im.duration_field = o->duration_field;
 	return 0;
@@ -328,6 +346,7 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	bool trace_cost = c->im.trace_cost; /* sticky: cleared to see this line's */
 	c->im.trace_cost = false;
 	c->im.reason = SIM_SKIP_SHAPE;
+	c->im.why_line = 0;
 	switch (c->im.format) {
 	case IMP_COMBINED: why = imp_combined(&c->im, line, len, &f); break;
 	case IMP_VHOST: why = imp_vhost(&c->im, line, len, &f); break;
@@ -379,7 +398,11 @@ static int take_line(struct ctx *c, char *line, size_t len, bool too_long)
 	}
 	if (!imp_settles_put(&c->settles, c->rec, c->n, &f))
 		return oom(c);
-	c->rec[c->n++] = (struct imp_rec){ f.t_ns, (uint32_t)id, (uint32_t)f.cost };
+	if (!c->n)
+		c->first_origin = c->file_origin;
+	/* as written: a line without COST is 0, for the reader's own default */
+	uint32_t cost = c->o->as_written && !costed ? 0 : (uint32_t)f.cost;
+	c->rec[c->n++] = (struct imp_rec){ f.t_ns, (uint32_t)id, cost };
 	c->st.without_cost += !costed;
 	c->st.no_offset += f.no_offset;
 	c->st.anon += f.anon;
@@ -411,7 +434,8 @@ static int data_line(struct ctx *c, char *line, size_t len, bool too_long)
 {
 	if (c->im.format != IMP_TRACE)
 		return take_line(c, line, len, too_long);
-	if (line[strspn(line, " \t")] == '#') {
+	/* a comment that holds a NUL byte is refused as any such line (lines.h), not read short */
+	if (line[strspn(line, " \t")] == '#' && !memchr(line, '\0', len)) {
 		trace_comment(c, line);
 		return 0;
 	}
@@ -494,9 +518,11 @@ static int read_file(struct ctx *c, const char *path)
 	bool detect_here = c->detected && !c->detected_at[0];
 	bool header = !detect_here && c->im.format == IMP_CSV; /* each CSV file opens with its header */
 
-	c->file = !path || strcmp(path, "-") == 0 ? "stdin" : path;
+	c->file = c->o->in ? path : !path || strcmp(path, "-") == 0 ? "stdin" : path;
 	c->file_origin = 0;
-	if (!imp_reader_open(&r, path)) {
+	if (c->o->in && !imp_reader_open_file(&r, c->o->in)) /* open already: its first read failed */
+		return errno == ENOMEM ? oom(c) : say(c, EXIT_FAIL, "%s:1: cannot read: %s", c->file, strerror(errno));
+	if (!c->o->in && !imp_reader_open(&r, path)) {
 		char q[SIM_QUOTE_SIZE];
 		return say(c, EXIT_USAGE, "cannot open %s: %s", sim_quote(q, c->file), strerror(errno));
 	}
@@ -522,7 +548,7 @@ static int read_file(struct ctx *c, const char *path)
 		bool too_long = r.too_long;
 		int csv_state;
 		if (c->im.format == IMP_CSV && !too_long && memchr(line, '"', len) &&
-		    (csv_state = imp_csv_scan(line, len, IMP_CSV_START)) == IMP_CSV_QUOTED) {
+		    (csv_state = sim_csv_scan(line, len, SIM_CSV_START)) == SIM_CSV_QUOTED) {
 			/* RFC 4180: a quoted field holds line breaks; the record read on to its end */
 			c->record.len = 0;
 			if (!imp_buf_reserve(&c->record, len + 1)) {
@@ -531,7 +557,7 @@ static int read_file(struct ctx *c, const char *path)
 			}
 			memcpy(c->record.p, line, len);
 			c->record.len = len;
-			while (!too_long && csv_state == IMP_CSV_QUOTED && (rc = imp_reader_next(&r, &line, &len)) > 0) {
+			while (!too_long && csv_state == SIM_CSV_QUOTED && (rc = imp_reader_next(&r, &line, &len)) > 0) {
 				while (len > 0 && line[len - 1] == '\r')
 					line[--len] = '\0';
 				too_long = r.too_long || c->record.len + 1 + len > IMP_LINE_MAX;
@@ -543,7 +569,7 @@ static int read_file(struct ctx *c, const char *path)
 					c->record.p[c->record.len++] = '\n';
 					memcpy(c->record.p + c->record.len, line, len);
 					c->record.len += len;
-					csv_state = imp_csv_scan(line, len, csv_state);
+					csv_state = sim_csv_scan(line, len, csv_state);
 				}
 			}
 			if (status || rc < 0)
@@ -553,11 +579,12 @@ static int read_file(struct ctx *c, const char *path)
 			len = c->record.len;
 		}
 		if (header) {
+			c->im.why_line = 0;
 			const char *why = imp_csv_header(&c->im, line, len);
 			char msg[512];
 			header = false;
 			if (why) {
-				sim_trace_line_error(msg, sizeof(msg), c->file, c->lineno, line, why);
+				sim_trace_line_error(msg, sizeof(msg), c->file, c->lineno + c->im.why_line, line, why);
 				status = say(c, EXIT_USAGE, "%s", msg);
 			}
 			continue;
@@ -597,7 +624,7 @@ static int build(struct ctx *c, struct sim_trace *t)
 {
 	const struct sim_import_opts *o = c->o;
 
-	if (!imp_settles_sort(&c->settles, c->rec, c->n))
+	if (!o->file_order && !imp_settles_sort(&c->settles, c->rec, c->n))
 		return oom(c);
 	bool spread = c->im.format == IMP_TRACE && c->im.trace_spread ? true : o->spread && c->res_ns > 1;
 	if (spread && !(c->im.format == IMP_TRACE && c->im.trace_spread)) /* a spread trace is not spread twice */
@@ -614,7 +641,7 @@ static int build(struct ctx *c, struct sim_trace *t)
 		t->t_ns[i] = c->rec[i].t_ns - origin;
 		t->key[i] = c->rec[i].key;
 		t->cost[i] = c->rec[i].cost;
-		t->has_cost |= c->rec[i].cost != 1;
+		t->has_cost |= c->rec[i].cost > 1; /* 0: as written, no COST */
 	}
 	t->cost_read = c->im.want_cost || c->im.trace_cost;
 	t->n = c->n;
@@ -626,7 +653,7 @@ static int build(struct ctx *c, struct sim_trace *t)
 	t->key_name = c->keys.names;
 	c->keys.names = NULL;
 	c->keys.nkeys = 0;
-	t->origin_ns = origin;
+	t->origin_ns = o->as_written ? c->first_origin : origin;
 	t->resolution_ns = c->res_ns;
 	t->absolute = o->absolute;
 	t->spread = spread;
@@ -685,6 +712,7 @@ static void ctx_free(struct ctx *c)
 	free(c->im.s_skip.p);
 	free(c->im.names.p);
 	free(c->record.p);
+	free(c->im.cells);
 }
 
 /* A file named twice (the same file under two names too): its names. 0, or the exit status. */
@@ -757,7 +785,7 @@ int sim_import(const struct sim_import_opts *o, const char *const *paths, size_t
 	if (!status && c.lines > 0 && c.bad == c.lines)
 		status = say(&c, EXIT_USAGE, "none of the %zu lines is a %s line (skipped %zu of %zu lines)",
 			     c.lines, format_names[c.im.format], c.bad, c.lines);
-	if (!status && c.lines == 0) {
+	if (!status && c.lines == 0 && !o->as_written) {
 		char q[SIM_QUOTE_SIZE];
 		status = npaths == 1 ? say(&c, EXIT_USAGE, "%s holds no request", strcmp(paths[0], "-") ?
 					   sim_quote(q, paths[0]) : "standard input")

@@ -54,6 +54,7 @@ struct sim_import_stats {
 	size_t without_cost;              /* of them those that carried no cost (counted 1) */
 	size_t nexamples;                 /* the first bad lines, "FILE:LINE: reason (the line)" */
 	char example[SIM_IMPORT_FIRST_BAD][512];
+	bool out_of_memory;               /* the import failed for want of memory (exit status 1) */
 };
 
 struct sim_import_opts {
@@ -77,8 +78,20 @@ struct sim_import_opts {
 	struct sim_import_stats *stats; /* NULL, or filled (also when the import fails) */
 	bool absolute;          /* keep epoch ns instead of times relative to the first request */
 	bool spread;            /* place one tick's requests evenly inside it */
-	bool strict;            /* the first bad line is an error */
+	bool strict;            /* the first bad line is an error (else skipped and counted) */
 	const char *cmd;        /* the command named in messages: NULL is "import" */
+	/*
+	 * The loader's policy for the simulator's sources (trace_load.h); all false for import
+	 * and the study. file_order: the requests as read, not sorted by time (the limiters see
+	 * a time earlier than the line before as it is). as_written: a trace file as its lines
+	 * say: times absolute (origin_ns + T), t->origin_ns the header's origin at the first
+	 * request, t->cost[i] 0 for a line without COST (the reader's default applies), an input
+	 * without a request no error (t->n 0); with trace_plain a settle line is a bad line.
+	 */
+	bool file_order, as_written, trace_plain;
+	FILE *in;               /* NULL, or an open file read instead of opening paths[0] (its name); not closed */
+	char *msg;              /* NULL, or quiet: nothing on err, the failure's message here, without */
+	size_t msg_len;         /* "ratelab CMD: " (msg_len bytes, NUL-terminated) */
 };
 
 /*

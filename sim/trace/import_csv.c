@@ -1,116 +1,51 @@
 /*
- * import_csv.c - CSV as RFC 4180 writes it: a header line naming the
- * columns, then one record per line, fields separated by ',', a field in
- * double quotes when it holds a comma or a quote (a quote inside written
- * twice: ""). Every record has the header's number of fields. A quoted
- * field may hold line breaks: the importer joins the lines of such a
- * record (imp_csv_open) before it is read. A header naming a column twice
- * is refused, naming it.
+ * import_csv.c - CSV logs read by ratelab's one CSV reader (csv.h), one
+ * record at a time (import.c joins the lines of a record whose quoted field
+ * holds a line break, by sim_csv_scan, before it is read): a header naming
+ * the columns, then records of the header's number of fields. The reader
+ * is asked for its bare mode, as import always read logs: a '"' or a CR
+ * inside an unquoted field is a byte of it. A header naming a column twice
+ * is refused, naming it. What import accepts: docs/cli.md, "CSV".
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "csv.h"
 #include "import_impl.h"
+#include "trace_line.h"
 
 /* the columns read: time, key, cost, and the settles' real cost and response time */
 enum { NCOL = 5 };
 
 /*
- * The field at s[*i..len): pointed at (unquoted) or decoded into b
- * (quoted); *i then at the ',' that ends it or at len. NULL, or the reason.
+ * The record line[0..len) split by the one reader into im->cells (a copy:
+ * messages quote the record as read). NULL, or the reason, with
+ * im->why_line the lines from the record's first to the problem's.
  */
-static const char *field(const char *s, size_t len, size_t *i, struct imp_buf *b, const char **v,
-			 size_t *vlen)
+static const char *split(struct imp *im, const char *line, size_t len)
 {
-	size_t start = *i;
+	struct sim_csv_bad b;
 
-	if (start == len || s[start] != '"') {
-		const char *comma = memchr(s + start, ',', len - start);
-		*i = comma ? (size_t)(comma - s) : len;
-		*v = s + start;
-		*vlen = *i - start;
-		return NULL;
-	}
-	b->len = 0;
-	if (!imp_buf_reserve(b, len - start))
+	if (memchr(line, '\0', len))
+		return SIM_TRACE_LINE_NUL;
+	im->s_skip.len = 0;
+	if (!imp_buf_reserve(&im->s_skip, len + 1))
 		return "out of memory";
-	for (size_t k = start + 1; k < len; k++) {
-		if (s[k] != '"') {
-			b->p[b->len++] = s[k];
-			continue;
-		}
-		if (k + 1 < len && s[k + 1] == '"') {
-			b->p[b->len++] = '"';
-			k++;
-			continue;
-		}
-		if (k + 1 < len && s[k + 1] != ',')
-			return "text after a quoted field's closing quote";
-		*i = k + 1;
-		*v = b->p;
-		*vlen = b->len;
+	memcpy(im->s_skip.p, line, len);
+	im->s_skip.p[len] = '\0';
+	struct sim_csv_cursor cur = { im->s_skip.p, im->s_skip.p + len, 1, true };
+	im->ncells = 0;
+	switch (sim_csv_record(&cur, &im->cells, &im->ccap, &im->ncells, &b)) {
+	case SIM_CSV_OK:
 		return NULL;
+	case SIM_CSV_BAD:
+		im->why_line = b.line - 1;
+		return b.why;
+	case SIM_CSV_END: /* no byte (import.c skips blank lines before they come here) */
+		return "an empty record";
+	default:
+		return "out of memory";
 	}
-	return "a quoted field is not closed";
-}
-
-/* Splits the line into fields, those of the wanted columns into v[0..2]; the number of fields. */
-static const char *record(struct imp *im, const char *s, size_t len, const char *v[NCOL], size_t vl[NCOL],
-			  int *nfields)
-{
-	const int col[NCOL] = { im->col_time, im->col_key, im->col_cost, im->col_actual, im->col_dur };
-	struct imp_buf *buf[NCOL] = { &im->s_time, &im->s_key, &im->s_cost, &im->s_actual, &im->s_dur };
-	size_t i = 0;
-	int n = 0;
-	const char *why;
-
-	for (;;) {
-		const char *fv;
-		size_t fl;
-		struct imp_buf *b = &im->s_skip;
-		for (int w = 0; w < NCOL; w++)
-			if (col[w] == n)
-				b = buf[w];
-		if ((why = field(s, len, &i, b, &fv, &fl)))
-			return why;
-		for (int w = 0; w < NCOL; w++)
-			if (col[w] == n) {
-				v[w] = fv;
-				vl[w] = fl;
-			}
-		n++;
-		if (i == len)
-			break;
-		i++; /* the comma */
-	}
-	*nfields = n;
-	return NULL;
-}
-
-int imp_csv_scan(const char *s, size_t len, int state)
-{
-	for (size_t i = 0; i < len; i++) {
-		char ch = s[i];
-		switch (state) {
-		case IMP_CSV_START:
-		case IMP_CSV_QUOTE: /* a quote that closes a field, or the first of "" */
-			state = ch == '"' ? IMP_CSV_QUOTED : ch == ',' ? IMP_CSV_START : IMP_CSV_PLAIN;
-			break;
-		case IMP_CSV_PLAIN:
-			if (ch == ',')
-				state = IMP_CSV_START;
-			break;
-		default: { /* inside quotes: on to the next quote at once */
-			const char *q = memchr(s + i, '"', len - i);
-			if (!q)
-				return IMP_CSV_QUOTED;
-			i = (size_t)(q - s);
-			state = IMP_CSV_QUOTE;
-			break;
-		}
-		}
-	}
-	return state;
 }
 
 /* Columns' names (offset and length in im->names) compared: for the sort. */
@@ -157,19 +92,18 @@ const char *imp_csv_header(struct imp *im, char *line, size_t len)
 	const char *names[NCOL] = { im->time_field, im->key_field, im->cost_field, im->actual_field,
 				    im->duration_field };
 	int *col[NCOL] = { &im->col_time, &im->col_key, &im->col_cost, &im->col_actual, &im->col_dur };
-	size_t i = 0;
-	int n = 0;
 	const char *why;
 
 	*col[0] = *col[1] = *col[2] = *col[3] = *col[4] = -1;
+	if ((why = split(im, line, len)))
+		return why;
 	/* the names' text in im->names, their (offset, length) pairs in im->s_key, then after the text */
 	im->names.len = 0;
 	im->s_key.len = 0;
-	for (;;) {
-		const char *fv;
-		size_t fl;
-		if ((why = field(line, len, &i, &im->s_skip, &fv, &fl)))
-			return why;
+	int n = 0;
+	for (size_t i = 0; i < im->ncells; i++) {
+		const char *fv = im->cells[i];
+		size_t fl = strlen(fv);
 		for (int w = 0; w < NCOL; w++)
 			if (names[w] && *col[w] < 0 && strlen(names[w]) == fl && !memcmp(names[w], fv, fl))
 				*col[w] = n;
@@ -181,9 +115,6 @@ const char *imp_csv_header(struct imp *im, char *line, size_t len)
 		memcpy(im->s_key.p + im->s_key.len, pair, sizeof(pair));
 		im->s_key.len += sizeof(pair);
 		n++;
-		if (i == len)
-			break;
-		i++;
 	}
 	im->ncols = n;
 	size_t text_len = (im->names.len + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
@@ -204,16 +135,22 @@ const char *imp_csv_header(struct imp *im, char *line, size_t len)
 
 const char *imp_csv(struct imp *im, char *line, size_t len, struct imp_fields *f)
 {
+	const int col[NCOL] = { im->col_time, im->col_key, im->col_cost, im->col_actual, im->col_dur };
 	const char *v[NCOL] = { NULL, NULL, NULL, NULL, NULL }, *why;
 	size_t vl[NCOL] = { 0, 0, 0, 0, 0 };
-	int n;
 
-	if ((why = record(im, line, len, v, vl, &n)))
+	if ((why = split(im, line, len)))
 		return why;
-	if (n != im->ncols) {
-		snprintf(im->why, sizeof(im->why), "%d fields, the header has %d", n, im->ncols);
+	if (im->ncells != (size_t)im->ncols) { /* the reader's words (csv.c) */
+		snprintf(im->why, sizeof(im->why), "%zu field%s, the header has %d", im->ncells,
+			 im->ncells == 1 ? "" : "s", im->ncols);
 		return im->why;
 	}
+	for (int w = 0; w < NCOL; w++)
+		if (col[w] >= 0) {
+			v[w] = im->cells[col[w]];
+			vl[w] = strlen(v[w]);
+		}
 	if (!vl[1]) {
 		im->reason = SIM_SKIP_KEY;
 		return "the key is empty";

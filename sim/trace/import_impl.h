@@ -2,7 +2,7 @@
  * import_impl.h - the importer's parts (import.c reads the files and
  * builds the trace; import_combined.c, import_alb.c, import_haproxy.c,
  * import_jsonl.c, import_csv.c and the shared trace line reader read one
- * line each). Private to the simulator library.
+ * line, or one CSV record, each). Private to the simulator library.
  *
  * A line reader fills struct imp_fields with pointers into the line or
  * into the importer's scratch buffers, valid until the next line, and
@@ -58,11 +58,15 @@ struct imp {
 	int tz_s;                    /* --tz: seconds east of UTC of times without an offset */
 	bool want_cost;
 	bool trace_cost;             /* a trace line had a COST */
+	bool trace_plain;            /* trace lines 'T KEY [COST]' only: a settle line is bad (sim_import_opts) */
 	int64_t trace_res_ns;        /* a trace's "# ratelab trace:" line: its resolution, 0 if none */
 	bool trace_spread;           /* ... and whether it was spread */
 	enum sim_import_skip reason; /* why the last bad line is bad */
 	/* csv: the header's columns of the fields, -1 absent; ncols the header's width */
 	int col_time, col_key, col_cost, col_actual, col_dur, ncols;
+	char **cells;                /* csv: the record's fields, split by the one reader (csv.h) in s_skip */
+	size_t ncells, ccap;
+	long why_line;               /* the bad line's problem: lines after the record's first (csv), else 0 */
 	char clf_text[26];           /* combined: the last time's text and value */
 	int64_t clf_ns;
 	bool clf_ok;
@@ -81,13 +85,6 @@ const char *imp_trace(struct imp *im, char *line, size_t len, struct imp_fields 
 const char *imp_vhost(struct imp *im, char *line, size_t len, struct imp_fields *f);
 const char *imp_alb(struct imp *im, char *line, size_t len, struct imp_fields *f);
 const char *imp_haproxy(struct imp *im, char *line, size_t len, struct imp_fields *f);
-/*
- * Where a CSV record stands after s[0..len), from state (IMP_CSV_START at
- * a record's start): IMP_CSV_QUOTED when it ends inside a quoted field,
- * so that the record goes on on the next line. Scanned once per line.
- */
-enum { IMP_CSV_START, IMP_CSV_PLAIN, IMP_CSV_QUOTED, IMP_CSV_QUOTE };
-int imp_csv_scan(const char *s, size_t len, int state);
 
 /*
  * The key of a request line whose fields are the client's address
@@ -152,7 +149,8 @@ void imp_settles_free(struct imp_settles *s);
  */
 #define IMP_LINE_MAX ((size_t)16 << 20)
 struct imp_reader {
-	int fd;
+	int fd;          /* -1 when file is read */
+	FILE *file;      /* imp_reader_open_file's, else NULL */
 	void *gz;        /* the input buffer and inflate state (import_read.c) */
 	char *buf;
 	size_t cap, pos, len;
@@ -165,6 +163,8 @@ struct imp_reader {
 
 /* Opens path ("-": standard input); false with errno set. */
 bool imp_reader_open(struct imp_reader *r, const char *path);
+/* Reads the open file in from where it stands, through stdio; the reader does not close it. */
+bool imp_reader_open_file(struct imp_reader *r, FILE *in);
 /* 1 and the line, 0 at the end, -1 on a read error (imp_reader_error says which). */
 int imp_reader_next(struct imp_reader *r, char **line, size_t *len);
 const char *imp_reader_error(struct imp_reader *r);

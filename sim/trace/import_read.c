@@ -1,5 +1,6 @@
 /*
- * import_read.c - model: the file read with read(2) in large chunks; when
+ * import_read.c - model: the file read with read(2) (or fread(3), a
+ * stdio file the caller opened) in large chunks; when
  * it opens with gzip's magic bytes, through zlib's inflate, member after
  * member (a .gz may be several gzip streams one after the other), the
  * bytes after the last member that do not open another counted as trailing
@@ -32,6 +33,15 @@ struct gz {
 /* read(2) through EINTR; -1 with r->err set. */
 static long raw_read(struct imp_reader *r, void *dst, size_t n)
 {
+	if (r->file) { /* stdio's: fread returns short only at the end or on an error */
+		size_t k = fread(dst, 1, n, r->file);
+		if (k == 0 && ferror(r->file)) {
+			r->err = ERR_IO;
+			r->err_no = errno ? errno : EIO;
+			return -1;
+		}
+		return (long)k;
+	}
 	for (;;) {
 		ssize_t k = read(r->fd, dst, n);
 		if (k >= 0)
@@ -62,17 +72,19 @@ static bool need(struct imp_reader *r, size_t n)
 	return true;
 }
 
-bool imp_reader_open(struct imp_reader *r, const char *path)
+static bool reader_open(struct imp_reader *r, int fd, FILE *file)
 {
 	memset(r, 0, sizeof(*r));
-	r->fd = !path || strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY);
-	if (r->fd < 0)
+	r->fd = fd;
+	r->file = file;
+	if (r->fd < 0 && !file)
 		return false;
 	r->cap = 4 * (size_t)CHUNK;
 	struct gz *g = calloc(1, sizeof(*g));
 	if (!g || !(r->buf = malloc(r->cap))) {
 		free(g);
-		close(r->fd);
+		if (r->fd >= 0)
+			close(r->fd);
 		errno = ENOMEM;
 		return false;
 	}
@@ -91,6 +103,16 @@ bool imp_reader_open(struct imp_reader *r, const char *path)
 		return false;
 	}
 	return true;
+}
+
+bool imp_reader_open(struct imp_reader *r, const char *path)
+{
+	return reader_open(r, !path || strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY), NULL);
+}
+
+bool imp_reader_open_file(struct imp_reader *r, FILE *in)
+{
+	return reader_open(r, -1, in);
 }
 
 /* Counts what is left of the file as trailing data. 0, or -1 on a read error. */

@@ -5,10 +5,11 @@
  * carries settles (real cost, completion time), plus each distinct key
  * once; read-only once built, so any number of threads may share one.
  *
- * Built by the importer (import.h) from one or more logs, read by
- * `ratelab import` (which prints it) and `ratelab study`; a trace file is
- * loaded by sim_trace_load (trace_load.h) for the simulator's replay
- * sources. `ratelab replay` streams its input line by line (it answers each
+ * Built by the one loader (sim_import, import.h) from one or more logs or
+ * traces, for `ratelab import` (which prints it) and `ratelab study`
+ * (sorted, bad lines counted), and through sim_trace_load (trace_load.h)
+ * for the simulator's replay sources (file order, the first bad line an
+ * error). `ratelab replay` streams its input line by line (it answers each
  * line as it comes, as a decider must) through the same line reader and
  * header (trace_line.h, sim_trace_header below).
  */

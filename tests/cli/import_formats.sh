@@ -143,6 +143,46 @@ out=$("$ratelab" import --relative --format csv "$tmp/2.csv" "$tmp/1.csv" 2>"$tm
 [ "$out" = '0 a
 1000000000 b' ] || fail "csv_files: $out ($(cat "$tmp/err"))"
 
+# -- CSV on the one reader (sim/base/csv.h), record by record, as docs/cli.md
+# states: a quoted field's doubled quotes, commas, a line break (CRLF read
+# as LF, the key written %0A); a '"' or CR inside an unquoted field a byte
+# of it; blank lines skipped, '#' no comment; the last line without its end.
+# A bad record is skipped and counted at the line of its problem, reading
+# going on at the next record; --strict stops there.
+{
+	printf 'time,key\r\n'
+	printf '1,"a,""b"""\r\n'
+	printf '2,"c\r\nd"\r\n'
+	printf '  \t\n'
+	printf '3,e"f\n'
+	printf '4,g\rh\n'
+	printf '#5,i\n'
+	printf '6,"j"x\n'
+	printf '7,"k\n""l"\n'
+	printf '8,m,extra\n'
+	printf '9,"n\n"x\n'
+	printf '10,o'
+} >"$tmp/r.csv"
+imp csv_records "$tmp/r.csv" '0 a,"b"
+1000000000 c%0Ad
+2000000000 e"f
+3000000000 g%0Dh
+6000000000 k%0A"l
+9000000000 o' 'ratelab import: skipped 4 of 10 lines' --format csv --time-unit s
+has csv_records "stdin:8: '#5,i': time '#5': not an ISO 8601"
+has csv_records "stdin:9: '6,\"j\"x': text after a closing '\"' (a quoted field ends at a comma or the line's end)"
+has csv_records "stdin:12: '8,m,extra': 3 fields, the header has 2"
+has csv_records "stdin:14: '9,\"n\\n\"x': text after a closing '\"'"
+has csv_records 'skipped 3 lines for not a line of the format (stdin:9, stdin:12, stdin:14)'
+"$ratelab" import --format csv --time-unit s --strict "$tmp/r.csv" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -qF "ratelab import: $tmp/r.csv:8: '#5,i': time '#5': not an ISO 8601" "$tmp/err" ||
+	fail "csv_records --strict: exit $rc, stdout $(cat "$tmp/out"), stderr $(cat "$tmp/err")"
+# an unclosed quote runs to the end: one bad record, the lines after it in it
+printf 'time,key\n1,a\n2,"b\n3,c\n' >"$tmp/u.csv"
+imp csv_unclosed "$tmp/u.csv" '0 a' 'ratelab import: skipped 1 of 2 lines' --format csv --time-unit s
+has csv_unclosed "stdin:3: '2,\"b\\n3,c': a quoted field is not closed"
+
 # -- trace: made relative to its first request and sorted stably; comments
 # and blank lines skipped; costs kept; --absolute keeps the times.
 printf '# a trace\n7 a\n5 b 2\n\n5 c\n9 a 3\n' >"$tmp/t.trace"
