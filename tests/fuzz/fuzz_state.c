@@ -32,13 +32,15 @@ static int64_t pick(struct fin *f, int64_t max)
 	}
 }
 
+/* Within the module's bounds (RLM_*: the stored form keeps counts in 32
+ * bits), which it refuses past, as the library's wider rules would not fit. */
 static struct rl_rule pick_rule(struct fin *f, const struct rl_algo *algo)
 {
 	struct rl_rule r;
 
-	r.limit = pick(f, RL_LIMIT_MAX);
+	r.limit = pick(f, RLM_LIMIT_MAX);
 	r.window_ns = pick(f, RL_WINDOW_MAX_NS);
-	r.burst = algo->uses_burst ? pick(f, RL_BURST_MAX) : r.limit;
+	r.burst = algo->uses_burst ? pick(f, RLM_BURST_MAX) : r.limit;
 	return r;
 }
 
@@ -76,9 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rlm_rule_get(body, &stored);
 		body += RLM_RULE;
 		len -= RLM_RULE;
-		/* the module's test: a valid rule, B = N for a window algorithm */
-		if ((!algo->uses_burst && stored.burst != stored.limit) ||
-		    rl_limiter_init(&from, algo, &stored, NULL, 0) != RL_OK)
+		/* the module's test: a valid rule within its bounds, B = N for a window algorithm */
+		if ((!algo->uses_burst && stored.burst != stored.limit) || stored.limit > RLM_LIMIT_MAX ||
+		    stored.burst > RLM_BURST_MAX || rl_limiter_init(&from, algo, &stored, NULL, 0) != RL_OK)
 			return 0;
 	}
 	_Alignas(16) unsigned char state[RL_ALGO_MAX_STATE] = { 0 };
@@ -96,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 4; i++) {
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		int64_t t = (int64_t)((uint64_t)now + (seed >> 40) % ((uint64_t)check_rule.window_ns + 2));
-		int64_t cost = i == 3 ? RL_COST_MAX : (int64_t)(seed >> 60) + 1;
+		int64_t cost = i == 3 ? RLM_COST_MAX : (int64_t)(seed >> 60) + 1;
 		struct rl_decision d;
 		int rc = rl_limiter_check_n(&to, state, t > RL_TIME_MAX_NS ? RL_TIME_MAX_NS : t, cost, &d);
 		if (rc < 0 && rc != RL_ENOMEM)
