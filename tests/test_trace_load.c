@@ -208,9 +208,18 @@ static void boundaries(void **u)
 	assert_int_equal(t.n, 0);
 	sim_trace_free(&t);
 
-	/* a settle line is a bad line for the simulator's sources */
-	assert_int_equal(load_text("1 a\n2 a 1 1 3\n", 14, &t, msg, sizeof(msg)), RL_EINVAL);
-	assert_string_equal(msg, "m.trace:2: '2 a 1 1 3': expected 'T KEY [COST]'");
+	/* a settle line is read (trace_load.h): the lines that settle nothing get DONE_T = T */
+	assert_int_equal(load_text("1 a\n2 a 1 4 3\n", 14, &t, msg, sizeof(msg)), RL_OK);
+	assert_int_equal(t.n, 2);
+	assert_non_null(t.actual);
+	assert_non_null(t.done_ns);
+	assert_int_equal(t.actual[1], 4);
+	assert_int_equal(t.done_ns[1], 3);
+	assert_int_equal(t.done_ns[0], 1);
+	sim_trace_free(&t);
+	/* a line of 4 tokens is worded as replay words it */
+	assert_int_equal(load_text("1 a\n2 a 1 1\n", 12, &t, msg, sizeof(msg)), RL_EINVAL);
+	assert_string_equal(msg, "m.trace:2: '2 a 1 1': expected 'T KEY [COST]'");
 
 	/* a NUL byte in a comment is refused, as on any line (lines.h), not read short */
 	static const char nul[] = "1 a\n# ratelab trace: origin_ns=5\0x\n2 b\n";

@@ -91,6 +91,8 @@ int study_decide_one(struct study_decide *d, unsigned char *states, size_t i)
 	while (d->len && d->heap[0].done_ns <= now) {
 		struct study_pending p = pop(d);
 		int rc = rl_policy_settle(d->pl, states + (size_t)p.key * ss, p.at_ns, p.delta, p.done_ns);
+		if (rc == RL_OK && d->on_settle)
+			rc = d->on_settle(d->on_settle_arg, &p);
 		if (rc)
 			return rc;
 	}

@@ -39,6 +39,11 @@ struct study_decide {
 	bool settles;                   /* the trace has settle lines */
 	struct study_pending *heap;     /* min-heap on (done_ns, seq) */
 	size_t len, cap;
+	/* called after each settle applied (NULL: none), so that the pass's
+	 * judge settles its own log of what the algorithm admitted as the
+	 * simulator's does (sim_judge_settle); its error ends the pass */
+	int (*on_settle)(void *arg, const struct study_pending *p);
+	void *on_settle_arg;
 };
 
 /*

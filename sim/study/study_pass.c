@@ -7,7 +7,7 @@
  * simulator's judge, sim_judge.h), and per key (admitted
  * units, so refused = requested - admitted). Invariant: track[k] holds
  * exactly the units the decider admitted for k in (t - W, t] at k's latest
- * request. A key's judge (its run log and admitted units) is one half cache
+ * request, settled as the simulator's judge settles (judge_settle). A key's judge (its run log and admitted units) is one half cache
  * line, and the passes prefetch the state and judge of the key PREFETCH
  * requests ahead: keys come in no order, so each request is otherwise a
  * few cache misses.
@@ -146,6 +146,27 @@ static RL_ALWAYS_INLINE int judge(struct judge *j, size_t i, uint32_t k, int64_t
 	return RL_OK;
 }
 
+/*
+ * A settle the pass applied (study_decide.h) on the judge's logs, as the
+ * simulator's judge settles (sim_judge_settle): the admission, logged at
+ * its request's trace time, takes delta more units (or fewer) in every
+ * rule that counts units, from DONE_T on while it is in the rule's window.
+ */
+static int judge_settle(void *arg, const struct study_pending *p)
+{
+	struct judge *j = arg;
+	int64_t at = j->sh->t->t_ns[p->seq];
+	int rc = RL_OK;
+
+	if (j->units0)
+		rc = sim_judge_settle(&j->kj[p->key].track, j->window_ns, p->done_ns, at, p->delta);
+	for (size_t r = 0; rc == RL_OK && r < j->nmore; r++)
+		if (j->more_units[r])
+			rc = sim_judge_settle(&j->more[(size_t)p->key * j->nmore + r], j->more_window_ns[r],
+					      p->done_ns, at, p->delta);
+	return rc;
+}
+
 /* Per-key totals into the row and the top keys' column; frees the judge. */
 static void judge_finish(struct judge *j, const struct study_pass *p, const size_t *peak_heap)
 {
@@ -246,6 +267,8 @@ int sim_study_algo_pass(struct study_pass *p, const struct rl_algo *algo, const 
 	size_t *peak = owns_heap ? calloc(nk, sizeof(*peak)) : NULL;
 	if ((rc = judge_init(&j, p, rule)) == RL_OK && (!states || (owns_heap && !peak)))
 		rc = RL_ENOMEM;
+	d.on_settle = judge_settle;
+	d.on_settle_arg = &j;
 	p->row->state_bytes = (int64_t)ss;
 	if (rc == RL_OK)
 		rc = time_checks(sh, &d, states, &p->row->ns_per_check);

@@ -2,7 +2,8 @@
 # ratelab study with policies (--rules items joined by '+', ':units') and
 # settle traces 'T KEY COST ACTUAL DONE_T', against `ratelab replay
 # --policy` on seeded random traces: for every algorithm, each key's
-# admitted units in clients.csv equal the units replay admits for it line by
+# line by line, and excess_requests the units an exact sliding_log policy refuses;
+# sliding_log has no false_rejects, settled or not (the judge settles as it does).
 # line, and excess_requests the units an exact sliding_log policy refuses.
 # Also limits.csv's windows from every rule of a policy, and the refusals:
 # ':units' without costs, a decider with a policy, settles with an algorithm
@@ -68,6 +69,11 @@ $(diff <(echo "$want") <(echo "$got") | head -5)"
 		want=$("$ratelab" replay --algo sliding_log --policy "$p" "$trace" | paste -d' ' - "$trace" |
 			awk '$1 == 0 { u += $4 } END { print u + 0 }')
 		[ "$ex" = "$want" ] || fail "seed $seed: $p: excess_requests $ex, the exact sliding_log policy refuses $want"
+		# the judge settles its log of what was admitted as the algorithm settles its state
+		# (sim_judge_settle): sliding_log, which never counts more than that log (its
+		# charges capped at 2N), refuses nothing the judge finds within every rule
+		fr=$(awk -F, -v r="$p" '$1 == r && $2 == "sliding_log" { print $12 }' "$out/study.csv")
+		[ "$fr" = 0 ] || fail "seed $seed${settle:+ (settle)}: $p: sliding_log's false_rejects $fr, want 0"
 	done
 }
 
