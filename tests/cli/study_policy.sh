@@ -2,9 +2,9 @@
 # ratelab study with policies (--rules items joined by '+', ':units') and
 # settle traces 'T KEY COST ACTUAL DONE_T', against `ratelab replay
 # --policy` on seeded random traces: for every algorithm, each key's
-# line by line, and excess_requests the units an exact sliding_log policy refuses;
+# admitted units in clients.csv equal the units replay admits for it line by
+# line, excess_requests the units an exact sliding_log policy refuses, and
 # sliding_log has no false_rejects, settled or not (the judge settles as it does).
-# line, and excess_requests the units an exact sliding_log policy refuses.
 # Also limits.csv's windows from every rule of a policy, and the refusals:
 # ':units' without costs, a decider with a policy, settles with an algorithm
 # that does not settle (refused alike by replay). The seed is printed on a
