@@ -6,10 +6,11 @@
 #
 #   QUICK=1 bash bench/run.sh   reduced set (no 10M-key store, short
 #                               min_time, 3 repetitions, 2 simulator
-#                               seeds): at most 90 s on a quiet 2-core machine
+#                               seeds): its target is 90 s on a quiet 2-core machine
 # The full run repeats every benchmark 5 times and the simulator over 5
 # seeds; the report quotes medians with their ranges (`ratelab report`,
-# sim/report/bench_report.h). At most 480 s on a quiet 2-core machine.
+# sim/report/bench_report.h). Its target is 480 s on a quiet 2-core machine;
+# the report's machine section gives what a run took, step by step.
 #
 # Where the time goes, and why nothing is done twice: the build is the
 # targets below only, incremental in build-bench; what times nothing (the
