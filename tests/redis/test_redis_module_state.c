@@ -555,8 +555,9 @@ static void test_bounds(void **unused)
 	expect_error(cmd("RATELAB.CHECK b gcra 5 1000 5 1 1 1000000000001"), "grace_ms '1000000000001'");
 	/* the window algorithms: a burst of 0 or the limit, as the CLI refuses --burst for them */
 	for (int i = 3; i < 6; i++) {
-		expect_ok(cmd("RATELAB.CHECK w0%s %s 5 1000 0 1 1", algos[i], algos[i]));
-		expect_ok(cmd("RATELAB.CHECK w5%s %s 5 1000 5 1 1", algos[i], algos[i]));
+		/* a 60 s window: the key's TTL outlives the GETs below (a 1000 ns one lives about 1 ms) */
+		expect_ok(cmd("RATELAB.CHECK w0%s %s 5 60000000000 0 1 1", algos[i], algos[i]));
+		expect_ok(cmd("RATELAB.CHECK w5%s %s 5 60000000000 5 1 1", algos[i], algos[i]));
 		expect_error(cmd("RATELAB.CHECK w %s 5 1000 6 1 1", algos[i]), "burst '6' does not apply to");
 		expect_error(cmd("RATELAB.CHECK w %s 5 1000 4 1 1", algos[i]), "pass 0 or the limit (5)");
 		expect_error(cmd("RATELAB.CHECK w %s 5 1000 -1 1 1", algos[i]), "burst '-1' is not an integer in [0,");
