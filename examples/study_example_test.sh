@@ -30,6 +30,11 @@ cmp -s "$committed/limits.csv" "$tmp/study/limits.csv" ||
 [ "$(sed -n 3p "$tmp/study/REPORT.md")" = "## The answer" ] || fail "REPORT.md does not open with the answer"
 [ "$(grep -c '^- Suggested limit: [0-9]*/' "$committed/REPORT.md")" -eq 3 ] ||
 	fail "results/study-example/REPORT.md shows no suggested limit per window"
+# the README quotes those lines as they are in the committed report
+sed -n '/<!-- suggested:begin -->/,/<!-- suggested:end -->/p' "$here/README.md" | grep '^- Suggested limit: ' >"$tmp/quoted" || true
+[ "$(wc -l <"$tmp/quoted")" -eq 3 ] || fail "the README's study section quotes $(wc -l <"$tmp/quoted") suggested limits, want 3"
+diff "$tmp/quoted" <(grep '^- Suggested limit: ' "$committed/REPORT.md") >"$tmp/qdiff" ||
+	fail "the README's suggested limits differ from results/study-example/REPORT.md: $(head -4 "$tmp/qdiff")"
 head -1 "$tmp/study/study.csv" | grep -q '^rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,excess_admitted,' ||
 	fail "study.csv's header: $(head -1 "$tmp/study/study.csv")"
 for f in REPORT.md report.html; do
