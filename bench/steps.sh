@@ -16,6 +16,11 @@
 #                        time, fails (1) when one failed; the step that started
 #                        them ends after it, so no lane runs beside a timed step
 #   bench_steps_summary  "N s (MODE); each step: NAME S s (beside it: LANE S s), ..." so far
+#   bench_pool_run J CMD CMD in the background, its stdout dropped, once fewer
+#                        than J of the pool's commands run: a slot frees when
+#                        any of them ends (a failed one returns its status:
+#                        under set -e the run stops)
+#   bench_pool_wait      waits for the pool's commands, in the order started
 # STEPS_CSV (mode,step,seconds: a row per step of each mode's last run; a
 # run replaces its own mode's rows only), MODE and STEPS are set by the caller.
 
@@ -229,4 +234,36 @@ bench_preflight() {
 		if [ "${PEERS:-1}" != 0 ]; then echo "bench: (or skip the peers: make bench PEERS=0)"; fi
 	} >&2
 	return 2
+}
+
+# The pool (bench_pool_run, bench_pool_wait). `wait -n` would free a slot when
+# any job ends, but bash 5.2 once answered "no such job" for a job it had
+# already reaped, which stops a run under set -e; so the pool polls its pids
+# (kill -0) every 0.1 s and waits on the one that ended, which gives its exit
+# status. Waiting on the oldest instead left a core idle while a newer, shorter
+# run had ended (a default set's seed takes about 4x a theory set's).
+_pool=()
+bench_pool_run() {
+	local jobs=$1 i p
+	shift
+	while [ ${#_pool[@]} -ge "$jobs" ]; do
+		for i in "${!_pool[@]}"; do
+			p=${_pool[i]}
+			if ! kill -0 "$p" 2>/dev/null; then
+				unset "_pool[i]"
+				_pool=("${_pool[@]}")
+				wait "$p" || return
+				break
+			fi
+		done
+		[ ${#_pool[@]} -lt "$jobs" ] || sleep 0.1
+	done
+	"$@" >/dev/null &
+	_pool+=($!)
+}
+bench_pool_wait() {
+	local p rc=0
+	for p in "${_pool[@]}"; do wait "$p" || rc=$?; done
+	_pool=()
+	return $rc
 }

@@ -145,5 +145,34 @@ n=$(grep -c '^   \.\.\. \[2/3\] sim: [0-9]*s of about [23]s' "$tmp/tty.out")
 [ "$n" -ge 2 ] || fail "terminal: $n progress lines in the 2.5 s step: $(cat "$tmp/tty.out")"
 grep -q '\.\.\. \[1/3\]' "$tmp/tty.out" && fail "terminal: the 0 s step ticked"
 
+# the pool: a slot frees when any command ends, not only the oldest. A waits (up to
+# 10 s) for the file C makes; B ends at once; C, started by a pool of 2, can only
+# start while A runs if B's slot freed it: waiting on A first fails A (exit 1).
+out=$(cd "$tmp" && bash -c "
+	set -euo pipefail
+	source '$top/bench/steps.sh'
+	bench_pool_run 2 bash -c 'for i in \$(seq 100); do [ -e pool.c ] && exit 0; sleep 0.1; done; exit 1'
+	bench_pool_run 2 true
+	bench_pool_run 2 touch pool.c
+	bench_pool_wait && echo 'pool: done'
+" 2>&1)
+[ "$out" = 'pool: done' ] || fail "pool: a slot must free when a newer command ends first: $out"
+# a failed command's status comes back from the run that waits on it, and stops a set -e run
+out=$(bash -c "
+	set -euo pipefail
+	source '$top/bench/steps.sh'
+	bench_pool_run 1 bash -c 'exit 3'
+	bench_pool_run 1 true
+	echo 'pool: not stopped'
+" 2>&1; echo "status $?")
+[ "$out" = 'status 3' ] || fail "pool: a failed command must stop the run with its status: $out"
+out=$(bash -c "
+	source '$top/bench/steps.sh'
+	bench_pool_run 2 true
+	bench_pool_run 2 bash -c 'exit 4'
+	bench_pool_wait; echo \"wait \$?\"
+" 2>&1)
+[ "$out" = 'wait 4' ] || fail "pool: bench_pool_wait must return a failed command's status: $out"
+
 [ $fails -eq 0 ] || { echo "bench_steps: $fails check(s) failed"; exit 1; }
 echo "bench_steps: all checks passed"
