@@ -12,10 +12,13 @@
 #      real HTTP, real time)
 #
 #   PEERS=0   skip them all (peers.json removed: the report says "not run")
-#   PEERS_PART=deciders|timed, PEERS_OUT=DIR   make bench's split: 2. alone
-#             (it times nothing: bench/run.sh runs it beside the simulator),
-#             its output kept in DIR; then the rest, timed, with 2.'s rows
-#             appended from DIR. The peers are built once, into DIR.
+#   PEERS_PART=deciders|nginx|timed, PEERS_OUT=DIR   make bench's split: 2.
+#             alone and 3. alone (they time nothing the report quotes as a
+#             speed: bench/run.sh runs them beside the simulator, 3. at a
+#             higher priority than the rest, see its step 2), their output
+#             kept in DIR; then the rest, timed, with 2.'s rows appended and
+#             3.'s file taken from DIR (3. runs there when DIR has no
+#             nginx.json). The peers are built once, into DIR.
 #   QUICK=1   one repetition, short loops, the Go x/time/rate decider on one
 #             scenario (poisson), 60 nginx requests
 # A missing toolchain stops it with the install command.
@@ -65,12 +68,12 @@ if [ ! -e "$PEERDIR/node/node_modules/rate-limiter-flexible/package.json" ]; the
 fi
 
 PART=${PEERS_PART:-all}
-case $PART in all | deciders | timed) ;; *)
-	echo "bench: peers: PEERS_PART=$PART: expected deciders, timed or nothing (all)" >&2
+case $PART in all | deciders | nginx | timed) ;; *)
+	echo "bench: peers: PEERS_PART=$PART: expected deciders, nginx, timed or nothing (all)" >&2
 	exit 2
 	;;
 esac
-[ "$PART" != deciders ] && echo "  peers: the peers beside ratelab ($([ "$QUICK" = 1 ] && echo "quick: the Go peers, x/time/rate's accuracy on one scenario, nginx" || echo "all five")); make bench PEERS=0 skips them"
+[ "$PART" = all ] || [ "$PART" = timed ] && echo "  peers: the peers beside ratelab ($([ "$QUICK" = 1 ] && echo "quick: the Go peers, x/time/rate's accuracy on one scenario, nginx" || echo "all five")); make bench PEERS=0 skips them"
 if [ -n "${PEERS_OUT:-}" ]; then
 	OUT=$(realpath "$PEERS_OUT")
 else
@@ -79,12 +82,26 @@ else
 	trap 'rm -rf "$OUT"' EXIT
 fi
 # GOPATH mode: the libraries from Debian, ratelabpeer (the drivers' shared part) from this tree
-export GOPATH="/usr/share/gocode:$(realpath "$PEERDIR/gopath")" GO111MODULE=off GOFLAGS= GOCACHE="$OUT/gocache"
+# GOCACHE beside the ratelab binary's build (build-bench/peers-gocache): kept between runs, so that
+# an unchanged peer is not compiled again (go's cache is keyed by the sources and the toolchain)
+export GOPATH="/usr/share/gocode:$(realpath "$PEERDIR/gopath")" GO111MODULE=off GOFLAGS= \
+	GOCACHE="$(dirname "$RATELAB")/peers-gocache"
 if [ "$QUICK" = 1 ]; then
 	REPS=1 GOTIME=200000x SCALE=0.1 NODE_SCALE=0.1 NGINX_REQUESTS=60
 else
 	# Node's loop is ~50x slower per op than the others': a quarter of the ops keeps it near a minute
 	REPS=5 GOTIME=2000000x SCALE=1 NODE_SCALE=0.25 NGINX_REQUESTS=300
+fi
+
+# -- 3. nginx limit_req vs leaky_bucket at real time (no build of the other peers needed)
+nginx_agreement() {
+	say "nginx_limit_req: $NGINX_REQUESTS requests at real time vs ratelab replay --algo leaky_bucket"
+	python3 "$PEERDIR/nginx/agree.py" "$RATELAB" "$NGINX_REQUESTS" "$OUT/nginx.json" | sed 's/^/  peers: /'
+}
+if [ "$PART" = nginx ]; then
+	rm -f "$OUT/nginx.json"
+	nginx_agreement
+	exit 0
 fi
 
 if [ ! -e "$OUT/built" ]; then # once per OUT: the deciders' part builds them for the timed part
@@ -93,9 +110,17 @@ if [ ! -e "$OUT/built" ]; then # once per OUT: the deciders' part builds them fo
 		# the benchmark's test binary too: no compiler runs in the timed part
 		(cd "$PEERDIR/$p" && go vet . && go build -o "$OUT/$p" . && go test -c -o "$OUT/$p.test" .)
 	done
-	mkdir -p "$OUT/guava"
-	javac -d "$OUT/guava" -cp /usr/share/java/guava.jar \
-		"$PEERDIR/guava/src/com/google/common/util/concurrent/RatelabGuavaPeer.java"
+	# javac has no cache: its classes kept beside GOCACHE, compiled again when the source is newer
+	src="$PEERDIR/guava/src/com/google/common/util/concurrent/RatelabGuavaPeer.java"
+	classes="$(dirname "$RATELAB")/peers-guava"
+	if [ ! -e "$classes/stamp" ] || [ "$src" -nt "$classes/stamp" ]; then
+		rm -rf "$classes"
+		mkdir -p "$classes"
+		javac -d "$classes" -cp /usr/share/java/guava.jar "$src"
+		touch "$classes/stamp"
+	fi
+	rm -rf "$OUT/guava"
+	cp -r "$classes" "$OUT/guava"
 	touch "$OUT/built"
 fi
 GUAVA="java -cp /usr/share/java/guava.jar:$OUT/guava com.google.common.util.concurrent.RatelabGuavaPeer"
@@ -107,7 +132,10 @@ if [ "$QUICK" = 1 ]; then
 	scenarios=(sim/scenarios/poisson.ini)
 else
 	scenarios=() # the default set
-	deciders+=("go_juju_ratelimit|$OUT/go_juju_ratelimit decide" "guava|$GUAVA decide" "node_rlf|$NODE decide")
+	# the decider JVM on the serial collector: a third less CPU than the default's GC threads
+	# on 2 cores, the same answers (the timed Java loop below keeps the JVM's defaults)
+	deciders+=("go_juju_ratelimit|$OUT/go_juju_ratelimit decide" "guava|${GUAVA/java /java -XX:+UseSerialGC } decide"
+		"node_rlf|$NODE decide")
 fi
 # Each run is a pair, the simulator and the decider; the simulator sends
 # requests ahead of their answers where no answer can change them
@@ -150,9 +178,12 @@ if [ "$QUICK" != 1 ]; then
 	node --expose-gc "$PEERDIR/node/peer.js" bench "$REPS" "$NODE_SCALE" >"$OUT/node_rlf.txt"
 fi
 
-# -- 3. nginx limit_req vs leaky_bucket at real time
-say "nginx_limit_req: $NGINX_REQUESTS requests at real time vs ratelab replay --algo leaky_bucket"
-python3 "$PEERDIR/nginx/agree.py" "$RATELAB" "$NGINX_REQUESTS" "$OUT/nginx.json" | sed 's/^/  peers: /'
+# -- 3., unless PEERS_PART=nginx ran it beside the simulator
+if [ "$PART" = all ] || [ ! -f "$OUT/nginx.json" ]; then
+	nginx_agreement
+else
+	say "nginx_limit_req: its agreement from step 2 ($OUT/nginx.json)"
+fi
 
 python3 "$PEERDIR/collect.py" "$OUT" "$RESULTS/bench/peers.json"
 say "wrote $RESULTS/bench/peers.json"
