@@ -76,9 +76,4 @@ void run_floor(benchmark::State &state, size_t bytes, bool dependent)
 	state.counters["array_bytes"] = static_cast<double>(fa.elems.size() * sizeof(Elem));
 }
 
-void release_floor()
-{
-	cached.reset();
-}
-
 } // namespace rlbench

@@ -21,9 +21,6 @@ namespace rlbench {
 // least one element). Counters: array_bytes.
 void run_floor(benchmark::State &state, size_t bytes, bool dependent);
 
-// Frees the cached array (the next run_floor rebuilds it).
-void release_floor();
-
 } // namespace rlbench
 
 #endif
