@@ -18,10 +18,6 @@ static const char study_header[] =
 	"excess_admitted,over_n_admissions,max_in_w_over_n,false_rejects,diverged,ns_per_check,"
 	"bytes_per_key,max_in_w,keys,heap_bytes\n";
 
-/* The refused.csv buckets' bounds, as written. */
-static const char *const bucket_lo[SIM_STUDY_BUCKETS] = { "0", "0", "0.01", "0.1", "0.5" };
-static const char *const bucket_hi[SIM_STUDY_BUCKETS] = { "0", "0.01", "0.1", "0.5", "1" };
-
 static void sim_study_csv_field(FILE *f, const char *s)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
@@ -136,7 +132,7 @@ static void write_refused(FILE *f, const struct sim_study *s)
 		for (size_t a = 0; a < s->nnames; a++)
 			for (size_t b = 0; b < SIM_STUDY_BUCKETS; b++) {
 				rule_algo(f, s, r, a);
-				fprintf(f, ",%s,%s,%lld\n", bucket_lo[b], bucket_hi[b],
+				fprintf(f, ",%s,%s,%lld\n", sim_study_bucket_lo[b], sim_study_bucket_hi[b],
 					(long long)s->rows[r * s->nnames + a].refused[b]);
 			}
 }
