@@ -11,6 +11,7 @@
 #include "study.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,13 +445,22 @@ static void find_cols(struct rd *rd, int *col, uint32_t *mask)
 			*mask |= 1u << c;
 }
 
-/* A measured row's state_bytes: its algorithm's state_size (a decider's, -1, stays). */
+/*
+ * A measured row's state_bytes, from its bytes_per_key as written (the
+ * state's size plus heap_bytes / keys, one decimal: study_write.c): the
+ * whole number nearest bytes_per_key - heap_bytes / keys, exact while the
+ * written figure is within 0.05 of it. A policy's state is its rules',
+ * so no algorithm's state_size would do. A decider's (empty: -1) stays.
+ */
 static void state_sizes(struct sim_study *s)
 {
 	for (size_t i = 0; i < s->nrules * s->nnames; i++) {
-		const struct rl_algo *algo = rl_algo_find(s->names[i % s->nnames]);
-		if (s->rows[i].state_bytes == 0)
-			s->rows[i].state_bytes = algo ? (int64_t)algo->state_size : 0;
+		struct sim_study_row *w = &s->rows[i];
+		if (w->absent || w->state_bytes < 0)
+			continue;
+		double per_key = strtod(w->text[SIM_TEXT_BYTES], NULL);
+		double heap = w->keys ? (double)w->heap_bytes / (double)w->keys : 0;
+		w->state_bytes = (int64_t)llround(per_key - heap > 0 ? per_key - heap : 0);
 	}
 }
 
