@@ -103,9 +103,6 @@ int study_rd_clients(struct study_rd *rd, struct sim_study *s, size_t *cap)
 
 /* ---- refused.csv */
 
-const char *const sim_study_bucket_lo[SIM_STUDY_BUCKETS] = { "0", "0", "0.01", "0.1", "0.5" };
-const char *const sim_study_bucket_hi[SIM_STUDY_BUCKETS] = { "0", "0.01", "0.1", "0.5", "1" };
-
 int study_rd_refused(struct study_rd *rd, struct sim_study *s)
 {
 	int rc = study_rd_open(rd, "refused.csv", false, NULL), c[5];

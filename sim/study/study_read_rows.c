@@ -12,14 +12,6 @@
 
 #include "ratelab/algo.h"
 
-/* ---- study.csv and placement.csv */
-
-const char *const sim_study_col_name[SIM_STUDY_NCOLS] = {
-	"rule", "algo", "requests", "admitted", "good_keys", "good_keys_hurt", "good_requests_rejected",
-	"excess_requests", "excess_admitted", "over_n_admissions", "max_in_w_over_n", "false_rejects", "diverged",
-	"ns_per_check", "bytes_per_key", "max_in_w", "keys", "heap_bytes",
-};
-
 /* One row's figures from the record row, by the columns col[] (-1: absent, 0). */
 static int row_figures(struct study_rd *rd, size_t i, const int *col, struct sim_study_row *w)
 {
