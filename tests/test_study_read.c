@@ -320,7 +320,27 @@ static void test_refused(void **state)
 		  "rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
 		  "excess_admitted,ns_per_check,bytes_per_key\n2/1s,gcra,9223372036854775808,20,2,1,3,10,1,5,8\n",
 		  "study.csv:2: requests '9223372036854775808' is not an integer (digits only, at most 2^63 - 1)" },
+		/* the boundaries: 2^63 - 1 read, one more refused above; a decimal cell of 31 bytes read, 32 refused */
+		{ "study.csv",
+		  "rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
+		  "excess_admitted,ns_per_check,bytes_per_key\n2/1s,gcra,9223372036854775807,20,2,1,3,10,1,"
+		  "1.00000000000000000000000000000,8\n",
+		  "" },
+		{ "study.csv",
+		  "rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
+		  "excess_admitted,ns_per_check,bytes_per_key\n2/1s,gcra,30,20,2,1,3,10,1,"
+		  "1.000000000000000000000000000000,8\n",
+		  "study.csv:2: ns_per_check '1.000000000000000000000000000000' is not a figure of a study (too long)" },
+		{ "traffic.csv", NULL, "traffic.csv:2002: more than 2000 bins" },
+		{ "traffic.csv", NULL, "" },
 	};
+	/* SIM_STUDY_TRAFFIC_BINS bins read, one more refused */
+	static char bins[2][64 * 1024];
+	for (int k = 0; k < 2; k++) {
+		size_t n = (size_t)snprintf(bins[k], sizeof(bins[k]), "t_ns,requests\n");
+		for (int b = 0; b < SIM_STUDY_TRAFFIC_BINS + 1 - k; b++)
+			n += (size_t)snprintf(bins[k] + n, sizeof(bins[k]) - n, "%d000000000,1\n", b);
+	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char dir[256], name[32], msg[1024], want[512];
 		struct sim_study s;
@@ -335,8 +355,15 @@ static void test_refused(void **state)
 			write_text(dir, "study.csv", cases[3].text);
 		if (!cases[i].want) /* a valid study.csv for the next case */
 			continue;
-		write_text(dir, cases[i].file, cases[i].text);
+		const char *text = cases[i].text ? cases[i].text : bins[*cases[i].want ? 0 : 1];
+		write_text(dir, cases[i].file, text);
 		int rc = sim_study_read(&s, dir, msg, sizeof(msg));
+		if (!*cases[i].want) { /* at the boundary: read */
+			if (rc)
+				fail_msg("case %zu: refused: %s", i, msg);
+			sim_study_free(&s);
+			continue;
+		}
 		snprintf(want, sizeof(want), "%s/%s", dir, cases[i].want);
 		if (rc != SIM_CSV_BAD || strncmp(msg, want, strlen(want)) != 0)
 			fail_msg("case %zu: status %d, message:\n%s\nwanted status 2 and:\n%s", i, rc, msg, want);

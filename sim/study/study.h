@@ -296,10 +296,14 @@ int sim_study_write(const struct sim_study *s, const char *dir, FILE *err);
  * resolution_ns, spread, cost, traffic_bin_ns (target_keys absent: 0, the
  * caller's default); limits.csv and placement.csv may be absent. Rules and
  * names are in the order study.csv first gives them; the windows those of
- * meta.csv's windows row, else of limits.csv's rows. Every number is
- * checked, and the files against each other (no more admitted than
- * requested, no more hurt keys than within-rule keys, clients.csv,
- * refused.csv and placement.csv naming only rows of study.csv).
+ * meta.csv's windows row, then any other of limits.csv's rows. Every
+ * number is checked (a count at most 2^63 - 1; a decimal cell at most
+ * SIM_STUDY_TEXT_MAX - 1 bytes; at most SIM_STUDY_TRAFFIC_BINS bins), and
+ * the files against each other (no more admitted than requested, no more
+ * hurt keys than within-rule keys, clients.csv, refused.csv and
+ * placement.csv naming only rows of study.csv, a key's requests the same
+ * in every row). A row's state_bytes is the whole number nearest its
+ * bytes_per_key - heap_bytes / keys (-1 where bytes_per_key is empty).
  * 0; SIM_CSV_BAD (2) for a missing or malformed file, SIM_CSV_FAIL (1)
  * for memory or I/O; either with "DIR/FILE:LINE: reason" (or "cannot
  * open 'PATH': reason") in msg. s is valid (freed) on failure.
