@@ -306,6 +306,9 @@ static void test_refused(void **state)
 		{ "clients.csv",
 		  "rule,algo,key,requests,admitted,within_rule\n2/1s,gcra,k,5,5,1\n2/1s,sliding_log,k,6,5,1\n",
 		  "clients.csv:3: key 'k': requests 6, where another row of it gives 5" },
+		{ "clients.csv",
+		  "rule,algo,key,requests,admitted,within_rule\n2/1s,gcra,k,5,5,1\n2/1s,sliding_log,k,5,5,no\n",
+		  "clients.csv:3: key 'k': within_rule 0, where another row of its rule gives 1" },
 		{ "placement.csv",
 		  "rule,algo,good_keys,good_keys_hurt,false_rejects,excess_requests,excess_admitted,requests,admitted\n"
 		  "2/1s,fixed_window,1,0,0,0,0,1,1\n",
@@ -351,7 +354,7 @@ static void test_refused(void **state)
 		write_text(dir, "clients.csv", clients_ok);
 		write_text(dir, "refused.csv", refused_ok);
 		write_text(dir, "traffic.csv", traffic_ok);
-		if (i == 4) /* the key's second row needs sliding_log's row */
+		if (i == 4 || i == 5) /* the key's second row needs sliding_log's row */
 			write_text(dir, "study.csv", cases[3].text);
 		if (!cases[i].want) /* a valid study.csv for the next case */
 			continue;

@@ -95,19 +95,26 @@ int study_rd_clients(struct study_rd *rd, struct sim_study *s, size_t *cap)
 		if (j == SIZE_MAX)
 			return study_rd_oom(rd);
 		struct sim_study_key *k = &s->top[j];
-		bool first = true;
+		bool first = true, rule_first = true;
+		size_t ri = row / s->nnames;
 		for (size_t r = 0; r < s->nrules * s->nnames && first; r++)
 			first = !k->listed[r];
+		for (size_t a = 0; a < s->nnames && rule_first; a++)
+			rule_first = !k->listed[ri * s->nnames + a];
 		char q[320];
 		if (k->listed[row])
 			return study_rd_bad(rd, i, "key %s given twice for rule and algo", study_rd_quote(q, sizeof(q), k->name));
 		if (!first && k->requests != req)
 			return study_rd_bad(rd, i, "key %s: requests %lld, where another row of it gives %lld",
 				   study_rd_quote(q, sizeof(q), k->name), (long long)req, (long long)k->requests);
+		/* within the rule: the key's own requests against the rule, whatever the algorithm */
+		if (!rule_first && k->within[ri] != within)
+			return study_rd_bad(rd, i, "key %s: within_rule %s, where another row of its rule gives %s",
+					    study_rd_quote(q, sizeof(q), k->name), within ? "1" : "0", k->within[ri] ? "1" : "0");
 		k->requests = req;
 		k->listed[row] = 1;
 		k->admitted[row] = adm;
-		k->within[row / s->nnames] = (unsigned char)within;
+		k->within[ri] = (unsigned char)within;
 	}
 	return 0;
 }
