@@ -1,15 +1,17 @@
 /*
- * study_report.c - sim_study_report: load and check the study directory,
- * draw the charts, write REPORT.md and report.html; and the two judgements
- * both writers state, from the measured figures only: the recommendation
- * (which algorithms hurt no within-rule key, which of those admit the
- * least excess) and the mean rate per key the theory line is drawn at.
+ * study_report.c - sim_study_report: read the study directory through the
+ * one reader (study.h, sim_study_read) and index its rows per rule (the
+ * report's view), draw the charts, write REPORT.md and report.html; and
+ * the two judgements both writers state, from the measured figures only:
+ * the recommendation (which algorithms hurt no within-rule key, which of
+ * those admit the least excess) and the mean rate per key the theory line
+ * is drawn at.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "study_report.h"
 #include "csv.h"
+#include "study_report.h"
 #include "study_report_int.h"
 
 /* Row a before row b in the ranking: fewer within-rule keys hurt, then fewer false rejects, then less excess. */
