@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "csv.h"
 #include "study_report.h"
 #include "study_report_int.h"
 #include "test_rng.h"
@@ -830,7 +831,10 @@ static void test_malformed(void **state)
 	free(msg);
 }
 
-/* ---- the CSV reader against its model: random tables of awkward fields (',', '"', CR,
+/* The rules the study's files are read under (study_read.c): a header named once each, rows its length. */
+static const struct sim_csv_rules study_rules = {false, false, true, false};
+
+/* ---- the CSV reader (csv.h) against its model: random tables of awkward fields (',', '"', CR,
  * LF, empty, UTF-8), written by RFC 4180 with either line ending, quoted when they must
  * be and at random otherwise, read back field for field */
 static void test_csv_roundtrip(void **state)
@@ -878,11 +882,12 @@ static void test_csv_roundtrip(void **state)
 				n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", crlf ? "\r\n" : "\n");
 		}
 		write_file(dir, "t.csv", text, n);
-		struct sr_csv t;
-		char *msg;
+		struct sim_csv t;
+		char *msg, path[300];
 		size_t len;
 		FILE *err = open_memstream(&msg, &len);
-		int rc = sr_csv_read(&t, dir, "t.csv", err);
+		snprintf(path, sizeof(path), "%s/t.csv", dir);
+		int rc = sim_csv_read(&t, path, &study_rules, "ratelab study: ", err);
 		fclose(err);
 		if (rc != 0)
 			fail_msg("seed %llu, table %d: refused: %s", (unsigned long long)seed, iter, msg);
@@ -896,12 +901,12 @@ static void test_csv_roundtrip(void **state)
 					 iter, r, t.line[r - 1], want_line[r]);
 		for (size_t r = 0; r <= nrows; r++)
 			for (size_t c = 0; c < ncols; c++) {
-				const char *got = r ? t.cell[r - 1][c] : t.col[c];
+				const char *got = r ? t.row[r - 1][c] : t.col[c];
 				if (strcmp(got, want[r][c]) != 0)
 					fail_msg("seed %llu, table %d, row %zu, column %zu: read [%s], written [%s]",
 						 (unsigned long long)seed, iter, r, c, got, want[r][c]);
 			}
-		sr_csv_free(&t);
+		sim_csv_free(&t);
 	}
 }
 

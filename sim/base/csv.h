@@ -7,8 +7,8 @@
  * with "FILE:LINE: problem" (LINE: the physical line, from 1, where the
  * record or the quoted field began). The study's files are read strictly
  * (every record as many fields as the header, no header name twice, no
- * empty file: the study report; rows of any length, checked by the caller:
- * `ratelab study --merge`); the bench report leniently (comments before the
+ * empty file: the study's one reader, sim/study/study_read.c, for its
+ * report and `ratelab study --merge`); the bench report leniently (comments before the
  * header, empty lines skipped; rows of any length only where it asks for
  * them); `ratelab import`'s CSV logs record by record (sim_csv_record below,
  * bare, a bad record skipped and counted: docs/cli.md says what it accepts).

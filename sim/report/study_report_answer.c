@@ -28,7 +28,7 @@ static void share(char *buf, size_t cap, uint64_t part, uint64_t whole)
 }
 
 /* A percentile as the answer quotes it: "N", or "at most N" when a merge did not list the limit below. */
-static void quoted(char *buf, size_t cap, const struct sr_study *s, const struct sr_window *w, uint32_t p)
+static void quoted(char *buf, size_t cap, const struct sr_view *s, const struct sim_limits_window *w, uint32_t p)
 {
 	uint64_t v;
 	size_t row;
@@ -40,43 +40,34 @@ static void quoted(char *buf, size_t cap, const struct sr_study *s, const struct
 }
 
 /* The keys of clients.csv the exact log refuses at rule (within_rule 0), the heaviest first. */
-static void refused_keys(const struct sr_study *s, const char *rule, const char *unit, struct sr_doc *d)
+static void refused_keys(const struct sr_view *s, const char *rule, const char *unit, struct sr_doc *d)
 {
-	const struct sr_rule *r = sr_rule_find(s, rule);
-	if (!r) {
+	size_t ri = sr_rule_find(s, rule);
+	if (ri == SIZE_MAX) {
 		sr_li(d, "The keys it refuses are not named: the rule was not studied (a shard cannot know it, and "
 			 "a limit above 1000000 or a 65th rule is not studied; stderr said which): study the trace "
 			 "with --rules %s.", rule);
 		return;
 	}
-	/* the first algorithm's group names the keys; sliding_log's, when studied, what the exact log admits */
-	const char *first = s->row[r->rows[0]].algo;
-	size_t g = SIZE_MAX, e = SIZE_MAX;
-	for (size_t k = 0; k < s->nclients; k++) {
-		const struct sr_client *c = &s->client[k];
-		if (strcmp(c->rule, rule) != 0)
-			continue;
-		if (g == SIZE_MAX && strcmp(c->algo, first) == 0)
-			g = k;
-		if (e == SIZE_MAX && strcmp(c->algo, "sliding_log") == 0)
-			e = k;
-	}
+	/* the first algorithm's row names the keys; sliding_log's, when studied, what the exact log admits */
+	const struct sim_study *st = &s->st;
+	size_t g = s->rule[ri].at[0], e = SIZE_MAX;
+	for (size_t i = 0; i < s->rule[ri].n; i++)
+		if (e == SIZE_MAX && strcmp(sr_algo(st, s->rule[ri].at[i]), "sliding_log") == 0)
+			e = s->rule[ri].at[i];
 	size_t listed = 0, more = 0;
 	struct sr_buf b = {0};
-	for (size_t j = 0; g != SIZE_MAX && g + j < s->nclients; j++) {
-		const struct sr_client *c = &s->client[g + j];
-		if (c->other || strcmp(c->rule, rule) != 0 || strcmp(c->algo, first) != 0)
-			break;
-		if (c->within)
+	for (size_t j = 0; j < st->ntop; j++) {
+		const struct sim_study_key *c = &st->top[j];
+		if (!c->listed[g] || c->within[ri])
 			continue;
 		if (listed == SR_REFUSED_LIST_MAX) {
 			more++;
 			continue;
 		}
-		sr_printf(&b, "%s%s (%llu %s", listed++ ? "; " : "", c->key, (unsigned long long)c->requests, unit);
-		const struct sr_client *x = e != SIZE_MAX && e + j < s->nclients ? &s->client[e + j] : NULL;
-		if (x && !x->other && strcmp(x->key, c->key) == 0)
-			sr_printf(&b, ", %llu refused by the exact log", (unsigned long long)(x->requests - x->admitted));
+		sr_printf(&b, "%s%s (%llu %s", listed++ ? "; " : "", c->name, (unsigned long long)c->requests, unit);
+		if (e != SIZE_MAX && c->listed[e])
+			sr_printf(&b, ", %llu refused by the exact log", (unsigned long long)(c->requests - c->admitted[e]));
 		sr_puts(&b, ")");
 	}
 	if (more)
@@ -90,10 +81,10 @@ static void refused_keys(const struct sr_study *s, const char *rule, const char 
 	sr_buf_free(&b);
 }
 
-static void answer_window(const struct sr_study *s, const struct sr_charts *ch, size_t wi, struct sr_doc *d)
+static void answer_window(const struct sr_view *s, const struct sr_charts *ch, size_t wi, struct sr_doc *d)
 {
-	const struct sr_window *w = &s->win[wi];
-	const char *unit = s->cost ? "units" : "requests";
+	const struct sim_limits_window *w = &s->st.limits.w[wi];
+	const char *unit = s->st.cost ? "units" : "requests";
 	char p50[48], p90[48], p99[48], mx[48], target[16], ks[32], rs[32];
 	sr_h(d, 3, "Window %s", w->text);
 	if (!w->keys || !w->n) {
@@ -113,23 +104,23 @@ static void answer_window(const struct sr_study *s, const struct sr_charts *ch, 
 	sr_percentile(s, w, s->target, &n, &row, &exact);
 	char rule[96];
 	snprintf(rule, sizeof(rule), "%llu/%s", (unsigned long long)n, w->text);
-	share(ks, sizeof(ks), w->keys_refused[row], w->keys);
-	share(rs, sizeof(rs), w->requests_refused[row], w->requests);
+	share(ks, sizeof(ks), (uint64_t)w->keys_refused[row], (uint64_t)w->keys);
+	share(rs, sizeof(rs), (uint64_t)w->requests_refused[row], (uint64_t)w->requests);
 	sr_li(d, "Suggested limit: %s%s, the smallest that refuses no request of %s of the keys. The exact "
 		 "sliding log at it refuses %llu of %llu keys (%s) and %llu of %llu %s (%s).", exact ? "" : "at most ",
 	      rule, target, (unsigned long long)w->keys_refused[row], (unsigned long long)w->keys, ks,
 	      (unsigned long long)w->requests_refused[row], (unsigned long long)w->requests, unit, rs);
 	refused_keys(s, rule, unit, d);
-	const struct sr_rule *r = sr_rule_find(s, rule);
+	size_t ri = sr_rule_find(s, rule);
 	struct sr_verdict v;
-	if (r && sr_verdict(s, r, &v)) {
+	if (ri != SIZE_MAX && sr_verdict(&s->st, &s->rule[ri], &v)) {
 		char list[1024] = "";
 		size_t len = 0;
 		for (size_t i = 0; i < v.nbest && len < sizeof(list); i++) {
-			int k = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", s->row[v.ranked[i]].algo);
+			int k = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", sr_algo(&s->st, v.ranked[i]));
 			len += k > 0 ? (size_t)k : 0;
 		}
-		const struct sr_row *b = &s->row[v.ranked[0]];
+		const struct sim_study_row *b = &s->st.rows[v.ranked[0]];
 		sr_li(d, "Every algorithm is studied at %s beside the given rules; %s there: %s (%llu within-rule "
 			 "keys hurt, %llu false rejects, %llu of %llu excess admitted; see the recommendation).", rule,
 		      v.nbest > 1 ? "tied for first" : "recommended", list, (unsigned long long)b->good_keys_hurt,
@@ -142,11 +133,11 @@ static void answer_window(const struct sr_study *s, const struct sr_charts *ch, 
 		sr_img(d, c->file, c->title);
 }
 
-void sr_build_answer(const struct sr_study *s, const struct sr_charts *ch, struct sr_doc *d)
+void sr_build_answer(const struct sr_view *s, const struct sr_charts *ch, struct sr_doc *d)
 {
 	char target[16];
 	sr_h(d, 2, "The answer");
-	if (!s->has_limits || !s->nwin) {
+	if (!s->st.has_limits || !s->st.limits.nwindows) {
 		sr_p(d, "This study has no limits.csv (a study written by an earlier ratelab): no suggested limit.");
 	} else {
 		sim_study_target_text(target, sizeof(target), s->target);
@@ -154,9 +145,9 @@ void sr_build_answer(const struct sr_study *s, const struct sr_charts *ch, struc
 			"the exact sliding log at limit N refuses some request of exactly the keys whose peak is "
 			"above N. The suggested limit is the smallest N that refuses no request of %s of the keys "
 			"(--target-keys). limits.csv lists the exact log at every limit%s.",
-		     s->cost ? "units" : "requests", target,
+		     s->st.cost ? "units" : "requests", target,
 		     s->merged ? " every shard's figures are known at (a merge)" : "");
-		for (size_t i = 0; i < s->nwin; i++)
+		for (size_t i = 0; i < s->st.limits.nwindows; i++)
 			answer_window(s, ch, i, d);
 	}
 	sr_build_read(s, d);

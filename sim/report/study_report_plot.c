@@ -125,14 +125,15 @@ static void gp_title(struct sr_buf *gp, const char *title)
 }
 
 /* Per rule: one point per algorithm at (excess admitted, within-rule keys hurt). */
-static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, struct sr_buf *dat,
+static int script_hurt(const struct sr_view *s, size_t ri, struct sr_buf *gp, struct sr_buf *dat,
 		       struct sr_charts *ch, FILE *err)
 {
-	const struct sr_rule *r = &s->rule[ri];
-	const char *unit = s->cost ? "units" : "requests";
+	const struct sim_study *st = &s->st;
+	const struct sr_rows *r = &s->rule[ri];
+	const char *unit = st->cost ? "units" : "requests";
 	double mx = 0, my = 0;
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct sr_row *w = &s->row[r->rows[i]];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct sim_study_row *w = &st->rows[r->at[i]];
 		sr_printf(dat, "%llu %llu\n", (unsigned long long)w->excess_admitted,
 			  (unsigned long long)w->good_keys_hurt);
 		if ((double)w->excess_admitted > mx)
@@ -143,7 +144,7 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 	char file[64];
 	snprintf(file, sizeof(file), "hurt_%zu.png", ri + 1);
 	struct sr_buf title = {0};
-	sr_printf(&title, "Rule %s: within-rule keys hurt against excess admitted", r->text);
+	sr_printf(&title, "Rule %s: within-rule keys hurt against excess admitted", st->rules[ri].text);
 	sr_printf(gp, "reset\nset output '%s'\n", file);
 	gp_title(gp, title.p ? title.p : "");
 	sr_printf(gp, "set xlabel 'excess admitted (%s the exact sliding log refuses, admitted)'\n", unit);
@@ -151,33 +152,33 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 	range(gp, "x", mx);
 	range(gp, "y", my);
 	/* one label per distinct point, naming every algorithm there */
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct sr_row *w = &s->row[r->rows[i]];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct sim_study_row *w = &st->rows[r->at[i]];
 		bool first = true;
 		for (size_t j = 0; j < i && first; j++) {
-			const struct sr_row *o = &s->row[r->rows[j]];
+			const struct sim_study_row *o = &st->rows[r->at[j]];
 			first = !(o->excess_admitted == w->excess_admitted && o->good_keys_hurt == w->good_keys_hurt);
 		}
 		if (!first)
 			continue;
 		sr_printf(gp, "set label %zu '", i + 1);
 		const char *sep = "";
-		for (size_t j = i; j < r->nrows; j++) {
-			const struct sr_row *o = &s->row[r->rows[j]];
+		for (size_t j = i; j < r->n; j++) {
+			const struct sim_study_row *o = &st->rows[r->at[j]];
 			if (o->excess_admitted == w->excess_admitted && o->good_keys_hurt == w->good_keys_hurt) {
 				sr_puts(gp, sep);
-				sr_gp(gp, o->algo, SR_GP_NAME_MAX);
+				sr_gp(gp, sr_algo(st, r->at[j]), SR_GP_NAME_MAX);
 				sep = ", ";
 			}
 		}
 		/* labels of neighbouring points stagger upwards in turn, by their order along x,
 		 * so that close points do not print over each other */
 		size_t rank = 0;
-		for (size_t j = 0; j < r->nrows; j++) {
-			const struct sr_row *o = &s->row[r->rows[j]];
+		for (size_t j = 0; j < r->n; j++) {
+			const struct sim_study_row *o = &st->rows[r->at[j]];
 			bool distinct_first = true;
 			for (size_t k = 0; k < j && distinct_first; k++) {
-				const struct sr_row *q = &s->row[r->rows[k]];
+				const struct sim_study_row *q = &st->rows[r->at[k]];
 				distinct_first = !(q->excess_admitted == o->excess_admitted &&
 						   q->good_keys_hurt == o->good_keys_hurt);
 			}
@@ -194,10 +195,10 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 			  high ? -dy : dy);
 	}
 	/* each algorithm's point in its style of the palette */
-	for (size_t i = 0; i < r->nrows; i++) {
+	for (size_t i = 0; i < r->n; i++) {
 		sr_printf(gp, "%s'hurt_%zu.dat' every ::%zu::%zu using 1:2 with points lt sty('", i ? ", \\\n     " : "plot ",
 			  ri + 1, i, i);
-		sr_gp(gp, s->row[r->rows[i]].algo, SR_GP_NAME_MAX);
+		sr_gp(gp, sr_algo(st, r->at[i]), SR_GP_NAME_MAX);
 		sr_puts(gp, "') ps 1.6 notitle");
 	}
 	sr_puts(gp, "\n");
@@ -205,9 +206,9 @@ static int script_hurt(const struct sr_study *s, size_t ri, struct sr_buf *gp, s
 }
 
 /* The traffic's x axis: a log's dates and times in its zone, chosen by the span; a trace's time from 0 in a unit. */
-static void traffic_x(const struct sr_study *s, const struct sr_traffic *tr, struct sr_buf *gp, double *x_div)
+static void traffic_x(const struct sr_view *s, const struct sr_traffic *tr, struct sr_buf *gp, double *x_div)
 {
-	uint64_t span_s = (s->nbin - 1) * (s->bin_ns / 1000000000u);
+	uint64_t span_s = (s->st.nbins - 1) * (uint64_t)(s->st.bin_ns / 1000000000);
 	*x_div = 1;
 	if (tr->dates) {
 		const char *fmt = span_s <= 600 ? "%H:%M:%S" : span_s <= 86400 ? "%H:%M" :
@@ -222,18 +223,18 @@ static void traffic_x(const struct sr_study *s, const struct sr_traffic *tr, str
 	sr_printf(gp, "set format x '%%g'\nset xlabel 'time of the trace (%s)'\n", unit);
 }
 
-static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr_buf *dat,
+static int script_traffic(const struct sr_view *s, struct sr_buf *gp, struct sr_buf *dat,
 			  struct sr_charts *ch, FILE *err)
 {
 	struct sr_traffic tr;
 	double my = 0, x_div;
 	sr_traffic_get(s, &tr);
 	/* one point per bin at its start: x in s (dates: s since 1970 in the zone shown), y the rate per unit */
-	for (size_t i = 0; i < s->nbin; i++) {
-		uint64_t at = s->t0_ns / 1000000000u + i * (s->bin_ns / 1000000000u);
+	for (size_t i = 0; i < s->st.nbins; i++) {
+		uint64_t at = (uint64_t)(s->st.bin0_ns / 1000000000) + i * (uint64_t)(s->st.bin_ns / 1000000000);
 		sr_printf(dat, "%lld", tr.dates ? (long long)at + (long long)tr.tz_s : (long long)at);
-		for (size_t k = 0; k < s->ntcols; k++) {
-			double v = (double)s->tval[i * s->ntcols + k] * tr.per_unit;
+		for (size_t k = 0; k < sr_tcols(s); k++) {
+			double v = (double)sr_tval(s, i, k) * tr.per_unit;
 			sr_printf(dat, " %.9g", v);
 			if (v > my)
 				my = v;
@@ -242,10 +243,10 @@ static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr
 	}
 	struct sr_buf title = {0};
 	sr_printf(&title, "Traffic: requests per %s, in bins of %s", tr.per, tr.bin);
-	if (s->ntcols == 2)
+	if (sr_tcols(s) == 2)
 		sr_puts(&title, ", all and the heaviest key");
-	else if (s->ntcols > 2)
-		sr_printf(&title, ", all and the %zu heaviest keys", s->ntcols - 1);
+	else if (sr_tcols(s) > 2)
+		sr_printf(&title, ", all and the %zu heaviest keys", sr_tcols(s) - 1);
 	sr_puts(gp, "reset\nset output 'traffic.png'\n");
 	gp_title(gp, title.p ? title.p : "");
 	traffic_x(s, &tr, gp, &x_div);
@@ -253,16 +254,16 @@ static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr
 	/* y ticks in %g: a rate below 1 shows its decimals, not "0" */
 	double top = my > 0 ? my * 1.15 : 1;
 	sr_printf(gp, "set yrange [0:%.9g]\nset format y '%%g'\nset ytics autofreq\n", top);
-	if (s->nbin == 1) {
-		long long at = (long long)(s->t0_ns / 1000000000u) + (tr.dates ? (long long)tr.tz_s : 0);
-		long long half = (long long)(s->bin_ns / 1000000000u);
+	if (s->st.nbins == 1) {
+		long long at = (long long)(s->st.bin0_ns / 1000000000) + (tr.dates ? (long long)tr.tz_s : 0);
+		long long half = (long long)(s->st.bin_ns / 1000000000);
 		if (tr.dates) /* a time axis takes its range as timefmt strings; one tick a bin */
 			sr_printf(gp, "set xrange ['%lld':'%lld']\nset xtics %lld\n", at - half, at + half, half);
 		else
 			sr_printf(gp, "set xrange [%.9g:%.9g]\n", (double)(at - half) / x_div, (double)(at + half) / x_div);
 	}
-	const char *style = s->nbin < 60 ? "linespoints pt 7 ps 0.6" : "lines";
-	for (size_t k = 0; k < s->ntcols; k++) {
+	const char *style = s->st.nbins < 60 ? "linespoints pt 7 ps 0.6" : "lines";
+	for (size_t k = 0; k < sr_tcols(s); k++) {
 		/* all requests black, the keys the palette's steps (dashed from the fifth) */
 		sr_printf(gp, "%s'traffic.dat' using ($1/%g):%zu with %s lt ", k ? ", \\\n     " : "plot ", x_div, k + 2,
 			  style);
@@ -273,57 +274,32 @@ static int script_traffic(const struct sr_study *s, struct sr_buf *gp, struct sr
 		if (k == 0)
 			sr_puts(gp, "all requests");
 		else
-			sr_gp(gp, s->tcol[k], SR_GP_NAME_MAX);
+			sr_gp(gp, sr_tcol(s, k), SR_GP_NAME_MAX);
 		sr_puts(gp, "'");
 	}
 	sr_puts(gp, "\n");
 	return add_chart(ch, SR_CHART_TRAFFIC, 0, "traffic.png", &title, err);
 }
 
-/* The buckets of one rule, in the order of their first appearance in refused.csv. */
-static size_t buckets(const struct sr_study *s, const char *rule, const struct sr_refused **b, size_t cap)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < s->nref; i++) {
-		const struct sr_refused *f = &s->ref[i];
-		if (strcmp(f->rule, rule) != 0)
-			continue;
-		bool seen = false;
-		for (size_t j = 0; j < n && !seen; j++)
-			seen = strcmp(b[j]->lo, f->lo) == 0 && strcmp(b[j]->hi, f->hi) == 0;
-		if (!seen && n < cap)
-			b[n++] = f;
-	}
-	return n;
-}
-
-static uint64_t refused_keys(const struct sr_study *s, const char *rule, const char *algo,
-			     const struct sr_refused *bucket)
-{
-	uint64_t n = 0;
-	for (size_t i = 0; i < s->nref; i++) {
-		const struct sr_refused *f = &s->ref[i];
-		if (strcmp(f->rule, rule) == 0 && strcmp(f->algo, algo) == 0 && strcmp(f->lo, bucket->lo) == 0 &&
-		    strcmp(f->hi, bucket->hi) == 0)
-			n += f->keys;
-	}
-	return n;
-}
-
-static int script_refused(const struct sr_study *s, size_t ri, struct sr_buf *gp, struct sr_buf *dat,
+static int script_refused(const struct sr_view *s, size_t ri, struct sr_buf *gp, struct sr_buf *dat,
 			  struct sr_charts *ch, FILE *err)
 {
-	const struct sr_rule *r = &s->rule[ri];
-	const struct sr_refused *b[16];
-	size_t nb = buckets(s, r->text, b, 16);
-	if (nb == 0)
+	const struct sim_study *st = &s->st;
+	const struct sr_rows *r = &s->rule[ri];
+	unsigned listed = 0;
+	for (size_t i = 0; i < r->n; i++)
+		listed |= st->rows[r->at[i]].refused_listed;
+	if (listed == 0)
 		return SR_OK;
 	double my = 1;
-	for (size_t k = 0; k < nb; k++) {
-		bool zero = strcmp(b[k]->lo, b[k]->hi) == 0;
-		sr_printf(dat, "\"%s%s,%s]\"", zero ? "[" : "(", b[k]->lo, b[k]->hi);
-		for (size_t i = 0; i < r->nrows; i++) {
-			uint64_t n = refused_keys(s, r->text, s->row[r->rows[i]].algo, b[k]);
+	for (int k = 0; k < SIM_STUDY_BUCKETS; k++) {
+		if (!(listed >> k & 1))
+			continue;
+		const char *lo = sim_study_bucket_lo[k], *hi = sim_study_bucket_hi[k];
+		sr_printf(dat, "\"%s%s,%s]\"", strcmp(lo, hi) == 0 ? "[" : "(", lo, hi);
+		for (size_t i = 0; i < r->n; i++) {
+			const struct sim_study_row *w = &st->rows[r->at[i]];
+			uint64_t n = w->refused_listed >> k & 1 ? (uint64_t)w->refused[k] : 0;
 			/* 0 keys: no bar (the log scale has no 0) */
 			if (n)
 				sr_printf(dat, " %llu", (unsigned long long)n);
@@ -337,7 +313,7 @@ static int script_refused(const struct sr_study *s, size_t ri, struct sr_buf *gp
 	char file[64];
 	snprintf(file, sizeof(file), "refused_%zu.png", ri + 1);
 	struct sr_buf title = {0};
-	sr_printf(&title, "Rule %s: keys by the share of their requests refused", r->text);
+	sr_printf(&title, "Rule %s: keys by the share of their requests refused", st->rules[ri].text);
 	sr_printf(gp, "reset\nset output '%s'\n", file);
 	gp_title(gp, title.p ? title.p : "");
 	sr_puts(gp, "set xlabel 'share of the key''s requests refused'\nset ylabel 'keys (log scale)'\n"
@@ -345,22 +321,22 @@ static int script_refused(const struct sr_study *s, size_t ri, struct sr_buf *gp
 		    "set style data histograms\nset style histogram clustered gap 1\n"
 		    "set style fill solid 0.8 border -1\n");
 	sr_printf(gp, "set yrange [0.8:%.6g]\n", my * 3);
-	for (size_t i = 0; i < r->nrows; i++) {
+	for (size_t i = 0; i < r->n; i++) {
 		sr_printf(gp, "%s'refused_%zu.dat' using %zu%s lt sty('", i ? ", \\\n     " : "plot ", ri + 1,
 			  i + 2, i ? "" : ":xtic(1)");
-		sr_gp(gp, s->row[r->rows[i]].algo, SR_GP_NAME_MAX);
+		sr_gp(gp, sr_algo(st, r->at[i]), SR_GP_NAME_MAX);
 		sr_puts(gp, "') title '");
-		sr_gp(gp, s->row[r->rows[i]].algo, SR_GP_NAME_MAX);
+		sr_gp(gp, sr_algo(st, r->at[i]), SR_GP_NAME_MAX);
 		sr_puts(gp, "'");
 	}
 	sr_puts(gp, "\n");
 	return add_chart(ch, SR_CHART_REFUSED, ri, file, &title, err);
 }
 
-static int script_limits(const struct sr_study *s, size_t wi, struct sr_buf *gp, struct sr_buf *dat,
+static int script_limits(const struct sr_view *s, size_t wi, struct sr_buf *gp, struct sr_buf *dat,
 			 struct sr_charts *ch, FILE *err)
 {
-	const struct sr_window *w = &s->win[wi];
+	const struct sim_limits_window *w = &s->st.limits.w[wi];
 	uint64_t n;
 	size_t row;
 	bool exact;
@@ -380,7 +356,7 @@ static int script_limits(const struct sr_study *s, size_t wi, struct sr_buf *gp,
 	gp_title(gp, title.p ? title.p : "");
 	sr_printf(gp, "set xlabel 'limit N (%s per window)%s'\nset ylabel 'refused (%% of all)'\nset grid\n"
 		      "set key outside right top\nset yrange [-2:102]\n",
-		  s->cost ? "units" : "requests", w->limit[w->n - 1] > 50 ? ", log scale" : "");
+		  s->st.cost ? "units" : "requests", w->limit[w->n - 1] > 50 ? ", log scale" : "");
 	if (w->limit[w->n - 1] > 50)
 		sr_printf(gp, "set logscale x\nset xrange [1:%llu]\n", (unsigned long long)w->limit[w->n - 1] * 2);
 	else
@@ -482,7 +458,7 @@ static int run_gnuplot(const char *gnuplot, const char *tmp, FILE *err)
 	return SR_FAIL;
 }
 
-static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnuplot, const char *tmp,
+static int draw(const struct sr_view *s, struct sr_charts *ch, const char *gnuplot, const char *tmp,
 		const char *plots, FILE *err)
 {
 	struct sr_buf gp = {0}, dat = {0};
@@ -490,7 +466,7 @@ static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnup
 	char name[64];
 	sr_puts(&gp, "set encoding utf8\nset terminal pngcairo noenhanced size 1000,620 font 'DejaVu Sans,11'\n");
 	sr_puts(&gp, sr_palette);
-	for (size_t ri = 0; ri < s->nrules && rc == SR_OK; ri++) {
+	for (size_t ri = 0; ri < s->st.nrules && rc == SR_OK; ri++) {
 		rc = script_hurt(s, ri, &gp, &dat, ch, err);
 		snprintf(name, sizeof(name), "hurt_%zu.dat", ri + 1);
 		if (rc == SR_OK)
@@ -503,14 +479,14 @@ static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnup
 			rc = write_file(tmp, name, &dat, err);
 		sr_buf_free(&dat);
 	}
-	for (size_t wi = 0; wi < s->nwin && rc == SR_OK; wi++) {
+	for (size_t wi = 0; wi < s->st.limits.nwindows && rc == SR_OK; wi++) {
 		rc = script_limits(s, wi, &gp, &dat, ch, err);
 		snprintf(name, sizeof(name), "limits_%zu.dat", wi + 1);
 		if (rc == SR_OK && dat.len)
 			rc = write_file(tmp, name, &dat, err);
 		sr_buf_free(&dat);
 	}
-	if (rc == SR_OK && s->nbin > 0) {
+	if (rc == SR_OK && s->st.nbins > 0) {
 		rc = script_traffic(s, &gp, &dat, ch, err);
 		if (rc == SR_OK)
 			rc = write_file(tmp, "traffic.dat", &dat, err);
@@ -538,7 +514,7 @@ static int draw(const struct sr_study *s, struct sr_charts *ch, const char *gnup
 	return rc;
 }
 
-int sr_charts_draw(const struct sr_study *s, struct sr_charts *ch, FILE *err)
+int sr_charts_draw(const struct sr_view *s, struct sr_charts *ch, FILE *err)
 {
 	*ch = (struct sr_charts){0};
 	char plots[SR_PATH_MAX], tmp[SR_PATH_MAX], gnuplot[SR_PATH_MAX];

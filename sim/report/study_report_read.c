@@ -15,7 +15,7 @@
 #include "study_report_int.h"
 
 /* The meta row as a count, or -1 when absent or not a count. */
-static long long meta_count(const struct sr_study *s, const char *name)
+static long long meta_count(const struct sr_view *s, const char *name)
 {
 	const char *v = sr_meta(s, name);
 	char *end;
@@ -26,7 +26,7 @@ static long long meta_count(const struct sr_study *s, const char *name)
 }
 
 /* The skips by reason (meta.csv's skipped_REASON and skipped_REASON_at_I), one item each that is not 0. */
-static void skips_by_reason(const struct sr_study *s, struct sr_doc *d)
+static void skips_by_reason(const struct sr_view *s, struct sr_doc *d)
 {
 	for (int k = 0; k < SIM_SKIP_COUNT; k++) {
 		char name[64];
@@ -52,7 +52,7 @@ static void skips_by_reason(const struct sr_study *s, struct sr_doc *d)
 	}
 }
 
-static void lines(const struct sr_study *s, struct sr_doc *d)
+static void lines(const struct sr_view *s, struct sr_doc *d)
 {
 	const char *read = sr_meta(s, "lines_read"), *skipped = sr_meta(s, "lines_skipped");
 	if (!read || !skipped) {
@@ -75,12 +75,12 @@ static void lines(const struct sr_study *s, struct sr_doc *d)
 	}
 }
 
-static void requests(const struct sr_study *s, struct sr_doc *d)
+static void requests(const struct sr_view *s, struct sr_doc *d)
 {
 	const char *nocost = sr_meta(s, "requests_without_cost");
 	if (nocost)
 		sr_li(d, "Requests without a cost: %s of %llu (each counts 1%s).", nocost,
-		      (unsigned long long)s->requests, s->cost ? "; the others count their cost" : "");
+		      (unsigned long long)s->st.requests, s->st.cost ? "; the others count their cost" : "");
 	long long zero = meta_count(s, "requests_cost_zero"), anon = meta_count(s, "requests_anonymous");
 	if (zero > 0)
 		sr_li(d, "Requests of cost 0: %lld, admitted with no state change and left out of the trace.", zero);
@@ -88,9 +88,9 @@ static void requests(const struct sr_study *s, struct sr_doc *d)
 		sr_li(d, "Requests without a user (--key user): %lld, each keyed by its address.", anon);
 }
 
-static void time_zone(const struct sr_study *s, struct sr_doc *d)
+static void time_zone(const struct sr_view *s, struct sr_doc *d)
 {
-	const char *f = s->format;
+	const char *f = s->st.format;
 	long long no_offset = meta_count(s, "requests_no_offset");
 	const char *tz = sr_meta(s, "tz");
 	if (strcmp(f, "trace") == 0)
@@ -99,7 +99,7 @@ static void time_zone(const struct sr_study *s, struct sr_doc *d)
 	else if (no_offset >= 0 && tz)
 		sr_li(d, "Time zone: each time's own UTC offset applied; %lld of %llu requests had a time without "
 			 "one, read at %s (%s). Every time is UTC.",
-		      no_offset, (unsigned long long)s->requests, tz,
+		      no_offset, (unsigned long long)s->st.requests, tz,
 		      strcmp(tz, "+00:00") == 0 ? "UTC, the default; --tz +HH:MM says otherwise" : "--tz");
 	else if (strcmp(f, "combined") == 0) /* a study written before the tz row */
 		sr_li(d, "Time zone: each line's own UTC offset (as in [10/Oct/2024:13:55:36 +0200]) applied; "
@@ -109,10 +109,10 @@ static void time_zone(const struct sr_study *s, struct sr_doc *d)
 			 "since the Unix epoch (UTC) in --time-unit; every time is UTC.");
 }
 
-static void resolution(const struct sr_study *s, struct sr_doc *d)
+static void resolution(const struct sr_view *s, struct sr_doc *d)
 {
 	char res[64];
-	uint64_t r = s->resolution_ns;
+	uint64_t r = (uint64_t)s->st.resolution_ns;
 	if (r >= 1000000000 && r % 1000000000 == 0)
 		snprintf(res, sizeof(res), "%llu s", (unsigned long long)(r / 1000000000));
 	else if (r >= 1000000 && r % 1000000 == 0)
@@ -121,11 +121,11 @@ static void resolution(const struct sr_study *s, struct sr_doc *d)
 		snprintf(res, sizeof(res), "%llu us", (unsigned long long)(r / 1000));
 	else
 		snprintf(res, sizeof(res), "%llu ns", (unsigned long long)r);
-	if (s->nalt) {
+	const struct sim_study *o = s->st.other;
+	if (o && o->nrules) {
 		struct sr_buf b = {0};
-		for (size_t i = 0; i < s->nalt; i++)
-			if (i == 0 || strcmp(s->alt[i].rule, s->alt[i - 1].rule) != 0)
-				sr_printf(&b, "%s%s", i ? ", " : "", s->alt[i].rule);
+		for (size_t i = 0; i < o->nrules; i++)
+			sr_printf(&b, "%s%s", i ? ", " : "", o->rules[i].text);
 		sr_li(d, "Rules whose W/N is finer than the time resolution, decided both with and without --spread "
 			 "(placement.csv; the recommendation says where the verdicts agree): %s.", b.p ? b.p : "");
 		d->oom |= b.oom;
@@ -133,19 +133,19 @@ static void resolution(const struct sr_study *s, struct sr_doc *d)
 	}
 	sr_li(d, "Time resolution: %s. %s", res,
 	      r <= 1 ? "Every request at its own time."
-	      : s->spread ? "Spread (--spread): the requests of one tick placed evenly inside it."
+	      : s->st.spread ? "Spread (--spread): the requests of one tick placed evenly inside it."
 			  : "Not spread: the requests of one tick arrive together at its start (--spread places them "
 			    "evenly inside it).");
 }
 
-void sr_build_read(const struct sr_study *s, struct sr_doc *d)
+void sr_build_read(const struct sr_view *s, struct sr_doc *d)
 {
 	sr_h(d, 2, "What was read and assumed");
 	lines(s, d);
 	requests(s, d);
 	const char *detected = sr_meta(s, "format_detected");
 	if (detected)
-		sr_li(d, "Format: %s, %s.", s->format,
+		sr_li(d, "Format: %s, %s.", s->st.format,
 		      strcmp(detected, "yes") == 0 ? "detected from the first lines" : "as given (--format)");
 	time_zone(s, d);
 	resolution(s, d);

@@ -46,34 +46,34 @@ static void span_text(char *buf, size_t cap, uint64_t s)
 		}
 }
 
-void sr_traffic_get(const struct sr_study *s, struct sr_traffic *t)
+void sr_traffic_get(const struct sr_view *s, struct sr_traffic *t)
 {
 	uint64_t peak = 0;
-	double bin_s = (double)(s->bin_ns ? s->bin_ns : NS_PER_S) / 1e9;
+	double bin_s = (double)(s->st.bin_ns ? (uint64_t)s->st.bin_ns : NS_PER_S) / 1e9;
 
 	*t = (struct sr_traffic){0};
-	for (size_t i = 0; i < s->nbin; i++)
-		if (s->tval[i * s->ntcols] > peak)
-			peak = s->tval[i * s->ntcols];
+	for (size_t i = 0; i < s->st.nbins; i++)
+		if (sr_tval(s, i, 0) > peak)
+			peak = sr_tval(s, i, 0);
 	if ((double)peak / bin_s >= 1)
 		t->unit = "s", t->per = "second", t->per_unit = 1 / bin_s;
 	else if ((double)peak * 60 / bin_s >= 1)
 		t->unit = "min", t->per = "minute", t->per_unit = 60 / bin_s;
 	else
 		t->unit = "h", t->per = "hour", t->per_unit = 3600 / bin_s;
-	t->dates = strcmp(s->format ? s->format : "", "trace") != 0 || s->t0_ns / NS_PER_S >= Y2000_S;
+	t->dates = strcmp(s->st.format, "trace") != 0 || (uint64_t)s->st.bin0_ns / NS_PER_S >= Y2000_S;
 	if (!parse_tz(sr_meta(s, "tz"), &t->tz_s))
 		t->tz_s = 0;
 	if (t->tz_s)
 		snprintf(t->tz, sizeof(t->tz), "UTC%s", sr_meta(s, "tz"));
 	else
 		snprintf(t->tz, sizeof(t->tz), "UTC");
-	span_text(t->bin, sizeof(t->bin), s->bin_ns / NS_PER_S);
+	span_text(t->bin, sizeof(t->bin), (uint64_t)s->st.bin_ns / NS_PER_S);
 }
 
-void sr_traffic_when(const struct sr_study *s, const struct sr_traffic *t, size_t i, char *buf, size_t cap)
+void sr_traffic_when(const struct sr_view *s, const struct sr_traffic *t, size_t i, char *buf, size_t cap)
 {
-	uint64_t at = s->t0_ns / NS_PER_S + i * (s->bin_ns / NS_PER_S);
+	uint64_t at = (uint64_t)s->st.bin0_ns / NS_PER_S + i * ((uint64_t)s->st.bin_ns / NS_PER_S);
 	if (!t->dates) {
 		span_text(buf, cap, at);
 		return;

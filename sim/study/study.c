@@ -412,7 +412,14 @@ void sim_study_free(struct sim_study *s)
 		free(s->top[j].admitted);
 		free(s->top[j].within);
 		free(s->top[j].per_bin);
+		free(s->top[j].listed);
 	}
+	for (size_t i = 0; i < s->nmeta; i++) {
+		free(s->meta[i].name);
+		free(s->meta[i].value);
+	}
+	free(s->meta);
+	free(s->traffic);
 	free(s->top);
 	free(s->trace);
 	free(s->rules);

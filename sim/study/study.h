@@ -76,6 +76,21 @@
 #define SIM_STUDY_BUCKETS 5       /* refused.csv's buckets of the share refused */
 #define SIM_STUDY_RULE_MAX 160    /* a rule's or policy's text, NUL included */
 #define SIM_STUDY_NAME_MAX 48     /* an algorithm's or decider's name, NUL included */
+#define SIM_STUDY_TEXT_MAX 32     /* a decimal cell of study.csv as written, NUL included */
+
+/* study.csv's (and placement.csv's) columns, in the order sim_study_write writes them. */
+enum sim_study_col {
+	SIM_COL_RULE, SIM_COL_ALGO, SIM_COL_REQUESTS, SIM_COL_ADMITTED, SIM_COL_GOOD_KEYS, SIM_COL_GOOD_KEYS_HURT,
+	SIM_COL_GOOD_REQUESTS_REJECTED, SIM_COL_EXCESS_REQUESTS, SIM_COL_EXCESS_ADMITTED, SIM_COL_OVER_N,
+	SIM_COL_MAX_IN_W_OVER_N, SIM_COL_FALSE_REJECTS, SIM_COL_DIVERGED, SIM_COL_NS_PER_CHECK,
+	SIM_COL_BYTES_PER_KEY, SIM_COL_MAX_IN_W, SIM_COL_KEYS, SIM_COL_HEAP_BYTES, SIM_STUDY_NCOLS
+};
+extern const char *const sim_study_col_name[SIM_STUDY_NCOLS];
+#define SIM_STUDY_ALL_COLS ((1u << SIM_STUDY_NCOLS) - 1)
+/* The columns kept as written (sim_study_row.text): max_in_w_over_n, ns_per_check, bytes_per_key. */
+enum { SIM_TEXT_RATIO, SIM_TEXT_NS, SIM_TEXT_BYTES, SIM_STUDY_NTEXT };
+/* refused.csv's buckets' bounds as written: bucket b is [lo, hi] when lo == hi, else (lo, hi]. */
+extern const char *const sim_study_bucket_lo[SIM_STUDY_BUCKETS], *const sim_study_bucket_hi[SIM_STUDY_BUCKETS];
 
 /*
  * An item of --rules as the user wrote it and what it means: a rule
@@ -128,6 +143,18 @@ struct sim_study_row {
 	double ns_per_check;     /* timing: not deterministic */
 	/* keys whose share of units refused is 0, (0, 0.01], (0.01, 0.1], (0.1, 0.5], (0.5, 1] */
 	int64_t refused[SIM_STUDY_BUCKETS];
+	/*
+	 * Read back only (sim_study_read; zero in a computed study, which has
+	 * every row whole): what a directory's files say beyond the figures.
+	 */
+	bool absent;             /* study.csv has no row of this rule and name */
+	bool has_other;          /* clients.csv has its (other) row: */
+	int64_t other_requests, other_admitted; /* units of the keys past the listed ones */
+	int64_t other_within;    /* how many of them are within the rule */
+	uint8_t refused_listed;  /* bit b: refused.csv lists bucket b (sim_study_bucket_lo/hi) */
+	/* max_in_w_over_n, ns_per_check and bytes_per_key as written (the report quotes them; empty:
+	 * not measured, or the column absent) */
+	char text[SIM_STUDY_NTEXT][SIM_STUDY_TEXT_MAX];
 };
 
 /* One of the heaviest keys: clients.csv's rows and, for the first few, a traffic.csv column. */
@@ -137,6 +164,12 @@ struct sim_study_key {
 	int64_t *admitted;       /* per row, units */
 	unsigned char *within;   /* per rule: 1 within the rule */
 	int64_t *per_bin;        /* the first SIM_STUDY_TRAFFIC_KEYS keys: units per traffic bin */
+	unsigned char *listed;   /* read back only: per row, 1 when clients.csv lists the key there */
+};
+
+/* A row of meta.csv as written. */
+struct sim_study_meta {
+	char *name, *value;
 };
 
 /*
@@ -181,6 +214,18 @@ struct sim_study {
 	 * (sim_study_coarse) decided again with the other tick placement (spread when this
 	 * study's is not, and the other way round), built-in algorithms only; NULL: none */
 	struct sim_study *other;
+	/*
+	 * Read back only (sim_study_read): what the directory's files hold
+	 * beyond a computed study's fields. rows, top and limits hold what the
+	 * files list (a hand-made or older study may list less: row.absent,
+	 * key.listed, limits' windows without rows).
+	 */
+	uint32_t columns;        /* bit c: study.csv (placement.csv for other) has column c (sim_study_col) */
+	size_t ntraffic;         /* traffic.csv's key columns, in its order: */
+	size_t *traffic;         /* indices into top (whose per_bin they fill) */
+	bool has_limits;         /* the directory has limits.csv (a study before it has not) */
+	size_t nmeta;            /* meta.csv's rows as written, in order */
+	struct sim_study_meta *meta;
 };
 
 /* True when the tick resolution_ns is coarser than W/N of rule r (and above 1 ns). */
@@ -242,10 +287,36 @@ void sim_study_free(struct sim_study *s);
 int sim_study_write(const struct sim_study *s, const char *dir, FILE *err);
 
 /*
- * Reads a study directory's CSV files back (study_read.c). 0, or -1 with
- * "FILE:LINE: reason" in msg.
+ * Reads a study directory's CSV files back (study_read.c): the one reader
+ * of a study, for `ratelab study --merge` and the report. Columns are
+ * found by their header names; a study of an earlier ratelab or a
+ * hand-made one may lack some: study.csv needs its first nine columns in
+ * the order above and ns_per_check, bytes_per_key (another absent column
+ * reads 0); meta.csv the rows trace, format, requests, keys, span_ns,
+ * resolution_ns, spread, cost, traffic_bin_ns (target_keys absent: 0, the
+ * caller's default); limits.csv and placement.csv may be absent. Rules and
+ * names are in the order study.csv first gives them; the windows those of
+ * meta.csv's windows row, then any other of limits.csv's rows. Every
+ * number is checked (a count at most 2^63 - 1; a decimal cell at most
+ * SIM_STUDY_TEXT_MAX - 1 bytes; at most SIM_STUDY_TRAFFIC_BINS bins), and
+ * the files against each other (no more admitted than requested, no more
+ * hurt keys than within-rule keys, clients.csv, refused.csv and
+ * placement.csv naming only rows of study.csv, a key's requests the same
+ * in every row). A row's state_bytes is the whole number nearest its
+ * bytes_per_key - heap_bytes / keys (-1 where bytes_per_key is empty).
+ * 0; SIM_CSV_BAD (2) for a missing or malformed file, SIM_CSV_FAIL (1)
+ * for memory or I/O; either with "DIR/FILE:LINE: reason" (or "cannot
+ * open 'PATH': reason") in msg. s is valid (freed) on failure.
  */
 int sim_study_read(struct sim_study *s, const char *dir, char *msg, size_t msg_len);
+
+/*
+ * 0 when s, read back, is a study as sim_study_write writes it: every row,
+ * every column, every key listed in every row with its (other) row, every
+ * bucket, traffic.csv's columns the first keys. Else -1 with what is
+ * missing in msg (DIR names the directory): what a merge needs.
+ */
+int sim_study_whole(const struct sim_study *s, const char *dir, char *msg, size_t msg_len);
 
 /*
  * Combines the studies of every shard I/K of one trace, one directory

@@ -302,7 +302,8 @@ int sim_study_merge(struct sim_study *out, const char *const *dirs, size_t n, ch
 	for (size_t i = 0; !rc && i < n; i++) {
 		int64_t si, sk;
 		char why[1024];
-		if (sim_study_read(&in[i], dirs[i], why, sizeof(why))) {
+		if (sim_study_read(&in[i], dirs[i], why, sizeof(why)) ||
+		    sim_study_whole(&in[i], dirs[i], why, sizeof(why))) {
 			snprintf(msg, msg_len, "%s", why);
 			rc = -1;
 		} else if (!shard_of(in[i].shard, &si, &sk)) {

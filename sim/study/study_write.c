@@ -13,14 +13,14 @@
 #include "out_file.h"
 #include "ratelab/version.h"
 
-static const char study_header[] =
-	"rule,algo,requests,admitted,good_keys,good_keys_hurt,good_requests_rejected,excess_requests,"
-	"excess_admitted,over_n_admissions,max_in_w_over_n,false_rejects,diverged,ns_per_check,"
-	"bytes_per_key,max_in_w,keys,heap_bytes\n";
-
-/* The refused.csv buckets' bounds, as written. */
-static const char *const bucket_lo[SIM_STUDY_BUCKETS] = { "0", "0", "0.01", "0.1", "0.5" };
-static const char *const bucket_hi[SIM_STUDY_BUCKETS] = { "0", "0.01", "0.1", "0.5", "1" };
+/* study.csv's column names and refused.csv's buckets, as written (study.h) */
+const char *const sim_study_col_name[SIM_STUDY_NCOLS] = {
+	"rule", "algo", "requests", "admitted", "good_keys", "good_keys_hurt", "good_requests_rejected",
+	"excess_requests", "excess_admitted", "over_n_admissions", "max_in_w_over_n", "false_rejects", "diverged",
+	"ns_per_check", "bytes_per_key", "max_in_w", "keys", "heap_bytes",
+};
+const char *const sim_study_bucket_lo[SIM_STUDY_BUCKETS] = { "0", "0", "0.01", "0.1", "0.5" };
+const char *const sim_study_bucket_hi[SIM_STUDY_BUCKETS] = { "0", "0.01", "0.1", "0.5", "1" };
 
 static void sim_study_csv_field(FILE *f, const char *s)
 {
@@ -65,7 +65,9 @@ static void rule_algo(FILE *f, const struct sim_study *s, size_t r, size_t a)
 
 static void write_study(FILE *f, const struct sim_study *s)
 {
-	fputs(study_header, f);
+	for (int c = 0; c < SIM_STUDY_NCOLS; c++)
+		fprintf(f, "%s%s", c ? "," : "", sim_study_col_name[c]);
+	fputc('\n', f);
 	for (size_t r = 0; r < s->nrules; r++)
 		for (size_t a = 0; a < s->nnames; a++) {
 			const struct sim_study_row *w = &s->rows[r * s->nnames + a];
@@ -136,7 +138,7 @@ static void write_refused(FILE *f, const struct sim_study *s)
 		for (size_t a = 0; a < s->nnames; a++)
 			for (size_t b = 0; b < SIM_STUDY_BUCKETS; b++) {
 				rule_algo(f, s, r, a);
-				fprintf(f, ",%s,%s,%lld\n", bucket_lo[b], bucket_hi[b],
+				fprintf(f, ",%s,%s,%lld\n", sim_study_bucket_lo[b], sim_study_bucket_hi[b],
 					(long long)s->rows[r * s->nnames + a].refused[b]);
 			}
 }

@@ -81,7 +81,7 @@ rules=10/1s
 study --jobs 2 --shard 1/3 --out "$tmp/r1"
 bad_merge "other rules" "their rules differ" "$tmp/s0" "$tmp/r1" "$tmp/s2"
 bad_merge "merged again" "cannot be merged again" "$tmp/m"
-bad_merge "not a study" "cannot read" "$tmp"
+bad_merge "not a study" "cannot open" "$tmp"
 printf 'garbage\n' >"$tmp/s2/clients.csv"
 bad_merge "malformed" "clients.csv:1:" "$tmp/s0" "$tmp/s1" "$tmp/s2"
 
