@@ -1,7 +1,7 @@
 /*
  * trace_line.c - model: the line is split in place at blanks (sim_split),
- * then T and COST are read as plain decimal digits checked against their
- * bound once, after at most 19 significant digits.
+ * then T, COST, ACTUAL and DONE_T are read as plain decimal digits checked
+ * against their bound once, after at most 19 significant digits.
  */
 #include "trace_line.h"
 
@@ -39,38 +39,12 @@ static bool read_digits(const char *s, int64_t max, int64_t *out)
 
 bool sim_trace_line_parse(char *line, struct sim_trace_line *out, char *msg, size_t msg_len)
 {
-	char *tok[3], q[SIM_QUOTE_SIZE];
-	int ntok = sim_split(line, tok, 3);
-
-	if (ntok < 2 || ntok > 3) {
-		snprintf(msg, msg_len, "expected %s", ntok < 2 ? "'T KEY'" : "'T KEY [COST]'");
-		return false;
-	}
-	if (!read_digits(tok[0], RL_TIME_MAX_NS, &out->t_ns)) {
-		snprintf(msg, msg_len, "time %s is not an integer number of ns in [0, %lld]", sim_quote(q, tok[0]),
-			 (long long)RL_TIME_MAX_NS);
-		return false;
-	}
-	out->has_cost = ntok == 3;
-	out->cost = 1;
-	if (out->has_cost && (!read_digits(tok[2], RL_COST_MAX, &out->cost) || out->cost < 1)) {
-		snprintf(msg, msg_len, "cost %s is not an integer in [1, %lld]", sim_quote(q, tok[2]),
-			 (long long)RL_COST_MAX);
-		return false;
-	}
-	out->key = tok[1];
-	out->key_len = strlen(tok[1]);
-	return true;
-}
-
-bool sim_trace_line_parse_settle(char *line, struct sim_trace_line *out, char *msg, size_t msg_len)
-{
 	char *tok[5], q[SIM_QUOTE_SIZE];
 	int ntok = sim_split(line, tok, 5);
 
 	out->has_settle = ntok == 5;
 	if (ntok < 2 || ntok == 4 || ntok > 5) {
-		snprintf(msg, msg_len, "expected %s", ntok < 2 ? "'T KEY'" : "'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'");
+		snprintf(msg, msg_len, "expected %s", ntok < 2 ? "'T KEY'" : SIM_TRACE_LINE_FORMS);
 		return false;
 	}
 	if (!read_digits(tok[0], RL_TIME_MAX_NS, &out->t_ns)) {
