@@ -127,9 +127,9 @@ printf '{"lines": 3767540, "runs": [{"cpu_s": 0.5}]}\n' >"$tmp/import.json"
 run_bad not_gbench "" "" compare "$tmp/import.json" "$tmp/new.json" -- \
 	"'$tmp/import.json' is not Google Benchmark's JSON: no \"benchmarks\" array"
 printf 'name,value\nx,1\n' >"$tmp/x.csv"
-run_bad not_json "" "" compare "$tmp/old.json" "$tmp/x.csv" -- "'$tmp/x.csv' is not JSON: line 1:"
+run_bad not_json "" "" compare "$tmp/old.json" "$tmp/x.csv" -- "ratelab compare: $tmp/x.csv:1: "
 printf '{"benchmarks": [\n{"run_name": "a", "run_type": "iteration", "real_time": 1, "time_unit": "ns"},\n]}\n' >"$tmp/comma.json"
-run_bad trailing_comma "" "" compare "$tmp/comma.json" "$tmp/old.json" -- "'$tmp/comma.json' is not JSON: line 3: a trailing ','"
+run_bad trailing_comma "" "" compare "$tmp/comma.json" "$tmp/old.json" -- "ratelab compare: $tmp/comma.json:3: a trailing ','"
 gb "$tmp/one.json" a:10 b:20
 run_bad one_repetition "" "" compare "$tmp/old.json" "$tmp/one.json" -- \
 	"benchmark 'a' has 1 repetition in NEW '$tmp/one.json': the U test needs at least 2 in each run"
@@ -143,6 +143,22 @@ run_bad folder_without "" "" compare "$tmp/empty" "$tmp/old.json" -- \
 printf '{"benchmarks": [{"run_name": "a\\u001b[2J", "run_type": "iteration", "real_time": 1, "time_unit": "h"}]}' >"$tmp/esc.json"
 run_bad escaped_name "" "" compare "$tmp/esc.json" "$tmp/old.json" -- "benchmark 'a\\x1b[2J' (entry 1): time_unit 'h' is not ns, us, ms or s"
 grep -q $'\x1b' "$tmp/err" && fail "an escape byte reached stderr"
+
+# a results folder's broken bench.json: compare (given the folder) and report
+# read it through one JSON reader and word it alike, "FILE:LINE: why" (json.h)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cp -r "$root/results" "$tmp/r"
+rm -f "$tmp/r/REPORT.md"
+for broken in $'{"context": {}, "benchmarks": [\n{"name": x}]}\n' $'{"benchmarks": [\n{"run_name": "a"},\n]}\n' $'\n\n\n{'; do
+	printf '%s' "$broken" >"$tmp/r/bench/bench.json"
+	"$ratelab" compare "$tmp/r" "$tmp/r" >/dev/null 2>"$tmp/cmp_err"; rc_c=$?
+	"$ratelab" report "$tmp/r" >/dev/null 2>"$tmp/rep_err"; rc_r=$?
+	[ $rc_c = 2 ] && [ $rc_r = 2 ] || fail "broken bench.json: exit $rc_c (compare), $rc_r (report), want 2"
+	c=$(sed 's/^ratelab compare: //' "$tmp/cmp_err") r=$(sed 's/^ratelab report: //' "$tmp/rep_err")
+	case $c in "$tmp/r/bench/bench.json:"[1-9]*": "?*) ;; *) fail "broken bench.json: compare says '$c', not FILE:LINE: why" ;; esac
+	[ "$c" = "$r" ] || fail "broken bench.json: compare says '$c', report '$r'"
+	[ -e "$tmp/r/REPORT.md" ] && fail "broken bench.json: report wrote REPORT.md"
+done
 
 # a name's control bytes escaped in the table
 printf '{"benchmarks": [{"run_name": "a\\u001bb", "run_type": "iteration", "real_time": 1, "time_unit": "ns"},
