@@ -3,8 +3,9 @@
 # benchmarks planted slower and faster flags exactly those (and
 # --fail-on-slower exits 1); benchmarks of one run only are listed apart;
 # --out writes exactly compare.csv, .md and .html (the page checked in
-# headless chromium as the reports' are: tests/cli/lib/page_check.sh),
-# replaces its own and refuses anyone else's; bad input (not Google Benchmark's JSON, one
+# headless chromium as the reports' are: tests/cli/lib/page_check.sh, and
+# the geomean row its table's footer, still last after every header
+# clicked), replaces its own and refuses anyone else's; bad input (not Google Benchmark's JSON, one
 # repetition, no benchmark in common, a folder without bench.json) and bad
 # options get one clear message and exit 2. $1 is the ratelab binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
@@ -79,8 +80,16 @@ grep -q '<tr><td><code>b</code></td>.*<td>slower</td></tr>' "$tmp/p/compare.html
 # the page is the reports' one page layer (sim/report/report_html.h): sorting, pinned column, policy
 head -2 "$tmp/p/compare.html" | cmp -s - <(printf '<!DOCTYPE html>\n<!-- ratelab compare -->\n') ||
 	fail "planted: compare.html does not begin with its mark"
+# the geomean row is the table's footer (a summary row, report_html.h), so no sort moves it
+grep -q '^</tbody>$' "$tmp/p/compare.html" && grep -q '^<tfoot>$' "$tmp/p/compare.html" &&
+	[ "$(sed -n '/^<tfoot>$/,/^<\/tfoot>/p' "$tmp/p/compare.html" | grep -c '<tr>')" = 1 ] &&
+	sed -n '/^<tfoot>$/,/^<\/tfoot>/p' "$tmp/p/compare.html" | grep -q '^<tr><td><strong>geomean</strong> (geometric mean)</td>' ||
+	fail "planted: the geomean row is not the table's one footer row: $(grep -A2 '^<tfoot>' "$tmp/p/compare.html")"
 mkdir -p "$tmp/page"
-bash "$(dirname "$0")/lib/page_check.sh" "$tmp/p/compare.html" "$tmp/page" || fail "compare.html: the page check failed"
+page=$(bash "$(dirname "$0")/lib/page_check.sh" "$tmp/p/compare.html" "$tmp/page") || fail "compare.html: the page check failed: $page"
+# every header clicked twice: the geomean row was still last, as drawn, after each click
+case $page in *" reordered=0 "*) fail "compare.html: no click reordered the table: $page" ;; esac
+case $page in *" footers=1 bad=0") ;; *) fail "compare.html: the geomean row is not a footer the page check followed: $page" ;; esac
 # a name a code span cannot hold in a table ('|', '`'): escaped text in compare.md, the name on the page
 gb "$tmp/odd.json" 'x|y`z:1,2'
 "$ratelab" compare "$tmp/odd.json" "$tmp/odd.json" --out "$tmp/odd" >/dev/null || fail "odd name: exit $?"
