@@ -286,11 +286,13 @@ static void test_bench_load(void **state)
 		  "holds no benchmark repetitions", SIM_BENCH_BAD },
 		{ "", "holds no benchmark repetitions", SIM_BENCH_BAD },
 		{ "1, 2", "is not Google Benchmark's JSON: entry 1 of \"benchmarks\" is not an object", SIM_BENCH_BAD },
-		{ "{]", "is not JSON: line 3: expected a member name", SIM_BENCH_BAD },
+		/* not JSON: json.h's "FILE:LINE: why", the path as it is (as `ratelab report` words it) */
+		{ "{]", ":3: expected a member name", SIM_BENCH_BAD },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int got = load_text(bad[i].text, &run, msg, sizeof(msg));
-		if (got != bad[i].status || !strstr(msg, bad[i].want) || strncmp(msg, "'/tmp/test_compare_", 19) != 0)
+		const char *path = bad[i].want[0] == ':' ? "/tmp/test_compare_" : "'/tmp/test_compare_";
+		if (got != bad[i].status || !strstr(msg, bad[i].want) || strncmp(msg, path, strlen(path)) != 0)
 			fail_msg("%s: status %d, message '%s', want '%s'", bad[i].text, got, msg, bad[i].want);
 		sim_bench_run_free(&run);
 	}

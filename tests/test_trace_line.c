@@ -49,6 +49,35 @@ static void accepted(void **u)
 	assert_int_equal(l.t_ns, 7);
 	assert_int_equal(l.cost, 1);
 	assert_true(l.has_cost);
+	assert_false(l.has_settle);
+}
+
+/* The settle form 'T KEY COST ACTUAL DONE_T', each bound at its edge (one past it: refused). */
+static void accepted_settle(void **u)
+{
+	(void)u;
+	struct sim_trace_line l;
+	char why[256];
+
+	assert_true(parse("5 a 3 0 5", &l, why, sizeof(why))); /* ACTUAL 0, DONE_T == T */
+	assert_true(l.has_settle);
+	assert_true(l.has_cost);
+	assert_int_equal(l.t_ns, 5);
+	assert_string_equal(l.key, "a");
+	assert_int_equal(l.cost, 3);
+	assert_int_equal(l.actual, 0);
+	assert_int_equal(l.done_ns, 5);
+
+	assert_true(parse("\t0 k\t1000000000000 1000000000000 4000000000000000000 ", &l, why, sizeof(why)));
+	assert_true(l.has_settle);
+	assert_int_equal(l.cost, RL_COST_MAX);
+	assert_int_equal(l.actual, RL_COST_MAX);
+	assert_int_equal(l.done_ns, RL_TIME_MAX_NS);
+
+	assert_true(parse("4000000000000000000 k 1 00 4000000000000000000", &l, why, sizeof(why)));
+	assert_int_equal(l.t_ns, RL_TIME_MAX_NS);
+	assert_int_equal(l.actual, 0);
+	assert_int_equal(l.done_ns, RL_TIME_MAX_NS);
 }
 
 static void refused(void **u)
@@ -58,7 +87,17 @@ static void refused(void **u)
 		const char *line, *why;
 	} cases[] = {
 		{ "5", "expected 'T KEY'" },
-		{ "5 a 1 x", "expected 'T KEY [COST]'" },
+		{ "5 a 1 x", "expected 'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'" },
+		{ "5 a 1 2 9 x", "expected 'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'" },
+		{ "5 a 1 2 9 x y z", "expected 'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'" },
+		{ "5 a 0 2 9", "cost '0' is not an integer in [1, 1000000000000]" },
+		{ "5 a 1 -1 9", "actual cost '-1' is not an integer in [0, 1000000000000]" },
+		{ "5 a 1 1000000000001 9", "actual cost '1000000000001' is not an integer in [0, 1000000000000]" },
+		{ "5 a 1 2.5 9", "actual cost '2.5' is not an integer in [0, 1000000000000]" },
+		{ "5 a 1 2 4", "done time '4' is not an integer number of ns in [T, 4000000000000000000] (T = 5)" },
+		{ "5 a 1 2 4000000000000000001",
+		  "done time '4000000000000000001' is not an integer number of ns in [T, 4000000000000000000] (T = 5)" },
+		{ "5 a 1 2 9ns", "done time '9ns' is not an integer number of ns in [T, 4000000000000000000] (T = 5)" },
 		{ "abc a", "time 'abc' is not an integer number of ns in [0, 4000000000000000000]" },
 		{ "-1 a", "time '-1' is not an integer number of ns in [0, 4000000000000000000]" },
 		{ "-0 a", "time '-0' is not an integer number of ns in [0, 4000000000000000000]" },
@@ -105,8 +144,8 @@ static void error_message(void **u)
 	(void)u;
 	char msg[512];
 
-	sim_trace_line_error(msg, sizeof(msg), "t.txt", 4, "5 a\tb\\", "expected 'T KEY [COST]'");
-	assert_string_equal(msg, "t.txt:4: '5 a\\tb\\\\': expected 'T KEY [COST]'");
+	sim_trace_line_error(msg, sizeof(msg), "t.txt", 4, "5 a\tb\\", "expected " SIM_TRACE_LINE_FORMS);
+	assert_string_equal(msg, "t.txt:4: '5 a\\tb\\\\': expected 'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'");
 	sim_trace_line_error(msg, sizeof(msg), NULL, 3, "bad", "expected 'T KEY'");
 	assert_string_equal(msg, "line 3: 'bad': expected 'T KEY'");
 	sim_trace_line_error(msg, sizeof(msg), "t.txt", 2, NULL, SIM_TRACE_LINE_NUL);
@@ -194,6 +233,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(accepted),
+		cmocka_unit_test(accepted_settle),
 		cmocka_unit_test(refused),
 		cmocka_unit_test(long_token_is_cut),
 		cmocka_unit_test(error_message),

@@ -217,9 +217,9 @@ static void boundaries(void **u)
 	assert_int_equal(t.done_ns[1], 3);
 	assert_int_equal(t.done_ns[0], 1);
 	sim_trace_free(&t);
-	/* a line of 4 tokens is worded as replay words it */
+	/* a line of 4 tokens is worded as every command words it (trace_line.h) */
 	assert_int_equal(load_text("1 a\n2 a 1 1\n", 12, &t, msg, sizeof(msg)), RL_EINVAL);
-	assert_string_equal(msg, "m.trace:2: '2 a 1 1': expected 'T KEY [COST]'");
+	assert_string_equal(msg, "m.trace:2: '2 a 1 1': expected 'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'");
 
 	/* a NUL byte in a comment is refused, as on any line (lines.h), not read short */
 	static const char nul[] = "1 a\n# ratelab trace: origin_ns=5\0x\n2 b\n";

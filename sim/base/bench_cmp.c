@@ -219,11 +219,9 @@ int sim_bench_load(const char *path, struct sim_bench_run *run, char *msg, size_
 	if ((status = slurp(path, &text, &len, msg, msg_len)))
 		return status;
 	if (sim_json_parse(text, len, &doc, &jerr)) {
-		if (jerr.line == 0)
-			status = say(msg, msg_len, SIM_BENCH_IO, "reading %s: %s", qpath, jerr.what);
-		else
-			status = say(msg, msg_len, SIM_BENCH_BAD, "%s is not JSON: line %ld: %s", qpath, jerr.line,
-				     jerr.what);
+		/* json.h's words, as `ratelab report` says them */
+		sim_json_error_text(msg, msg_len, path, &jerr);
+		status = jerr.line == 0 ? SIM_BENCH_IO : SIM_BENCH_BAD;
 		goto out;
 	}
 	const struct sim_json *list = sim_json_get(&doc, "benchmarks");

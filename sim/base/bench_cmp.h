@@ -34,8 +34,9 @@ enum { SIM_BENCH_OK = 0, SIM_BENCH_BAD = -1, SIM_BENCH_IO = -2 };
  * benchmark run, an entry without run_name, run_type, a positive finite
  * real_time or a known time_unit, or one that reported an error); or
  * SIM_BENCH_IO on a read error or out of memory; a failure's msg begins
- * with the quoted path. *run is to be freed with sim_bench_run_free, also
- * after a failure.
+ * with the quoted path, but for a text that is not JSON: json.h's
+ * "PATH:LINE: why" (sim_json_error_text), as `ratelab report` says it.
+ * *run is to be freed with sim_bench_run_free, also after a failure.
  */
 int sim_bench_load(const char *path, struct sim_bench_run *run, char *msg, size_t msg_len);
 void sim_bench_run_free(struct sim_bench_run *run);

@@ -375,6 +375,14 @@ void sim_json_free(struct sim_json *v)
 	memset(v, 0, sizeof(*v));
 }
 
+void sim_json_error_text(char *msg, size_t msg_len, const char *path, const struct sim_json_error *err)
+{
+	if (err->line == 0)
+		snprintf(msg, msg_len, "%s: %s", path, err->what);
+	else
+		snprintf(msg, msg_len, "%s:%ld: %s", path, err->line, err->what);
+}
+
 const struct sim_json *sim_json_get(const struct sim_json *obj, const char *key)
 {
 	if (!obj || obj->type != SIM_JSON_OBJECT)

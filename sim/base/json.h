@@ -64,6 +64,11 @@ int sim_json_parse(const char *text, size_t len, struct sim_json *out, struct si
 
 void sim_json_free(struct sim_json *v);
 
+/* The words of err for the file path, the same in every command that reads
+ * JSON (compare, report): "PATH:LINE: WHAT", the project's "where: why";
+ * "PATH: out of memory" when err->line is 0. Cut to msg_len, NUL-terminated. */
+void sim_json_error_text(char *msg, size_t msg_len, const char *path, const struct sim_json_error *err);
+
 /* obj's first member named key, or NULL (also when obj is NULL or not an object). */
 const struct sim_json *sim_json_get(const struct sim_json *obj, const char *key);
 /* That member's number; NaN when absent or not a number. */

@@ -28,6 +28,8 @@ static const char usage[] =
 	"\n"
 	"Reads lines 'T KEY [COST]' (T: integer ns in [0, 4*10^18]; KEY: any non-blank\n"
 	"token; COST: the request's cost in units, an integer in [1, 10^12], default 1)\n"
+	"or settle lines 'T KEY COST ACTUAL DONE_T' (the request, when admitted, settled\n"
+	"to ACTUAL units in [0, 10^12] at DONE_T, not before T; docs/cli.md)\n"
 	"from the file TRACE, or standard input when TRACE is absent or '-', and prints\n"
 	"per request 1 (allowed) or 0 (rejected). Options take '--name value' or\n"
 	"'--name=value'; flags also '--name=yes|no'.\n"

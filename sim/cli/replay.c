@@ -49,9 +49,10 @@ static RL_ALWAYS_INLINE void print_answer(const struct cli_replay *rp, const str
 		print_headers(rp, tier, lim, rc, d);
 }
 
-/* A line the parser refused: a settle line's status (the rest goes to
- * replay_policy.c's loop), else the message and CLI_EXIT_USAGE. Out of
- * line: the loop's code stays as it was before settle lines. */
+/* A line this loop does not decide: a settle line (good or bad: the rest
+ * goes to replay_policy.c's loop, which words a bad one as here), else the
+ * message and CLI_EXIT_USAGE. Out of line: the loop's code stays as it
+ * was before settle lines. */
 static RL_NOINLINE int bad_line(const struct sim_lines *in, const char *why)
 {
 	char msg[2 * SIM_QUOTE_SIZE + 120];
@@ -70,7 +71,8 @@ static RL_ALWAYS_INLINE int parse_line(const struct cli_replay *rp, const struct
 	struct sim_trace_line l;
 	char why[SIM_QUOTE_SIZE + 80];
 
-	bool ok = !in->has_nul && sim_trace_line_parse(line, &l, why, sizeof(why));
+	/* a settle line is read, then handed on by bad_line */
+	bool ok = !in->has_nul && sim_trace_line_parse(line, &l, why, sizeof(why)) && !l.has_settle;
 	if (ok && rp->header->origin_ns && !sim_trace_header_apply(rp->header, &l.t_ns)) {
 		snprintf(why, sizeof(why), "%s", SIM_TRACE_PAST_ORIGIN);
 		ok = false;

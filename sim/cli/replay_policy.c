@@ -216,7 +216,7 @@ static int parse(const struct cli_replay *rp, const struct sim_lines *in, char *
 {
 	char why[SIM_QUOTE_SIZE + 120], msg[2 * SIM_QUOTE_SIZE + 240];
 
-	bool ok = !in->has_nul && sim_trace_line_parse_settle(line, l, why, sizeof(why));
+	bool ok = !in->has_nul && sim_trace_line_parse(line, l, why, sizeof(why));
 	if (ok && rp->header->origin_ns && (l->t_ns > RL_TIME_MAX_NS - rp->header->origin_ns ||
 					    (l->has_settle && l->done_ns > RL_TIME_MAX_NS - rp->header->origin_ns))) {
 		snprintf(why, sizeof(why), "%s", SIM_TRACE_PAST_ORIGIN);

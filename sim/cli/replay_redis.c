@@ -245,7 +245,7 @@ static int settle_line(struct run *x, struct sim_lines *in, char *line)
 	char why[SIM_QUOTE_SIZE + 120], msg[2 * SIM_QUOTE_SIZE + 240];
 	int status;
 
-	if (in->has_nul || !sim_trace_line_parse_settle(line, &l, why, sizeof(why))) {
+	if (in->has_nul || !sim_trace_line_parse(line, &l, why, sizeof(why))) {
 		sim_trace_line_error(msg, sizeof(msg), NULL, in->lineno, in->has_nul ? NULL : in->text,
 				     in->has_nul ? SIM_TRACE_LINE_NUL : why);
 		return cli_usage_error("replay", "%s", msg);

@@ -119,11 +119,10 @@ int br_json(struct br_in *in, const char *path, struct sim_json *out)
 	int bad = sim_json_parse(data, len, out, &err);
 	free(data);
 	if (bad) {
+		char msg[sizeof(err.what) + 4096];
 		sim_json_free(out);
-		if (err.line == 0)
-			br_error(in, SIM_CSV_FAIL, "%s: %s", path, err.what);
-		else
-			br_error(in, SIM_CSV_BAD, "%s:%ld: %s", path, err.line, err.what);
+		sim_json_error_text(msg, sizeof(msg), path, &err); /* json.h's words, as `ratelab compare` says them */
+		br_error(in, err.line == 0 ? SIM_CSV_FAIL : SIM_CSV_BAD, "%s", msg);
 		return -1;
 	}
 	return 1;

@@ -177,18 +177,31 @@ static size_t cells(const char *line, size_t len, const char **start, size_t *cl
 
 #define MAX_COLS 64
 
+/* Whether a body row is a summary row (report_html.h): its first cell begins with "**". */
+static bool summary_row(const char *line, size_t len)
+{
+	const char *c[1];
+	size_t cl[1];
+	return cells(line, len, c, cl, 1) == 1 && cl[0] >= 2 && c[0][0] == '*' && c[0][1] == '*';
+}
+
 static void table(struct sr_buf *o, const char **lines, const size_t *lens, size_t n)
 {
 	const char *c[MAX_COLS];
 	size_t cl[MAX_COLS];
 	bool right[MAX_COLS];
 	size_t nsep = n > 1 ? cells(lines[1], lens[1], c, cl, MAX_COLS) : 0;
+	size_t foot = n; /* the first row of the footer: the trailing summary rows, never the only body rows */
+	while (foot > 3 && summary_row(lines[foot - 1], lens[foot - 1]))
+		foot--;
 	for (size_t k = 0; k < MAX_COLS; k++)
 		right[k] = k < nsep && cl[k] && c[k][cl[k] - 1] == ':';
 	sr_puts(o, "<div class=\"wide\"><table class=\"sort\">\n");
 	for (size_t r = 0; r < n; r++) {
 		if (r == 1)
 			continue; /* the separator */
+		if (r == foot)
+			sr_puts(o, "</tbody>\n<tfoot>\n");
 		size_t ncols = cells(lines[r], lens[r], c, cl, MAX_COLS);
 		const char *tag = r == 0 ? "th" : "td";
 		sr_puts(o, r == 0 ? "<thead><tr>" : "<tr>");
@@ -201,7 +214,7 @@ static void table(struct sr_buf *o, const char **lines, const size_t *lens, size
 	}
 	if (n == 1)
 		sr_puts(o, "<tbody>\n");
-	sr_puts(o, "</tbody></table></div>\n");
+	sr_puts(o, foot < n ? "</tfoot></table></div>\n" : "</tbody></table></div>\n");
 }
 
 /* "![alt](file)" alone on its line: the chart embedded from DIR/file. 0 when it was not an

@@ -18,9 +18,12 @@
  * when its header cell is clicked (or Enter pressed on it): numerically
  * when each of the column's cells that is neither empty nor "-" begins
  * with a number, else as text; cells empty or "-" last either way; a
- * second click reverses. A table wider than the page scrolls sideways
- * with its first column pinned (position: sticky), so that no row loses
- * its name.
+ * second click reverses. A table's summary rows (a total, compare's
+ * geomean) are the rows at its end whose first cell begins with
+ * **strong** text, the first row under the header excepted (it is always
+ * a body row): they are the table's <tfoot>, which the sort leaves last.
+ * A table wider than the page scrolls sideways with its first column
+ * pinned (position: sticky), so that no row loses its name.
  */
 #ifndef RATELAB_SIM_REPORT_HTML_H
 #define RATELAB_SIM_REPORT_HTML_H

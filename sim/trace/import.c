@@ -218,7 +218,6 @@ static int check_values(struct ctx *c)
 	if (o->duration_unit && !in(o->duration_unit, units, 4, &at))
 		return say(c, EXIT_USAGE, "--duration-unit %s is not s, ms, us or ns", sim_quote(q, o->duration_unit));
 	c->im.duration_unit_ns = o->duration_unit ? unit_ns[at] : 1000000000;
-	c->im.trace_plain = o->trace_plain;
 	c->im.actual_field = o->actual_field;
 	c->im.duration_field = o->duration_field;
 	return 0;

@@ -86,9 +86,9 @@ struct sim_import_opts {
 	 * a time earlier than the line before as it is). as_written: a trace file as its lines
 	 * say: times absolute (origin_ns + T), t->origin_ns the header's origin at the first
 	 * request, t->cost[i] 0 for a line without COST (the reader's default applies), an input
-	 * without a request no error (t->n 0); with trace_plain a settle line is a bad line.
+	 * without a request no error (t->n 0).
 	 */
-	bool file_order, as_written, trace_plain;
+	bool file_order, as_written;
 	FILE *in;               /* NULL, or an open file read instead of opening paths[0] (its name); not closed */
 	char *msg;              /* NULL, or quiet: nothing on err, the failure's message here, without */
 	size_t msg_len;         /* "ratelab CMD: " (msg_len bytes, NUL-terminated) */

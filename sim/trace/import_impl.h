@@ -58,7 +58,6 @@ struct imp {
 	int tz_s;                    /* --tz: seconds east of UTC of times without an offset */
 	bool want_cost;
 	bool trace_cost;             /* a trace line had a COST */
-	bool trace_plain;            /* trace lines 'T KEY [COST]' only: a settle line is bad (sim_import_opts) */
 	int64_t trace_res_ns;        /* a trace's "# ratelab trace:" line: its resolution, 0 if none */
 	bool trace_spread;           /* ... and whether it was spread */
 	enum sim_import_skip reason; /* why the last bad line is bad */

@@ -1,13 +1,20 @@
 /*
- * trace_line.h - the one reader of a trace line, 'T KEY [COST]', shared by
- * `ratelab replay`, the simulator's replay sources, `ratelab import
- * --format trace` and `ratelab study`, so that every command accepts the
- * same lines and words the same mistake the same way.
+ * trace_line.h - the one reader of a trace line, shared by `ratelab
+ * replay` (in process, --policy, --redis), the simulator's replay sources,
+ * `ratelab import --format trace` and `ratelab study`, so that every
+ * command accepts the same lines and words the same mistake the same way.
  *
- * A line is 2 or 3 tokens separated by blanks (spaces, tabs): T, an
- * integer number of ns in [0, RL_TIME_MAX_NS] (digits only: no sign, no
- * unit, no exponent; leading zeros are fine); KEY, any token; COST, units,
- * an integer in [1, RL_COST_MAX], 1 when absent. The line reader
+ * A line is 2, 3 or 5 tokens separated by blanks (spaces, tabs):
+ *   T KEY [COST]               a request of COST units at T
+ *   T KEY COST ACTUAL DONE_T   the same, settled (settle.h): when admitted,
+ *                              ACTUAL - COST units are given back or taken
+ *                              at DONE_T
+ * T, an integer number of ns in [0, RL_TIME_MAX_NS] (digits only: no sign,
+ * no unit, no exponent; leading zeros are fine); KEY, any token; COST,
+ * units, an integer in [1, RL_COST_MAX], 1 when absent; ACTUAL, units, an
+ * integer in [0, RL_COST_MAX]; DONE_T, a time as T is, not before T. Any
+ * other count of tokens is refused: one token as "expected 'T KEY'", 4 or
+ * more than 5 as "expected " SIM_TRACE_LINE_FORMS. The line reader
  * (lines.h) has already dropped the line ending (LF or CRLF), blank and
  * '#' lines, and a UTF-8 byte-order mark on a file's first line.
  *
@@ -29,33 +36,29 @@ struct sim_trace_line {
 	size_t key_len;
 	int64_t cost;       /* units, in [1, RL_COST_MAX]; 1 when absent */
 	bool has_cost;
-	/* sim_trace_line_parse_settle's 'T KEY COST ACTUAL DONE_T' only: */
-	bool has_settle;
+	bool has_settle;    /* the form 'T KEY COST ACTUAL DONE_T'; then: */
 	int64_t actual;     /* the request's real cost, units, in [0, RL_COST_MAX] */
 	int64_t done_ns;    /* when it is settled (its response ended), ns, in [T, RL_TIME_MAX_NS] */
 };
 
+/* The forms a line may take, as a refusal names them. */
+#define SIM_TRACE_LINE_FORMS "'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'"
+
 /*
  * Parses one line as sim_lines_next returns it (no line ending; a UTF-8
  * byte-order mark on a file's first line already removed). True on
- * success; false with the reason in msg (no FILE:LINE prefix: the caller
- * adds it, the same in every command). The line is split in place (KEY
- * ends with a NUL). A line that holds a NUL byte (sim_lines' has_nul) is
- * refused by the caller, with SIM_TRACE_LINE_NUL as the reason.
+ * success, has_settle telling the settle form; false with the reason in
+ * msg (no FILE:LINE prefix: the caller adds it, the same in every
+ * command). The line is split in place (KEY ends with a NUL). A line that
+ * holds a NUL byte (sim_lines' has_nul) is refused by the caller, with
+ * SIM_TRACE_LINE_NUL as the reason. A reader that does not settle a line
+ * itself hands it on or refuses it in its own words (replay's in-process
+ * loop hands it to --policy's; --redis with --policy refuses it); the
+ * line's form is read here only.
  */
 bool sim_trace_line_parse(char *line, struct sim_trace_line *out, char *msg, size_t msg_len);
 
 #define SIM_TRACE_LINE_NUL "holds a NUL byte"
-
-/*
- * The same, and also the settle form 'T KEY COST ACTUAL DONE_T' (2, 3 or
- * 5 tokens): the request is decided at T with COST and, when admitted,
- * settled by ACTUAL - COST units at DONE_T (settle.h). ACTUAL in
- * [0, RL_COST_MAX]; DONE_T a time as T is, not before T. For the readers
- * that settle (replay); the others keep sim_trace_line_parse, which
- * refuses a settle line as any line of more than 3 tokens.
- */
-bool sim_trace_line_parse_settle(char *line, struct sim_trace_line *out, char *msg, size_t msg_len);
 
 /*
  * The whole message of a bad line, the same in every command:

@@ -13,8 +13,8 @@
  * their times (epoch ns then; at most RL_TIME_MAX_NS), its resolution_ns
  * (the largest of the file's headers) and spread are carried into t. The
  * first bad line is an error in the words every command uses
- * (sim_trace_line_error: "FILE:LINE: 'TEXT': WHY"); a settle line
- * 'T KEY COST ACTUAL DONE_T' is a bad line here (expected 'T KEY [COST]').
+ * (sim_trace_line_error: "FILE:LINE: 'TEXT': WHY"); settle lines
+ * 'T KEY COST ACTUAL DONE_T' are read (below).
  * A line longer than 16 MiB is a bad line (IMP_LINE_MAX), and a file that
  * opens with gzip's magic bytes is read through zlib, as import reads them.
  */

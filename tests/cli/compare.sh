@@ -3,8 +3,9 @@
 # benchmarks planted slower and faster flags exactly those (and
 # --fail-on-slower exits 1); benchmarks of one run only are listed apart;
 # --out writes exactly compare.csv, .md and .html (the page checked in
-# headless chromium as the reports' are: tests/cli/lib/page_check.sh),
-# replaces its own and refuses anyone else's; bad input (not Google Benchmark's JSON, one
+# headless chromium as the reports' are: tests/cli/lib/page_check.sh, and
+# the geomean row its table's footer, still last after every header
+# clicked), replaces its own and refuses anyone else's; bad input (not Google Benchmark's JSON, one
 # repetition, no benchmark in common, a folder without bench.json) and bad
 # options get one clear message and exit 2. $1 is the ratelab binary.
 source "$(dirname "$0")/lib/harness.sh" "$1"
@@ -79,8 +80,16 @@ grep -q '<tr><td><code>b</code></td>.*<td>slower</td></tr>' "$tmp/p/compare.html
 # the page is the reports' one page layer (sim/report/report_html.h): sorting, pinned column, policy
 head -2 "$tmp/p/compare.html" | cmp -s - <(printf '<!DOCTYPE html>\n<!-- ratelab compare -->\n') ||
 	fail "planted: compare.html does not begin with its mark"
+# the geomean row is the table's footer (a summary row, report_html.h), so no sort moves it
+grep -q '^</tbody>$' "$tmp/p/compare.html" && grep -q '^<tfoot>$' "$tmp/p/compare.html" &&
+	[ "$(sed -n '/^<tfoot>$/,/^<\/tfoot>/p' "$tmp/p/compare.html" | grep -c '<tr>')" = 1 ] &&
+	sed -n '/^<tfoot>$/,/^<\/tfoot>/p' "$tmp/p/compare.html" | grep -q '^<tr><td><strong>geomean</strong> (geometric mean)</td>' ||
+	fail "planted: the geomean row is not the table's one footer row: $(grep -A2 '^<tfoot>' "$tmp/p/compare.html")"
 mkdir -p "$tmp/page"
-bash "$(dirname "$0")/lib/page_check.sh" "$tmp/p/compare.html" "$tmp/page" || fail "compare.html: the page check failed"
+page=$(bash "$(dirname "$0")/lib/page_check.sh" "$tmp/p/compare.html" "$tmp/page") || fail "compare.html: the page check failed: $page"
+# every header clicked twice: the geomean row was still last, as drawn, after each click
+case $page in *" reordered=0 "*) fail "compare.html: no click reordered the table: $page" ;; esac
+case $page in *" footers=1 bad=0") ;; *) fail "compare.html: the geomean row is not a footer the page check followed: $page" ;; esac
 # a name a code span cannot hold in a table ('|', '`'): escaped text in compare.md, the name on the page
 gb "$tmp/odd.json" 'x|y`z:1,2'
 "$ratelab" compare "$tmp/odd.json" "$tmp/odd.json" --out "$tmp/odd" >/dev/null || fail "odd name: exit $?"
@@ -127,9 +136,9 @@ printf '{"lines": 3767540, "runs": [{"cpu_s": 0.5}]}\n' >"$tmp/import.json"
 run_bad not_gbench "" "" compare "$tmp/import.json" "$tmp/new.json" -- \
 	"'$tmp/import.json' is not Google Benchmark's JSON: no \"benchmarks\" array"
 printf 'name,value\nx,1\n' >"$tmp/x.csv"
-run_bad not_json "" "" compare "$tmp/old.json" "$tmp/x.csv" -- "'$tmp/x.csv' is not JSON: line 1:"
+run_bad not_json "" "" compare "$tmp/old.json" "$tmp/x.csv" -- "ratelab compare: $tmp/x.csv:1: "
 printf '{"benchmarks": [\n{"run_name": "a", "run_type": "iteration", "real_time": 1, "time_unit": "ns"},\n]}\n' >"$tmp/comma.json"
-run_bad trailing_comma "" "" compare "$tmp/comma.json" "$tmp/old.json" -- "'$tmp/comma.json' is not JSON: line 3: a trailing ','"
+run_bad trailing_comma "" "" compare "$tmp/comma.json" "$tmp/old.json" -- "ratelab compare: $tmp/comma.json:3: a trailing ','"
 gb "$tmp/one.json" a:10 b:20
 run_bad one_repetition "" "" compare "$tmp/old.json" "$tmp/one.json" -- \
 	"benchmark 'a' has 1 repetition in NEW '$tmp/one.json': the U test needs at least 2 in each run"
@@ -143,6 +152,22 @@ run_bad folder_without "" "" compare "$tmp/empty" "$tmp/old.json" -- \
 printf '{"benchmarks": [{"run_name": "a\\u001b[2J", "run_type": "iteration", "real_time": 1, "time_unit": "h"}]}' >"$tmp/esc.json"
 run_bad escaped_name "" "" compare "$tmp/esc.json" "$tmp/old.json" -- "benchmark 'a\\x1b[2J' (entry 1): time_unit 'h' is not ns, us, ms or s"
 grep -q $'\x1b' "$tmp/err" && fail "an escape byte reached stderr"
+
+# a results folder's broken bench.json: compare (given the folder) and report
+# read it through one JSON reader and word it alike, "FILE:LINE: why" (json.h)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cp -r "$root/results" "$tmp/r"
+rm -f "$tmp/r/REPORT.md"
+for broken in $'{"context": {}, "benchmarks": [\n{"name": x}]}\n' $'{"benchmarks": [\n{"run_name": "a"},\n]}\n' $'\n\n\n{'; do
+	printf '%s' "$broken" >"$tmp/r/bench/bench.json"
+	"$ratelab" compare "$tmp/r" "$tmp/r" >/dev/null 2>"$tmp/cmp_err"; rc_c=$?
+	"$ratelab" report "$tmp/r" >/dev/null 2>"$tmp/rep_err"; rc_r=$?
+	[ $rc_c = 2 ] && [ $rc_r = 2 ] || fail "broken bench.json: exit $rc_c (compare), $rc_r (report), want 2"
+	c=$(sed 's/^ratelab compare: //' "$tmp/cmp_err") r=$(sed 's/^ratelab report: //' "$tmp/rep_err")
+	case $c in "$tmp/r/bench/bench.json:"[1-9]*": "?*) ;; *) fail "broken bench.json: compare says '$c', not FILE:LINE: why" ;; esac
+	[ "$c" = "$r" ] || fail "broken bench.json: compare says '$c', report '$r'"
+	[ -e "$tmp/r/REPORT.md" ] && fail "broken bench.json: report wrote REPORT.md"
+done
 
 # a name's control bytes escaped in the table
 printf '{"benchmarks": [{"run_name": "a\\u001bb", "run_type": "iteration", "real_time": 1, "time_unit": "ns"},

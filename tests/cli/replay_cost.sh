@@ -102,7 +102,7 @@ for c in 0 -1 1000000000001 99999999999999999999 1.5 2ns +2 abc 0x10; do
 	bad "cost_$c" "${ok2}5 a $c"$'\n'"6 a"$'\n' $'1\n1' "${args[@]}" -- \
 		"line 3" "'5 a $c'" "cost '$c'"
 done
-bad four_tokens "${ok2}5 a 1 x"$'\n' $'1\n1' "${args[@]}" -- "line 3" "'5 a 1 x'" "T KEY [COST]"
+bad four_tokens "${ok2}5 a 1 x"$'\n' $'1\n1' "${args[@]}" -- "line 3" "'5 a 1 x'" "expected 'T KEY [COST]' or 'T KEY COST ACTUAL DONE_T'"
 bad cost_in_config "0 ops 0"$'\n' "" --config "$tmp/tokens.ini" -- "line 1" "cost '0'"
 
 finish replay_cost

@@ -6,9 +6,10 @@
 # link of the table of contents resolves to a heading and every "##"
 # heading is listed; every column of every table sorts (each click leaves
 # the column ascending, the next descending, cells empty or "-" last; the
-# check's own order model) and some click reorders rows; every table's
-# first column is pinned (position: sticky); nothing was fetched but data:
-# URIs. Prints "page: ..." and exits 0, or prints "FAIL: ..." and exits 1.
+# check's own order model) and some click reorders rows; a table's
+# summary rows (its <tfoot>: compare's geomean) stay its last rows, below
+# every sorted row as drawn, after every click; every table's first column
+# is pinned (position: sticky); nothing was fetched but data: URIs. Prints "page: ..." and exits 0, or prints "FAIL: ..." and exits 1.
 # WORKDIR must exist; the check's files go there.
 set -u
 page=$1 work=$2
@@ -48,8 +49,17 @@ cat >>"$work/check.html" <<'EOF'
   var text = function (c) { return c ? c.textContent.trim() : ''; };
   var blank = function (s) { return s === '' || s === '-'; };
   var lead = function (s) { var m = /^[-+\u2212]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?/i.exec(s); return m ? parseFloat(m[0].replace('\u2212', '-')) : NaN; };
-  var tables = A(document.querySelectorAll('table')), cols = 0, reordered = 0, sticky = 0;
+  var tables = A(document.querySelectorAll('table')), cols = 0, reordered = 0, sticky = 0, footers = 0;
   tables.forEach(function (t, ti) {
+    var feet = t.tFoot ? A(t.tFoot.rows) : [];
+    if (feet.length) footers++;
+    // the summary rows: the same rows in the footer, drawn below the lowest sorted row
+    var footLast = function (where) {
+      var low = Math.max.apply(null, A(t.tBodies[0].rows).map(function (r) { return r.getBoundingClientRect().bottom; }));
+      var now = t.tFoot ? A(t.tFoot.rows) : [];
+      if (now.length !== feet.length || feet.some(function (r, i) { return r !== now[i] || r.getBoundingClientRect().top < low - 0.5; }))
+        bad.push('table ' + ti + ' ' + where + ': a summary row is not last');
+    };
     var first = t.rows[0].cells[0];
     if (getComputedStyle(first).position === 'sticky' && (t.rows.length < 2 || getComputedStyle(t.rows[1].cells[0]).position === 'sticky')) sticky++;
     var heads = A(t.tHead.rows[0].cells), before = A(t.tBodies[0].rows);
@@ -70,6 +80,7 @@ cat >>"$work/check.html" <<'EOF'
           }
         }
         if (th.getAttribute('aria-sort') !== (dir > 0 ? 'ascending' : 'descending')) bad.push('table ' + ti + ' column ' + k + ': aria-sort ' + th.getAttribute('aria-sort'));
+        if (feet.length) footLast('column ' + k + (dir > 0 ? ' ascending' : ' descending'));
       });
       cols++;
     });
@@ -78,7 +89,7 @@ cat >>"$work/check.html" <<'EOF'
   fetched.forEach(function (e) { bad.push('fetched ' + e.name); });
   var p = document.createElement('pre');
   p.textContent = 'RL-' + 'PAGE toc=' + links.length + ' tables=' + tables.length + ' sticky=' + sticky + ' columns=' + cols +
-    ' reordered=' + reordered + ' bad=' + bad.length + (bad.length ? ': ' + bad.slice(0, 5).join('; ') : '');
+    ' reordered=' + reordered + ' footers=' + footers + ' bad=' + bad.length + (bad.length ? ': ' + bad.slice(0, 5).join('; ') : '');
   document.body.appendChild(p);
 });</script>
 </body>
@@ -88,7 +99,7 @@ chrome "$work/check.html" "$work/check.dom"
 line=$(grep -o 'RL-PAGE [^<]*' "$work/check.dom" | sed 's/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g')
 [ -n "$line" ] || fail "the check did not run in chromium"
 set -- $line
-toc=${2#toc=} tables=${3#tables=} sticky=${4#sticky=} reordered=${6#reordered=} bad=${7#bad=}
+toc=${2#toc=} tables=${3#tables=} sticky=${4#sticky=} reordered=${6#reordered=} bad=${8#bad=}
 [ "${bad%:}" = 0 ] || fail "page: $line"
 [ "$toc" -gt 0 ] || fail "page: no table of contents ($line)"
 [ "$tables" -eq 0 ] || [ "$reordered" -gt 0 ] || fail "page: no click reordered a table ($line)"
