@@ -279,8 +279,7 @@ int sim_out_dir_check(const char *dir, const char *cmd, const char *const *input
 	return check(trimmed, cmd, inputs, ninputs, msg, msg_len);
 }
 
-/* mkdir -p; 0, or -1 with errno. */
-static int make_dirs(const char *dir)
+int sim_mkdir_p(const char *dir)
 {
 	char p[SIM_OUT_PATH_MAX];
 
@@ -318,7 +317,7 @@ int sim_out_dir_begin(struct sim_out_dir *d, const char *dir, const char *cmd, F
 	d->made = stat(d->dir, &st) != 0;
 	memcpy(d->stage, d->dir, len);
 	memcpy(d->stage + len, "/" STAGE_PREFIX "XXXXXX", sizeof("/" STAGE_PREFIX "XXXXXX"));
-	if ((d->made && make_dirs(d->dir) != 0) || !mkdtemp(d->stage)) {
+	if ((d->made && sim_mkdir_p(d->dir) != 0) || !mkdtemp(d->stage)) {
 		fprintf(err, "ratelab %s: cannot create a folder in %s: %s\n", cmd, sim_out_quote(q, sizeof(q), d->dir),
 			strerror(errno));
 		d->stage[0] = '\0';

@@ -44,6 +44,13 @@ int sim_out_dir_check(const char *dir, const char *cmd, const char *const *input
 		      size_t msg_len);
 
 /*
+ * mkdir -p: DIR and its missing parents (mode 0777 less the umask); an
+ * existing directory is fine. 0, or -1 with errno (ENAMETOOLONG past
+ * SIM_OUT_PATH_MAX - 1 bytes). The one place a command makes parents.
+ */
+int sim_mkdir_p(const char *dir);
+
+/*
  * Makes DIR if absent (its parents too) and the staging folder inside it,
  * into d (zeroed by it). 0, or -1 after a message "ratelab CMD: ..." on err.
  */

@@ -17,6 +17,7 @@
 
 #include "bench_cmp.h"
 #include "cli.h"
+#include "out_dir.h"
 #include "report_html.h"
 
 #define ALPHA_DEFAULT 0.05
@@ -127,27 +128,12 @@ static int check_ours(const struct out_file *o)
 	return CLI_EXIT_OK;
 }
 
-/* mkdir -p dir; 0 or CLI_EXIT_FAIL after a message. */
+/* mkdir -p dir (out_dir.h); 0 or CLI_EXIT_FAIL after a message. */
 static int make_dir(const char *dir)
 {
-	char p[PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len >= sizeof(p)) {
-		fprintf(stderr, "ratelab compare: --out %s: path too long\n", cli_quote(dir));
+	if (sim_mkdir_p(dir) != 0) {
+		fprintf(stderr, "ratelab compare: cannot create %s: %s\n", cli_quote(dir), strerror(errno));
 		return CLI_EXIT_FAIL;
-	}
-	memcpy(p, dir, len + 1);
-	for (size_t i = 1; i <= len; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		char c = p[i];
-		p[i] = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			fprintf(stderr, "ratelab compare: cannot create %s: %s\n", cli_quote(p), strerror(errno));
-			return CLI_EXIT_FAIL;
-		}
-		p[i] = c;
 	}
 	return CLI_EXIT_OK;
 }

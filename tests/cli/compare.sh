@@ -186,6 +186,10 @@ run_bad threshold_word "" "" compare "$tmp/old.json" "$tmp/new.json" --threshold
 run_bad threshold_big "" "" compare "$tmp/old.json" "$tmp/new.json" --threshold 1001% -- \
 	"--threshold '1001%' is out of range [0%, 1000%]"
 run_bad twice "" "" compare "$tmp/old.json" "$tmp/new.json" --alpha 0.1 --alpha 0.2 -- "option --alpha given twice"
+# --out's parents are made (out_dir.h's sim_mkdir_p, the one mkdir -p)
+"$ratelab" compare "$tmp/old.json" "$tmp/new.json" --out "$tmp/made/a/b" >/dev/null 2>"$tmp/err" ||
+	fail "--out with missing parents: exit $? ($(cat "$tmp/err"))"
+[ -f "$tmp/made/a/b/compare.csv" ] || fail "--out with missing parents: no compare.csv"
 "$ratelab" compare --help | grep -q -- '--fail-on-slower' || fail "--help lacks --fail-on-slower"
 "$ratelab" --help | grep -q '^  compare ' || fail "ratelab --help lacks compare"
 
