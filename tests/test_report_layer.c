@@ -4,8 +4,9 @@
  * random tables (every byte a cell can hold, quoted where it must be; the
  * seed printed on failure, RL_SEED replays it), its refusals with
  * FILE:LINE under the study's strict rules and the bench report's lenient
- * ones; the statistics (median, range, CV against a direct
- * computation) and their formats.
+ * ones; the statistics (the one median, sim/base/stat.h, against a slow
+ * counting one on seeded vectors; range, CV against a direct computation)
+ * and their formats.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include "csv.h"
 #include "report_stat.h"
 #include "report_text.h"
+#include "stat.h"
 #include "test_rng.h"
 
 static const struct sim_csv_rules strict = { false, false, true, false };
@@ -181,7 +183,63 @@ static void stats(void **state)
 	assert_string_equal(rp_gnum(NAN), "NaN");
 	assert_string_equal(rp_gnum(0.1234567), "0.123457");
 	double odd[] = { 5, 1, 3 };
-	assert_true(rp_median(odd, 3) == 3);
+	assert_true(sim_median(odd, 3) == 3);
+}
+
+/* The slow obvious median of v[0..n) without NaNs: the value with as many below as above (of the
+ * middle two, their mean), found by counting; NaN when there is no value. */
+static double slow_median(const double *v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += !isnan(v[i]);
+	if (k == 0)
+		return NAN;
+	double lo = NAN, hi = NAN; /* the values of rank (k - 1) / 2 and k / 2, counted from 0 */
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			continue;
+		size_t below = 0, same = 0;
+		for (size_t j = 0; j < n; j++)
+			if (!isnan(v[j])) {
+				below += v[j] < v[i];
+				same += v[j] == v[i];
+			}
+		if (below <= (k - 1) / 2 && (k - 1) / 2 < below + same)
+			lo = v[i];
+		if (below <= k / 2 && k / 2 < below + same)
+			hi = v[i];
+	}
+	return k % 2 ? lo : (lo + hi) / 2;
+}
+
+/* The one median (sim/base/stat.h) of every command, against the slow one on seeded vectors with
+ * NaNs, ties, an empty and an all-NaN one; rp_stat_of's median is the same. */
+static void median_against_slow(void **state)
+{
+	(void)state;
+	assert_true(isnan(sim_median(NULL, 0)));
+	double nans[] = { NAN, NAN };
+	assert_true(isnan(sim_median(nans, 2)));
+	assert_true(isnan(sim_stat_median_sorted(NULL, 0)));
+	double even[] = { 4, 1, 3, 2 };
+	assert_true(sim_median(even, 4) == 2.5);
+	uint64_t seed = t_seed_from_env(20261205), s = seed;
+	for (int round = 0; round < 2000; round++) {
+		double v[12], w[12];
+		size_t n = t_splitmix(&s) % 13;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = t_splitmix(&s);
+			v[i] = r % 5 == 0 ? NAN : (double)(int64_t)(r % 9) - 4 + (r & 1024 ? 0.5 : 0);
+			w[i] = v[i];
+		}
+		double want = slow_median(v, n), got = sim_median(w, n);
+		memcpy(w, v, n * sizeof(*v));
+		struct rp_stat st = rp_stat_of(w, n);
+		if (!(got == want || (isnan(got) && isnan(want))) || !(st.median == want || (isnan(st.median) && isnan(want))))
+			fail_msg("seed %llu round %d: median %g, rp_stat_of %g, want %g", (unsigned long long)seed, round, got,
+				 st.median, want);
+	}
 }
 
 int main(void)
@@ -191,6 +249,7 @@ int main(void)
 		cmocka_unit_test(csv_refusals),
 		cmocka_unit_test(csv_random_round_trip),
 		cmocka_unit_test(stats),
+		cmocka_unit_test(median_against_slow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
