@@ -4,8 +4,10 @@
  * random tables (every byte a cell can hold, quoted where it must be; the
  * seed printed on failure, RL_SEED replays it), its refusals with
  * FILE:LINE under the study's strict rules and the bench report's lenient
- * ones; the statistics (median, range, CV against a direct
- * computation) and their formats.
+ * ones; the statistics (the one median, sim/base/stat.h, against a slow
+ * counting one on seeded vectors; range, CV against a direct computation)
+ * and their formats; the per-algorithm facts table (report_algos.h): a row
+ * for every algorithm of the library, each fact the one the reports need.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -19,9 +21,14 @@
 #include <cmocka.h>
 
 #include "csv.h"
+#include "ratelab/algo.h"
+#include "ratelab/limit.h"
+#include "report_algos.h"
 #include "report_stat.h"
 #include "report_text.h"
+#include "stat.h"
 #include "test_rng.h"
+#include "verdicts.h"
 
 static const struct sim_csv_rules strict = { false, false, true, false };
 
@@ -181,7 +188,160 @@ static void stats(void **state)
 	assert_string_equal(rp_gnum(NAN), "NaN");
 	assert_string_equal(rp_gnum(0.1234567), "0.123457");
 	double odd[] = { 5, 1, 3 };
-	assert_true(rp_median(odd, 3) == 3);
+	assert_true(sim_median(odd, 3) == 3);
+}
+
+/* The slow obvious median of v[0..n) without NaNs: the value with as many below as above (of the
+ * middle two, their mean), found by counting; NaN when there is no value. */
+static double slow_median(const double *v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += !isnan(v[i]);
+	if (k == 0)
+		return NAN;
+	double lo = NAN, hi = NAN; /* the values of rank (k - 1) / 2 and k / 2, counted from 0 */
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			continue;
+		size_t below = 0, same = 0;
+		for (size_t j = 0; j < n; j++)
+			if (!isnan(v[j])) {
+				below += v[j] < v[i];
+				same += v[j] == v[i];
+			}
+		if (below <= (k - 1) / 2 && (k - 1) / 2 < below + same)
+			lo = v[i];
+		if (below <= k / 2 && k / 2 < below + same)
+			hi = v[i];
+	}
+	return k % 2 ? lo : (lo + hi) / 2;
+}
+
+/* The one median (sim/base/stat.h) of every command, against the slow one on seeded vectors with
+ * NaNs, ties, an empty and an all-NaN one; rp_stat_of's median is the same. */
+static void median_against_slow(void **state)
+{
+	(void)state;
+	assert_true(isnan(sim_median(NULL, 0)));
+	double nans[] = { NAN, NAN };
+	assert_true(isnan(sim_median(nans, 2)));
+	assert_true(isnan(sim_stat_median_sorted(NULL, 0)));
+	double even[] = { 4, 1, 3, 2 };
+	assert_true(sim_median(even, 4) == 2.5);
+	uint64_t seed = t_seed_from_env(20261205), s = seed;
+	for (int round = 0; round < 2000; round++) {
+		double v[12], w[12];
+		size_t n = t_splitmix(&s) % 13;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = t_splitmix(&s);
+			v[i] = r % 5 == 0 ? NAN : (double)(int64_t)(r % 9) - 4 + (r & 1024 ? 0.5 : 0);
+			w[i] = v[i];
+		}
+		double want = slow_median(v, n), got = sim_median(w, n);
+		memcpy(w, v, n * sizeof(*v));
+		struct rp_stat st = rp_stat_of(w, n);
+		if (!(got == want || (isnan(got) && isnan(want))) || !(st.median == want || (isnan(st.median) && isnan(want))))
+			fail_msg("seed %llu round %d: median %g, rp_stat_of %g, want %g", (unsigned long long)seed, round, got,
+				 st.median, want);
+	}
+}
+
+/* A table of rows checked as rp_algo_rows_check does; its message for a failure. */
+static int check_rows(const struct rp_algo_row *t, size_t n, char *msg, size_t cap)
+{
+	msg[0] = '\0';
+	return rp_algo_rows_check(t, n, msg, cap);
+}
+
+/* The facts table (report_algos.h): a row for every algorithm of the library, and a planted fault of
+ * each kind (a row missing, doubled, foreign; no exact row, two) refused with its name. */
+static void algo_rows_cover_the_library(void **state)
+{
+	(void)state;
+	size_t n, count;
+	const struct rp_algo_row *rows = rp_algo_rows(&n);
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	char msg[512], want[256];
+	struct rp_algo_row t[16];
+	assert_true(n + 1 <= sizeof(t) / sizeof(t[0]));
+	if (check_rows(rows, n, msg, sizeof(msg)) != 0)
+		fail_msg("the table: %s", msg);
+	assert_int_equal(n, count);
+	for (size_t i = 0; i < count; i++) {
+		/* row i missing */
+		size_t m = 0;
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(rows[k].name, all[i]->name) != 0)
+				t[m++] = rows[k];
+		assert_int_equal(m, n - 1);
+		assert_int_equal(check_rows(t, m, msg, sizeof(msg)), -1);
+		snprintf(want, sizeof(want), "no row for algorithm '%s'", all[i]->name);
+		assert_string_equal(msg, want);
+		/* row i twice */
+		memcpy(t, rows, n * sizeof(*rows));
+		t[n] = rows[i];
+		t[n].exact = false;
+		assert_int_equal(check_rows(t, n + 1, msg, sizeof(msg)), -1);
+		snprintf(want, sizeof(want), "2 rows for '%s'", rows[i].name);
+		assert_string_equal(msg, want);
+	}
+	memcpy(t, rows, n * sizeof(*rows));
+	t[n] = (struct rp_algo_row){ "peer_go_x_time_rate", false, false };
+	assert_int_equal(check_rows(t, n + 1, msg, sizeof(msg)), -1);
+	snprintf(want, sizeof(want), "row %zu: 'peer_go_x_time_rate' is no algorithm of the library (%s)", n,
+		 rl_algo_names());
+	assert_string_equal(msg, want);
+	for (size_t k = 0; k < n; k++)
+		t[k].exact = false;
+	assert_int_equal(check_rows(t, n, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "no exact row: the reports' reference is missing");
+	for (size_t k = 0; k < n; k++)
+		t[k].exact = k < 2;
+	assert_int_equal(check_rows(t, n, msg, sizeof(msg)), -1);
+	snprintf(want, sizeof(want), "2 exact rows ('%s', '%s'): one reference", rows[0].name, rows[1].name);
+	assert_string_equal(msg, want);
+}
+
+/* Each fact is the one the reports need: the descriptor's where it has it; exact for the algorithm whose
+ * bound in any window is N (the simulator's reference, sliding_log); lock-free where the library's own
+ * rl_limit route is (verdicts.h); and a peer's or decider's name has none. */
+static void algo_facts_are_the_reports(void **state)
+{
+	(void)state;
+	size_t count;
+	const struct rl_algo *const *all = rl_algo_all(&count);
+	static const int64_t limits[] = { 2, 20, 1000 };
+	for (size_t i = 0; i < count; i++) {
+		const struct rl_algo *a = all[i];
+		struct rp_algo f = rp_algo_of(a->name);
+		assert_true(f.known);
+		if (f.owns_heap != (a->release != NULL) || f.uses_burst != a->uses_burst ||
+		    f.lock_free_limit != rl__lock_free_route(a))
+			fail_msg("%s: owns_heap %d uses_burst %d lock_free_limit %d, the library's %d %d %d", a->name,
+				 f.owns_heap, f.uses_burst, f.lock_free_limit, a->release != NULL, a->uses_burst,
+				 rl__lock_free_route(a));
+		for (size_t l = 0; l < sizeof(limits) / sizeof(*limits); l++) {
+			struct rl_limiter lim;
+			struct rl_rule rule = { limits[l], RL_S(1), limits[l] }; /* B = N */
+			char why[256];
+			if (rl_limiter_init(&lim, a, &rule, why, sizeof(why)) != RL_OK)
+				fail_msg("%s: %s", a->name, why);
+			int64_t most = rl_limiter_max_admitted(&lim, RL_S(1) - 1); /* a window (t - W, t] */
+			if (f.exact != (most == limits[l]))
+				fail_msg("%s: exact %d, yet at most %lld admitted in a window of N = %lld", a->name, f.exact,
+					 (long long)most, (long long)limits[l]);
+		}
+	}
+	/* the reports word the reference as the simulator's (sim_run.c, study.c: rl_sliding_log_algo) */
+	assert_string_equal(rp_algo_exact(), rl_sliding_log_algo.name);
+	assert_true(rp_algo_of(rl_sliding_log_algo.name).exact);
+	const char *strangers[] = { "peer_go_x_time_rate", "", "Gcra", "gcra ", NULL };
+	for (size_t i = 0; i < sizeof(strangers) / sizeof(*strangers); i++) {
+		struct rp_algo f = rp_algo_of(strangers[i]);
+		if (f.known || f.owns_heap || f.uses_burst || f.exact || f.lock_free_limit)
+			fail_msg("'%s' has a fact", strangers[i] ? strangers[i] : "(null)");
+	}
 }
 
 int main(void)
@@ -191,6 +351,9 @@ int main(void)
 		cmocka_unit_test(csv_refusals),
 		cmocka_unit_test(csv_random_round_trip),
 		cmocka_unit_test(stats),
+		cmocka_unit_test(median_against_slow),
+		cmocka_unit_test(algo_rows_cover_the_library),
+		cmocka_unit_test(algo_facts_are_the_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

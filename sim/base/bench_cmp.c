@@ -16,6 +16,7 @@
 #include "json.h"
 #include "lines.h"
 #include "mwu.h"
+#include "stat.h"
 
 static int say(char *msg, size_t msg_len, int status, const char *fmt, ...)
 {
@@ -264,18 +265,6 @@ void sim_bench_run_free(struct sim_bench_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-double sim_bench_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), by_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double sim_bench_pct2(double pct)
 {
 	return fabs(pct) < 0.005 ? 0 : pct;
@@ -325,8 +314,9 @@ static int row(const struct sim_bench *o, const struct sim_bench *w, double alph
 	}
 	memcpy(v, o->ns, o->n * sizeof(double));
 	memcpy(v + o->n, w->ns, w->n * sizeof(double));
-	r->old_median_ns = sim_bench_median(v, o->n);
-	r->new_median_ns = sim_bench_median(v + o->n, w->n);
+	/* sim_bench_load admits only positive finite times: no NaN is dropped */
+	r->old_median_ns = sim_median(v, o->n);
+	r->new_median_ns = sim_median(v + o->n, w->n);
 	free(v);
 	r->change_pct = (r->new_median_ns - r->old_median_ns) / r->old_median_ns * 100;
 	r->verdict = SIM_VERDICT_SAME;

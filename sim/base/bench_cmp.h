@@ -1,7 +1,7 @@
 /*
  * bench_cmp.h - two runs of Google Benchmark compared (ratelab compare):
  * each run read from its --benchmark_out JSON file, each benchmark's
- * repetitions' wall times compared by their medians and the two-sided
+ * repetitions' wall times compared by their medians (stat.h) and the two-sided
  * Mann-Whitney U test (mwu.h).
  */
 #ifndef RATELAB_SIM_BENCH_CMP_H
@@ -40,9 +40,6 @@ enum { SIM_BENCH_OK = 0, SIM_BENCH_BAD = -1, SIM_BENCH_IO = -2 };
  */
 int sim_bench_load(const char *path, struct sim_bench_run *run, char *msg, size_t msg_len);
 void sim_bench_run_free(struct sim_bench_run *run);
-
-/* The median of v[0..n) (n >= 1; the mean of the middle two for an even n); v is sorted in place. */
-double sim_bench_median(double *v, size_t n);
 
 /* pct as printed with 2 decimals: 0 when it would print as -0.00 or +0.00 (the sign of a rounding). */
 double sim_bench_pct2(double pct);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "bench_report_int.h"
+#include "stat.h"
 
 /* ---- the prose under the charts; each %s a figure of this run */
 static const char tradeoff_text[] =
@@ -409,8 +410,8 @@ void br_chart_data(struct br_in *in)
 			dep[i] = br_ns(in, RL_BENCH_FLOOR("dependent"), a, n);
 			indep[i] = br_ns(in, RL_BENCH_FLOOR("independent"), a, n);
 		}
-		sr_printf(k, " %s", rp_gnum(rp_median(dep, in->nalgos)));
-		sr_printf(k, " %s\n", rp_gnum(rp_median(indep, in->nalgos)));
+		sr_printf(k, " %s", rp_gnum(sim_median(dep, in->nalgos)));
+		sr_printf(k, " %s\n", rp_gnum(sim_median(indep, in->nalgos)));
 	}
 
 	double sweep_limit = NAN;

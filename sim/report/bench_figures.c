@@ -173,7 +173,7 @@ struct rp_stat br_cell_over_seeds(const struct br_in *in, const char *scenario, 
 struct rp_stat br_extra_wait_over_seeds(const struct br_in *in, const char *algo)
 {
 	/* per seed: served-weighted mean wait, for algo and for the simulator's exact reference */
-	const char *ref = "sliding_log";
+	const char *ref = rp_algo_exact();
 	const struct sim_csv *s = &in->summary;
 	struct acc *acc[2] = { malloc((s->nrows + 1) * sizeof(struct acc)), malloc((s->nrows + 1) * sizeof(struct acc)) };
 	double *v = malloc((s->nrows + 1) * sizeof(*v));

@@ -123,7 +123,8 @@ static const char *target(struct br_in *in, const struct subject *s, double rati
 {
 	const char *kind = br_jstr(in, s->path, s->j, "kind"), *algo = br_jstr(in, s->path, s->j, "algo");
 	if (strcmp(kind, "script") == 0) {
-		double cap = strcmp(algo, "sliding_log") == 0 ? 2.5 : 1.5;
+		/* a log's value (one run per admitted time) is read, checked and written back whole */
+		double cap = rp_algo_of(algo).owns_heap ? 2.5 : 1.5;
 		return rp_str("%s (<= %sx)", ratio <= cap ? "met" : "**not met**", rp_fmt(cap, 1));
 	}
 	if (strcmp(kind, "module") == 0) {
@@ -223,7 +224,7 @@ void br_redis(struct br_in *in, struct sr_buf *o)
 			if (strcmp(br_jstr(in, sub[i].path, sub[i].j, "kind"), "module") != 0)
 				continue;
 			double us = br_jnum(in, sub[i].path, sub[i].j, "server_us");
-			if (strcmp(br_jstr(in, sub[i].path, sub[i].j, "algo"), "sliding_log") == 0) {
+			if (rp_algo_of(br_jstr(in, sub[i].path, sub[i].j, "algo")).owns_heap) { /* a log, not fixed-size */
 				log_us = us;
 			} else {
 				lo = fmin(lo, us);

@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "json.h"
 #include "csv.h"
+#include "report_algos.h"
 #include "report_stat.h"
 #include "report_text.h"
 

@@ -140,7 +140,7 @@ void br_targets(struct br_in *in, struct sr_buf *o)
 		struct rp_stat v = br_stat(in, RL_BENCH_LIMIT, a);
 		if (!rp_measured(v))
 			continue;
-		bool cas = strcmp(a, "gcra") == 0;
+		bool cas = rp_algo_of(a).lock_free_limit;
 		const char *floor =
 			cas ? rp_str("%s; a state of one word (TAT alone, without the clamp's last seen time) would take "
 				     "an 8-byte one: %s",

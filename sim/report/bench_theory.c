@@ -285,8 +285,8 @@ void br_theory(struct br_in *in, struct sr_buf *o)
 		struct sr_buf *cf = closed ? br_data(in, rp_str("theory_%s.dat", algo)) : NULL;
 		if (!pf || (closed && !cf))
 			goto done;
-		bool bucket = strcmp(algo, "token_bucket") == 0 || strcmp(algo, "gcra") == 0 ||
-			      strcmp(algo, "leaky_bucket") == 0;
+		/* B shapes only the buckets' decisions (their M/D/1/K's K): their blocks are titled by B, the others' by N */
+		bool bucket = rp_algo_of(algo).uses_burst;
 		for (size_t k = i; k < ps.n && strcmp(ps.p[k].algo, algo) == 0; k++) {
 			const struct point *p = &ps.p[k];
 			if (k > i && p->burst == ps.p[k - 1].burst)

@@ -1,6 +1,6 @@
 /*
- * report_stat.c - medians, ranges and CVs (report_stat.h) and the tables'
- * number formats.
+ * report_stat.c - ranges and CVs around the one median (sim/base/stat.h),
+ * report_stat.h, and the tables' number formats.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -9,46 +9,21 @@
 #include <string.h>
 
 #include "report_stat.h"
+#include "stat.h"
 
 struct rp_stat rp_stat_none(void)
 {
 	return (struct rp_stat){ NAN, NAN, NAN, NAN, 0 };
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Moves the non-NaN values to the front, sorted; returns their count. */
-static size_t sorted(double *v, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isnan(v[i]))
-			v[k++] = v[i];
-	if (k > 1)
-		qsort(v, k, sizeof(*v), cmp_double);
-	return k;
-}
-
-double rp_median(double *v, size_t n)
-{
-	n = sorted(v, n);
-	if (n == 0)
-		return NAN;
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct rp_stat rp_stat_of(double *v, size_t n)
 {
 	struct rp_stat s = rp_stat_none();
-	n = sorted(v, n);
+	n = sim_stat_sort(v, n);
 	s.n = n;
 	if (n == 0)
 		return s;
-	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	s.median = sim_stat_median_sorted(v, n);
 	s.min = v[0];
 	s.max = v[n - 1];
 	if (n >= 2) {

@@ -22,15 +22,14 @@ struct rp_stat {
 
 /* Nothing measured. */
 struct rp_stat rp_stat_none(void);
-/* Of v[0..n) (NaN samples dropped); v is sorted in place. */
+/* Of v[0..n) (NaN samples dropped); v is sorted in place. The median is
+ * sim/base/stat.h's, the one of every command (a lone median: sim_median). */
 struct rp_stat rp_stat_of(double *v, size_t n);
 static inline bool rp_measured(struct rp_stat s) { return s.n > 0; }
 /* The CV is above 5%. */
 static inline bool rp_noisy(struct rp_stat s) { return s.cv > 0.05; }
 /* Neither range is strictly below the other. */
 static inline bool rp_overlaps(struct rp_stat a, struct rp_stat b) { return !(a.max < b.min || b.max < a.min); }
-/* The median of v[0..n) without its NaNs (v sorted in place); NaN when none. */
-double rp_median(double *v, size_t n);
 
 /*
  * Formats. Each returns one of RP_FMT_BUFS static buffers, reused in turn,

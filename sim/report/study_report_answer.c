@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "study.h"
+#include "report_algos.h"
 #include "study_report_int.h"
 
 /* The most refused keys the answer names; the rest are counted. */
@@ -53,7 +54,7 @@ static void refused_keys(const struct sr_view *s, const char *rule, const char *
 	const struct sim_study *st = &s->st;
 	size_t g = s->rule[ri].at[0], e = SIZE_MAX;
 	for (size_t i = 0; i < s->rule[ri].n; i++)
-		if (e == SIZE_MAX && strcmp(sr_algo(st, s->rule[ri].at[i]), "sliding_log") == 0)
+		if (e == SIZE_MAX && rp_algo_of(sr_algo(st, s->rule[ri].at[i])).exact)
 			e = s->rule[ri].at[i];
 	size_t listed = 0, more = 0;
 	struct sr_buf b = {0};

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ratelab/algo.h"
+#include "report_algos.h"
 #include "study_report_int.h"
 #include "theory.h"
 
@@ -110,7 +111,7 @@ static void losers(char *buf, size_t cap, const struct sim_study *s, size_t row,
 	int64_t loss[3];
 	size_t nbest = 0;
 	bool g = false, x = false;
-	if (strcmp(sr_algo(s, row), "sliding_log") == 0) {
+	if (rp_algo_of(sr_algo(s, row)).exact) {
 		snprintf(buf, cap, "none (the exact log)");
 		return;
 	}
@@ -119,7 +120,7 @@ static void losers(char *buf, size_t cap, const struct sim_study *s, size_t row,
 		x |= e != SIZE_MAX && s->top[j].listed[e];
 	}
 	if (!x || !g) {
-		snprintf(buf, cap, "not known (no %s rows in clients.csv)", !x ? "sliding_log" : "such");
+		snprintf(buf, cap, "not known (no %s rows in clients.csv)", !x ? rp_algo_exact() : "such");
 		return;
 	}
 	for (size_t j = 0; j < s->ntop; j++) {
@@ -272,7 +273,7 @@ static void build_recommendation(const struct sr_view *s, struct sr_doc *d)
 						   : "with --spread: hurt, false rejects, excess");
 		size_t e = SIZE_MAX;
 		for (size_t i = 0; i < r->n; i++)
-			if (e == SIZE_MAX && strcmp(sr_algo(st, r->at[i]), "sliding_log") == 0)
+			if (e == SIZE_MAX && rp_algo_of(sr_algo(st, r->at[i])).exact)
 				e = r->at[i];
 		for (size_t i = 0; i < v.nranked; i++) {
 			const struct sim_study_row *w = &st->rows[v.ranked[i]];
