@@ -18,6 +18,8 @@
 
 #include "report_text.h"
 
+#include "ratelab/parse.h"
+
 static bool reserve(struct sr_buf *b, size_t more)
 {
 	if (b->oom)
@@ -162,7 +164,7 @@ static size_t utf8_len(const unsigned char *s)
 }
 
 /* Appends at most max bytes of s escaped for mode, then "...(N bytes)" if cut. */
-enum esc_mode { ESC_MD, ESC_HTML, ESC_GP, ESC_MSG };
+enum esc_mode { ESC_MD, ESC_HTML, ESC_GP };
 
 static void escape(struct sr_buf *b, const char *s, size_t max, enum esc_mode mode)
 {
@@ -214,11 +216,6 @@ static void escape(struct sr_buf *b, const char *s, size_t max, enum esc_mode mo
 			if (c == '\'')
 				sr_put(b, "'", 1);
 			break;
-		case ESC_MSG:
-			if (c == '\\')
-				sr_put(b, "\\", 1);
-			sr_put(b, (const char *)p, 1);
-			break;
 		}
 		p++;
 		done++;
@@ -240,18 +237,24 @@ void sr_gp(struct sr_buf *b, const char *s, size_t max)
 	escape(b, s, max, ESC_GP);
 }
 
+/* rl_quote_to's quote of at most max bytes of s, appended whole: the room it can take reserved first. */
+static void quote(struct sr_buf *b, const char *s, size_t max)
+{
+	size_t len = strlen(s), size = RL_QUOTE_SIZE_FOR(len < max ? len : max);
+
+	if (!reserve(b, size))
+		return;
+	b->len += rl_quote_to(b->p + b->len, size, s, max);
+}
+
 void sr_quote(struct sr_buf *b, const char *s)
 {
-	sr_put(b, "'", 1);
-	escape(b, s, 60, ESC_MSG);
-	sr_put(b, "'", 1);
+	quote(b, s, RL_QUOTE_MAX);
 }
 
 void sr_quote_path(struct sr_buf *b, const char *s)
 {
-	sr_put(b, "'", 1);
-	escape(b, s, SIZE_MAX, ESC_MSG);
-	sr_put(b, "'", 1);
+	quote(b, s, RL_QUOTE_WHOLE);
 }
 
 void sr_base64(struct sr_buf *b, const unsigned char *d, size_t n)
