@@ -92,14 +92,16 @@ void sr_buf_free(struct sr_buf *b)
 
 int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *err)
 {
-	char tmp[SR_PATH_MAX + 8];
+	char tmp[SR_PATH_MAX + 8], q[RL_QUOTE_SIZE_FOR(SR_PATH_MAX + 8)]; /* a path quoted whole */
 	if (b->oom) {
-		fprintf(err, "%s%s: out of memory\n", who, path);
+		rl_quote_to(q, sizeof(q), path, RL_QUOTE_WHOLE);
+		fprintf(err, "%s%s: out of memory\n", who, q);
 		return 1;
 	}
 	/* written beside, then renamed: a reader never sees half a file */
 	if (snprintf(tmp, sizeof(tmp), "%s.part", path) >= (int)sizeof(tmp)) {
-		fprintf(err, "%s%s: the name is too long\n", who, path);
+		rl_quote_to(q, sizeof(q), path, RL_QUOTE_WHOLE);
+		fprintf(err, "%s%s: the name is too long\n", who, q);
 		return 1;
 	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -110,7 +112,8 @@ int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *er
 			close(fd);
 			remove(tmp);
 		}
-		fprintf(err, "%s%s: %s%s\n", who, tmp, strerror(e),
+		rl_quote_to(q, sizeof(q), tmp, RL_QUOTE_WHOLE);
+		fprintf(err, "%s%s: %s%s\n", who, q, strerror(e),
 			e == EEXIST ? " (not written by ratelab: remove it if it is stale)" : "");
 		return 1;
 	}
@@ -126,7 +129,8 @@ int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *er
 	}
 	if (!ok) {
 		remove(tmp);
-		fprintf(err, "%swrite error: %s: %s\n", who, path, strerror(e));
+		rl_quote_to(q, sizeof(q), path, RL_QUOTE_WHOLE);
+		fprintf(err, "%swrite error: %s: %s\n", who, q, strerror(e));
 		return 1;
 	}
 	return 0;
