@@ -184,7 +184,7 @@ static void json_strict(void **state)
 		{ "[1.]", "a number without digits after its '.': '1.]'", 1, 1 },
 		{ "[1e]", "a number without digits in its exponent: '1e]'", 1, 1 },
 		{ "{\n\n\"a\" 1}", "expected ':' after a member name at '1}'", 3, 7 },
-		{ "{'a': 1}", "expected a member name in '\"' at ''a': 1}'", 1, 1 },
+		{ "{'a': 1}", "expected a member name in '\"' at '\\'a\\': 1}'", 1, 1 },
 		{ "[\"a\tb\"]", "a control byte in a string (escape it)", 1, 3 },
 		{ "[\"abc", "a string without its closing '\"'", 1, 5 },
 		{ "[\"\\x41\"]", "a bad escape in a string", 1, 2 },

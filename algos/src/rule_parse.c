@@ -14,26 +14,107 @@
 /* A rule's text is short: N (7 digits), W (19 digits and a unit), B (10 digits). */
 #define RULE_TEXT_MAX 128
 
-const char *rl_quote(char *buf, const char *text)
+/*
+ * The valid UTF-8 sequence at s (at most left bytes): its length 2..4, or 0
+ * when none starts there (an ASCII byte, a stray or overlong byte, a
+ * surrogate, past U+10FFFF, cut short by left) or when it encodes a C1
+ * control U+0080..U+009F, which some terminals obey as they do ESC.
+ */
+static size_t utf8_char(const unsigned char *s, size_t left)
 {
-	size_t n = 0, len = strlen(text), i;
+	unsigned c = s[0], cp, min;
+	size_t n;
 
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		min = 0xa0; /* U+0080..U+009F: C1 controls, escaped */
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n > left)
+		return 0;
+	cp = c & (0x7fu >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+/* The character at s as the quote shows it, into out[5]: its length there; *used: bytes of s it takes. */
+static size_t quote_char(const unsigned char *s, size_t left, char out[5], size_t *used)
+{
+	size_t n = utf8_char(s, left);
+	unsigned c = s[0];
+
+	*used = n ? n : 1;
+	if (n) {
+		memcpy(out, s, n);
+		return n;
+	}
+	if (c == '\\' || c == '\'' || c == '\n' || c == '\t' || c == '\r') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : (char)c;
+		return 2;
+	}
+	if (c < 0x20 || c >= 0x7f) /* controls, DEL, and bytes not in valid UTF-8 */
+		return (size_t)snprintf(out, 5, "\\x%02x", c);
+	out[0] = (char)c;
+	return 1;
+}
+
+size_t rl_quote_bytes(char *buf, size_t size, const char *text, size_t len, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, need = 2, n = 0, used, w;
+	char one[5], mark[40];
+	int mark_len = snprintf(mark, sizeof(mark), "...(%zu bytes)", len);
+
+	/* pass 1: the whole quote of the characters within max: does it fit? */
+	while (i < len) {
+		w = quote_char(s + i, len - i, one, &used);
+		if (i + used > max)
+			break;
+		need += w;
+		i += used;
+	}
+	size_t room = i < len ? size - 1 - (size_t)mark_len : size - 1; /* bytes for the quote itself */
+	bool cut = i < len || need > room;
+
+	if (cut)
+		room = size - 1 - (size_t)mark_len;
 	buf[n++] = '\'';
-	for (i = 0; i < len && i < RL_QUOTE_MAX; i++) {
-		unsigned char c = (unsigned char)text[i];
-		const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-
-		if (esc)
-			n += (size_t)sprintf(buf + n, "%s", esc);
-		else if (c < 0x20 || c == 0x7f)
-			n += (size_t)sprintf(buf + n, "\\x%02x", c);
-		else
-			buf[n++] = (char)c;
+	for (i = 0; i < len; i += used) {
+		w = quote_char(s + i, len - i, one, &used);
+		if (i + used > max || n + w + 1 > room)
+			break;
+		memcpy(buf + n, one, w);
+		n += w;
 	}
 	buf[n++] = '\'';
-	if (i < len)
-		n += (size_t)sprintf(buf + n, "...(%zu bytes)", len);
+	if (cut) {
+		memcpy(buf + n, mark, (size_t)mark_len);
+		n += (size_t)mark_len;
+	}
 	buf[n] = '\0';
+	return n;
+}
+
+size_t rl_quote_to(char *buf, size_t size, const char *text, size_t max)
+{
+	return rl_quote_bytes(buf, size, text, strlen(text), max);
+}
+
+const char *rl_quote(char *buf, const char *text)
+{
+	rl_quote_to(buf, RL_QUOTE_SIZE, text, RL_QUOTE_MAX);
 	return buf;
 }
 

@@ -3,27 +3,17 @@
  */
 #include "out_file.h"
 
+#include "ratelab/parse.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *sim_out_quote(char *buf, size_t len, const char *text)
+const char *sim_out_quote(char *buf, size_t len, const char *path)
 {
-	size_t n = 0;
-
-	buf[n++] = '\'';
-	for (const unsigned char *c = (const unsigned char *)text; *c && n + 8 < len; c++) {
-		if (*c == '\\')
-			n += (size_t)snprintf(buf + n, len - n, "\\\\");
-		else if (*c < 0x20 || *c == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *c);
-		else
-			buf[n++] = (char)*c;
-	}
-	buf[n++] = '\'';
-	buf[n] = '\0';
+	rl_quote_to(buf, len, path, RL_QUOTE_WHOLE);
 	return buf;
 }
 

@@ -11,7 +11,8 @@
 
 #define SIM_OUT_PATH_MAX 4096
 
-/* path between single quotes into buf, control bytes and '\\' escaped, never cut (sim_quote cuts at 60 bytes). */
+/* path quoted for a message into buf[len] as rl_quote_to (ratelab/parse.h) quotes it, whole
+ * (RL_QUOTE_WHOLE): cut, with its marker, only past what len holds. Returns buf. */
 const char *sim_out_quote(char *buf, size_t len, const char *path);
 
 /*

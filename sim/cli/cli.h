@@ -93,10 +93,9 @@ int cli_duration(const char *cmd, const char *what, const char *text, int64_t mi
 int cli_decider_name(const char *cmd, const char *name, char *out, size_t out_len);
 
 /*
- * text made safe to quote in a message, as sim_quote (lines.h) makes it:
- * control bytes and '\' escaped (\n, \t, \r, \xNN, \\), cut after
- * CLI_QUOTE_MAX bytes of text with "...(N bytes)". The result lives in one
- * of 4 static buffers, reused in turn: up to 4 may be used in one message.
+ * text quoted for a message by the one quoter, rl_quote (ratelab/parse.h):
+ * at most CLI_QUOTE_MAX bytes of it. The result lives in one of 4 static
+ * buffers, reused in turn: up to 4 may be used in one message.
  */
 #define CLI_QUOTE_MAX SIM_QUOTE_MAX
 const char *cli_quote(const char *text);

@@ -18,6 +18,8 @@
 
 #include "report_text.h"
 
+#include "ratelab/parse.h"
+
 static bool reserve(struct sr_buf *b, size_t more)
 {
 	if (b->oom)
@@ -90,14 +92,16 @@ void sr_buf_free(struct sr_buf *b)
 
 int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *err)
 {
-	char tmp[SR_PATH_MAX + 8];
+	char tmp[SR_PATH_MAX + 8], q[RL_QUOTE_SIZE_FOR(SR_PATH_MAX + 8)]; /* a path quoted whole */
 	if (b->oom) {
-		fprintf(err, "%s%s: out of memory\n", who, path);
+		rl_quote_to(q, sizeof(q), path, RL_QUOTE_WHOLE);
+		fprintf(err, "%s%s: out of memory\n", who, q);
 		return 1;
 	}
 	/* written beside, then renamed: a reader never sees half a file */
 	if (snprintf(tmp, sizeof(tmp), "%s.part", path) >= (int)sizeof(tmp)) {
-		fprintf(err, "%s%s: the name is too long\n", who, path);
+		rl_quote_to(q, sizeof(q), path, RL_QUOTE_WHOLE);
+		fprintf(err, "%s%s: the name is too long\n", who, q);
 		return 1;
 	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -108,7 +112,8 @@ int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *er
 			close(fd);
 			remove(tmp);
 		}
-		fprintf(err, "%s%s: %s%s\n", who, tmp, strerror(e),
+		rl_quote_to(q, sizeof(q), tmp, RL_QUOTE_WHOLE);
+		fprintf(err, "%s%s: %s%s\n", who, q, strerror(e),
 			e == EEXIST ? " (not written by ratelab: remove it if it is stale)" : "");
 		return 1;
 	}
@@ -124,7 +129,8 @@ int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *er
 	}
 	if (!ok) {
 		remove(tmp);
-		fprintf(err, "%swrite error: %s: %s\n", who, path, strerror(e));
+		rl_quote_to(q, sizeof(q), path, RL_QUOTE_WHOLE);
+		fprintf(err, "%swrite error: %s: %s\n", who, q, strerror(e));
 		return 1;
 	}
 	return 0;
@@ -162,7 +168,7 @@ static size_t utf8_len(const unsigned char *s)
 }
 
 /* Appends at most max bytes of s escaped for mode, then "...(N bytes)" if cut. */
-enum esc_mode { ESC_MD, ESC_HTML, ESC_GP, ESC_MSG };
+enum esc_mode { ESC_MD, ESC_HTML, ESC_GP };
 
 static void escape(struct sr_buf *b, const char *s, size_t max, enum esc_mode mode)
 {
@@ -214,11 +220,6 @@ static void escape(struct sr_buf *b, const char *s, size_t max, enum esc_mode mo
 			if (c == '\'')
 				sr_put(b, "'", 1);
 			break;
-		case ESC_MSG:
-			if (c == '\\')
-				sr_put(b, "\\", 1);
-			sr_put(b, (const char *)p, 1);
-			break;
 		}
 		p++;
 		done++;
@@ -240,18 +241,24 @@ void sr_gp(struct sr_buf *b, const char *s, size_t max)
 	escape(b, s, max, ESC_GP);
 }
 
+/* rl_quote_to's quote of at most max bytes of s, appended whole: the room it can take reserved first. */
+static void quote(struct sr_buf *b, const char *s, size_t max)
+{
+	size_t len = strlen(s), size = RL_QUOTE_SIZE_FOR(len < max ? len : max);
+
+	if (!reserve(b, size))
+		return;
+	b->len += rl_quote_to(b->p + b->len, size, s, max);
+}
+
 void sr_quote(struct sr_buf *b, const char *s)
 {
-	sr_put(b, "'", 1);
-	escape(b, s, 60, ESC_MSG);
-	sr_put(b, "'", 1);
+	quote(b, s, RL_QUOTE_MAX);
 }
 
 void sr_quote_path(struct sr_buf *b, const char *s)
 {
-	sr_put(b, "'", 1);
-	escape(b, s, SIZE_MAX, ESC_MSG);
-	sr_put(b, "'", 1);
+	quote(b, s, RL_QUOTE_WHOLE);
 }
 
 void sr_base64(struct sr_buf *b, const unsigned char *d, size_t n)

@@ -47,9 +47,9 @@ void sr_html(struct sr_buf *b, const char *s);
 /* The inside of a gnuplot single-quoted string ('' for '), for a noenhanced
  * terminal; at most max bytes of s, then "...(N bytes)". */
 void sr_gp(struct sr_buf *b, const char *s, size_t max);
-/* For a message: like cli_quote, at most 60 bytes of s, then "...(N bytes)"; in quotes. */
+/* For a message: s quoted by rl_quote (ratelab/parse.h), at most RL_QUOTE_MAX bytes of it. */
 void sr_quote(struct sr_buf *b, const char *s);
-/* The same for a path: never cut, so the file's name stays. */
+/* The same for a path: whole (RL_QUOTE_WHOLE), so the file's name stays. */
 void sr_quote_path(struct sr_buf *b, const char *s);
 /* RFC 4648 base64 of data[0..n). */
 void sr_base64(struct sr_buf *b, const unsigned char *data, size_t n);

@@ -38,35 +38,11 @@ int study_rd_oom(struct study_rd *rd)
 	return SIM_CSV_FAIL;
 }
 
-/* A value in a message: 'TEXT', its control bytes escaped, at most 60 bytes of it. */
-const char *study_rd_quote(char *buf, size_t cap, const char *v)
-{
-	size_t n = 0, len = strlen(v);
-
-	buf[n++] = '\'';
-	for (size_t i = 0; v[i] && n + 8 < cap; i++) {
-		unsigned char c = (unsigned char)v[i];
-		if (i == 60) {
-			n += (size_t)snprintf(buf + n, cap - n, "...(%zu bytes)", len);
-			break;
-		}
-		if (c == '\n' || c == '\t' || c == '\r')
-			n += (size_t)snprintf(buf + n, cap - n, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
-		else if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", c);
-		else
-			buf[n++] = (char)c;
-	}
-	buf[n++] = '\'';
-	buf[n] = '\0';
-	return buf;
-}
-
 /* "NAME 'VALUE' is not WHAT" for a cell: SIM_CSV_BAD. */
 int study_rd_bad_value(struct study_rd *rd, size_t row, const char *name, const char *value, const char *what)
 {
-	char q[320];
-	return study_rd_bad(rd, row, "%s %s is not %s", name, study_rd_quote(q, sizeof(q), value), what);
+	char q[RL_QUOTE_SIZE];
+	return study_rd_bad(rd, row, "%s %s is not %s", name, rl_quote(q, value), what);
 }
 
 /* Reads dir/name into rd->t; a missing file is SIM_CSV_BAD ("cannot open") unless optional (*there false). */
@@ -185,9 +161,9 @@ size_t study_rd_row_of(const struct sim_study *s, const char *rule, const char *
 
 int study_rd_unknown_pair(struct study_rd *rd, size_t row, const char *rule, const char *algo)
 {
-	char q1[320], q2[320];
-	return study_rd_bad(rd, row, "rule %s and algo %s are not a row of study.csv", study_rd_quote(q1, sizeof(q1), rule),
-		   study_rd_quote(q2, sizeof(q2), algo));
+	char q1[RL_QUOTE_SIZE], q2[RL_QUOTE_SIZE];
+	return study_rd_bad(rd, row, "rule %s and algo %s are not a row of study.csv", rl_quote(q1, rule),
+		   rl_quote(q2, algo));
 }
 
 /* ---- meta.csv */

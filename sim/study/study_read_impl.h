@@ -27,8 +27,6 @@ struct study_rd {
 /* "PATH:LINE: why" for row (SIZE_MAX: the header): SIM_CSV_BAD. */
 int study_rd_bad(struct study_rd *rd, size_t row, const char *fmt, ...) RL_PRINTF(3, 4);
 int study_rd_oom(struct study_rd *rd);
-/* A value in a message: 'TEXT', its control bytes escaped, at most 60 bytes of it. */
-const char *study_rd_quote(char *buf, size_t cap, const char *v);
 /* "NAME 'VALUE' is not WHAT" for a cell: SIM_CSV_BAD. */
 int study_rd_bad_value(struct study_rd *rd, size_t row, const char *name, const char *value, const char *what);
 /* Reads dir/name into rd->t; a missing file is SIM_CSV_BAD ("cannot open") unless optional (*there false). */

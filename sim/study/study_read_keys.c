@@ -5,6 +5,8 @@
  */
 #include "study_read_impl.h"
 
+#include "ratelab/parse.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,16 +103,16 @@ int study_rd_clients(struct study_rd *rd, struct sim_study *s, size_t *cap)
 			first = !k->listed[r];
 		for (size_t a = 0; a < s->nnames && rule_first; a++)
 			rule_first = !k->listed[ri * s->nnames + a];
-		char q[320];
+		char q[RL_QUOTE_SIZE];
 		if (k->listed[row])
-			return study_rd_bad(rd, i, "key %s given twice for rule and algo", study_rd_quote(q, sizeof(q), k->name));
+			return study_rd_bad(rd, i, "key %s given twice for rule and algo", rl_quote(q, k->name));
 		if (!first && k->requests != req)
 			return study_rd_bad(rd, i, "key %s: requests %lld, where another row of it gives %lld",
-				   study_rd_quote(q, sizeof(q), k->name), (long long)req, (long long)k->requests);
+				   rl_quote(q, k->name), (long long)req, (long long)k->requests);
 		/* within the rule: the key's own requests against the rule, whatever the algorithm */
 		if (!rule_first && k->within[ri] != within)
 			return study_rd_bad(rd, i, "key %s: within_rule %s, where another row of its rule gives %s",
-					    study_rd_quote(q, sizeof(q), k->name), within ? "1" : "0", k->within[ri] ? "1" : "0");
+					    rl_quote(q, k->name), within ? "1" : "0", k->within[ri] ? "1" : "0");
 		k->requests = req;
 		k->listed[row] = 1;
 		k->admitted[row] = adm;

@@ -92,13 +92,13 @@ bad no_args 2 "RESULTS_DIR is required" --
 # A file it did not write is never overwritten: REPORT.md.part left by someone else.
 fresh
 echo mine >"$tmp/r/REPORT.md.part"
-bad part_exists 1 "$tmp/r/REPORT.md.part: File exists" -- "$tmp/r"
+bad part_exists 1 "'$tmp/r/REPORT.md.part': File exists" -- "$tmp/r"
 [ "$(cat "$tmp/r/REPORT.md.part")" = mine ] || fail "part_exists: REPORT.md.part overwritten"
 # A failed write names the path and the reason, exit 1.
 fresh
 chmod 555 "$tmp/r"
 if ! touch "$tmp/r/probe" 2>/dev/null; then
-	bad unwritable 1 "$tmp/r/REPORT.md.part: Permission denied" -- "$tmp/r"
+	bad unwritable 1 "'$tmp/r/REPORT.md.part': Permission denied" -- "$tmp/r"
 fi
 chmod 755 "$tmp/r"
 

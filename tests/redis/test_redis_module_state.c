@@ -586,14 +586,14 @@ static void test_quoting(void **unused)
 	freeReplyObject(cmd("DEL %b", k, sizeof(k) - 1));
 	freeReplyObject(cmd("RPUSH %b x", k, sizeof(k) - 1));
 	expect_error(cmd("RATELAB.CHECK %b gcra 5 1000 5 1 1", k, sizeof(k) - 1),
-		     "WRONGTYPE ratelab: key 'a\\nb\\x01'c\\\\' holds a list, not ratelab state");
+		     "WRONGTYPE ratelab: key 'a\\nb\\x01\\'c\\\\' holds a list, not ratelab state");
 	freeReplyObject(cmd("DEL %b", k, sizeof(k) - 1));
 	expect_ok(cmd("RATELAB.CHECK %b gcra 5 1000 5 1 1 600000", k, sizeof(k) - 1));
 	expect_error(cmd("RATELAB.CHECK %b fixed_window 5 1000 5 1 1", k, sizeof(k) - 1),
-		     "ratelab: key 'a\\nb\\x01'c\\\\' holds gcra state, not fixed_window");
+		     "ratelab: key 'a\\nb\\x01\\'c\\\\' holds gcra state, not fixed_window");
 	freeReplyObject(cmd("SET %b %b", k, sizeof(k) - 1, "rl\x03\x34xx", (size_t)6));
 	expect_error(cmd("RATELAB.CHECK %b gcra 5 1000 5 1 1", k, sizeof(k) - 1),
-		     "ratelab: key 'a\\nb\\x01'c\\\\' holds a damaged gcra state");
+		     "ratelab: key 'a\\nb\\x01\\'c\\\\' holds a damaged gcra state");
 	expect_error(cmd("RATELAB.CHECK k %b 5 1000 5 1 1", "x\ty", (size_t)3), "unknown algorithm 'x\\ty' (one of:");
 	expect_error(cmd("RATELAB.CHECK k gcra %b 1000 5 1 1", "\x1b[31m", (size_t)5), "limit '\\x1b[31m' is not");
 	expect_error(cmd("RATELAB.CHECK k gcra 5 1000 5 1 %b", "\r", (size_t)1), "now_ns '\\r' is not an integer or *");

@@ -25,14 +25,34 @@ bool rl_parse_i64(const char *s, int64_t *out);
 bool rl_parse_duration(const char *s, int64_t bare_unit_ns, int64_t *out_ns);
 
 /*
- * text made safe to quote in a message, written to buf: between single
- * quotes, control bytes and '\' escaped (\n, \t, \r, \xNN, \\), cut
- * after RL_QUOTE_MAX bytes of text with "...(N bytes)" (N: text's length).
- * A buf of RL_QUOTE_SIZE bytes always holds it; returns buf. Every message
- * of ratelab that quotes what it was given quotes it this way.
+ * The one quoter of ratelab's messages: every message that quotes what it
+ * was given (a value, a key, a line, a path) quotes it here, so the same bad
+ * value reads the same in every command. The quote of text:
+ *  - is between single quotes;
+ *  - shows '\' as \\, '\'' as \', LF, TAB and CR as \n, \t and \r, and
+ *    as \xNN (two lower-case hex digits) every other byte below 0x20, 0x7f,
+ *    each byte of a C1 control U+0080..U+009F, and each byte that is not
+ *    part of a valid UTF-8 character (stray, overlong, surrogate, past
+ *    U+10FFFF, cut short): nothing in it can move a terminal's cursor;
+ *  - keeps a valid UTF-8 character of 2 to 4 bytes as it is;
+ *  - holds at most max bytes of text (RL_QUOTE_WHOLE: no limit), and is cut
+ *    only between characters, never inside one: a cut quote ends its
+ *    closing quote with "...(N bytes)", N text's length in bytes.
+ * rl_quote_to writes it to buf of size bytes (size >= RL_QUOTE_MIN_SIZE),
+ * cut earlier, with the marker, when the whole of it would not fit; a buf
+ * of RL_QUOTE_SIZE_FOR(max) bytes always holds the quote of max bytes.
+ * Returns the quote's length (buf is NUL-terminated). rl_quote_bytes
+ * quotes len bytes at text, a NUL among them shown as \x00.
  */
+#define RL_QUOTE_WHOLE SIZE_MAX
+#define RL_QUOTE_MIN_SIZE 40
+#define RL_QUOTE_SIZE_FOR(max) ((max) * 4 + 48)
+size_t rl_quote_to(char *buf, size_t size, const char *text, size_t max);
+size_t rl_quote_bytes(char *buf, size_t size, const char *text, size_t len, size_t max);
+
+/* rl_quote_to of a value with max RL_QUOTE_MAX into buf[RL_QUOTE_SIZE]: returns buf. */
 #define RL_QUOTE_MAX 60
-#define RL_QUOTE_SIZE (RL_QUOTE_MAX * 4 + 48)
+#define RL_QUOTE_SIZE RL_QUOTE_SIZE_FOR(RL_QUOTE_MAX)
 const char *rl_quote(char *buf, const char *text);
 
 /*

@@ -62,6 +62,7 @@
 
 #include "ratelab/algo.h"
 #include "ratelab/breaker.h"
+#include "ratelab/parse.h"
 #include "ratelab/settle.h"
 #include "ratelab/policy.h"
 #include "ratelab/status.h"
@@ -113,34 +114,13 @@ __attribute__((format(printf, 2, 3))) static int fail(RedisModuleCtx *ctx, const
 	return RedisModule_ReplyWithError(ctx, msg);
 }
 
-/*
- * len bytes of p made safe to quote in a message, as the CLI quotes (its
- * sim_quote): between single quotes, control bytes and '\' escaped (\n,
- * \t, \r, \xNN, \\), cut after QUOTE_MAX bytes with "...(N bytes)". buf
- * holds QUOTE_SIZE bytes; returns buf.
- */
-enum { QUOTE_MAX = 200, QUOTE_SIZE = QUOTE_MAX * 4 + 48 };
+/* len bytes of p quoted for an error reply by the library's one quoter (rl_quote_bytes, parse.h), as every
+ * ratelab message quotes a value: at most RL_QUOTE_MAX bytes. buf holds QUOTE_SIZE bytes; returns buf. */
+enum { QUOTE_SIZE = RL_QUOTE_SIZE };
 
 static const char *quote(char *buf, const char *p, size_t len)
 {
-	size_t n = 0, i;
-
-	buf[n++] = '\'';
-	for (i = 0; i < len && i < QUOTE_MAX; i++) {
-		unsigned char c = (unsigned char)p[i];
-		const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-
-		if (esc)
-			n += (size_t)snprintf(buf + n, QUOTE_SIZE - n, "%s", esc);
-		else if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(buf + n, QUOTE_SIZE - n, "\\x%02x", c);
-		else
-			buf[n++] = (char)c;
-	}
-	buf[n++] = '\'';
-	if (i < len)
-		n += (size_t)snprintf(buf + n, QUOTE_SIZE - n, "...(%zu bytes)", len);
-	buf[n] = '\0';
+	rl_quote_bytes(buf, QUOTE_SIZE, p, len, RL_QUOTE_MAX);
 	return buf;
 }
 
