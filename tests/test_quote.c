@@ -211,12 +211,38 @@ static void against_model(void **u)
 	}
 }
 
+/* rl_utf8_len against the table at every position of seeded byte strings, and at every cut of them */
+static void utf8_len_against_model(void **u)
+{
+	(void)u;
+	uint64_t seed = t_seed_from_env(0x0f8b17e5), rng = seed;
+	unsigned char text[16];
+
+	assert_int_equal(rl_utf8_len("", 0), 0);
+	assert_int_equal(rl_utf8_len("\xc2\x80", 2), 2); /* a C1 control is valid UTF-8 (the quote escapes it) */
+	assert_int_equal(rl_utf8_len("\xf4\x8f\xbf\xbf", 3), 0); /* cut short by left */
+	for (int round = 0; round < 200000; round++) {
+		size_t len = 1 + t_splitmix(&rng) % sizeof(text);
+		for (size_t i = 0; i < len; i++)
+			text[i] = pick(&rng);
+		for (size_t at = 0; at < len; at++) {
+			size_t want = model_char(text + at, len - at), got = rl_utf8_len((const char *)text + at, len - at);
+			if (got != want) {
+				printf("seed %#llx round %d: at %zu of %zu: got %zu, want %zu\n", (unsigned long long)seed,
+				       round, at, len, got, want);
+				fail();
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(edges),
 		cmocka_unit_test(small_buffers),
 		cmocka_unit_test(against_model),
+		cmocka_unit_test(utf8_len_against_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,20 +14,20 @@
 /* A rule's text is short: N (7 digits), W (19 digits and a unit), B (10 digits). */
 #define RULE_TEXT_MAX 128
 
-/*
- * The valid UTF-8 sequence at s (at most left bytes): its length 2..4, or 0
- * when none starts there (an ASCII byte, a stray or overlong byte, a
- * surrogate, past U+10FFFF, cut short by left) or when it encodes a C1
- * control U+0080..U+009F, which some terminals obey as they do ESC.
- */
-static size_t utf8_char(const unsigned char *s, size_t left)
+size_t rl_utf8_len(const char *text, size_t left)
 {
-	unsigned c = s[0], cp, min;
+	const unsigned char *s = (const unsigned char *)text;
+	unsigned c, cp, min;
 	size_t n;
 
+	if (left == 0)
+		return 0;
+	c = s[0];
+	if (c < 0x80)
+		return 1;
 	if (c >= 0xc2 && c <= 0xdf) {
 		n = 2;
-		min = 0xa0; /* U+0080..U+009F: C1 controls, escaped */
+		min = 0x80;
 	} else if (c >= 0xe0 && c <= 0xef) {
 		n = 3;
 		min = 0x800;
@@ -46,6 +46,20 @@ static size_t utf8_char(const unsigned char *s, size_t left)
 		cp = cp << 6 | (s[i] & 0x3fu);
 	}
 	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+/*
+ * The multibyte character the quote keeps at s: its length 2..4, or 0 for an
+ * ASCII byte, a byte not in valid UTF-8 (rl_utf8_len) or a C1 control
+ * U+0080..U+009F (C2 80..C2 9F), which some terminals obey as they do ESC.
+ */
+static size_t utf8_char(const unsigned char *s, size_t left)
+{
+	size_t n = rl_utf8_len((const char *)s, left);
+
+	if (n < 2 || (s[0] == 0xc2 && s[1] < 0xa0))
+		return 0;
+	return n;
 }
 
 /* The character at s as the quote shows it, into out[5]: its length there; *used: bytes of s it takes. */

@@ -136,37 +136,6 @@ int rp_write(const struct sr_buf *b, const char *path, const char *who, FILE *er
 	return 0;
 }
 
-/* The length of the valid UTF-8 sequence at s (1..4), or 0 if none starts there. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	unsigned cp = c & (0x7fu >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* Appends at most max bytes of s escaped for mode, then "...(N bytes)" if cut. */
 enum esc_mode { ESC_MD, ESC_HTML, ESC_GP };
 
@@ -179,7 +148,7 @@ static void escape(struct sr_buf *b, const char *s, size_t max, enum esc_mode mo
 			sr_printf(b, "...(%zu bytes)", total);
 			return;
 		}
-		size_t n = utf8_len(p);
+		size_t n = rl_utf8_len((const char *)p, total - (size_t)(p - start));
 		unsigned c = *p;
 		if (n == 0 || c < 0x20 || c == 0x7f) {
 			const char *name = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;

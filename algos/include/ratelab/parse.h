@@ -44,6 +44,15 @@ bool rl_parse_duration(const char *s, int64_t bare_unit_ns, int64_t *out_ns);
  * Returns the quote's length (buf is NUL-terminated). rl_quote_bytes
  * quotes len bytes at text, a NUL among them shown as \x00.
  */
+/*
+ * The length (1..4) of the valid UTF-8 character at text, of at most left
+ * bytes, or 0 when none starts there (left 0, a stray or overlong byte, a
+ * surrogate, past U+10FFFF, cut short by left). ASCII bytes, controls
+ * among them, are 1. The one UTF-8 reader: the quote below and the
+ * reports' escapes.
+ */
+size_t rl_utf8_len(const char *text, size_t left);
+
 #define RL_QUOTE_WHOLE SIZE_MAX
 #define RL_QUOTE_MIN_SIZE 40
 #define RL_QUOTE_SIZE_FOR(max) ((max) * 4 + 48)
