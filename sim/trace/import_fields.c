@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "import_impl.h"
+#include "ratelab/parse.h"
 #include "import_time.h"
 #include "ratelab/rule.h"
 
@@ -31,7 +32,9 @@ bool imp_buf_reserve(struct imp_buf *b, size_t n)
 static const char *bad_time(struct imp *im, const char *s, size_t len, const char *why)
 {
 	im->reason = SIM_SKIP_TIME;
-	snprintf(im->why, sizeof(im->why), "time '%.*s': %s", len > 40 ? 40 : (int)len, s, why);
+	char q[RL_QUOTE_SIZE];
+	rl_quote_bytes(q, sizeof(q), s, len, RL_QUOTE_MAX); /* the one quoter, as every command's values */
+	snprintf(im->why, sizeof(im->why), "time %s: %s", q, why);
 	return im->why;
 }
 

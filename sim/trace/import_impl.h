@@ -72,7 +72,7 @@ struct imp {
 	struct imp_buf s_time, s_key, s_cost, s_skip; /* decoded field values; s_skip the others' */
 	struct imp_buf s_actual, s_dur;
 	struct imp_buf names;        /* jsonl: the member names met, csv: the header's; dotted paths */
-	char why[160];
+	char why[512]; /* a reason with a quoted value (parse.h: at most RL_QUOTE_SIZE bytes) */
 };
 
 const char *imp_combined(struct imp *im, char *line, size_t len, struct imp_fields *f);

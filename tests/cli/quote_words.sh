@@ -57,4 +57,11 @@ same "a long algorithm name" "$want_long" \
 	"study=$(quote_of study 2 'unknown algorithm ' ' (' study --algos "$long" --rules 1/1s --trace /dev/null --out "$tmp/study")"
 [ -e "$tmp/study" ] && fail "study wrote $tmp/study after a usage error"
 
+# import's bad log time through the one quoter too: the control byte escaped, the value whole up to the cap
+printf '1.2.3.4 - - [05/Dec/2026:10:00:0\x1b +0000] "GET / HTTP/1.1" 200 1 "-" "-"\n' >"$tmp/badtime.log"
+"$ratelab" import --format combined "$tmp/badtime.log" >/dev/null 2>"$tmp/badtime.err"
+grep -qF "time '05/Dec/2026:10:00:0\x1b +0000': not a date" "$tmp/badtime.err" ||
+	fail "import's bad time: $(cat -v "$tmp/badtime.err")"
+grep -q $'\x1b' "$tmp/badtime.err" && fail "import's bad time: a raw escape byte on stderr"
+
 finish quote_words
