@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include "csv.h"
 #include "ratelab/algo.h"
 #include "study.h"
@@ -31,29 +33,6 @@ static char tmp_root[64];
 static const char *const files[] = { "study.csv", "clients.csv", "traffic.csv", "refused.csv",
 				     "limits.csv", "meta.csv", "placement.csv" };
 
-static char *slurp(const char *dir, const char *name, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	assert_non_null(b);
-	for (size_t got; (got = fread(b + n, 1, cap - n - 1, f)) > 0;) {
-		n += got;
-		if (n + 1 == cap) {
-			cap *= 2;
-			b = realloc(b, cap);
-			assert_non_null(b);
-		}
-	}
-	assert_int_equal(fclose(f), 0);
-	b[n] = '\0';
-	*len = n;
-	return b;
-}
 
 static void write_text(const char *dir, const char *name, const char *text)
 {
@@ -203,7 +182,7 @@ static void test_round_trip(void **state)
 		assert_int_equal(sim_study_write(&back, b, stderr), 0);
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			size_t la = 0, lb = 0;
-			char *x = slurp(a, files[i], &la), *y = slurp(b, files[i], &lb);
+			char *x = tf_slurp(a, files[i], &la), *y = tf_slurp(b, files[i], &lb);
 			if (!x != !y || (x && (la != lb || memcmp(x, y, la) != 0)))
 				fail_msg("seed %llu, study %d: %s written again differs", (unsigned long long)seed, iter,
 					 files[i]);

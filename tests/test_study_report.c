@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include "csv.h"
 #include "study_report.h"
 #include "study_report_int.h"
@@ -176,30 +178,6 @@ static void fixture(char *dir, size_t cap, const char *name)
 	write_text(dir, "limits.csv", fx_limits);
 }
 
-static char *slurp(const char *dir, const char *name, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 20, n = 0;
-	char *b = malloc(cap);
-	assert_non_null(b);
-	for (size_t got; (got = fread(b + n, 1, cap - n - 1, f)) > 0;) {
-		n += got;
-		if (n + 1 == cap) {
-			cap *= 2;
-			b = realloc(b, cap);
-			assert_non_null(b);
-		}
-	}
-	fclose(f);
-	b[n] = '\0';
-	if (len)
-		*len = n;
-	return b;
-}
 
 static bool exists(const char *dir, const char *name)
 {
@@ -314,7 +292,7 @@ static void test_report_content(void **state)
 	if (rc != 0)
 		fail_msg("report failed (%d): %s", rc, msg);
 	free(msg);
-	char *md = slurp(dir, "REPORT.md", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 
 	/* the answer opens the report: the peaks' percentiles of 50 keys (p50: 25 keys, p90: 45, p99 and
@@ -425,7 +403,7 @@ static void test_report_content(void **state)
 		snprintf(link, sizeof(link), "](%s)", png[i]);
 		assert_has(md, link);
 		size_t len;
-		char *data = slurp(dir, png[i], &len);
+		char *data = tf_slurp(dir, png[i], &len);
 		assert_non_null(data);
 		assert_true(len > 1000 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0);
 		free(data);
@@ -435,7 +413,7 @@ static void test_report_content(void **state)
 	assert_int_not_equal(system(cmd), 0);
 
 	/* the page: the same charts embedded, names escaped, nothing to fetch */
-	char *html = slurp(dir, "report.html", NULL);
+	char *html = tf_slurp(dir, "report.html", NULL);
 	assert_non_null(html);
 	size_t imgs = 0;
 	for (const char *p = html; (p = strstr(p, "\" src=\"data:image/png;base64,iVBORw0KGgo")); p++)
@@ -480,7 +458,7 @@ static void test_report_placement(void **state)
 	if (rc != 0)
 		fail_msg("report failed (%d): %s", rc, msg);
 	free(msg);
-	char *md = slurp(dir, "REPORT.md", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 	assert_has(md, "- Rules whose W/N is finer than the time resolution, decided both with and without --spread "
 		       "(placement.csv; the recommendation says where the verdicts agree): 10/1s.");
@@ -519,7 +497,7 @@ static void test_report_merged_limits(void **state)
 	if (rc != 0)
 		fail_msg("report failed (%d): %s", rc, msg);
 	free(msg);
-	char *md = slurp(dir, "REPORT.md", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 	assert_has(md, "p50 at most 3, p90 at most 3, p99 4, max 4.");
 	assert_has(md, "- Suggested limit: 4/1s, the smallest");
@@ -546,7 +524,7 @@ static void test_report_no_gnuplot(void **state)
 	if (rc != 0)
 		fail_msg("report failed (%d): %s", rc, msg);
 	free(msg);
-	char *md = slurp(dir, "REPORT.md", NULL), *html = slurp(dir, "report.html", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL), *html = tf_slurp(dir, "report.html", NULL);
 	assert_non_null(md);
 	assert_non_null(html);
 	assert_has(md, "gnuplot was not found on PATH");
@@ -617,7 +595,7 @@ static void test_report_long_traffic(void **state)
 	if (rc != 0)
 		fail_msg("report failed (%d): %s", rc, msg);
 	free(msg);
-	char *md = slurp(dir, "REPORT.md", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 	assert_has(md, "# Study of a trace (its name not recorded)\n");
 	assert_has(md, "Requests per second, counted in bins of 1 min from 2026-10-10 02:00:00 to 2026-10-11 02:00:00 "
@@ -649,7 +627,7 @@ static void test_report_one_bin(void **state)
 	if (rc != 0)
 		fail_msg("report failed (%d): %s", rc, msg);
 	free(msg);
-	char *md = slurp(dir, "REPORT.md", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 	assert_has(md, "Requests per second, counted in bins of 1 s from 2026-10-10 13:00:00 to 2026-10-10 13:00:00 (UTC).");
 	assert_has(md, "| all requests | 3 | 3 | 2026-10-10 13:00:00 |");
@@ -680,7 +658,7 @@ static void test_report_sparse_traffic(void **state)
 	if (rc != 0)
 		fail_msg("report failed (%d): %s", rc, msg);
 	free(msg);
-	char *md = slurp(dir, "REPORT.md", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 	assert_has(md, "Requests per hour, counted in bins of 1 day from 0 s to 2 days (from the trace's time 0).");
 	assert_has(md, "| all requests | 3 | 0.0833333 | 2 days |");
@@ -723,7 +701,7 @@ static void test_report_relative_path_costs(void **state)
 	free(msg);
 	assert_true(exists(dir, "plots/traffic.png"));
 	assert_true(exists(dir, "plots/hurt_2.png"));
-	char *md = slurp(dir, "REPORT.md", NULL);
+	char *md = tf_slurp(dir, "REPORT.md", NULL);
 	assert_non_null(md);
 	assert_has(md, "| costs | yes: the request columns count units |");
 	assert_has(md, "The trace has costs: the request columns count units.");
@@ -922,7 +900,7 @@ static int chromium_widths(const char *page, long *w, int cap, char *log, size_t
 		 "--virtual-time-budget=5000 --dump-dom 'file://%s' >'%s' 2>'%s/chromium.err'",
 		 tmp_root, page, out, tmp_root);
 	int rc = system(cmd);
-	char *dump = slurp(tmp_root, "chromium.out", NULL);
+	char *dump = tf_slurp(tmp_root, "chromium.out", NULL);
 	snprintf(log, logcap, "status %d; %s", rc, dump ? "" : "no output");
 	if (!dump)
 		return -1;
@@ -953,7 +931,7 @@ static void test_report_html_chromium(void **state)
 	 * writes each image's decoded width into the page; one broken image added last, which
 	 * must come back 0, so that the check itself is seen to fail */
 	size_t len;
-	char *html = slurp(dir, "report.html", &len);
+	char *html = tf_slurp(dir, "report.html", &len);
 	assert_non_null(html);
 	char *csp = strstr(html, "<meta http-equiv=\"Content-Security-Policy\"");
 	assert_non_null(csp);
