@@ -261,7 +261,23 @@ PYEOF
 	$PY "$src/bench/perf/perf.py" --build "$build" --entries "^hot/gcra/answer\$" --out-dir "$work/reuse-out" check >"$out" 2>&1 ||
 		{ cat "$out"; fail "check of hot/gcra/answer"; }
 	grep -q "not measured again" "$out" || { cat "$out"; fail "hot/gcra/answer, just measured, measured again"; }
-	echo "reuse: a check after a measure of the same binaries reuses its figures; another fingerprint or a missing entry is measured"
+	# measure --reuse (make bench's perf step): the figures on record, the same as measured, the commit now's;
+	# without --reuse a measure measures
+	$PY "$src/bench/perf/perf.py" --build "$build" --entries "^$entry\$" measure --reuse --out "$work/reuse-again.json" >"$out" 2>&1 ||
+		{ cat "$out"; fail "measure --reuse"; }
+	grep -q "not measured again" "$out" || { cat "$out"; fail "measure --reuse measured the binaries on record again"; }
+	$PY - "$work/reuse-measured.json" "$work/reuse-again.json" "$entry" <<'PYEOF' || fail "measure --reuse: figures differ from the measured ones"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+pick = lambda d: [{k: e[k] for k in ("name", "totals", "ir", "est_cycles", "d1_miss", "ll_miss", "bmiss")}
+                  for e in d["entries"] if e["name"] == sys.argv[3]]
+assert pick(a) and pick(a) == pick(b), (pick(a), pick(b))
+assert b["thresholds"] and b["commit"] == a["commit"], (b.get("thresholds"), b.get("commit"))
+PYEOF
+	$PY "$src/bench/perf/perf.py" --build "$build" --entries "^$entry\$" measure --out "$work/reuse-again.json" >"$out" 2>&1 ||
+		{ cat "$out"; fail "measure"; }
+	grep -q "not measured again" "$out" && { cat "$out"; fail "measure without --reuse reused"; }
+	echo "reuse: a check after a measure of the same binaries reuses its figures; another fingerprint or a missing entry is measured; measure --reuse reuses, measure measures"
 	;;
 *)
 	echo "usage: gate.sh build|determinism|lowered|planted|provenance|shallow|algo7|thresholds|reuse SRC WORK" >&2
