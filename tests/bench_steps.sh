@@ -174,5 +174,16 @@ out=$(bash -c "
 " 2>&1)
 [ "$out" = 'wait 4' ] || fail "pool: bench_pool_wait must return a failed command's status: $out"
 
+# the import and study steps' inputs, made in step 2: a folder of another mode's logs is refused
+# (before any build), with the command that makes them
+mkdir -p "$tmp/inputs"
+echo 55000 >"$tmp/inputs/duration"
+out=$(bash "$top/bench/import/run.sh" "$tmp/no-build" "$tmp/res" 0 "$tmp/inputs" 2>&1; echo "status $?")
+grep -q "^bench: import: $tmp/inputs holds no logs of --duration 220000 (bench/import/run.sh --inputs)\$" <<<"$out" &&
+	grep -q '^status 1$' <<<"$out" || fail "import inputs: a quick run's logs in a full run: $out"
+out=$(bash "$top/bench/study/run.sh" "$tmp/no-build" "$tmp/res" 0 "$tmp/no-such-trace" 2>&1; echo "status $?")
+grep -q "^bench: study: $tmp/no-such-trace: no trace (bench/study/run.sh --trace)\$" <<<"$out" &&
+	grep -q '^status 1$' <<<"$out" || fail "study inputs: a missing trace: $out"
+
 [ $fails -eq 0 ] || { echo "bench_steps: $fails check(s) failed"; exit 1; }
 echo "bench_steps: all checks passed"

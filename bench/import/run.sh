@@ -8,14 +8,33 @@
 # the one-threaded process, which a busy shared host does not inflate) and
 # per wall-clock second, medians of the runs; then the same log gzipped
 # (gzip -6, as logrotate compresses), read through zlib.
+#
+#   bench/import/run.sh BUILD RESULTS QUICK [INPUTS]   INPUTS: a folder where
+#       `bench/import/run.sh --inputs BUILD QUICK INPUTS` wrote the two logs
+#       (make bench does it in step 2, beside the simulator: making them
+#       times nothing, about 12 s of the step's 23 s before); else made here
 set -euo pipefail
-BUILD=$1 RESULTS=$2 QUICK=$3
-cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab access_log >/dev/null
+if [ "${1:-}" = --inputs ]; then
+	BUILD=$2 QUICK=$3 dir=$4
+	if [ "$QUICK" = 1 ]; then duration=55000; else duration=220000; fi
+	mkdir -p "$dir"
+	"$BUILD/examples/access_log" --duration "$duration" >"$dir/access.log"
+	gzip -6 -c "$dir/access.log" >"$dir/access.log.gz"
+	echo "$duration" >"$dir/duration"
+	exit 0
+fi
+BUILD=$1 RESULTS=$2 QUICK=$3 INPUTS=${4:-}
 if [ "$QUICK" = 1 ]; then duration=55000 runs=3; else duration=220000 runs=5; fi
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-"$BUILD/examples/access_log" --duration "$duration" >"$dir/access.log"
-gzip -6 -c "$dir/access.log" >"$dir/access.log.gz"
+[ -z "$INPUTS" ] || [ "$(cat "$INPUTS/duration" 2>/dev/null)" = "$duration" ] ||
+	{ echo "bench: import: $INPUTS holds no logs of --duration $duration (bench/import/run.sh --inputs)" >&2; exit 1; }
+cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab access_log >/dev/null
+if [ -n "$INPUTS" ]; then
+	dir=$INPUTS
+else
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	bash "$0" --inputs "$BUILD" "$QUICK" "$dir"
+fi
 DURATION=$duration python3 - "$BUILD/ratelab" "$dir/access.log" "$runs" "$RESULTS/bench/import.json" <<'PY'
 import json, os, resource, statistics, subprocess, sys, time
 ratelab, log, runs, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]

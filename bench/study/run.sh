@@ -7,19 +7,34 @@
 # limits.csv (every limit of the rules' three windows, as stderr times it).
 # Writes RESULTS/bench/study_scale.csv (name,value) for the report's "Study
 # at scale" section; the trace and the study itself are removed.
+#
+#   study/run.sh BUILD RESULTS QUICK [TRACE]   TRACE: the trace, written
+#       before by `study/run.sh --trace BUILD QUICK TRACE` (make bench does
+#       it in step 2, beside the simulator); else generated here
 set -euo pipefail
+if [ "${1:-}" = --trace ]; then
+	build=$2 quick=$3
+	if [ "$quick" = 1 ]; then n=1000000 keys=10000; else n=10000000 keys=100000; fi
+	"$build/ratelab_study_gen" "$n" "$keys" 3600 >"$4"
+	exit 0
+fi
 build=$1
 results=$2
 quick=$3
+trace=${4:-}
 if [ "$quick" = 1 ]; then n=1000000 keys=10000; else n=10000000 keys=100000; fi
 rules=10/1s,60/1m,1000/1h
 mkdir -p "$results/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "  study at scale: $n requests over $keys keys, rules $rules"
-"$build/ratelab_study_gen" "$n" "$keys" 3600 >"$tmp/trace"
+[ -z "$trace" ] || [ -s "$trace" ] || { echo "bench: study: $trace: no trace (bench/study/run.sh --trace)" >&2; exit 1; }
+if [ -z "$trace" ]; then
+	trace=$tmp/trace
+	bash "$0" --trace "$build" "$quick" "$trace"
+fi
 t0=$(date +%s%N)
-"$build/ratelab" study --trace "$tmp/trace" --rules "$rules" --out "$tmp/study" 2>"$tmp/err" ||
+"$build/ratelab" study --trace "$trace" --rules "$rules" --out "$tmp/study" 2>"$tmp/err" ||
 	{ cat "$tmp/err" >&2; exit 1; }
 t1=$(date +%s%N)
 meta() { awk -F, -v k="$1" '$1 == k { print $2 }' "$tmp/study/meta.csv"; }
