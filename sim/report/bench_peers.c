@@ -24,7 +24,7 @@ static const char peers_intro[] =
 	"Each peer is the real library through its public API, timed in its own harness in this run "
 	"(%s, host %s): one hot key with time passed in (or the nearest its "
 	"API allows), 1K and 1M keys offered uniformly (the ecosystem's idiomatic map of limiters, filled "
-	"first), bytes per key from the runtime's memory statistics before and after 1M keys. ns/op are "
+	"once and kept, with its time, across the repetitions, as ratelab's store), bytes per key from the runtime's memory statistics before and after 1M keys. ns/op are "
 	"medians (min–max) of the repetitions; each ratio is the peer's figure over ratelab's nearest "
 	"algorithm from this run (hot: one key, direct, verdict only; keys: `rl_store_check`, uniform; "
 	"bytes: the store's all-in bytes per key at 1M keys). Across languages, a ratio mixes the "
