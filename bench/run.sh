@@ -49,7 +49,7 @@ else
 	MODE=full MIN_TIME=0.03 REPS=5 SEEDS="1 2 3 4 5"
 fi
 # one Redis run's length per in-flight depth (bench/redis/run.sh says why it is enough)
-REDIS_SECS=$([ "$QUICK" = 1 ] && echo 0.1 || echo 0.3)
+REDIS_SECS=$([ "$QUICK" = 1 ] && echo 0.05 || echo 0.3)
 
 # The steps, in order; each step's time is kept in STEPS_CSV for the next
 # run's expectations, and given in the report's machine section.

@@ -11,7 +11,7 @@
 # the server. Without redis-server or the Redis backend it says so and
 # writes nothing (the report then says "not run"). SECS: the length of one
 # run of ratelab_redis_bench at one in-flight depth (a round of the server's
-# time is half of it); default 0.3, 0.1 with QUICK=1 (bench/run.sh passes
+# time is half of it); default 0.3, 0.05 with QUICK=1 (bench/run.sh passes
 # the same). At 0.3 s its p99 at 1 in flight is of several thousand round
 # trips (3,305 at 11,000 a second on a 2-core machine under load; more when
 # quiet: 33 samples beyond it or more), and each round's server time an
@@ -20,7 +20,7 @@
 # key, the primitives): 0.5 s, the length until 2026-12, cost 14 s more.
 set -euo pipefail
 BUILD=$1 RESULTS=$2 QUICK=$3
-if [ "$QUICK" = 1 ]; then n=20000 secs=0.1; else n=50000 secs=0.3; fi
+if [ "$QUICK" = 1 ]; then n=10000 secs=0.05; else n=50000 secs=0.3; fi
 secs=${4:-$secs}
 cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab_redis_bench ratelab >/dev/null 2>&1 || true
 # the module, when this tree has it (algos/redis/module)
