@@ -1,8 +1,7 @@
 package main
 
 import (
-	"math/rand"
-	"strconv"
+	"ratelabpeer"
 	"testing"
 	"time"
 
@@ -30,18 +29,16 @@ func BenchmarkHot(b *testing.B) {
 }
 
 // nkeys keys, the idiomatic map[string]*ratelimit.Bucket (filled first),
-// offered uniformly at random keys (a precomputed sequence) with time
+// offered uniformly at random keys (a precomputed sequence: ratelabpeer.Keys) with time
 // advancing by max(1, W / (2 N nkeys)) ns per request, as ratelab's store
 // benchmark. As there (bench/store.cc), the map is filled once per process
 // and kept, with its clock, across -count's runs: a run measures the filled
 // map's steady state, and five fills of a million keys (most of this
 // harness's time) are not done again.
 type keysBench struct {
+	ratelabpeer.Keys
 	clock *simClock
-	keys  []string
 	m     map[string]*ratelimit.Bucket
-	seq   []int32
-	step  time.Duration
 }
 
 var filled = map[int]*keysBench{}
@@ -50,24 +47,10 @@ func keysFor(nkeys int) *keysBench {
 	if k := filled[nkeys]; k != nil {
 		return k
 	}
-	k := &keysBench{clock: &simClock{now: start}, keys: make([]string, nkeys),
+	k := &keysBench{Keys: ratelabpeer.NewKeys(nkeys, benchLimit, benchWindow), clock: &simClock{now: start},
 		m: make(map[string]*ratelimit.Bucket, nkeys)}
-	for i := range k.keys {
-		k.keys[i] = "k" + strconv.Itoa(i)
-		k.m[k.keys[i]] = newBucket(k.clock, benchLimit, benchWindow, benchBurst)
-	}
-	seqLen := 1 << 16
-	if nkeys >= 1<<16 {
-		seqLen = 1 << 22
-	}
-	rng := rand.New(rand.NewSource(int64(0x11 + nkeys)))
-	k.seq = make([]int32, seqLen)
-	for i := range k.seq {
-		k.seq[i] = int32(rng.Intn(nkeys))
-	}
-	k.step = benchWindow / time.Duration(2*benchLimit*nkeys)
-	if k.step < 1 {
-		k.step = 1
+	for _, name := range k.Names {
+		k.m[name] = newBucket(k.clock, benchLimit, benchWindow, benchBurst)
 	}
 	filled[nkeys] = k
 	return k
@@ -75,7 +58,7 @@ func keysFor(nkeys int) *keysBench {
 
 func benchKeys(b *testing.B, nkeys int) {
 	k := keysFor(nkeys)
-	clock, keys, m, seq, seqLen, step := k.clock, k.keys, k.m, k.seq, len(k.seq), k.step
+	clock, keys, m, seq, seqLen, step := k.clock, k.Names, k.m, k.Seq, len(k.Seq), k.Step
 	var allowed int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"math/rand"
-	"strconv"
+	"ratelabpeer"
 	"testing"
 	"time"
 
@@ -29,18 +28,17 @@ func BenchmarkHot(b *testing.B) {
 var sink int
 
 // nkeys keys, the idiomatic map[string]*rate.Limiter (filled first), offered
-// uniformly at random keys (a precomputed sequence) with time advancing by
-// max(1, W / (2 N nkeys)) ns per request, as ratelab's store benchmark. As
+// uniformly at random keys (a precomputed sequence: ratelabpeer.Keys) with
+// time advancing by max(1, W / (2 N nkeys)) ns per request, as ratelab's
+// store benchmark. As
 // there (bench/store.cc), the map is filled once per process and kept, with
 // its time, across -count's runs: a run measures the filled map's steady
 // state, and five fills of a million keys (most of this harness's time) are
 // not done again.
 type keysBench struct {
-	keys []string
-	m    map[string]*rate.Limiter
-	seq  []int32
-	now  time.Time
-	step time.Duration
+	ratelabpeer.Keys
+	m   map[string]*rate.Limiter
+	now time.Time
 }
 
 var filled = map[int]*keysBench{}
@@ -49,23 +47,10 @@ func keysFor(nkeys int) *keysBench {
 	if k := filled[nkeys]; k != nil {
 		return k
 	}
-	k := &keysBench{keys: make([]string, nkeys), m: make(map[string]*rate.Limiter, nkeys), now: start}
-	for i := range k.keys {
-		k.keys[i] = "k" + strconv.Itoa(i)
-		k.m[k.keys[i]] = newLimiter(benchLimit, benchWindow, benchBurst)
-	}
-	seqLen := 1 << 16
-	if nkeys >= 1<<16 {
-		seqLen = 1 << 22
-	}
-	rng := rand.New(rand.NewSource(int64(0x11 + nkeys)))
-	k.seq = make([]int32, seqLen)
-	for i := range k.seq {
-		k.seq[i] = int32(rng.Intn(nkeys))
-	}
-	k.step = benchWindow / time.Duration(2*benchLimit*nkeys)
-	if k.step < 1 {
-		k.step = 1
+	k := &keysBench{Keys: ratelabpeer.NewKeys(nkeys, benchLimit, benchWindow),
+		m: make(map[string]*rate.Limiter, nkeys), now: start}
+	for _, name := range k.Names {
+		k.m[name] = newLimiter(benchLimit, benchWindow, benchBurst)
 	}
 	filled[nkeys] = k
 	return k
@@ -73,7 +58,7 @@ func keysFor(nkeys int) *keysBench {
 
 func benchKeys(b *testing.B, nkeys int) {
 	k := keysFor(nkeys)
-	keys, m, seq, seqLen, step := k.keys, k.m, k.seq, len(k.seq), k.step
+	keys, m, seq, seqLen, step := k.Names, k.m, k.Seq, len(k.Seq), k.Step
 	now, allowed := k.now, 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
