@@ -45,7 +45,7 @@ else
 	# repetition. Measured (AMD EPYC, 2 cores): the median CV of the single-key pass's 47
 	# entries in two runs at 0.05 s, 4.1% and 6.8%, at 0.03 s 13.9% and 2.4%; of the 1K-key
 	# pass's 19, 14.1% and 19.4% against 11.8% and 4.8%: the runs at one length differ more
-	# than the lengths do. The timed loops were 88 s of the step at 0.05 s (0.25 s before).
+	# than the lengths do.
 	MODE=full MIN_TIME=0.03 REPS=5 SEEDS="1 2 3 4 5"
 fi
 # one Redis run's length per in-flight depth (bench/redis/run.sh says why it is enough)

@@ -14,9 +14,11 @@
 #       (make bench does it in step 2, beside the simulator: making them
 #       times nothing, about 12 s of the step's 23 s before); else made here
 set -euo pipefail
+# the log's length and the runs of each mode
+sizes() { if [ "$1" = 1 ]; then duration=55000 runs=3; else duration=220000 runs=5; fi; }
 if [ "${1:-}" = --inputs ]; then
 	BUILD=$2 QUICK=$3 dir=$4
-	if [ "$QUICK" = 1 ]; then duration=55000; else duration=220000; fi
+	sizes "$QUICK"
 	mkdir -p "$dir"
 	"$BUILD/examples/access_log" --duration "$duration" >"$dir/access.log"
 	gzip -6 -c "$dir/access.log" >"$dir/access.log.gz"
@@ -24,7 +26,7 @@ if [ "${1:-}" = --inputs ]; then
 	exit 0
 fi
 BUILD=$1 RESULTS=$2 QUICK=$3 INPUTS=${4:-}
-if [ "$QUICK" = 1 ]; then duration=55000 runs=3; else duration=220000 runs=5; fi
+sizes "$QUICK"
 [ -z "$INPUTS" ] || [ "$(cat "$INPUTS/duration" 2>/dev/null)" = "$duration" ] ||
 	{ echo "bench: import: $INPUTS holds no logs of --duration $duration (bench/import/run.sh --inputs)" >&2; exit 1; }
 cmake --build "$BUILD" -j "${JOBS:-2}" --target ratelab access_log >/dev/null

@@ -12,5 +12,6 @@ command -v valgrind >/dev/null || { echo "bench: valgrind missing; run: apt-get 
 echo "== perf: callgrind figures of every gate entry -> $RESULTS/bench/perf.json"
 mkdir -p "$RESULTS/bench"
 # --reuse: binaries measured before (a previous run, make perf-check) are not measured again:
-# their counts are exact, the same file but for its date (perf.py, "Measured once")
+# their counts are exact: the same figures, with this commit's id and the date they were
+# measured (perf.py, "Measured once")
 /usr/bin/python3 bench/perf/perf.py --build build-perf measure --reuse --out "$RESULTS/bench/perf.json"

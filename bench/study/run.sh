@@ -12,9 +12,11 @@
 #       before by `study/run.sh --trace BUILD QUICK TRACE` (make bench does
 #       it in step 2, beside the simulator); else generated here
 set -euo pipefail
+# the trace's requests and keys of each mode
+sizes() { if [ "$1" = 1 ]; then n=1000000 keys=10000; else n=10000000 keys=100000; fi; }
 if [ "${1:-}" = --trace ]; then
 	build=$2 quick=$3
-	if [ "$quick" = 1 ]; then n=1000000 keys=10000; else n=10000000 keys=100000; fi
+	sizes "$quick"
 	"$build/ratelab_study_gen" "$n" "$keys" 3600 >"$4"
 	exit 0
 fi
@@ -22,7 +24,7 @@ build=$1
 results=$2
 quick=$3
 trace=${4:-}
-if [ "$quick" = 1 ]; then n=1000000 keys=10000; else n=10000000 keys=100000; fi
+sizes "$quick"
 rules=10/1s,60/1m,1000/1h
 mkdir -p "$results/bench"
 tmp=$(mktemp -d)
