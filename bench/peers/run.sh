@@ -93,7 +93,7 @@ else
 	# 0.5 s at ~1 us an op; ratelab's own repetition of its 1M-key store is 0.05 to 0.1 s
 	# (min_time); the five repetitions and their spread are the statistics, as there. Node's
 	# loops are ~50x slower per op than the others': its hot and 1K-key loops run 200,000 ops
-	# (0.3 s a repetition at ~1.3 us an op; 500,000 before).
+	# (0.3 s a repetition at ~1.3 us an op).
 	REPS=5 GOTIME=2000000x GOTIME_1M=500000x SCALE=1 NODE_SCALE=0.1 NGINX_REQUESTS=300
 fi
 
@@ -147,8 +147,8 @@ fi
 # (clients.ini, the adversary). Two pairs run at a time, the longest first
 # (Node's, then Guava's, about 33 and 22 s alone; each Go pair about 9 s):
 # a pair keeps about one and a half cores busy, and all four at once on 2
-# cores took half as much CPU again (156 s against 105 s) in hand-offs
-# between eight processes. Any failure fails the part.
+# cores took a third more CPU (156 s against 115 s two at a time) in
+# hand-offs between eight processes. Any failure fails the part.
 run_decider() { # index into deciders
 	local d=${deciders[$1]} name
 	name=${d%%|*}
